@@ -1,0 +1,92 @@
+//! `runner plan`: the task graph of a spec, as counts or as Graphviz DOT.
+
+use std::path::PathBuf;
+
+use super::{Outcome, load_specs};
+use crate::exec::cache::Cache;
+use crate::plan::{self, Only, Plan, TaskKind};
+use crate::spec::Experiment;
+
+/// Arguments of `runner plan`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Spec files to plan.
+    #[arg(required = true)]
+    specs: Vec<PathBuf>,
+    /// Print the graph in Graphviz DOT instead of counts (`| dot -Tsvg > plan.svg`).
+    #[arg(long)]
+    dot: bool,
+    /// Plan only one method.
+    #[arg(long, value_enum)]
+    only: Option<Only>,
+    /// Where `.runner/` lives.
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+}
+
+/// Prints each spec's plan.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let cache = Cache::new(args.root.join(".runner").join("cache"));
+    for (_, experiment) in load_specs(&args.specs)? {
+        let plan = plan::build(&experiment, args.only);
+        if args.dot {
+            print!("{}", plan::dot::to_dot(&plan, &experiment));
+        } else {
+            print_summary(&experiment, &plan, &cache);
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// Counts per task kind, how many are cached, and the estimated cost of the rest.
+pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) {
+    println!(
+        "{}: {} scenario{} x {} load point{}",
+        experiment.name,
+        experiment.scenarios.len(),
+        if experiment.scenarios.len() == 1 { "" } else { "s" },
+        experiment.load.len(),
+        if experiment.load.len() == 1 { "" } else { "s" }
+    );
+    println!("  {:<12} {:>8} {:>8} {:>14}", "task", "count", "cached", "est. cost");
+    let mut total_cost = 0.0;
+    for kind in TaskKind::ALL {
+        let tasks: Vec<_> = plan.graph.node_weights().filter(|t| t.kind == kind).collect();
+        if tasks.is_empty() {
+            continue;
+        }
+        let cached = if kind.is_compute() {
+            tasks.iter().filter(|t| cache.contains(&t.id)).count()
+        } else {
+            0
+        };
+        let cost: f64 = tasks
+            .iter()
+            .filter(|t| !(kind.is_compute() && cache.contains(&t.id)))
+            .map(|t| t.cost)
+            .sum();
+        total_cost += cost;
+        println!(
+            "  {:<12} {:>8} {:>8} {:>14}",
+            kind.name(),
+            tasks.len(),
+            cached,
+            human_seconds(cost)
+        );
+    }
+    println!("  estimated cost of what is not cached: {} of CPU time", human_seconds(total_cost));
+}
+
+fn human_seconds(seconds: f64) -> String {
+    if seconds < 1e-3 {
+        format!("{:.0} us", seconds * 1e6)
+    } else if seconds < 1.0 {
+        format!("{:.0} ms", seconds * 1e3)
+    } else if seconds < 120.0 {
+        format!("{seconds:.1} s")
+    } else if seconds < 7200.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}

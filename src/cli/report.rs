@@ -1,0 +1,73 @@
+//! `runner report` and `runner verify`: re-render a bundle from its Parquet file; check its hashes.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::{InputError, Outcome};
+use crate::store::provenance::Provenance;
+
+/// Arguments of `runner report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The bundle directory, e.g. reports/quickstart.
+    bundle: PathBuf,
+}
+
+/// Arguments of `runner verify`.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// The bundle directory, e.g. reports/quickstart.
+    bundle: PathBuf,
+}
+
+/// Re-renders the bundle from `results.parquet` and `spec.yaml` without recomputing.
+pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
+    let results = args.bundle.join("results.parquet");
+    if !results.is_file() {
+        return Err(InputError(format!(
+            "{} does not exist; run the spec first (`runner run SPEC`)",
+            results.display()
+        ))
+        .into());
+    }
+    let (rows, metadata) = crate::store::parquet::read(&results)?;
+    let provenance: Provenance = metadata
+        .get("provenance")
+        .and_then(|p| serde_json::from_str(p).ok())
+        .ok_or_else(|| InputError(format!("{} carries no runner provenance", results.display())))?;
+    let spec_path = PathBuf::from(&provenance.spec_path);
+    let (_, experiment) = crate::spec::load(&spec_path)
+        .with_context(|| format!("the report needs its spec {}", spec_path.display()))?;
+    let spec_dir = spec_path.parent().unwrap_or(std::path::Path::new("."));
+    let template_dir = experiment.report.template_dir.as_ref().map(|d| spec_dir.join(d));
+    let input = crate::report::ReportInput {
+        experiment: &experiment.name,
+        title: &experiment.title,
+        spec: &experiment.report,
+        rows: &rows,
+        provenance: &provenance,
+        template_dir: template_dir.as_deref(),
+    };
+    let written = crate::report::render(&args.bundle, &input)?;
+    println!(
+        "{}: re-rendered {} files from {} rows",
+        args.bundle.display(),
+        written.len(),
+        rows.len()
+    );
+    Ok(Outcome::Success)
+}
+
+/// Re-hashes every file listed in the bundle's manifest.
+pub fn run_verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
+    let problems = crate::report::verify(&args.bundle)?;
+    if problems.is_empty() {
+        println!("{}: every file matches manifest.json", args.bundle.display());
+        return Ok(Outcome::Success);
+    }
+    for problem in &problems {
+        eprintln!("runner: {}: {problem}", args.bundle.display());
+    }
+    Ok(Outcome::SomeFailed)
+}

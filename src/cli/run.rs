@@ -1,0 +1,244 @@
+//! `runner run`: plan, execute (cached, parallel), gather into Parquet, render the report.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::Context;
+
+use super::{InputError, Outcome, load_specs};
+use crate::exec::{self, ExecOptions, TaskState, cache::Cache};
+use crate::plan::{self, Only};
+use crate::spec::{Experiment, SpecSource};
+use crate::store::{self, provenance::Provenance};
+
+/// Arguments of `runner run`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Spec files to run.
+    #[arg(required = true)]
+    specs: Vec<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long = "jobs")]
+    jobs: Option<usize>,
+    /// Recompute every task, ignoring the cache.
+    #[arg(long)]
+    force: bool,
+    /// Run only one method.
+    #[arg(long, value_enum)]
+    only: Option<Only>,
+    /// Show what would run (counts per task kind, cached) and stop.
+    #[arg(long)]
+    dry_run: bool,
+    /// No progress output.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Where `reports/` and `.runner/` live.
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+}
+
+/// Runs each spec in turn.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let specs = load_specs(&args.specs)?;
+    let jobs =
+        args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return Err(InputError("-j must be at least 1".into()).into());
+    }
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let interrupt = Arc::clone(&interrupt);
+        let _ = ctrlc::set_handler(move || {
+            if interrupt.swap(true, Ordering::SeqCst) {
+                eprintln!("\nrunner: interrupted again; abandoning the tasks in flight");
+                std::process::exit(130);
+            }
+            eprintln!(
+                "\nrunner: interrupted; finishing the tasks in flight (their results are kept). Ctrl-C again to abandon them"
+            );
+        });
+    }
+    let cache = Cache::new(args.root.join(".runner").join("cache"));
+    let mut outcome = Outcome::Success;
+    for (source, experiment) in &specs {
+        let started = now_rfc3339();
+        let plan = plan::build(experiment, args.only);
+        if args.dry_run {
+            super::plan::print_summary(experiment, &plan, &cache);
+            continue;
+        }
+        let _lock = exec::lock::acquire(
+            &args.root.join(".runner").join("locks"),
+            &experiment.name,
+            args.quiet,
+        )
+        .context("cannot take the run lock")?;
+        let clock = Instant::now();
+        let options = ExecOptions { jobs, force: args.force, quiet: args.quiet };
+        let summary = exec::run(experiment, &plan, &cache, &options, &interrupt)?;
+        let rows = store::gather(experiment, &plan, &summary.states);
+        if summary.interrupted {
+            eprintln!(
+                "runner: {}: interrupted after {} tasks ({} cached); run again to resume",
+                experiment.name, summary.executed, summary.cached
+            );
+            return Ok(Outcome::Interrupted);
+        }
+        let provenance = provenance(source, experiment, started);
+        let bundle = args.root.join("reports").join(&experiment.name);
+        write_bundle(&bundle, source, experiment, &rows, &provenance)?;
+        if !args.quiet {
+            eprintln!(
+                "{}: {} tasks run, {} cached, {} failed, {} skipped in {:.2}s -> {}",
+                experiment.name,
+                summary.executed,
+                summary.cached,
+                summary.failed,
+                summary.skipped,
+                clock.elapsed().as_secs_f64(),
+                bundle.join("results.parquet").display()
+            );
+        }
+        if summary.failed > 0 {
+            print_failures(experiment, &plan, &summary.states);
+            outcome = Outcome::SomeFailed;
+        }
+    }
+    Ok(outcome)
+}
+
+/// Writes results.parquet and spec.yaml, then renders the report and manifest.
+pub fn write_bundle(
+    bundle: &Path,
+    source: &SpecSource,
+    experiment: &Experiment,
+    rows: &[crate::store::row::Row],
+    provenance: &Provenance,
+) -> anyhow::Result<()> {
+    let metadata = parquet_metadata(provenance);
+    store::parquet::write(&bundle.join("results.parquet"), rows, &metadata)?;
+    let resolved =
+        serde_saphyr::to_string(experiment).context("cannot serialise the resolved spec")?;
+    let text = format!(
+        "# The spec as run, with every default resolved and every sweep expanded.\n# Source: {} (sha256 {})\n{resolved}",
+        source.path.display(),
+        source.sha256
+    );
+    write_atomic(&bundle.join("spec.yaml"), text.as_bytes())?;
+    let spec_dir = source.path.parent().unwrap_or(Path::new("."));
+    let template_dir = experiment.report.template_dir.as_ref().map(|d| spec_dir.join(d));
+    let input = crate::report::ReportInput {
+        experiment: &experiment.name,
+        title: &experiment.title,
+        spec: &experiment.report,
+        rows,
+        provenance,
+        template_dir: template_dir.as_deref(),
+    };
+    crate::report::render(bundle, &input).context("cannot render the report")?;
+    Ok(())
+}
+
+/// Writes a file through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// The key-value metadata stamped into results.parquet.
+pub fn parquet_metadata(p: &Provenance) -> Vec<(String, String)> {
+    vec![
+        ("runner_version".into(), p.runner_version.clone()),
+        ("model_version".into(), p.model_version.clone()),
+        ("sim_version".into(), p.sim_version.clone()),
+        ("spec_path".into(), p.spec_path.clone()),
+        ("spec_sha256".into(), p.spec_sha256.clone()),
+        ("git_commit".into(), p.git_commit.clone().unwrap_or_default()),
+        ("git_dirty".into(), p.git_dirty.map(|d| d.to_string()).unwrap_or_default()),
+        ("created_at".into(), p.finished_at.clone()),
+        ("seed".into(), p.seed.to_string()),
+        ("provenance".into(), serde_json::to_string(p).unwrap_or_default()),
+    ]
+}
+
+fn provenance(source: &SpecSource, experiment: &Experiment, started_at: String) -> Provenance {
+    let dir = source.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let git = |args: &[&str]| -> Option<String> {
+        let output =
+            std::process::Command::new("git").arg("-C").arg(dir).args(args).output().ok()?;
+        output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+    let git_commit = git(&["rev-parse", "HEAD"]);
+    let git_dirty =
+        git_commit.as_ref().and_then(|_| git(&["status", "--porcelain"])).map(|s| !s.is_empty());
+    Provenance {
+        runner_version: env!("CARGO_PKG_VERSION").into(),
+        model_version: crate::model::VERSION.into(),
+        sim_version: crate::sim::VERSION.into(),
+        spec_path: source.path.display().to_string(),
+        spec_sha256: source.sha256.clone(),
+        git_commit,
+        git_dirty,
+        command_line: std::env::args().collect(),
+        host: std::fs::read_to_string("/etc/hostname")
+            .map(|h| h.trim().to_string())
+            .or_else(|_| std::env::var("HOSTNAME"))
+            .unwrap_or_else(|_| "unknown".into()),
+        started_at,
+        finished_at: now_rfc3339(),
+        seed: experiment.seed,
+    }
+}
+
+fn print_failures(experiment: &Experiment, plan: &plan::Plan, states: &[TaskState]) {
+    eprintln!("\n{}: failed tasks", experiment.name);
+    eprintln!("  {:<10} {:<14} {:<50} error", "kind", "task", "scenario");
+    let mut shown = 0;
+    for node in plan.graph.node_indices() {
+        if let TaskState::Failed(error) = &states[node.index()] {
+            let task = &plan.graph[node];
+            let label = task.scenario.map(|s| experiment.scenarios[s].label.as_str()).unwrap_or("");
+            eprintln!("  {:<10} {:<14} {:<50} {}", task.kind.name(), &task.id[..12], label, error);
+            shown += 1;
+            if shown == 20 {
+                eprintln!("  ... (the error column of results.parquet lists them all)");
+                break;
+            }
+        }
+    }
+}
+
+/// The current UTC time as RFC 3339 (`2026-11-23T09:41:07Z`).
+pub fn now_rfc3339() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (seconds / 86_400) as i64;
+    let rem = seconds % 86_400;
+    // Civil from days (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}

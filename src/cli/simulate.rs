@@ -1,0 +1,87 @@
+//! `runner simulate`: one scenario at one load through the flit-level simulator.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{InputError, Outcome, scenario_args, solve::print_measurement};
+use crate::scenario::{Routing, Scenario, Topology};
+use crate::sim::{self, SimOptions};
+
+/// Arguments of `runner simulate`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  runner simulate topology=torus radix=8 dimensions=2 routing=dimension_order virtual_channels=2 --rate 0.005
+  runner simulate topology=hypercube dimensions=8 routing=duato virtual_channels=4 --rate 0.01 --json")]
+pub struct Args {
+    /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
+    /// escape_channels, buffer_depth, router_delay, message_length, ejection, ...).
+    /// Default: an 8x8 torus, dimension_order routing, V = 2, M = 32.
+    params: Vec<String>,
+    /// Offered load in messages/node/cycle.
+    #[arg(long)]
+    rate: f64,
+    /// Measurement window in cycles.
+    #[arg(long)]
+    cycles: Option<u64>,
+    /// Cycles simulated before measuring.
+    #[arg(long)]
+    warmup_cycles: Option<u64>,
+    /// Run until the 95% CI half-width is below this fraction of the mean latency.
+    #[arg(long)]
+    target_precision: Option<f64>,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Simulates and prints.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let mut scenario = Scenario::new(Topology::Torus { radix: 8, dimensions: 2 });
+    scenario.routing = Routing::DimensionOrder;
+    scenario.virtual_channels = 2;
+    scenario_args::apply(&mut scenario, &args.params)?;
+    if !(args.rate.is_finite() && args.rate > 0.0) {
+        return Err(
+            InputError(format!("--rate must be a positive number, found {}", args.rate)).into()
+        );
+    }
+    sim::check(&scenario).map_err(|e| InputError(e.to_string()))?;
+    let mut options = SimOptions::default();
+    if let Some(c) = args.cycles {
+        options.cycles = c;
+        options.max_cycles = options.max_cycles.max(c);
+    }
+    if let Some(w) = args.warmup_cycles {
+        options.warmup_cycles = w;
+    }
+    options.target_precision = args.target_precision;
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::new(options.warmup_cycles + options.cycles);
+        if let Ok(style) =
+            ProgressStyle::with_template("simulating [{bar:30}] {pos}/{len} cycles (eta {eta})")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    });
+    let report = |done: u64, total: u64| {
+        if let Some(bar) = &bar {
+            bar.set_length(total);
+            bar.set_position(done);
+        }
+    };
+    let measurement = sim::simulate(&scenario, args.rate, &options, args.seed, Some(&report))
+        .map_err(|e| InputError(e.to_string()))?;
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    print_measurement(&format!("simulator@{}", sim::VERSION), args.rate, &measurement, args.json)?;
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,153 @@
+//! `runner solve`: one model at one load, every intermediate quantity printed.
+
+use super::{InputError, Outcome, scenario_args};
+use crate::measurement::Measurement;
+use crate::model::{self, ModelName, ModelOptions};
+use crate::scenario::{Routing, Scenario, Switching, Topology};
+
+/// Arguments of `runner solve`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  runner solve fat_tree processors=256 message_length=32 --rate 0.002
+  runner solve scouting_torus radix=16 scouting_distance=6 virtual_channels=2 --rate 0.004 --json
+  runner solve nbc_torus radix=8 virtual_channels=8 --saturation --json")]
+pub struct Args {
+    /// The model (see `runner models`).
+    model: String,
+    /// Scenario parameters as key=value (keys as in specs: radix, virtual_channels, ...).
+    params: Vec<String>,
+    /// Offered load in messages/node/cycle.
+    #[arg(long, required_unless_present = "saturation")]
+    rate: Option<f64>,
+    /// Print the saturation rate instead of solving at one load.
+    #[arg(long)]
+    saturation: bool,
+    /// fat_tree: read eq. (22) literally instead of erratum E-BFT-3.
+    #[arg(long)]
+    literal_eq22: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The scenario a model's paper starts from; `key=value` arguments change it.
+pub fn base_scenario(model: ModelName) -> Scenario {
+    let (topology, switching, routing) = match model {
+        ModelName::ScoutingTorus => (
+            Topology::Torus { radix: 8, dimensions: 2 },
+            Switching::Scouting { scouting_distance: 0 },
+            Routing::Adaptive,
+        ),
+        ModelName::BroadcastHypercube => {
+            (Topology::Hypercube { dimensions: 6 }, Switching::Wormhole, Routing::Duato)
+        }
+        ModelName::CircuitTorusFaults => {
+            (Topology::Torus { radix: 8, dimensions: 2 }, Switching::Circuit, Routing::Adaptive)
+        }
+        ModelName::NbcTorus => {
+            (Topology::Torus { radix: 8, dimensions: 2 }, Switching::Wormhole, Routing::Nbc)
+        }
+        ModelName::FatTree => {
+            (Topology::FatTree { processors: 256 }, Switching::Wormhole, Routing::UpDown)
+        }
+    };
+    let mut scenario = Scenario::new(topology);
+    scenario.switching = switching;
+    scenario.routing = routing;
+    let defaults: Vec<String> = model::info(model)
+        .params
+        .iter()
+        .filter(|p| scenario_args::KEYS.contains(&p.key) && p.default.parse::<f64>().is_ok())
+        .map(|p| format!("{}={}", p.key, p.default))
+        .collect();
+    let _ = scenario_args::apply(&mut scenario, &defaults);
+    scenario
+}
+
+/// Solves and prints.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let names: Vec<&str> = ModelName::ALL.iter().map(|m| m.as_str()).collect();
+    let model = ModelName::from_name(&args.model).ok_or_else(|| {
+        let hint = crate::spec::suggest::did_you_mean(&args.model, names.iter().copied())
+            .map(|m| format!("did you mean `{m}`?"))
+            .unwrap_or_else(|| format!("models: {}", names.join(", ")));
+        InputError(format!("unknown model `{}`; {hint}", args.model))
+    })?;
+    let mut scenario = base_scenario(model);
+    scenario_args::apply(&mut scenario, &args.params)?;
+    let options = ModelOptions { literal_eq22: args.literal_eq22 };
+    model::check(model, &scenario).map_err(|e| InputError(e.to_string()))?;
+    if args.saturation {
+        let rate = model::saturation_rate(model, &scenario, &options)
+            .map_err(|e| InputError(e.to_string()))?;
+        if args.json {
+            println!("{}", serde_json::json!({"model": model.as_str(), "saturation_rate": rate}));
+        } else {
+            println!("saturation_rate = {rate} messages/node/cycle");
+        }
+        return Ok(Outcome::Success);
+    }
+    let rate = args.rate.ok_or_else(|| InputError("--rate is required".into()))?;
+    let measurement =
+        model::solve(model, &scenario, rate, &options).map_err(|e| InputError(e.to_string()))?;
+    print_measurement(model.as_str(), rate, &measurement, args.json)?;
+    Ok(Outcome::Success)
+}
+
+/// Prints a measurement as JSON (stable keys) or as aligned text.
+pub fn print_measurement(
+    evaluator: &str,
+    rate: f64,
+    m: &Measurement,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut map = serde_json::Map::new();
+    map.insert("evaluator".into(), evaluator.into());
+    map.insert("rate".into(), serde_json::json!(rate));
+    map.insert("status".into(), m.status.as_str().into());
+    if let Some(detail) = &m.detail {
+        map.insert("detail".into(), detail.clone().into());
+    }
+    let named = [
+        ("latency", m.latency),
+        ("latency_ci95", m.latency_ci95),
+        ("network_latency", m.network_latency),
+        ("source_wait", m.source_wait),
+        ("unicast_latency", m.unicast_latency),
+        ("multiplexing_degree", m.multiplexing_degree),
+        ("channel_rate", m.channel_rate),
+        ("blocking_probability", m.blocking_probability),
+        ("throughput", m.throughput),
+        ("hops", m.hops),
+    ];
+    for (key, value) in named {
+        map.insert(key.into(), value.map_or(serde_json::Value::Null, |v| serde_json::json!(v)));
+    }
+    for (key, value) in [
+        ("cycles", m.cycles),
+        ("flit_hops", m.flit_hops),
+        ("messages_measured", m.messages_measured),
+    ] {
+        if let Some(v) = value {
+            map.insert(key.into(), v.into());
+        }
+    }
+    for (key, value) in &m.intermediates {
+        map.entry(key.clone()).or_insert(
+            serde_json::Number::from_f64(*value)
+                .map_or(serde_json::Value::Null, serde_json::Value::Number),
+        );
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(map))?);
+    } else {
+        for (key, value) in &map {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            println!("{key:<28} {text}");
+        }
+    }
+    Ok(())
+}

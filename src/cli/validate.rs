@@ -1,0 +1,28 @@
+//! `runner validate`: check specs without running anything.
+
+use std::path::PathBuf;
+
+use super::{Outcome, load_specs};
+
+/// Arguments of `runner validate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Spec files to check.
+    #[arg(required = true)]
+    specs: Vec<PathBuf>,
+}
+
+/// Checks each spec and prints a one-line summary per valid spec.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    for (source, experiment) in load_specs(&args.specs)? {
+        println!(
+            "{}: ok: {} scenario{} x {} load point{}",
+            source.path.display(),
+            experiment.scenarios.len(),
+            if experiment.scenarios.len() == 1 { "" } else { "s" },
+            experiment.load.len(),
+            if experiment.load.len() == 1 { "" } else { "s" },
+        );
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,288 @@
+//! Running one task: the only place the pipeline calls `model` and `sim`.
+//!
+//! Evaluator errors become rows with `status = failed`; a panic inside an
+//! evaluator is caught and reported the same way (as a bug), so one bad point
+//! never takes the run down.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
+
+use super::cache::Output;
+use crate::measurement::Measurement;
+use crate::model;
+use crate::plan::{LoadPoint, Task, TaskKind};
+use crate::scenario::Scenario;
+use crate::sim;
+use crate::spec::Experiment;
+use crate::store::row::Row;
+
+/// Why a task failed.
+pub type Failure = String;
+
+/// Runs a compute task. `saturation` is the scenario's saturation rate when the
+/// task's load is a fraction of it; `inputs` are the replication rows of an Aggregate.
+pub fn evaluate(
+    experiment: &Experiment,
+    task: &Task,
+    saturation: Option<f64>,
+    inputs: &[Row],
+) -> Result<Output, Failure> {
+    let caught =
+        catch_unwind(AssertUnwindSafe(|| evaluate_inner(experiment, task, saturation, inputs)));
+    match caught {
+        Ok(result) => result,
+        Err(panic) => {
+            let text = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(format!("internal error (a bug in runner, please report it): {text}"))
+        }
+    }
+}
+
+fn evaluate_inner(
+    experiment: &Experiment,
+    task: &Task,
+    saturation: Option<f64>,
+    inputs: &[Row],
+) -> Result<Output, Failure> {
+    let scenario_index = task.scenario.ok_or("task has no scenario")?;
+    let scenario = &experiment.scenarios[scenario_index].scenario;
+    let started = Instant::now();
+    match task.kind {
+        TaskKind::Saturation => {
+            let model = experiment.model.as_ref().ok_or("no model in the spec")?;
+            model::saturation_rate(model.name, scenario, &model.options)
+                .map(Output::Saturation)
+                .map_err(|e| e.to_string())
+        }
+        TaskKind::Solve => {
+            let model = experiment.model.as_ref().ok_or("no model in the spec")?;
+            let rate = resolve_rate(task.load, saturation)?;
+            let measurement = model::solve(model.name, scenario, rate, &model.options)
+                .map_err(|e| e.to_string())?;
+            let mut row = base_row(scenario, task, rate, "model");
+            row.evaluator = format!("{}@{}", model.name.as_str(), model::VERSION);
+            fill(&mut row, &measurement);
+            row.wall_seconds = started.elapsed().as_secs_f64();
+            Ok(Output::Rows(vec![row]))
+        }
+        TaskKind::Simulate => {
+            let simulation = experiment.simulation.as_ref().ok_or("no simulation in the spec")?;
+            let rate = resolve_rate(task.load, saturation)?;
+            let seed = task.seed.ok_or("simulation task without a seed")?;
+            let measurement = sim::simulate(scenario, rate, &simulation.options, seed, None)
+                .map_err(|e| e.to_string())?;
+            let mut row = base_row(scenario, task, rate, "simulation");
+            row.evaluator = format!("simulator@{}", sim::VERSION);
+            row.replication = task.replication;
+            row.seed = Some(seed);
+            fill(&mut row, &measurement);
+            row.wall_seconds = started.elapsed().as_secs_f64();
+            Ok(Output::Rows(vec![row]))
+        }
+        TaskKind::Aggregate => Ok(Output::Rows(vec![aggregate(inputs, task)?])),
+        TaskKind::Gather | TaskKind::Report => Err("not a compute task".into()),
+    }
+}
+
+fn resolve_rate(load: Option<LoadPoint>, saturation: Option<f64>) -> Result<f64, Failure> {
+    match load {
+        Some(LoadPoint::Rate(rate)) => Ok(rate),
+        Some(LoadPoint::FractionOfSaturation(fraction)) => saturation
+            .map(|s| fraction * s)
+            .ok_or_else(|| "the saturation rate of this scenario is not available".into()),
+        None => Err("task has no load".into()),
+    }
+}
+
+/// A row with the scenario and load columns filled in.
+pub fn base_row(scenario: &Scenario, task: &Task, rate: f64, method: &str) -> Row {
+    Row {
+        task_id: task.id.clone(),
+        scenario_id: scenario_id(scenario),
+        method: method.to_string(),
+        topology: scenario.topology.kind().to_string(),
+        radix: scenario.topology.radix(),
+        dimensions: scenario.topology.dimensions(),
+        nodes: scenario.nodes(),
+        switching: scenario.switching.kind().to_string(),
+        scouting_distance: scenario.switching.scouting_distance(),
+        routing: scenario.routing.as_str().to_string(),
+        virtual_channels: scenario.virtual_channels,
+        escape_channels: scenario.escape_channels,
+        buffer_depth: scenario.buffer_depth,
+        router_delay: scenario.router_delay,
+        message_length: scenario.message_length,
+        message_length_second_moment: scenario.message_length_second_moment,
+        fault_rate: scenario.fault_rate,
+        broadcast_fraction: scenario.broadcast_fraction,
+        startup_latency: scenario.startup_latency,
+        ejection: scenario.ejection.as_str().to_string(),
+        rate,
+        fraction_of_saturation: match task.load {
+            Some(LoadPoint::FractionOfSaturation(f)) => Some(f),
+            _ => None,
+        },
+        status: "ok".into(),
+        intermediates: "{}".into(),
+        ..Row::default()
+    }
+}
+
+/// A short content hash of the scenario alone.
+pub fn scenario_id(scenario: &Scenario) -> String {
+    let bytes = serde_json::to_vec(scenario).unwrap_or_default();
+    blake3::hash(&bytes).to_hex()[..12].to_string()
+}
+
+/// Copies a measurement into a row.
+fn fill(row: &mut Row, m: &Measurement) {
+    row.status = m.status.as_str().to_string();
+    row.error = m.detail.clone();
+    row.latency = finite(m.latency);
+    row.latency_ci95 = finite(m.latency_ci95);
+    row.network_latency = finite(m.network_latency);
+    row.source_wait = finite(m.source_wait);
+    row.unicast_latency = finite(m.unicast_latency);
+    row.multiplexing_degree = finite(m.multiplexing_degree);
+    row.channel_rate = finite(m.channel_rate);
+    row.blocking_probability = finite(m.blocking_probability);
+    row.throughput = finite(m.throughput);
+    row.hops = finite(m.hops);
+    row.cycles = m.cycles;
+    row.flit_hops = m.flit_hops;
+    row.messages_measured = m.messages_measured;
+    let map: serde_json::Map<String, serde_json::Value> = m
+        .intermediates
+        .iter()
+        .map(|(k, v)| {
+            let value = serde_json::Number::from_f64(*v)
+                .map(serde_json::Value::Number)
+                .unwrap_or_else(|| serde_json::Value::String(v.to_string()));
+            (k.clone(), value)
+        })
+        .collect();
+    row.intermediates = serde_json::Value::Object(map).to_string();
+}
+
+fn finite(value: Option<f64>) -> Option<f64> {
+    value.filter(|v| v.is_finite())
+}
+
+/// Two-sided 95% Student t quantiles t_{0.975, df} for df = 1..30.
+const T_975: [f64; 30] = [
+    12.706204736,
+    4.302652730,
+    3.182446305,
+    2.776445105,
+    2.570581836,
+    2.446911851,
+    2.364624252,
+    2.306004135,
+    2.262157163,
+    2.228138852,
+    2.200985160,
+    2.178812830,
+    2.160368656,
+    2.144786688,
+    2.131449546,
+    2.119905299,
+    2.109815578,
+    2.100922040,
+    2.093024054,
+    2.085963447,
+    2.079613845,
+    2.073873068,
+    2.068657610,
+    2.063898562,
+    2.059538553,
+    2.055529439,
+    2.051830516,
+    2.048407142,
+    2.045229642,
+    2.042272456,
+];
+
+/// t_{0.975, df}: the table up to 30 degrees of freedom, then the Cornish-Fisher expansion.
+pub fn t_quantile_975(df: u32) -> f64 {
+    if df == 0 {
+        return f64::INFINITY;
+    }
+    if let Some(&t) = T_975.get(df as usize - 1) {
+        return t;
+    }
+    let z = 1.959963984540054_f64;
+    let n = f64::from(df);
+    z + (z.powi(3) + z) / (4.0 * n)
+        + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * n * n)
+}
+
+/// Mean and 95% CI over replications (rows in replication order).
+fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
+    let first = replications.first().ok_or("no replications to aggregate")?;
+    let mut row = first.clone();
+    row.task_id = task.id.clone();
+    row.replication = None;
+    row.seed = None;
+    row.replications = Some(replications.len() as u32);
+    row.wall_seconds = replications.iter().map(|r| r.wall_seconds).sum();
+    row.cycles = replications.iter().map(|r| r.cycles).sum();
+    row.flit_hops = replications.iter().map(|r| r.flit_hops).sum();
+    row.messages_measured = replications.iter().map(|r| r.messages_measured).sum();
+    row.intermediates = "{}".into();
+    let worst = replications
+        .iter()
+        .map(|r| r.status.as_str())
+        .max_by_key(|s| match *s {
+            "ok" => 0,
+            "saturated" => 1,
+            "deadlock" => 2,
+            _ => 3,
+        })
+        .unwrap_or("ok");
+    row.status = worst.to_string();
+    row.error = replications.iter().find(|r| r.status == worst).and_then(|r| r.error.clone());
+    let mean = |get: fn(&Row) -> Option<f64>| -> Option<f64> {
+        let values: Option<Vec<f64>> = replications.iter().map(get).collect();
+        let values = values?;
+        Some(values.iter().sum::<f64>() / values.len() as f64)
+    };
+    row.latency = mean(|r| r.latency);
+    row.network_latency = mean(|r| r.network_latency);
+    row.source_wait = mean(|r| r.source_wait);
+    row.unicast_latency = mean(|r| r.unicast_latency);
+    row.multiplexing_degree = mean(|r| r.multiplexing_degree);
+    row.channel_rate = mean(|r| r.channel_rate);
+    row.blocking_probability = mean(|r| r.blocking_probability);
+    row.throughput = mean(|r| r.throughput);
+    row.hops = mean(|r| r.hops);
+    row.latency_ci95 = if replications.len() == 1 {
+        first.latency_ci95
+    } else {
+        let values: Option<Vec<f64>> = replications.iter().map(|r| r.latency).collect();
+        values.map(|v| {
+            let n = v.len() as f64;
+            let m = v.iter().sum::<f64>() / n;
+            let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+            t_quantile_975(v.len() as u32 - 1) * (var / n).sqrt()
+        })
+    };
+    Ok(row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::t_quantile_975;
+
+    #[test]
+    fn t_quantiles_match_tables() {
+        assert!((t_quantile_975(1) - 12.7062).abs() < 1e-4);
+        assert!((t_quantile_975(9) - 2.2622).abs() < 1e-4);
+        // Beyond the table: t_{0.975, 60} = 2.0003, t_{0.975, 120} = 1.9799.
+        assert!((t_quantile_975(60) - 2.0003).abs() < 2e-4);
+        assert!((t_quantile_975(120) - 1.9799).abs() < 2e-4);
+    }
+}

@@ -1,0 +1,227 @@
+//! Execution: running a plan's tasks on a rayon pool, as soon as their inputs are ready.
+//!
+//! The scheduler keeps the graph on the calling thread. Ready tasks go to the
+//! pool; each worker evaluates its task, writes the cache entry (atomically,
+//! see [`cache`]) and sends the output back over a channel. When a task
+//! finishes, its dependants whose inputs are now all ready are spawned at once:
+//! there are no levels or barriers. A failed task marks its dependants skipped
+//! and the rest go on. An interrupt stops scheduling; tasks in flight finish and
+//! are cached, so a re-run loses nothing.
+
+pub mod cache;
+pub mod evaluate;
+pub mod lock;
+pub mod progress;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+
+use petgraph::Direction;
+use petgraph::graph::NodeIndex;
+
+use cache::{Cache, Output};
+use progress::Progress;
+
+use crate::plan::{LoadPoint, Plan, TaskKind};
+use crate::spec::Experiment;
+use crate::store::row::Row;
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct ExecOptions {
+    /// Worker threads.
+    pub jobs: usize,
+    /// Ignore cached results and recompute everything.
+    pub force: bool,
+    /// No progress output.
+    pub quiet: bool,
+}
+
+/// The state of one task after a run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TaskState {
+    /// Not run (interrupted before it started).
+    Pending,
+    /// Finished now or earlier (cached).
+    Done(Output),
+    /// Failed with this error.
+    Failed(String),
+    /// Not run because an input failed.
+    Skipped(String),
+}
+
+/// What a run did.
+#[derive(Debug)]
+pub struct RunSummary {
+    /// Final state per node index.
+    pub states: Vec<TaskState>,
+    /// Tasks executed in this run.
+    pub executed: usize,
+    /// Tasks taken from the cache.
+    pub cached: usize,
+    /// Tasks that failed.
+    pub failed: usize,
+    /// Tasks skipped because an input failed.
+    pub skipped: usize,
+    /// Whether the run was interrupted.
+    pub interrupted: bool,
+}
+
+/// Runs every compute task of `plan`, using and filling `cache`.
+pub fn run(
+    experiment: &Experiment,
+    plan: &Plan,
+    cache: &Cache,
+    options: &ExecOptions,
+    interrupt: &Arc<AtomicBool>,
+) -> std::io::Result<RunSummary> {
+    let graph = &plan.graph;
+    let n = graph.node_count();
+    let mut states = vec![TaskState::Pending; n];
+    let compute: Vec<NodeIndex> =
+        graph.node_indices().filter(|&i| graph[i].kind.is_compute()).collect();
+    let mut cached = 0;
+    if !options.force {
+        for &node in &compute {
+            if let Some(output) = cache.get(&graph[node].id) {
+                states[node.index()] = TaskState::Done(output);
+                cached += 1;
+            }
+        }
+    }
+    let mut waiting: Vec<usize> = vec![0; n];
+    let mut ready = Vec::new();
+    let mut to_run = 0u64;
+    for &node in &compute {
+        if states[node.index()] != TaskState::Pending {
+            continue;
+        }
+        to_run += 1;
+        let pending_inputs = graph
+            .neighbors_directed(node, Direction::Incoming)
+            .filter(|p| !matches!(states[p.index()], TaskState::Done(_)))
+            .count();
+        waiting[node.index()] = pending_inputs;
+        if pending_inputs == 0 {
+            ready.push(node);
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.max(1))
+        .thread_name(|i| format!("runner-worker-{i}"))
+        .build()
+        .map_err(std::io::Error::other)?;
+    let mut progress = Progress::new(to_run, &experiment.name, options.quiet);
+    let (sender, receiver) = mpsc::channel::<(NodeIndex, Result<Output, String>)>();
+    let mut in_flight = 0usize;
+    let (mut executed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    let mut interrupted = false;
+    let shared = Arc::new(experiment.clone());
+    let mut cache_error = None;
+    loop {
+        if interrupt.load(Ordering::SeqCst) {
+            interrupted = true;
+        }
+        while !interrupted && let Some(node) = ready.pop() {
+            let task = graph[node].clone();
+            let saturation = plan
+                .saturation
+                .get(task.scenario.unwrap_or(usize::MAX))
+                .copied()
+                .flatten()
+                .and_then(|s| match &states[s.index()] {
+                    TaskState::Done(Output::Saturation(rate)) => Some(*rate),
+                    _ => None,
+                })
+                .filter(|_| matches!(task.load, Some(LoadPoint::FractionOfSaturation(_))));
+            let inputs: Vec<Row> = if task.kind == TaskKind::Aggregate {
+                let mut replicas: Vec<NodeIndex> =
+                    graph.neighbors_directed(node, Direction::Incoming).collect();
+                replicas.sort();
+                replicas
+                    .iter()
+                    .filter_map(|r| match &states[r.index()] {
+                        TaskState::Done(Output::Rows(rows)) => Some(rows.clone()),
+                        _ => None,
+                    })
+                    .flatten()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let sender = sender.clone();
+            let cache = cache.clone();
+            let experiment = Arc::clone(&shared);
+            in_flight += 1;
+            pool.spawn(move || {
+                let result = evaluate::evaluate(&experiment, &task, saturation, &inputs);
+                let result = match result {
+                    Ok(output) => match cache.put(&task.id, &output) {
+                        Ok(()) => Ok(output),
+                        Err(e) => Err(format!("cannot write the cache entry: {e}")),
+                    },
+                    Err(e) => Err(e),
+                };
+                let _ = sender.send((node, result));
+            });
+        }
+        if in_flight == 0 {
+            break;
+        }
+        let Ok((node, result)) = receiver.recv() else { break };
+        in_flight -= 1;
+        executed += 1;
+        match result {
+            Ok(output) => {
+                states[node.index()] = TaskState::Done(output);
+                for next in graph.neighbors_directed(node, Direction::Outgoing) {
+                    if !graph[next].kind.is_compute() || states[next.index()] != TaskState::Pending
+                    {
+                        continue;
+                    }
+                    waiting[next.index()] = waiting[next.index()].saturating_sub(1);
+                    if waiting[next.index()] == 0 {
+                        ready.push(next);
+                    }
+                }
+            }
+            Err(error) => {
+                if error.starts_with("cannot write the cache entry") && cache_error.is_none() {
+                    cache_error = Some(error.clone());
+                }
+                failed += 1;
+                let reason = format!(
+                    "skipped: input task {} failed",
+                    &graph[node].id[..12.min(graph[node].id.len())]
+                );
+                states[node.index()] = TaskState::Failed(error);
+                skipped += skip_dependants(plan, node, &reason, &mut states);
+            }
+        }
+        progress.tick(failed as u64);
+        // Tasks popped from `ready` later in the loop may have been skipped meanwhile.
+        ready.retain(|r| states[r.index()] == TaskState::Pending);
+    }
+    progress.finish();
+    if interrupt.load(Ordering::SeqCst) {
+        interrupted = true;
+    }
+    Ok(RunSummary { states, executed, cached, failed, skipped, interrupted })
+}
+
+/// Marks every compute task downstream of `node` as skipped; returns how many.
+fn skip_dependants(plan: &Plan, node: NodeIndex, reason: &str, states: &mut [TaskState]) -> usize {
+    let mut stack = vec![node];
+    let mut count = 0;
+    while let Some(current) = stack.pop() {
+        for next in plan.graph.neighbors_directed(current, Direction::Outgoing) {
+            if plan.graph[next].kind.is_compute() && states[next.index()] == TaskState::Pending {
+                states[next.index()] = TaskState::Skipped(reason.to_string());
+                count += 1;
+                stack.push(next);
+            }
+        }
+    }
+    count
+}

@@ -1,0 +1,28 @@
+//! `runner`: a declarative experiment-pipeline runner for interconnection-network research.
+//!
+//! The data flows one way:
+//!
+//! ```text
+//! experiments/*.yaml --spec::load--> Experiment (scenarios x loads x methods)
+//!   --plan::build--> Plan (petgraph DAG of tasks, content-hashed)
+//!   --exec::run--> rows (cached under .runner/cache/)
+//!   --store::write--> reports/<name>/results.parquet --report::render--> bundle
+//! ```
+//!
+//! [`model`] (the published analytical models) and [`sim`] (the flit-level
+//! simulator) are pure libraries: they take a [`scenario::Scenario`] and a load
+//! and return a [`measurement::Measurement`], and know nothing of specs, files
+//! or the pipeline. See ARCHITECTURE.md for the map.
+
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod exec;
+pub mod measurement;
+pub mod model;
+pub mod plan;
+pub mod report;
+pub mod scenario;
+pub mod sim;
+pub mod spec;
+pub mod store;

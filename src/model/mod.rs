@@ -1,0 +1,367 @@
+//! Analytical latency models: five published queueing models of interconnection networks.
+//!
+//! # Brief overview
+//!
+//! A model is named by [`ModelName`]. [`check`] says whether a model covers a
+//! [`Scenario`] (and why not), [`solve`] evaluates it at one traffic generation rate and returns a
+//! [`Measurement`], and [`saturation_rate`] finds the rate at which the model's latency becomes
+//! unbounded. [`info`] describes each model for `runner models`.
+//!
+//! ```text
+//! let scenario = Scenario::new(Topology::FatTree { processors: 256 });   // routing: up_down
+//! let m = model::solve(ModelName::FatTree, &scenario, 0.002, &ModelOptions::default())?;
+//! // m.status == Status::Ok, m.latency == Some(..), m.intermediate("w_up_1") == Some(..)
+//! let sat = model::saturation_rate(ModelName::FatTree, &scenario, &ModelOptions::default())?;
+//! ```
+//!
+//! (The example is `text` because this module is also compiled inside a scratch crate under
+//! another name; `tests.rs` runs the same calls.)
+//!
+//! The code is laid out as the papers are: one file per paper (`scouting_torus`,
+//! `broadcast_hypercube`, `circuit_torus_faults`, `nbc_torus`, `fat_tree`), the textbook queueing
+//! pieces in `queueing` (M/G/1 with the Draper–Ghosh variance, Hokstad's M/G/2, Dally's
+//! virtual-channel chain and multiplexing degree) and the one fixed-point solver in
+//! `fixed_point`. Every equation is implemented as printed, read through `shared/errata.md`; the
+//! doc comments cite the equation numbers and the errata tags (E-SS-3, ...), and
+//! `docs/models.md` records every decision the errata does not cover.
+//!
+//! The module is pure: no I/O, no spec types, no progress output. Bad parameters are a
+//! [`ModelError`] with a sentence that says why; a load at or beyond saturation is an `Ok`
+//! measurement with `status = saturated` and a `detail` sentence, never NaN, a panic or a huge
+//! number.
+
+mod broadcast_hypercube;
+mod circuit_torus_faults;
+mod fat_tree;
+mod fixed_point;
+mod nbc_torus;
+mod queueing;
+mod scouting_torus;
+
+use crate::measurement::Measurement;
+use crate::scenario::{Routing, Scenario, Switching, Topology};
+
+/// Version string of the model code; part of every cache key. Bump it whenever a number changes.
+pub const VERSION: &str = "model-1.0.0";
+
+/// The published models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelName {
+    /// Scouting switching in 2-D tori.
+    ScoutingTorus,
+    /// Unicast-based broadcast in the hypercube.
+    BroadcastHypercube,
+    /// Fault-tolerant circuit switching in 2-D tori.
+    CircuitTorusFaults,
+    /// Duato-Nbc in 2-D tori.
+    NbcTorus,
+    /// Butterfly fat-tree (Greenberg and Guan).
+    FatTree,
+}
+
+impl ModelName {
+    /// Every model, in the order `runner models` lists them.
+    pub const ALL: [ModelName; 5] = [
+        ModelName::ScoutingTorus,
+        ModelName::BroadcastHypercube,
+        ModelName::CircuitTorusFaults,
+        ModelName::NbcTorus,
+        ModelName::FatTree,
+    ];
+
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ModelName::ScoutingTorus => "scouting_torus",
+            ModelName::BroadcastHypercube => "broadcast_hypercube",
+            ModelName::CircuitTorusFaults => "circuit_torus_faults",
+            ModelName::NbcTorus => "nbc_torus",
+            ModelName::FatTree => "fat_tree",
+        }
+    }
+
+    /// Parses a name as written in specs.
+    pub fn from_name(name: &str) -> Option<ModelName> {
+        ModelName::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+}
+
+/// Model-specific reading options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct ModelOptions {
+    /// `fat_tree`: use the literal eq. (22) reading of R instead of E-BFT-3.
+    pub literal_eq22: bool,
+}
+
+/// Why a model cannot evaluate a scenario.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelError(pub String);
+
+/// One scenario parameter a model reads, for `runner models`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The scenario key (as in specs), e.g. `radix`.
+    pub key: &'static str,
+    /// The value the paper's Section 4 uses (or the default), as text.
+    pub default: &'static str,
+    /// The unit, e.g. `flits`; empty for dimensionless values.
+    pub unit: &'static str,
+    /// What the parameter means in the paper and which values the model accepts.
+    pub doc: &'static str,
+}
+
+/// A description of one model, for `runner models`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// The model.
+    pub name: ModelName,
+    /// The paper: file name under `shared/papers/` and the citation.
+    pub paper: &'static str,
+    /// The scenario the model covers, in one line.
+    pub scenario: &'static str,
+    /// The parameters the model reads.
+    pub params: &'static [ParamInfo],
+}
+
+/// Describes `model`: its paper, the scenarios it covers and the parameters it reads.
+pub fn info(model: ModelName) -> ModelInfo {
+    match model {
+        ModelName::ScoutingTorus => scouting_torus::INFO,
+        ModelName::BroadcastHypercube => broadcast_hypercube::INFO,
+        ModelName::CircuitTorusFaults => circuit_torus_faults::INFO,
+        ModelName::NbcTorus => nbc_torus::INFO,
+        ModelName::FatTree => fat_tree::INFO,
+    }
+}
+
+/// Checks that `model` covers `scenario` and that every parameter it reads is in range.
+///
+/// Cheap (no solving); the spec validator calls it for every sweep point.
+///
+/// # Errors
+///
+/// A [`ModelError`] saying why, when the topology, switching or routing is not the paper's or a
+/// parameter is out of the model's range (see `docs/models.md`).
+pub fn check(model: ModelName, scenario: &Scenario) -> Result<(), ModelError> {
+    check_common(model, scenario)?;
+    match model {
+        ModelName::ScoutingTorus => scouting_torus::check(scenario),
+        ModelName::BroadcastHypercube => broadcast_hypercube::check(scenario),
+        ModelName::CircuitTorusFaults => circuit_torus_faults::check(scenario),
+        ModelName::NbcTorus => nbc_torus::check(scenario),
+        ModelName::FatTree => fat_tree::check(scenario),
+    }
+}
+
+/// Evaluates `model` at `rate` messages/node/cycle.
+///
+/// Returns `Ok` with `status = saturated` (and `latency = None`) at or beyond saturation; a
+/// [`ModelError`] only when the model does not cover the scenario or a parameter is invalid.
+///
+/// # Errors
+///
+/// Everything [`check`] rejects, and a `rate` that is negative, NaN or infinite.
+pub fn solve(
+    model: ModelName,
+    scenario: &Scenario,
+    rate: f64,
+    options: &ModelOptions,
+) -> Result<Measurement, ModelError> {
+    if !(rate.is_finite() && rate >= 0.0) {
+        return Err(ModelError(format!(
+            "{}: the traffic generation rate must be a finite number >= 0 messages/node/cycle, \
+             got {rate}",
+            model.as_str()
+        )));
+    }
+    check_common(model, scenario)?;
+    with_model(model, scenario, options, |m| m.measure(rate))
+}
+
+/// The saturation rate of `model` for `scenario` (messages/node/cycle).
+///
+/// The smallest rate at which [`solve`] reports `saturated`, found by bisection to 1e-6 relative
+/// (the returned value is the midpoint of a bracket narrower than 5e-7 of its upper end).
+///
+/// # Errors
+///
+/// Everything [`check`] rejects; also (never for the published models) a scenario that does
+/// not saturate at any finite rate or is saturated at every positive rate.
+pub fn saturation_rate(
+    model: ModelName,
+    scenario: &Scenario,
+    options: &ModelOptions,
+) -> Result<f64, ModelError> {
+    check_common(model, scenario)?;
+    with_model(model, scenario, options, |m| bisect_saturation(model, m))?
+}
+
+/// Relative width of the final saturation bracket.
+const SATURATION_REL_TOL: f64 = 5e-7;
+
+/// What every model offers the generic code in this file.
+trait Evaluator {
+    /// `Some(x)` when `rate` is below saturation, with `x` the fixed point reached (0 for direct
+    /// models); cheaper than [`Evaluator::measure`]. `start` is a warm start known to lie at or
+    /// below the fixed point (the fixed point of a lower rate: every map is monotone in the
+    /// rate), `None` for the zero-load state.
+    fn stable(&self, rate: f64, start: Option<f64>) -> Option<f64>;
+    /// The full evaluation at `rate`.
+    fn measure(&self, rate: f64) -> Measurement;
+    /// A rate at which the model is certainly saturated (brackets the bisection).
+    fn saturated_bound(&self) -> f64;
+}
+
+/// Builds the precomputed model and runs `f` on it.
+fn with_model<T>(
+    model: ModelName,
+    scenario: &Scenario,
+    options: &ModelOptions,
+    f: impl FnOnce(&dyn Evaluator) -> T,
+) -> Result<T, ModelError> {
+    Ok(match model {
+        ModelName::ScoutingTorus => f(&scouting_torus::Scouting::new(scenario)?),
+        ModelName::BroadcastHypercube => f(&broadcast_hypercube::Broadcast::new(scenario)?),
+        ModelName::CircuitTorusFaults => f(&circuit_torus_faults::Circuit::new(scenario)?),
+        ModelName::NbcTorus => f(&nbc_torus::Nbc::new(scenario)?),
+        ModelName::FatTree => f(&fat_tree::FatTree::new(scenario, options)?),
+    })
+}
+
+/// Bisection on the status of the model to [`SATURATION_REL_TOL`].
+///
+/// Each stability check starts the fixed-point iteration from the fixed point of the highest
+/// stable rate found so far; it lies below the fixed point at any higher rate, so the iteration
+/// reaches the same (smallest) fixed point as from zero load, only faster.
+fn bisect_saturation(model: ModelName, m: &dyn Evaluator) -> Result<f64, ModelError> {
+    let mut hi = m.saturated_bound();
+    let mut grow = 0;
+    while m.stable(hi, None).is_some() {
+        hi *= 2.0;
+        grow += 1;
+        if grow > 60 || !hi.is_finite() {
+            return Err(ModelError(format!(
+                "{}: found no saturation below {hi} messages/node/cycle; the model never \
+                 saturates for this scenario",
+                model.as_str()
+            )));
+        }
+    }
+    // Shrink the bracket geometrically first: the saturation rate is usually well below the
+    // analytic bound.
+    let (mut lo, mut lo_x);
+    loop {
+        let mid = 0.5 * hi;
+        if let Some(x) = m.stable(mid, None) {
+            (lo, lo_x) = (mid, x);
+            break;
+        }
+        hi = mid;
+        if hi < 1e-300 {
+            return Err(ModelError(format!(
+                "{}: the model is saturated at every positive rate",
+                model.as_str()
+            )));
+        }
+    }
+    while hi - lo > SATURATION_REL_TOL * hi {
+        let mid = 0.5 * (lo + hi);
+        match m.stable(mid, Some(lo_x)) {
+            Some(x) => (lo, lo_x) = (mid, x),
+            None => hi = mid,
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
+/// Checks shared by every model: message length, the fixed-length assumption and that
+/// parameters a model does not model are at their neutral values.
+fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError> {
+    let name = model.as_str();
+    if scenario.message_length == 0 {
+        return Err(ModelError(format!("{name}: message_length must be at least 1 flit, got 0")));
+    }
+    if scenario.virtual_channels == 0 {
+        return Err(ModelError(format!(
+            "{name}: virtual_channels must be at least 1 per physical channel, got 0"
+        )));
+    }
+    if model != ModelName::CircuitTorusFaults
+        && let Some(m2) = scenario.message_length_second_moment
+    {
+        let m = f64::from(scenario.message_length);
+        if (m2 - m * m).abs() > 1e-9 * m * m {
+            return Err(ModelError(format!(
+                "{name}: the paper assumes fixed-length messages, so message_length_second_moment \
+                 must be unset (or M^2 = {}), got {m2}; only circuit_torus_faults models random \
+                 lengths",
+                m * m
+            )));
+        }
+    }
+    if model != ModelName::CircuitTorusFaults && scenario.fault_rate != 0.0 {
+        return Err(ModelError(format!(
+            "{name}: the paper has no faulty nodes, so fault_rate must be 0, got {}; \
+             circuit_torus_faults models faults",
+            scenario.fault_rate
+        )));
+    }
+    if model != ModelName::BroadcastHypercube && scenario.broadcast_fraction != 0.0 {
+        return Err(ModelError(format!(
+            "{name}: the paper has unicast traffic only, so broadcast_fraction must be 0, got {}; \
+             broadcast_hypercube models broadcasts",
+            scenario.broadcast_fraction
+        )));
+    }
+    Ok(())
+}
+
+/// The 2-D torus radix `k` of `scenario`, or why the scenario is not a 2-D torus with even
+/// `4 <= k <= 1024` (the torus models need `D = k/2` to be a whole number of hops).
+fn torus_radix(name: &str, scenario: &Scenario) -> Result<u32, ModelError> {
+    match scenario.topology {
+        Topology::Torus { radix, dimensions: 2 } => {
+            if radix % 2 != 0 || !(4..=1024).contains(&radix) {
+                Err(ModelError(format!(
+                    "{name}: needs an even radix 4 <= k <= 1024 (the model uses D = k/2 hops), \
+                     got k = {radix}"
+                )))
+            } else {
+                Ok(radix)
+            }
+        }
+        Topology::Torus { dimensions, .. } => Err(ModelError(format!(
+            "{name}: the paper models 2-D tori (k-ary 2-cubes) only, got {dimensions} dimensions"
+        ))),
+        other => Err(ModelError(format!(
+            "{name}: the paper models 2-D tori only, got topology `{}`",
+            other.kind()
+        ))),
+    }
+}
+
+/// Error for a routing the model does not cover.
+fn routing_error(name: &str, routing: Routing, accepted: &str) -> ModelError {
+    ModelError(format!(
+        "{name}: the paper's routing is {accepted}, got routing `{}`",
+        routing.as_str()
+    ))
+}
+
+/// Error for a switching the model does not cover.
+fn switching_error(name: &str, switching: Switching, accepted: &str) -> ModelError {
+    ModelError(format!(
+        "{name}: the paper's switching is {accepted}, got switching `{}`",
+        switching.kind()
+    ))
+}
+
+/// A measurement with the fields every non-saturated model point shares.
+fn ok_measurement(rate: f64) -> Measurement {
+    Measurement { throughput: Some(rate), ..Measurement::default() }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,244 @@
+//! Plans: an [`Experiment`] compiled into a petgraph DAG of content-hashed tasks.
+//!
+//! Task kinds (design brief section 4): `Saturation` (the model's saturation
+//! rate of one scenario), `Solve` (the model at one load), `Simulate` (one
+//! replication at one load), `Aggregate` (replications -> mean and 95% CI),
+//! `Gather` (all rows -> results.parquet) and `Report` (the bundle). Edges carry
+//! data dependencies only: a `Solve` or `Simulate` at a fraction of saturation
+//! waits for its scenario's `Saturation`; `Gather` waits for everything.
+//!
+//! **Invariant:** a task's id is a blake3 hash of its kind, its fully resolved
+//! inputs, its seed and its evaluator's version ([`identity`]); a simulation
+//! seed derives from the spec seed and the task's inputs only, never from
+//! scheduling order. Equal ids mean equal results, so ids key the cache.
+
+pub mod dot;
+pub mod identity;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde::Serialize;
+
+use crate::spec::{Experiment, Load};
+
+/// What a task does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// The model's saturation rate for one scenario.
+    Saturation,
+    /// The model at one load.
+    Solve,
+    /// One simulation replication at one load.
+    Simulate,
+    /// Replications -> mean and 95% confidence interval.
+    Aggregate,
+    /// All rows -> results.parquet.
+    Gather,
+    /// results.parquet -> report bundle.
+    Report,
+}
+
+impl TaskKind {
+    /// Every kind, in pipeline order.
+    pub const ALL: [TaskKind; 6] = [
+        TaskKind::Saturation,
+        TaskKind::Solve,
+        TaskKind::Simulate,
+        TaskKind::Aggregate,
+        TaskKind::Gather,
+        TaskKind::Report,
+    ];
+
+    /// The kind's name in tables and DOT output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TaskKind::Saturation => "Saturation",
+            TaskKind::Solve => "Solve",
+            TaskKind::Simulate => "Simulate",
+            TaskKind::Aggregate => "Aggregate",
+            TaskKind::Gather => "Gather",
+            TaskKind::Report => "Report",
+        }
+    }
+
+    /// Whether the task computes rows or a rate (and so is cached).
+    pub fn is_compute(&self) -> bool {
+        !matches!(self, TaskKind::Gather | TaskKind::Report)
+    }
+}
+
+/// A load point of one task.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadPoint {
+    /// Messages/node/cycle.
+    Rate(f64),
+    /// Fraction of the scenario's model saturation rate.
+    FractionOfSaturation(f64),
+}
+
+/// One node of the plan.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// What it does.
+    pub kind: TaskKind,
+    /// Content hash (64 hex digits): the cache key.
+    pub id: String,
+    /// Index into `Experiment::scenarios` (`None` for Gather and Report).
+    pub scenario: Option<usize>,
+    /// The load (Solve, Simulate, Aggregate).
+    pub load: Option<LoadPoint>,
+    /// Replication index (Simulate).
+    pub replication: Option<u32>,
+    /// Random seed (Simulate).
+    pub seed: Option<u64>,
+    /// Rough cost estimate in seconds, for `runner plan` and the ETA.
+    pub cost: f64,
+}
+
+/// Which methods to run (`--only`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Only {
+    /// Only the analytical model (Saturation and Solve tasks).
+    Model,
+    /// Only the simulator (plus Saturation tasks needed for fractions of saturation).
+    Simulation,
+}
+
+/// A compiled experiment.
+#[derive(Debug)]
+pub struct Plan {
+    /// The DAG; edges point from an input to the task that needs it.
+    pub graph: DiGraph<Task, ()>,
+    /// The Gather node.
+    pub gather: NodeIndex,
+    /// The Report node.
+    pub report: NodeIndex,
+    /// Saturation node per scenario, when the model runs.
+    pub saturation: Vec<Option<NodeIndex>>,
+    /// Result-producing nodes in row order: per scenario, per load, the Solve,
+    /// then the Simulate replications, then the Aggregate.
+    pub row_nodes: Vec<NodeIndex>,
+}
+
+/// Compiles an experiment into a plan.
+pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
+    let mut graph = DiGraph::new();
+    let run_model = experiment.model.is_some() && only != Some(Only::Simulation);
+    let simulation = experiment.simulation.as_ref().filter(|_| only != Some(Only::Model));
+    let fractions = matches!(experiment.load, Load::FractionOfSaturation(_));
+    let mut saturation = Vec::with_capacity(experiment.scenarios.len());
+    let mut row_nodes = Vec::new();
+    let mut tail = Vec::new();
+    for (index, point) in experiment.scenarios.iter().enumerate() {
+        let scenario = &point.scenario;
+        let sat = match &experiment.model {
+            Some(model) if run_model || fractions => Some(graph.add_node(Task {
+                kind: TaskKind::Saturation,
+                id: identity::saturation(scenario, model),
+                scenario: Some(index),
+                load: None,
+                replication: None,
+                seed: None,
+                cost: 2e-3,
+            })),
+            _ => None,
+        };
+        saturation.push(sat);
+        tail.extend(sat);
+        let loads: Vec<LoadPoint> = match &experiment.load {
+            Load::Rates(r) => r.iter().map(|&r| LoadPoint::Rate(r)).collect(),
+            Load::FractionOfSaturation(f) => {
+                f.iter().map(|&f| LoadPoint::FractionOfSaturation(f)).collect()
+            }
+        };
+        for load in loads {
+            let needs_saturation = matches!(load, LoadPoint::FractionOfSaturation(_));
+            if let (true, Some(model)) = (run_model, &experiment.model) {
+                let solve = graph.add_node(Task {
+                    kind: TaskKind::Solve,
+                    id: identity::solve(scenario, model, load),
+                    scenario: Some(index),
+                    load: Some(load),
+                    replication: None,
+                    seed: None,
+                    cost: 2e-5,
+                });
+                if let (true, Some(sat)) = (needs_saturation, sat) {
+                    graph.add_edge(sat, solve, ());
+                }
+                row_nodes.push(solve);
+                tail.push(solve);
+            }
+            if let Some(simulation) = simulation {
+                let mut replicas = Vec::with_capacity(simulation.replications as usize);
+                for replication in 0..simulation.replications {
+                    let seed = identity::seed(experiment.seed, scenario, load, replication);
+                    let node = graph.add_node(Task {
+                        kind: TaskKind::Simulate,
+                        id: identity::simulate(scenario, simulation, load, replication, seed),
+                        scenario: Some(index),
+                        load: Some(load),
+                        replication: Some(replication),
+                        seed: Some(seed),
+                        cost: identity::simulation_cost(scenario, &simulation.options, load),
+                    });
+                    if let (true, Some(sat)) = (needs_saturation, sat) {
+                        graph.add_edge(sat, node, ());
+                    }
+                    row_nodes.push(node);
+                    replicas.push(node);
+                }
+                let ids: Vec<&str> = replicas.iter().map(|&n| graph[n].id.as_str()).collect();
+                let aggregate_id = identity::aggregate(&ids);
+                let aggregate = graph.add_node(Task {
+                    kind: TaskKind::Aggregate,
+                    id: aggregate_id,
+                    scenario: Some(index),
+                    load: Some(load),
+                    replication: None,
+                    seed: None,
+                    cost: 1e-5,
+                });
+                for &replica in &replicas {
+                    graph.add_edge(replica, aggregate, ());
+                }
+                row_nodes.push(aggregate);
+                tail.push(aggregate);
+            }
+        }
+    }
+    let gather = graph.add_node(Task {
+        kind: TaskKind::Gather,
+        id: String::from("gather"),
+        scenario: None,
+        load: None,
+        replication: None,
+        seed: None,
+        cost: 1e-6 * row_nodes.len() as f64,
+    });
+    for node in tail {
+        graph.add_edge(node, gather, ());
+    }
+    let report = graph.add_node(Task {
+        kind: TaskKind::Report,
+        id: String::from("report"),
+        scenario: None,
+        load: None,
+        replication: None,
+        seed: None,
+        cost: 0.5,
+    });
+    graph.add_edge(gather, report, ());
+    Plan { graph, gather, report, saturation, row_nodes }
+}
+
+impl Plan {
+    /// Number of tasks of each kind.
+    pub fn counts(&self) -> Vec<(TaskKind, usize)> {
+        TaskKind::ALL
+            .iter()
+            .map(|&kind| (kind, self.graph.node_weights().filter(|t| t.kind == kind).count()))
+            .collect()
+    }
+}

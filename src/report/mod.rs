@@ -1,0 +1,331 @@
+//! Paper-ready report bundles: figures, tables, an HTML page, Markdown and a manifest.
+//!
+//! # Brief overview
+//!
+//! [`render`] turns the tidy result rows of one run into the files of `reports/<name>/`
+//! (design §7). The caller has already written `results.parquet` and `spec.yaml`; `render`
+//! writes everything else and, last, `manifest.json` with the SHA-256 of every file:
+//!
+//! ```text
+//! index.html                 self-contained page (inline SVG, CSS and script; no network)
+//! report.md                  the same content for GitHub and paper drafts
+//! figures/figN_<y>_vs_<x>.svg / .pdf   one per figure spec (figure.rs, pdf.rs)
+//! tables/agreement.{csv,tex,md}        model vs. simulation (agreement.rs, tables.rs)
+//! tables/results.{csv,tex,md}          every result row (tables.rs)
+//! manifest.json              provenance + SHA-256 of every other file (manifest.rs)
+//! ```
+//!
+//! [`verify`] re-hashes a bundle against its manifest (`runner verify`), and
+//! [`check_figure`] lets the spec validator reject unknown column names early.
+//!
+//! **Architecture Invariant:** the report reads rows, the spec's `report:` section and the
+//! provenance; it never runs a task, never touches the network and never reads system
+//! fonts. Every file is written atomically (temporary file in the same directory, then
+//! rename), so a crash leaves either the old or the new file, never half of one.
+
+mod agreement;
+mod columns;
+mod figure;
+mod manifest;
+mod pages;
+mod pdf;
+mod tables;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+pub use columns::check_figure;
+
+use crate::spec::report::{ReportSpec, TableKind};
+use crate::store::provenance::Provenance;
+use crate::store::row::Row;
+
+/// Everything [`render`] needs.
+#[derive(Clone, Copy, Debug)]
+pub struct ReportInput<'a> {
+    /// Experiment name (the spec's `name`).
+    pub experiment: &'a str,
+    /// Report title.
+    pub title: &'a str,
+    /// The spec's `report:` section.
+    pub spec: &'a ReportSpec,
+    /// All result rows of the run (model, per-replication and aggregate simulation rows).
+    pub rows: &'a [Row],
+    /// Where the results came from.
+    pub provenance: &'a Provenance,
+    /// Resolved template directory overriding built-in templates by file name, or `None`.
+    pub template_dir: Option<&'a Path>,
+}
+
+/// Why a report could not be rendered or verified.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// A bundle file could not be written.
+    #[error("cannot write `{}`: {source}; check that the directory is writable", path.display())]
+    Write {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A bundle file or directory could not be read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A figure spec is invalid (for example an unknown column) or drawing failed.
+    #[error("figure {number}: {message}")]
+    Figure {
+        /// 1-based figure number in the spec.
+        number: usize,
+        /// What went wrong.
+        message: String,
+    },
+    /// A figure could not be converted to PDF.
+    #[error("cannot convert figure `{figure}` to PDF: {message}")]
+    Pdf {
+        /// Figure file stem.
+        figure: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A template failed to load, parse or render.
+    #[error(
+        "template `{name}`: {message}; fix the template or remove it from `template_dir` to use the built-in one"
+    )]
+    Template {
+        /// Template name.
+        name: String,
+        /// The minijinja error with location.
+        message: String,
+    },
+    /// `manifest.json` is not a valid manifest.
+    #[error("manifest `{}` is not valid: {message}; re-render the bundle with `runner report`", path.display())]
+    Manifest {
+        /// The manifest path.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Renders the report bundle into `bundle_dir` and returns the paths written, manifest last.
+///
+/// Files in `figures/` and `tables/` left over from an earlier render (say, a figure the
+/// spec no longer has) are removed, so the manifest describes exactly this render.
+pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>, ReportError> {
+    let figures_dir = bundle_dir.join("figures");
+    let tables_dir = bundle_dir.join("tables");
+    for dir in [bundle_dir, &figures_dir, &tables_dir] {
+        fs::create_dir_all(dir)
+            .map_err(|source| ReportError::Write { path: dir.to_path_buf(), source })?;
+    }
+    let mut written = Vec::new();
+
+    let plot_rows: Vec<figure::PlotRow<'_>> =
+        input.rows.iter().map(|row| figure::PlotRow { row, json: columns::to_json(row) }).collect();
+    let mut page_figures = Vec::new();
+    for (index, spec) in input.spec.figures.iter().enumerate() {
+        let figure = figure::build(index + 1, spec, &plot_rows)?;
+        let svg_path = figures_dir.join(format!("{}.svg", figure.stem));
+        write_atomic(&svg_path, figure.svg.as_bytes())?;
+        written.push(svg_path);
+        let pdf_path = figures_dir.join(format!("{}.pdf", figure.stem));
+        write_atomic(&pdf_path, &pdf::svg_to_pdf(&figure.svg, &figure.stem)?)?;
+        written.push(pdf_path);
+        page_figures.push(pages::PageFigure {
+            number: index + 1,
+            display_width_px: (figure.width_pt * 2.4).round() as u32,
+            stem: figure.stem,
+            title: figure.title,
+            caption: figure.caption,
+            svg: figure.svg,
+        });
+    }
+
+    let mut agreement_table = None;
+    let mut results_table = None;
+    for kind in &input.spec.tables {
+        match kind {
+            TableKind::ModelVsSimulation if agreement_table.is_none() => {
+                let agreement = agreement::compute(input.rows);
+                let table = tables::agreement_table(&agreement);
+                let csv = tables::agreement_csv(&agreement);
+                agreement_table =
+                    Some(write_table(&tables_dir, "agreement", table, &csv, input, &mut written)?);
+            }
+            TableKind::Results if results_table.is_none() => {
+                let table = tables::results_table(input.rows);
+                let csv = tables::results_csv(input.rows);
+                results_table =
+                    Some(write_table(&tables_dir, "results", table, &csv, input, &mut written)?);
+            }
+            _ => {}
+        }
+    }
+
+    let seeds: BTreeSet<u64> = input
+        .rows
+        .iter()
+        .filter(|row| row.method == "simulation")
+        .filter_map(|row| row.seed)
+        .collect();
+    let context = pages::PageContext {
+        experiment: input.experiment.to_owned(),
+        title: input.title.to_owned(),
+        provenance: input.provenance.clone(),
+        command_line: pages::shell_join(&input.provenance.command_line),
+        summary: summary(input.rows),
+        figures: page_figures,
+        agreement: agreement_table,
+        results: results_table,
+        seed_count: seeds.len(),
+    };
+    for (template, file) in
+        [(pages::HTML_TEMPLATE, "index.html"), (pages::MARKDOWN_TEMPLATE, "report.md")]
+    {
+        let text = pages::render(template, input.template_dir, &context)?;
+        let path = bundle_dir.join(file);
+        write_atomic(&path, text.as_bytes())?;
+        written.push(path);
+    }
+
+    remove_stale(&figures_dir, &written)?;
+    remove_stale(&tables_dir, &written)?;
+
+    let manifest = manifest::build(
+        bundle_dir,
+        input.experiment,
+        input.title,
+        input.provenance,
+        seeds.into_iter().collect(),
+    )?;
+    let manifest_path = bundle_dir.join(manifest::MANIFEST);
+    let mut json = serde_json::to_string_pretty(&manifest).map_err(|error| {
+        ReportError::Manifest { path: manifest_path.clone(), message: error.to_string() }
+    })?;
+    json.push('\n');
+    write_atomic(&manifest_path, json.as_bytes())?;
+    written.push(manifest_path);
+    Ok(written)
+}
+
+/// Checks a bundle against its `manifest.json` (`runner verify`).
+///
+/// Returns one line per problem: a listed file that is missing or whose SHA-256 changed, or
+/// a file in the bundle that the manifest does not list. An empty list means the bundle is
+/// intact. Fails only when the manifest itself is missing or unreadable.
+pub fn verify(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
+    manifest::verify(bundle_dir)
+}
+
+fn write_table(
+    dir: &Path,
+    stem: &str,
+    table: tables::Table,
+    csv: &str,
+    input: &ReportInput<'_>,
+    written: &mut Vec<PathBuf>,
+) -> Result<pages::PageTable, ReportError> {
+    let markdown = tables::to_markdown(&table);
+    let source = format!("{} table of experiment {}", stem, input.experiment);
+    for (extension, text) in [
+        ("csv", csv.to_owned()),
+        ("tex", tables::to_tex(&table, &source)),
+        ("md", markdown.clone()),
+    ] {
+        let path = dir.join(format!("{stem}.{extension}"));
+        write_atomic(&path, text.as_bytes())?;
+        written.push(path);
+    }
+    Ok(pages::PageTable { table, markdown, stem: stem.to_owned() })
+}
+
+fn summary(rows: &[Row]) -> pages::Summary {
+    let scenarios: BTreeSet<&str> = rows.iter().map(|row| row.scenario_id.as_str()).collect();
+    let rates = rows.iter().map(|row| row.rate).filter(|rate| rate.is_finite());
+    let rate_range = match rates.fold(None, |acc: Option<(f64, f64)>, rate| {
+        Some(acc.map_or((rate, rate), |(lo, hi)| (lo.min(rate), hi.max(rate))))
+    }) {
+        Some((lo, hi)) if lo == hi => columns::format_number(lo),
+        Some((lo, hi)) => {
+            format!("{} to {}", columns::format_number(lo), columns::format_number(hi))
+        }
+        None => String::new(),
+    };
+    let mut statuses: Vec<pages::StatusCount> = Vec::new();
+    for row in rows {
+        match statuses.iter_mut().find(|entry| entry.status == row.status) {
+            Some(entry) => entry.count += 1,
+            None => statuses.push(pages::StatusCount { status: row.status.clone(), count: 1 }),
+        }
+    }
+    statuses.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.status.cmp(&b.status)));
+    let json: Vec<serde_json::Value> = rows.iter().map(columns::to_json).collect();
+    let (constant, varying) = columns::constant_and_varying(&json);
+    let common = json.first().map(|first| columns::describe(first, &constant)).unwrap_or_default();
+    let varying: Vec<String> = varying.iter().map(|name| columns::symbol(name)).collect();
+    let evaluators: BTreeSet<&str> = rows.iter().map(|row| row.evaluator.as_str()).collect();
+    pages::Summary {
+        rows: rows.len(),
+        model_rows: rows.iter().filter(|row| row.method == "model").count(),
+        simulation_points: rows
+            .iter()
+            .filter(|row| row.method == "simulation" && row.replication.is_none())
+            .count(),
+        replication_rows: rows
+            .iter()
+            .filter(|row| row.method == "simulation" && row.replication.is_some())
+            .count(),
+        scenarios: scenarios.len(),
+        rate_range,
+        statuses,
+        common,
+        varying: varying.join(", "),
+        evaluators: evaluators
+            .into_iter()
+            .filter(|name| !name.is_empty())
+            .map(String::from)
+            .collect(),
+    }
+}
+
+/// Writes `bytes` to `path` via a temporary file in the same directory and a rename.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let write_error = |source| ReportError::Write { path: path.to_path_buf(), source };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(write_error)?;
+    file.write_all(bytes).map_err(write_error)?;
+    // Temporary files are private (0600); bundle files are meant to be shared.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        file.as_file().set_permissions(fs::Permissions::from_mode(0o644)).map_err(write_error)?;
+    }
+    file.as_file().sync_all().map_err(write_error)?;
+    file.persist(path).map_err(|error| write_error(error.error))?;
+    Ok(())
+}
+
+/// Removes files in `dir` that this render did not write.
+fn remove_stale(dir: &Path, written: &[PathBuf]) -> Result<(), ReportError> {
+    let entries = fs::read_dir(dir)
+        .map_err(|source| ReportError::Read { path: dir.to_path_buf(), source })?;
+    for entry in entries {
+        let entry =
+            entry.map_err(|source| ReportError::Read { path: dir.to_path_buf(), source })?;
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|kind| kind.is_file()) && !written.contains(&path) {
+            fs::remove_file(&path).map_err(|source| ReportError::Write { path, source })?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,422 @@
+//! Tables: the agreement and results tables as CSV, LaTeX (booktabs) and Markdown.
+//!
+//! A [`Table`] holds display cells; each format renders it with its own escaping (LaTeX
+//! specials, Markdown pipes and markup, CSV quoting). The HTML page renders the same
+//! [`Table`] through its template. CSV files carry raw, unrounded values for further
+//! analysis; the results CSV has every column of every row, including per-replication rows.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::agreement::{Agreement, ErrorStats, LIGHT_LOAD_LIMIT};
+use super::columns::{self, COLUMNS, format_number};
+use crate::store::row::Row;
+
+/// A table of display cells.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Table {
+    /// Column headers.
+    pub(crate) columns: Vec<Column>,
+    /// Rows of cells, one per column.
+    pub(crate) rows: Vec<Vec<Cell>>,
+    /// Column groups for a two-level LaTeX header: (span, LaTeX text); empty for none.
+    #[serde(skip)]
+    pub(crate) tex_groups: Vec<(usize, String)>,
+    /// Shown instead of the rows when there are none, or below them.
+    pub(crate) note: Option<String>,
+}
+
+/// One column header.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Column {
+    /// Plain-text header (HTML, Markdown).
+    pub(crate) header: String,
+    /// LaTeX header (already LaTeX, not escaped again).
+    #[serde(skip)]
+    pub(crate) tex: String,
+    /// Whether the column is numeric (right-aligned, sorted numerically).
+    pub(crate) numeric: bool,
+}
+
+/// One display cell.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Cell {
+    /// Display text (plain; each format escapes it).
+    pub(crate) text: String,
+    /// Numeric value for sorting, when the cell is a number.
+    pub(crate) sort: Option<f64>,
+}
+
+impl Cell {
+    fn text(text: impl Into<String>) -> Self {
+        Cell { text: text.into(), sort: None }
+    }
+
+    fn number(value: Option<f64>) -> Self {
+        match value.filter(|value| value.is_finite()) {
+            Some(value) => Cell { text: format_number(value), sort: Some(value) },
+            None => Cell::missing(),
+        }
+    }
+
+    fn percent(value: Option<f64>) -> Self {
+        match value.filter(|value| value.is_finite()) {
+            Some(value) => Cell { text: format!("{:.1}%", 100.0 * value), sort: Some(value) },
+            None => Cell::missing(),
+        }
+    }
+
+    fn count(value: usize) -> Self {
+        Cell { text: value.to_string(), sort: Some(value as f64) }
+    }
+
+    fn missing() -> Self {
+        Cell { text: String::new(), sort: None }
+    }
+}
+
+/// The agreement table for display.
+pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
+    let limit = format!("{:.0}%", 100.0 * LIGHT_LOAD_LIMIT);
+    let plain = |what: &str, near: bool| {
+        format!("{what} ({} {limit})", if near { ">" } else { "\u{2264}" })
+    };
+    let columns = vec![
+        column("Scenario", "Scenario", false),
+        column("Id", "Id", false),
+        column(&plain("Points", false), "Points", true),
+        column(&plain("Mean error", false), "Mean err.", true),
+        column(&plain("Max error", false), "Max err.", true),
+        column(&plain("Points", true), "Points", true),
+        column(&plain("Mean error", true), "Mean err.", true),
+        column(&plain("Max error", true), "Max err.", true),
+    ];
+    let stats_cells = |stats: &ErrorStats| {
+        [Cell::count(stats.points), Cell::percent(stats.mean), Cell::percent(stats.max)]
+    };
+    let rows = agreement
+        .scenarios
+        .iter()
+        .chain(&agreement.overall)
+        .map(|scenario| {
+            let mut cells = vec![Cell::text(&scenario.label), Cell::text(&scenario.scenario_id)];
+            cells.extend(stats_cells(&scenario.light));
+            cells.extend(stats_cells(&scenario.near));
+            cells
+        })
+        .collect();
+    let tex_limit = format!("{:.0}\\,\\%", 100.0 * LIGHT_LOAD_LIMIT);
+    Table {
+        columns,
+        rows,
+        tex_groups: vec![
+            (2, String::new()),
+            (3, format!("Load $\\le$ {tex_limit} of saturation")),
+            (3, format!("Load $>$ {tex_limit} of saturation")),
+        ],
+        note: Some(agreement.empty_reason.clone().unwrap_or_else(|| {
+            let mut note = format!(
+                "Relative latency error |model \u{2212} simulation| / simulation over the loads \
+                 where both are finite, at light and moderate load (up to {limit} of the \
+                 saturation rate) and near saturation."
+            );
+            if let Some(common) = agreement.common.as_deref().filter(|common| !common.is_empty()) {
+                note.push_str(&format!(" All scenarios: {common}."));
+            }
+            note
+        })),
+    }
+}
+
+/// The results table for display: model rows and aggregate simulation rows.
+///
+/// Scenario columns appear only when they vary; the values shared by all rows go in the note.
+/// Load, throughput and note columns appear only when some row has a value.
+pub(crate) fn results_table(rows: &[Row]) -> Table {
+    let shown: Vec<&Row> = rows.iter().filter(|row| row.replication.is_none()).collect();
+    let json: Vec<Value> = shown.iter().map(|row| columns::to_json(row)).collect();
+    let (constant, varying) = columns::constant_and_varying(&json);
+    let has_load = shown.iter().any(|row| row.fraction_of_saturation.is_some());
+    let has_throughput = shown.iter().any(|row| row.throughput.is_some());
+    let has_note = shown.iter().any(|row| row.error.is_some());
+
+    let mut table_columns =
+        vec![column("Method", "Method", false), column("Scenario", "Scenario", false)];
+    for name in &varying {
+        let numeric = columns::kind(name) == Some(columns::Kind::Number);
+        let header = if numeric { columns::symbol(name) } else { capitalize(name) };
+        table_columns.push(column(&header, &tex_symbol(name, &header), numeric));
+    }
+    table_columns.push(column("Rate (msg/node/cycle)", "Rate", true));
+    if has_load {
+        table_columns.push(column("Load (fraction of sat.)", "Load", true));
+    }
+    table_columns.push(column("Latency (cycles)", "Latency", true));
+    table_columns.push(column("95% CI (\u{b1} cycles)", "CI95 ($\\pm$)", true));
+    if has_throughput {
+        table_columns.push(column("Throughput", "Throughput", true));
+    }
+    table_columns.push(column("Reps", "Reps", true));
+    table_columns.push(column("Status", "Status", false));
+    if has_note {
+        table_columns.push(column("Note", "Note", false));
+    }
+
+    let table_rows = shown
+        .iter()
+        .zip(&json)
+        .map(|(row, row_json)| {
+            let mut cells = vec![Cell::text(&row.method), Cell::text(&row.scenario_id)];
+            for name in &varying {
+                cells.push(match columns::kind(name) {
+                    Some(columns::Kind::Number) => Cell::number(columns::number(row_json, name)),
+                    _ => Cell::text(columns::text(row_json, name).unwrap_or_default()),
+                });
+            }
+            cells.push(Cell::number(Some(row.rate)));
+            if has_load {
+                cells.push(Cell::number(row.fraction_of_saturation));
+            }
+            cells.push(Cell::number(row.latency));
+            cells.push(Cell::number(row.latency_ci95));
+            if has_throughput {
+                cells.push(Cell::number(row.throughput));
+            }
+            cells.push(Cell::number(row.replications.map(f64::from)));
+            cells.push(Cell::text(&row.status));
+            if has_note {
+                cells.push(Cell::text(row.error.as_deref().map(shorten).unwrap_or_default()));
+            }
+            cells
+        })
+        .collect();
+    let mut note = String::from(
+        "Model rows and simulation means over replications; per-replication rows are in \
+         tables/results.csv and results.parquet.",
+    );
+    let common = json.first().map(|first| columns::describe(first, &constant)).unwrap_or_default();
+    if !common.is_empty() {
+        note.push_str(&format!(" All rows: {common}."));
+    }
+    Table { columns: table_columns, rows: table_rows, tex_groups: Vec::new(), note: Some(note) }
+}
+
+/// Every column of every row as CSV, unrounded.
+pub(crate) fn results_csv(rows: &[Row]) -> String {
+    let mut out = COLUMNS.iter().map(|(name, _)| csv_field(name)).collect::<Vec<_>>().join(",");
+    out.push('\n');
+    for row in rows {
+        let json = columns::to_json(row);
+        let fields: Vec<String> = COLUMNS
+            .iter()
+            .map(|(name, _)| match json.get(*name) {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(text)) => csv_field(text),
+                Some(other) => csv_field(&other.to_string()),
+            })
+            .collect();
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// The agreement table as CSV with raw fractions.
+pub(crate) fn agreement_csv(agreement: &Agreement) -> String {
+    let mut out = String::from(
+        "scenario_id,scenario,light_points,light_mean_relative_error,light_max_relative_error,\
+         near_points,near_mean_relative_error,near_max_relative_error\n",
+    );
+    let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
+    for scenario in agreement.scenarios.iter().chain(&agreement.overall) {
+        let fields = [
+            csv_field(&scenario.scenario_id),
+            csv_field(&scenario.label),
+            scenario.light.points.to_string(),
+            number(scenario.light.mean),
+            number(scenario.light.max),
+            scenario.near.points.to_string(),
+            number(scenario.near.mean),
+            number(scenario.near.max),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// The table as a booktabs `tabular` for `\input`.
+pub(crate) fn to_tex(table: &Table, source: &str) -> String {
+    let mut out = String::new();
+    let spec: String = table.columns.iter().map(|c| if c.numeric { 'r' } else { 'l' }).collect();
+    let _ = writeln!(
+        out,
+        "% {} -- generated by runner; needs \\usepackage{{booktabs}}.",
+        tex_comment(source)
+    );
+    let _ = writeln!(out, "\\begin{{tabular}}{{{spec}}}");
+    out.push_str("\\toprule\n");
+    if !table.tex_groups.is_empty() {
+        let mut cells = Vec::new();
+        let mut rules = Vec::new();
+        let mut start = 1;
+        for (span, text) in &table.tex_groups {
+            if text.is_empty() {
+                cells.extend(std::iter::repeat_n(String::new(), *span));
+            } else {
+                cells.push(format!("\\multicolumn{{{span}}}{{c}}{{{text}}}"));
+                rules.push(format!("\\cmidrule(lr){{{start}-{}}}", start + span - 1));
+            }
+            start += span;
+        }
+        let _ = writeln!(out, "{} \\\\", cells.join(" & "));
+        let _ = writeln!(out, "{}", rules.join(" "));
+    }
+    let headers: Vec<&str> = table.columns.iter().map(|column| column.tex.as_str()).collect();
+    let _ = writeln!(out, "{} \\\\", headers.join(" & "));
+    out.push_str("\\midrule\n");
+    if table.rows.is_empty() {
+        let note = table.note.as_deref().unwrap_or("No rows.");
+        let _ = writeln!(
+            out,
+            "\\multicolumn{{{}}}{{l}}{{{}}} \\\\",
+            table.columns.len(),
+            tex_escape(note)
+        );
+    }
+    for row in &table.rows {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|cell| if cell.text.is_empty() { "--".to_owned() } else { tex_escape(&cell.text) })
+            .collect();
+        let _ = writeln!(out, "{} \\\\", cells.join(" & "));
+    }
+    out.push_str("\\bottomrule\n\\end{tabular}\n");
+    out
+}
+
+/// The table as GitHub-flavoured Markdown (note as a paragraph below).
+pub(crate) fn to_markdown(table: &Table) -> String {
+    let mut out = String::new();
+    if table.rows.is_empty() {
+        if let Some(note) = &table.note {
+            let _ = writeln!(out, "{}", md_escape(note));
+        }
+        return out;
+    }
+    let headers: Vec<String> =
+        table.columns.iter().map(|column| md_escape(&column.header)).collect();
+    let _ = writeln!(out, "| {} |", headers.join(" | "));
+    let rules: Vec<&str> =
+        table.columns.iter().map(|column| if column.numeric { "---:" } else { ":---" }).collect();
+    let _ = writeln!(out, "| {} |", rules.join(" | "));
+    for row in &table.rows {
+        let cells: Vec<String> =
+            row.iter()
+                .map(|cell| {
+                    if cell.text.is_empty() { "\u{2013}".to_owned() } else { md_escape(&cell.text) }
+                })
+                .collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    if let Some(note) = &table.note {
+        let _ = writeln!(out, "\n{}", md_escape(note));
+    }
+    out
+}
+
+/// Escapes LaTeX special characters in text.
+pub(crate) fn tex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            '<' => out.push_str("\\textless{}"),
+            '>' => out.push_str("\\textgreater{}"),
+            '|' => out.push_str("\\textbar{}"),
+            '\u{2264}' => out.push_str("$\\le$"),
+            '\u{2212}' => out.push_str("$-$"),
+            '\u{b1}' => out.push_str("$\\pm$"),
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escapes text for a Markdown paragraph or table cell (inline markup, pipes, HTML).
+pub(crate) fn md_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn column(header: &str, tex: &str, numeric: bool) -> Column {
+    Column { header: header.to_owned(), tex: tex.to_owned(), numeric }
+}
+
+/// LaTeX header for a scenario column: math for symbols, escaped text otherwise.
+fn tex_symbol(name: &str, header: &str) -> String {
+    match name {
+        "fault_rate" => "$\\theta$".to_owned(),
+        "broadcast_fraction" => "$\\beta$".to_owned(),
+        "startup_latency" => "$\\Delta$".to_owned(),
+        _ if header.len() <= 2 && header.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            format!("${header}$")
+        }
+        _ => tex_escape(header),
+    }
+}
+
+fn capitalize(name: &str) -> String {
+    let text = name.replace('_', " ");
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+fn tex_comment(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
+}
+
+fn shorten(text: &str) -> String {
+    const LIMIT: usize = 80;
+    let single_line = text.replace(['\n', '\r'], " ");
+    if single_line.chars().count() <= LIMIT {
+        single_line
+    } else {
+        let mut short: String = single_line.chars().take(LIMIT - 1).collect();
+        short.push('\u{2026}');
+        short
+    }
+}

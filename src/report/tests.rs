@@ -1,0 +1,1001 @@
+//! Tests of the report bundle: files, manifest, escaping, well-formedness, PDFs and a browser.
+//!
+//! The fixture has two scenarios (V = 1 and V = 2 on an 8-ary 2-cube), model and simulation
+//! rows (per-replication and aggregate), and one saturated point per method. The browser test
+//! needs headless Chromium (Debian package `chromium`); set `RUNNER_SKIP_BROWSER=1` to skip it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{ReportError, ReportInput, check_figure, render, verify};
+use crate::spec::report::{FigureSpec, ReportSpec, TableKind};
+use crate::store::provenance::Provenance;
+use crate::store::row::Row;
+
+const EXPECTED_FILES: &[&str] = &[
+    "index.html",
+    "report.md",
+    "figures/fig1_latency_vs_rate.svg",
+    "figures/fig1_latency_vs_rate.pdf",
+    "figures/fig2_latency_vs_rate.svg",
+    "figures/fig2_latency_vs_rate.pdf",
+    "tables/agreement.csv",
+    "tables/agreement.tex",
+    "tables/agreement.md",
+    "tables/results.csv",
+    "tables/results.tex",
+    "tables/results.md",
+    "manifest.json",
+    "results.parquet",
+    "spec.yaml",
+];
+
+// ---------------------------------------------------------------- fixture
+
+fn base_row(scenario_id: &str, virtual_channels: u32, rate: f64) -> Row {
+    Row {
+        experiment: "fixture".into(),
+        task_id: format!("{scenario_id}-{rate}"),
+        scenario_id: scenario_id.into(),
+        topology: "torus".into(),
+        radix: 8,
+        dimensions: 2,
+        nodes: 64,
+        switching: "wormhole".into(),
+        routing: "dimension_order".into(),
+        virtual_channels,
+        buffer_depth: 2,
+        message_length: 32,
+        ejection: "single".into(),
+        rate,
+        intermediates: "{}".into(),
+        ..Row::default()
+    }
+}
+
+/// Model latency of the fixture: zero-load 36 cycles, saturating at `saturation`.
+fn model_latency(rate: f64, saturation: f64) -> f64 {
+    36.0 / (1.0 - rate / saturation)
+}
+
+fn fixture_rows() -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (scenario_id, virtual_channels, saturation) in
+        [("s1a2b3", 1, 0.0105), ("s4c5d6", 2, 0.0135)]
+    {
+        for step in 1..=7 {
+            let rate = 0.002 * f64::from(step);
+            let fraction = rate / saturation;
+            let mut model = base_row(scenario_id, virtual_channels, rate);
+            model.method = "model".into();
+            model.evaluator = "torus_wormhole@model-0.1.0".into();
+            model.saturation_rate = Some(saturation);
+            if fraction < 1.0 {
+                model.status = "ok".into();
+                model.latency = Some(model_latency(rate, saturation));
+                model.throughput = Some(rate);
+            } else {
+                model.status = "saturated".into();
+                model.error = Some("channel utilisation >= 1".into());
+            }
+            rows.push(model);
+
+            let mut aggregate = base_row(scenario_id, virtual_channels, rate);
+            aggregate.method = "simulation".into();
+            aggregate.evaluator = "simulator@sim-0.1.0".into();
+            aggregate.replications = Some(2);
+            if fraction < 0.95 {
+                // 5% off at light load, 20% off near saturation.
+                let deviation = if fraction <= 0.7 { 1.05 } else { 1.2 };
+                let latency = model_latency(rate, saturation) * deviation;
+                aggregate.status = "ok".into();
+                aggregate.latency = Some(latency);
+                aggregate.latency_ci95 = Some(0.02 * latency * (1.0 + 5.0 * fraction));
+                aggregate.throughput = Some(rate);
+            } else {
+                aggregate.status = "saturated".into();
+                aggregate.error = Some("source queues grew without bound".into());
+            }
+            for replication in 0..2 {
+                let mut single = aggregate.clone();
+                single.replication = Some(replication);
+                single.replications = None;
+                single.latency_ci95 = None;
+                single.seed = Some(1000 + u64::from(replication) + (rate * 1e4) as u64);
+                rows.push(single);
+            }
+            rows.push(aggregate);
+        }
+    }
+    rows
+}
+
+fn fixture_spec() -> ReportSpec {
+    let figure = |panels: Vec<&str>, lines: Vec<&str>, log_y: bool| FigureSpec {
+        x: "rate".into(),
+        y: "latency".into(),
+        panels: panels.into_iter().map(String::from).collect(),
+        lines: lines.into_iter().map(String::from).collect(),
+        log_y,
+        title: None,
+    };
+    ReportSpec {
+        template_dir: None,
+        figures: vec![
+            figure(vec![], vec!["virtual_channels"], false),
+            figure(vec!["virtual_channels"], vec![], true),
+        ],
+        tables: vec![TableKind::ModelVsSimulation, TableKind::Results],
+    }
+}
+
+fn fixture_provenance() -> Provenance {
+    Provenance {
+        runner_version: "0.1.0".into(),
+        model_version: "model-0.1.0".into(),
+        sim_version: "sim-0.1.0".into(),
+        spec_path: "experiments/fixture.yaml".into(),
+        spec_sha256: "ab".repeat(32),
+        git_commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
+        git_dirty: Some(false),
+        command_line: vec!["runner".into(), "run".into(), "experiments/fixture.yaml".into()],
+        host: "testhost".into(),
+        started_at: "2026-11-23T10:00:00Z".into(),
+        finished_at: "2026-11-23T10:05:00Z".into(),
+        seed: 42,
+    }
+}
+
+/// A bundle directory as the pipeline leaves it before calling `render`.
+fn bundle_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    fs::write(dir.path().join("results.parquet"), b"PAR1 fixture PAR1").expect("write parquet");
+    fs::write(dir.path().join("spec.yaml"), b"name: fixture\n").expect("write spec");
+    dir
+}
+
+/// Renders the fixture (with optional changes) and returns the bundle directory.
+fn render_fixture(
+    title: &str,
+    rows: &[Row],
+    spec: &ReportSpec,
+    template_dir: Option<&Path>,
+) -> (tempfile::TempDir, Vec<PathBuf>) {
+    let dir = bundle_dir();
+    let provenance = fixture_provenance();
+    let input = ReportInput {
+        experiment: "fixture",
+        title,
+        spec,
+        rows,
+        provenance: &provenance,
+        template_dir,
+    };
+    let written = render(dir.path(), &input).expect("render the fixture");
+    (dir, written)
+}
+
+fn standard_bundle() -> (tempfile::TempDir, Vec<PathBuf>) {
+    render_fixture("Fixture <report>", &fixture_rows(), &fixture_spec(), None)
+}
+
+fn read(dir: &Path, relative: &str) -> String {
+    fs::read_to_string(dir.join(relative))
+        .unwrap_or_else(|error| panic!("read {relative}: {error}"))
+}
+
+// ---------------------------------------------------------------- files and manifest
+
+#[test]
+fn render_writes_every_expected_file() {
+    let (dir, written) = standard_bundle();
+    for relative in EXPECTED_FILES {
+        let path = dir.path().join(relative);
+        assert!(path.is_file(), "missing {relative}");
+        assert!(fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 0, "empty {relative}");
+    }
+    assert_eq!(written.last(), Some(&dir.path().join("manifest.json")));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&read(dir.path(), "manifest.json")).expect("manifest is JSON");
+    let files: Vec<&str> = manifest["files"]
+        .as_array()
+        .expect("files array")
+        .iter()
+        .filter_map(|entry| entry["path"].as_str())
+        .collect();
+    let mut expected: Vec<&str> =
+        EXPECTED_FILES.iter().copied().filter(|path| *path != "manifest.json").collect();
+    expected.sort();
+    assert_eq!(files, expected);
+    assert_eq!(manifest["spec_sha256"], "ab".repeat(32));
+    assert_eq!(manifest["git_commit"], "0123456789abcdef0123456789abcdef01234567");
+    assert_eq!(manifest["git_dirty"], false);
+    assert_eq!(manifest["host"], "testhost");
+    assert_eq!(manifest["seed"], 42);
+    assert!(!manifest["simulation_seeds"].as_array().expect("seeds").is_empty());
+    // No temporary files are left behind.
+    assert_eq!(
+        super::manifest::list_files(dir.path()).expect("list").len(),
+        EXPECTED_FILES.len() - 1
+    );
+}
+
+#[test]
+fn verify_accepts_an_intact_bundle_and_reports_tampering() {
+    let (dir, _) = standard_bundle();
+    assert_eq!(verify(dir.path()).expect("verify"), Vec::<String>::new());
+
+    fs::write(dir.path().join("tables/results.csv"), "tampered\n").expect("tamper");
+    fs::remove_file(dir.path().join("report.md")).expect("delete");
+    fs::write(dir.path().join("figures/extra.svg"), "<svg/>").expect("add");
+    let problems = verify(dir.path()).expect("verify");
+    assert!(problems.iter().any(|p| p.starts_with("changed: tables/results.csv")), "{problems:?}");
+    assert!(problems.iter().any(|p| p == "missing: report.md"), "{problems:?}");
+    assert!(problems.iter().any(|p| p.ends_with("figures/extra.svg")), "{problems:?}");
+    assert_eq!(problems.len(), 3, "{problems:?}");
+}
+
+#[test]
+fn verify_without_manifest_is_an_error() {
+    let dir = bundle_dir();
+    assert!(matches!(verify(dir.path()), Err(ReportError::Read { .. })));
+    fs::write(dir.path().join("manifest.json"), "{not json").expect("write");
+    assert!(matches!(verify(dir.path()), Err(ReportError::Manifest { .. })));
+}
+
+#[test]
+fn rendering_is_deterministic_and_removes_stale_files() {
+    let (first, _) = standard_bundle();
+    let (second, _) = standard_bundle();
+    for relative in EXPECTED_FILES {
+        let a = fs::read(first.path().join(relative)).expect("read first");
+        let b = fs::read(second.path().join(relative)).expect("read second");
+        assert!(a == b, "{relative} differs between two renders of the same input");
+    }
+    // Re-render with one figure into the same directory: the second figure's files go.
+    let mut spec = fixture_spec();
+    spec.figures.truncate(1);
+    let rows = fixture_rows();
+    let provenance = fixture_provenance();
+    let input = ReportInput {
+        experiment: "fixture",
+        title: "t",
+        spec: &spec,
+        rows: &rows,
+        provenance: &provenance,
+        template_dir: None,
+    };
+    render(first.path(), &input).expect("re-render");
+    assert!(!first.path().join("figures/fig2_latency_vs_rate.svg").exists());
+    assert_eq!(verify(first.path()).expect("verify"), Vec::<String>::new());
+}
+
+/// With `RUNNER_REPORT_SAMPLE_DIR=/some/dir`, renders the fixture there to look at it by eye
+/// (screenshots, `pdftoppm`); otherwise does nothing.
+#[test]
+fn sample_bundle_for_inspection() {
+    let Some(target) = std::env::var_os("RUNNER_REPORT_SAMPLE_DIR") else { return };
+    let target = PathBuf::from(target);
+    fs::create_dir_all(&target).expect("create sample directory");
+    fs::write(target.join("results.parquet"), b"PAR1 fixture PAR1").expect("write parquet");
+    fs::write(target.join("spec.yaml"), b"name: fixture\n").expect("write spec");
+    let rows = fixture_rows();
+    let spec = fixture_spec();
+    let provenance = fixture_provenance();
+    let input = ReportInput {
+        experiment: "fixture",
+        title: "Fixture: wormhole torus, V = 1 and V = 2",
+        spec: &spec,
+        rows: &rows,
+        provenance: &provenance,
+        template_dir: None,
+    };
+    render(&target, &input).expect("render the sample");
+
+    // A larger grid: panels by message length, lines by V, simulation only near the model.
+    let mut rows = Vec::new();
+    for message_length in [16_u32, 64] {
+        for virtual_channels in [1_u32, 2, 4] {
+            let scenario_id = format!("m{message_length}v{virtual_channels}");
+            let zero_load = f64::from(message_length) + 8.0;
+            let saturation = 0.5 / zero_load * (1.0 + 0.4 * f64::from(virtual_channels));
+            for step in 1..=12 {
+                let rate = saturation * f64::from(step) / 11.0;
+                let mut model = base_row(&scenario_id, virtual_channels, rate);
+                model.message_length = message_length;
+                model.method = "model".into();
+                model.saturation_rate = Some(saturation);
+                if rate < saturation {
+                    model.status = "ok".into();
+                    model.latency = Some(zero_load / (1.0 - rate / saturation));
+                } else {
+                    model.status = "saturated".into();
+                }
+                let mut simulation = model.clone();
+                simulation.method = "simulation".into();
+                simulation.replications = Some(5);
+                if let Some(latency) = model.latency.filter(|_| step % 2 == 0) {
+                    simulation.latency = Some(latency * 1.07);
+                    simulation.latency_ci95 = Some(latency * 0.04);
+                    rows.push(simulation);
+                }
+                rows.push(model);
+            }
+        }
+    }
+    let spec = ReportSpec {
+        template_dir: None,
+        figures: vec![FigureSpec {
+            x: "rate".into(),
+            y: "latency".into(),
+            panels: vec!["message_length".into()],
+            lines: vec!["virtual_channels".into()],
+            log_y: false,
+            title: None,
+        }],
+        tables: vec![TableKind::ModelVsSimulation],
+    };
+    let input = ReportInput { rows: &rows, spec: &spec, ..input };
+    render(&target.join("grid"), &input).expect("render the grid sample");
+}
+
+// ---------------------------------------------------------------- content
+
+#[test]
+fn html_escapes_the_title_and_is_self_contained() {
+    let (dir, _) =
+        render_fixture("<script>alert('x')</script> & co", &fixture_rows(), &fixture_spec(), None);
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("&lt;script&gt;alert("), "title not escaped");
+    assert!(!html.contains("<script>alert"), "raw script from the title");
+    assert_eq!(html.matches("<figure class=\"plot\"").count(), 2);
+    for section in [
+        "id=\"summary\"",
+        "id=\"figures\"",
+        "id=\"agreement\"",
+        "id=\"results\"",
+        "id=\"provenance\"",
+    ] {
+        assert!(html.contains(section), "missing section {section}");
+    }
+    // No external resources: nothing is fetched over the network or from disk.
+    for pattern in ["src=\"http", "href=\"http", "url(", "@import", "<link", "src=\"//", "<img"] {
+        assert!(!html.contains(pattern), "external resource `{pattern}` in index.html");
+    }
+    assert!(html.contains("0123456789abcdef0123456789abcdef01234567"));
+    assert!(html.contains("fixture.yaml"));
+
+    let markdown = read(dir.path(), "report.md");
+    assert!(
+        markdown.starts_with("# &lt;script&gt;alert('x')&lt;/script&gt; &amp; co\n"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn markdown_is_well_formed() {
+    let (dir, _) = standard_bundle();
+    let markdown = read(dir.path(), "report.md");
+    for heading in [
+        "## Summary",
+        "## Figures",
+        "## Model vs. simulation",
+        "## Results",
+        "## Appendix: provenance",
+    ] {
+        assert!(markdown.lines().any(|line| line == heading), "missing {heading}");
+    }
+    assert!(markdown.contains("](figures/fig1_latency_vs_rate.svg)"));
+    assert!(!markdown.contains("\n\n\n\n"), "runs of blank lines");
+    for relative in ["report.md", "tables/agreement.md", "tables/results.md"] {
+        check_markdown_tables(&read(dir.path(), relative), relative);
+    }
+}
+
+/// Every table row has as many cells as its header, and the delimiter row is valid.
+fn check_markdown_tables(text: &str, name: &str) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut index = 0;
+    let mut tables = 0;
+    while index < lines.len() {
+        if lines[index].starts_with('|') {
+            tables += 1;
+            let columns = count_cells(lines[index]);
+            let delimiter = lines.get(index + 1).copied().unwrap_or_default();
+            assert_eq!(count_cells(delimiter), columns, "{name}: delimiter row of table {tables}");
+            assert!(
+                delimiter.split('|').all(|cell| cell
+                    .trim()
+                    .trim_matches(':')
+                    .chars()
+                    .all(|c| c == '-')),
+                "{name}: bad delimiter {delimiter}"
+            );
+            index += 2;
+            while index < lines.len() && lines[index].starts_with('|') {
+                assert_eq!(count_cells(lines[index]), columns, "{name}: row `{}`", lines[index]);
+                index += 1;
+            }
+        } else {
+            index += 1;
+        }
+    }
+    assert!(tables > 0, "{name}: no table");
+}
+
+fn count_cells(line: &str) -> usize {
+    let mut cells = 0_usize;
+    let mut escaped = false;
+    for c in line.chars() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            '|' if !escaped => cells += 1,
+            _ => escaped = false,
+        }
+    }
+    cells.saturating_sub(1)
+}
+
+#[test]
+fn latex_tables_are_well_formed_and_escaped() {
+    let mut rows = fixture_rows();
+    rows[0].error = Some("50% of {runs} & $cost #1 _x ~y ^z \\path".into());
+    rows[0].status = "failed".into();
+    let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
+    for relative in ["tables/agreement.tex", "tables/results.tex"] {
+        let tex = read(dir.path(), relative);
+        check_latex(&tex, relative);
+        assert!(
+            tex.contains("\\toprule") && tex.contains("\\midrule") && tex.contains("\\bottomrule")
+        );
+    }
+    let results = read(dir.path(), "tables/results.tex");
+    assert!(
+        results.contains("50\\% of \\{runs\\} \\& \\$cost \\#1 \\_x \\textasciitilde{}y"),
+        "{results}"
+    );
+    let agreement = read(dir.path(), "tables/agreement.tex");
+    assert!(agreement.contains("\\multicolumn{3}{c}{Load $\\le$ 70\\,\\% of saturation}"));
+}
+
+/// Balanced `\begin`/`\end` environments and braces; no unescaped `%`, `&` outside columns.
+fn check_latex(tex: &str, name: &str) {
+    let mut environments: Vec<String> = Vec::new();
+    let mut depth = 0_i64;
+    for line in tex.lines().filter(|line| !line.trim_start().starts_with('%')) {
+        let mut rest = line;
+        while let Some(position) = rest.find("\\begin{").or_else(|| rest.find("\\end{")) {
+            let begin = rest[position..].starts_with("\\begin{");
+            let start = position + if begin { 7 } else { 5 };
+            let end = rest[start..].find('}').map(|offset| start + offset).unwrap_or(rest.len());
+            let environment = rest[start..end].to_owned();
+            if begin {
+                environments.push(environment);
+            } else {
+                assert_eq!(
+                    environments.pop().as_deref(),
+                    Some(environment.as_str()),
+                    "{name}: \\end mismatch"
+                );
+            }
+            rest = &rest[end..];
+        }
+        let mut escaped = false;
+        for c in line.chars() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '{' if !escaped => depth += 1,
+                '}' if !escaped => depth -= 1,
+                '%' if !escaped => panic!("{name}: unescaped % in `{line}`"),
+                _ => escaped = false,
+            }
+            assert!(depth >= 0, "{name}: unbalanced braces in `{line}`");
+        }
+    }
+    assert!(environments.is_empty(), "{name}: unclosed {environments:?}");
+    assert_eq!(depth, 0, "{name}: unbalanced braces");
+}
+
+#[test]
+fn agreement_splits_light_and_near_saturation_load() {
+    let agreement = super::agreement::compute(&fixture_rows());
+    assert_eq!(agreement.scenarios.len(), 2);
+    let light_error = 0.05 / 1.05;
+    let near_error = 0.2 / 1.2;
+    for scenario in &agreement.scenarios {
+        assert!(scenario.light.points > 0 && scenario.near.points > 0, "{scenario:?}");
+        let light_mean = scenario.light.mean.expect("light mean");
+        let near_max = scenario.near.max.expect("near max");
+        assert!((light_mean - light_error).abs() < 1e-12, "{scenario:?}");
+        assert!((near_max - near_error).abs() < 1e-12, "{scenario:?}");
+    }
+    // V = 1 saturates at 0.0105: rates 0.002..0.006 are light (<= 70%), 0.008 near, 0.010 near
+    // but simulated as saturated (95%+), 0.012 and 0.014 model-saturated.
+    let first = &agreement.scenarios[0];
+    assert_eq!((first.light.points, first.near.points), (3, 1));
+    assert_eq!(agreement.overall.as_ref().map(|overall| overall.light.points), Some(3 + 4));
+}
+
+#[test]
+fn agreement_without_simulation_says_so() {
+    let rows: Vec<Row> = fixture_rows().into_iter().filter(|row| row.method == "model").collect();
+    let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
+    let markdown = read(dir.path(), "tables/agreement.md");
+    assert!(markdown.contains("No simulation results"), "{markdown}");
+    assert!(read(dir.path(), "index.html").contains("No simulation results"));
+    check_latex(&read(dir.path(), "tables/agreement.tex"), "agreement.tex");
+}
+
+#[test]
+fn simulation_only_runs_render() {
+    let rows: Vec<Row> =
+        fixture_rows().into_iter().filter(|row| row.method == "simulation").collect();
+    let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("Markers: simulation (no model results)."), "caption");
+    assert!(read(dir.path(), "tables/agreement.md").contains("No model results"));
+    let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
+    assert!(svg.contains("Simulation (95% CI)") && !svg.contains(">Model<"), "legend");
+    assert_eq!(verify(dir.path()).expect("verify"), Vec::<String>::new());
+}
+
+#[test]
+fn empty_results_still_render() {
+    let (dir, _) = render_fixture("t", &[], &fixture_spec(), None);
+    assert!(read(dir.path(), "figures/fig1_latency_vs_rate.svg").contains("No finite data points"));
+    assert_eq!(verify(dir.path()).expect("verify"), Vec::<String>::new());
+}
+
+#[test]
+fn template_dir_overrides_by_file_name() {
+    let templates = tempfile::tempdir().expect("temporary directory");
+    fs::write(
+        templates.path().join("report.md.j2"),
+        "custom {{ title | md }} {{ figures | length }}\n",
+    )
+    .expect("write template");
+    let (dir, _) = render_fixture("A_b", &fixture_rows(), &fixture_spec(), Some(templates.path()));
+    assert_eq!(read(dir.path(), "report.md"), "custom A\\_b 2\n");
+    // The HTML page still comes from the built-in template.
+    assert!(read(dir.path(), "index.html").contains("<figure class=\"plot\""));
+
+    fs::write(templates.path().join("report.md.j2"), "{{ no_such_field }}\n")
+        .expect("write template");
+    let dir = bundle_dir();
+    let provenance = fixture_provenance();
+    let spec = fixture_spec();
+    let input = ReportInput {
+        experiment: "fixture",
+        title: "t",
+        spec: &spec,
+        rows: &[],
+        provenance: &provenance,
+        template_dir: Some(templates.path()),
+    };
+    let error = render(dir.path(), &input).expect_err("undefined variable");
+    assert!(matches!(error, ReportError::Template { .. }), "{error}");
+}
+
+#[test]
+fn figure_svg_has_labels_markers_and_caption() {
+    let (dir, _) = standard_bundle();
+    let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
+    assert!(svg.contains("Latency (cycles)"));
+    assert!(svg.contains("Traffic generation rate (messages/node/cycle)"));
+    assert!(svg.contains("V = 1") && svg.contains("V = 2"), "legend entries");
+    assert!(svg.contains("#0072B2") || svg.contains("#0072b2"), "Okabe-Ito blue");
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("Dashed vertical lines: model saturation point."));
+    let svg2 = read(dir.path(), "figures/fig2_latency_vs_rate.svg");
+    assert!(svg2.contains("(a) V = 1") && svg2.contains("(b) V = 2"), "panel titles");
+}
+
+#[test]
+fn default_figure_separates_scenarios_and_other_columns_render() {
+    let default_figure: FigureSpec = serde_json::from_str("{}").expect("default figure");
+    let mut spec = fixture_spec();
+    spec.figures = vec![
+        default_figure,
+        FigureSpec {
+            x: "fraction_of_saturation".into(),
+            y: "throughput".into(),
+            panels: Vec::new(),
+            lines: Vec::new(),
+            log_y: false,
+            title: Some("Throughput & <load>".into()),
+        },
+        FigureSpec {
+            x: "rate".into(),
+            y: "throughput".into(),
+            panels: vec!["switching".into()],
+            lines: vec!["virtual_channels".into()],
+            log_y: true,
+            title: None,
+        },
+    ];
+    let (dir, _) = render_fixture("t", &fixture_rows(), &spec, None);
+    // Without `lines`, the two scenarios still get separate, labelled series.
+    let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
+    assert!(svg.contains("V = 1") && svg.contains("V = 2"), "scenarios not separated");
+    // No row has a load fraction: an explicit empty figure, not an error.
+    let svg = read(dir.path(), "figures/fig2_throughput_vs_fraction_of_saturation.svg");
+    assert!(svg.contains("No finite data points"));
+    let svg = read(dir.path(), "figures/fig3_throughput_vs_rate.svg");
+    assert!(svg.contains("Accepted throughput (messages/node/cycle)"));
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("Throughput &amp; &lt;load&gt;"), "figure title not escaped");
+    let svg = read(dir.path(), "figures/fig2_throughput_vs_fraction_of_saturation.svg");
+    assert!(svg.contains("<title>Throughput &amp; &lt;load&gt;</title>"), "SVG title not escaped");
+    assert_eq!(verify(dir.path()).expect("verify"), Vec::<String>::new());
+}
+
+// ---------------------------------------------------------------- figure specs
+
+#[test]
+fn check_figure_suggests_close_column_names() {
+    let figure = |x: &str, y: &str, lines: &[&str]| FigureSpec {
+        x: x.into(),
+        y: y.into(),
+        panels: Vec::new(),
+        lines: lines.iter().map(|line| line.to_string()).collect(),
+        log_y: false,
+        title: None,
+    };
+    assert_eq!(check_figure(&figure("rate", "latency", &["virtual_channels"])), Ok(()));
+    let error = check_figure(&figure("ratee", "latency", &[])).expect_err("typo");
+    assert!(
+        error.contains("unknown column `ratee`") && error.contains("did you mean `rate`?"),
+        "{error}"
+    );
+    assert!(
+        error.contains("Valid numeric columns:") && error.contains("fraction_of_saturation"),
+        "{error}"
+    );
+    let error = check_figure(&figure("rate", "latency", &["virtual_channel"])).expect_err("typo");
+    assert!(error.contains("did you mean `virtual_channels`?"), "{error}");
+    let error = check_figure(&figure("rate", "topology", &[])).expect_err("text y");
+    assert!(error.contains("not numeric"), "{error}");
+    let error = check_figure(&figure("rate", "latency", &["zzzzzz"])).expect_err("unknown");
+    assert!(!error.contains("did you mean"), "{error}");
+    assert!(check_figure(&figure("rate", "latency", &["rate"])).is_err(), "column used twice");
+}
+
+#[test]
+fn unknown_column_fails_render_with_a_figure_error() {
+    let mut spec = fixture_spec();
+    spec.figures[0].y = "latncy".into();
+    let dir = bundle_dir();
+    let provenance = fixture_provenance();
+    let rows = fixture_rows();
+    let input = ReportInput {
+        experiment: "fixture",
+        title: "t",
+        spec: &spec,
+        rows: &rows,
+        provenance: &provenance,
+        template_dir: None,
+    };
+    let error = render(dir.path(), &input).expect_err("unknown column");
+    assert!(matches!(error, ReportError::Figure { number: 1, .. }), "{error}");
+    assert!(error.to_string().contains("did you mean `latency`?"), "{error}");
+}
+
+#[test]
+fn column_table_matches_row_fields() {
+    let json = serde_json::to_value(Row::default()).expect("row to JSON");
+    let mut fields: Vec<&str> =
+        json.as_object().expect("object").keys().map(String::as_str).collect();
+    let mut columns: Vec<&str> = super::columns::COLUMNS.iter().map(|(name, _)| *name).collect();
+    fields.sort_unstable();
+    columns.sort_unstable();
+    assert_eq!(columns, fields, "report/columns.rs COLUMNS is out of step with store::row::Row");
+    assert_eq!(super::columns::format_number(0.0125), "0.0125");
+    assert_eq!(super::columns::format_number(123.456), "123.5");
+    assert_eq!(super::columns::format_number(64.0), "64");
+}
+
+// ---------------------------------------------------------------- PDF
+
+#[test]
+fn every_pdf_embeds_the_font_and_keeps_axis_labels_as_text() {
+    let (dir, _) = standard_bundle();
+    for stem in ["fig1_latency_vs_rate", "fig2_latency_vs_rate"] {
+        let pdf = fs::read(dir.path().join(format!("figures/{stem}.pdf"))).expect("read pdf");
+        assert!(pdf.starts_with(b"%PDF-"), "{stem}: not a PDF");
+        assert!(
+            contains(&pdf, b"/FontFile2") || contains(&pdf, b"/FontFile3"),
+            "{stem}: no embedded font"
+        );
+        assert!(contains(&pdf, b"DejaVuSans"), "{stem}: font is not DejaVu Sans");
+        assert!(contains(&pdf, b"/ToUnicode"), "{stem}: no ToUnicode map");
+        let text: String = pdf_text(&pdf).split_whitespace().collect();
+        for label in ["Latency (cycles)", "Traffic generation rate (messages/node/cycle)", "Model"]
+        {
+            let label: String = label.split_whitespace().collect();
+            assert!(
+                text.contains(&label),
+                "{stem}: `{label}` is not text in the PDF; got {text:?}"
+            );
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|window| window == needle)
+}
+
+/// The text shown by a PDF, decoded through its ToUnicode CMaps (two-byte CIDs).
+fn pdf_text(pdf: &[u8]) -> String {
+    let streams = pdf_streams(pdf);
+    let mut map = std::collections::HashMap::new();
+    for stream in &streams {
+        let text = String::from_utf8_lossy(stream);
+        for block in text.split("beginbfchar").skip(1) {
+            let block = block.split("endbfchar").next().unwrap_or_default();
+            let hexes: Vec<&str> =
+                block.split(['<', '>']).map(str::trim).filter(|part| !part.is_empty()).collect();
+            for pair in hexes.chunks(2) {
+                if let [cid, unicode] = pair
+                    && let (Ok(cid), Some(text)) =
+                        (u16::from_str_radix(cid, 16), utf16_hex(unicode))
+                {
+                    map.insert(cid, text);
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    for stream in &streams {
+        if !contains(stream, b"Tj") && !contains(stream, b"TJ") {
+            continue;
+        }
+        for string in pdf_strings(stream) {
+            for pair in string.chunks_exact(2) {
+                let cid = u16::from_be_bytes([pair[0], pair[1]]);
+                out.push_str(map.get(&cid).map(String::as_str).unwrap_or("?"));
+            }
+        }
+    }
+    out
+}
+
+/// The byte strings of a content stream: literal `(...)` (with escapes) and hex `<...>`.
+fn pdf_strings(stream: &[u8]) -> Vec<Vec<u8>> {
+    let mut strings = Vec::new();
+    let mut index = 0;
+    while index < stream.len() {
+        match stream[index] {
+            b'(' => {
+                let mut bytes = Vec::new();
+                let mut depth = 1;
+                index += 1;
+                while index < stream.len() && depth > 0 {
+                    let byte = stream[index];
+                    match byte {
+                        b'\\' => {
+                            let digits: Vec<u8> = stream[index + 1..]
+                                .iter()
+                                .take(3)
+                                .take_while(|digit| (b'0'..=b'7').contains(digit))
+                                .copied()
+                                .collect();
+                            if digits.is_empty() {
+                                bytes.push(match stream.get(index + 1).copied().unwrap_or(b'\\') {
+                                    b'n' => b'\n',
+                                    b'r' => b'\r',
+                                    b't' => b'\t',
+                                    b'b' => 0x08,
+                                    b'f' => 0x0C,
+                                    other => other,
+                                });
+                                index += 2;
+                            } else {
+                                let value = digits
+                                    .iter()
+                                    .fold(0_u32, |acc, digit| acc * 8 + u32::from(digit - b'0'));
+                                bytes.push(value as u8);
+                                index += 1 + digits.len();
+                            }
+                            continue;
+                        }
+                        b'(' => depth += 1,
+                        b')' => depth -= 1,
+                        _ => {}
+                    }
+                    if depth > 0 {
+                        bytes.push(byte);
+                    }
+                    index += 1;
+                }
+                strings.push(bytes);
+            }
+            b'<' if stream.get(index + 1) != Some(&b'<') => {
+                let end = stream[index..]
+                    .iter()
+                    .position(|byte| *byte == b'>')
+                    .map_or(stream.len(), |offset| index + offset);
+                let hex: Vec<u8> =
+                    stream[index + 1..end].iter().copied().filter(u8::is_ascii_hexdigit).collect();
+                let bytes = hex
+                    .chunks_exact(2)
+                    .filter_map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+                    .collect();
+                strings.push(bytes);
+                index = end + 1;
+            }
+            b'<' => index += 2,
+            _ => index += 1,
+        }
+    }
+    strings
+}
+
+fn utf16_hex(hex: &str) -> Option<String> {
+    let units: Option<Vec<u16>> = (0..hex.len())
+        .step_by(4)
+        .map(|index| hex.get(index..index + 4).and_then(|unit| u16::from_str_radix(unit, 16).ok()))
+        .collect();
+    String::from_utf16(&units?).ok()
+}
+
+/// Every stream of the PDF, inflated when it is Flate-compressed.
+fn pdf_streams(pdf: &[u8]) -> Vec<Vec<u8>> {
+    let mut streams = Vec::new();
+    let mut offset = 0;
+    while let Some(position) = find(&pdf[offset..], b"stream") {
+        let mut start = offset + position + b"stream".len();
+        if pdf.get(start) == Some(&b'\r') {
+            start += 1;
+        }
+        if pdf.get(start) != Some(&b'\n') {
+            offset = start;
+            continue;
+        }
+        start += 1;
+        let Some(length) = find(&pdf[start..], b"endstream") else { break };
+        let data = &pdf[start..start + length];
+        streams.push(
+            miniz_oxide::inflate::decompress_to_vec_zlib(data).unwrap_or_else(|_| data.to_vec()),
+        );
+        offset = start + length + b"endstream".len();
+    }
+    streams
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|window| window == needle)
+}
+
+// ---------------------------------------------------------------- browser
+
+/// Loads index.html in headless Chromium with the network off: no console errors, the DOM has
+/// one figure per figure spec, and the screenshot is not blank.
+#[test]
+fn index_html_renders_in_headless_chromium() {
+    if std::env::var("RUNNER_SKIP_BROWSER").is_ok_and(|value| value == "1") {
+        eprintln!("RUNNER_SKIP_BROWSER=1: skipping the headless Chromium test");
+        return;
+    }
+    let chromium = find_chromium().unwrap_or_else(|| {
+        panic!(
+            "headless Chromium is needed for this test but was not found (looked for $CHROMIUM, \
+             chromium, chromium-browser, google-chrome on PATH and /usr/bin/chromium); install \
+             the Debian package with `apt-get install -y chromium`, or set RUNNER_SKIP_BROWSER=1"
+        )
+    });
+    let (dir, _) = standard_bundle();
+    let url = format!("file://{}", dir.path().join("index.html").display());
+
+    let (dom, log) = run_chromium(&chromium, &["--dump-dom", &url]);
+    assert_eq!(
+        dom.matches("<figure class=\"plot\"").count(),
+        fixture_spec().figures.len(),
+        "figures in the DOM"
+    );
+    assert_eq!(dom.matches("<svg").count(), fixture_spec().figures.len(), "inline SVGs in the DOM");
+    // The sort script ran: it sets a title on every header of the sortable tables.
+    assert!(dom.contains("title=\"Sort by this column\""), "inline script did not run");
+    let console: Vec<&str> =
+        log.lines().filter(|line| line.contains(":CONSOLE") || line.contains("Uncaught")).collect();
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    let network: Vec<&str> = log.lines().filter(|line| line.contains("net::ERR_")).collect();
+    assert!(network.is_empty(), "the page tried to load something: {network:#?}");
+
+    let screenshot = dir.path().join("screenshot.png");
+    let argument = format!("--screenshot={}", screenshot.display());
+    run_chromium(&chromium, &[&argument, "--window-size=1200,1600", &url]);
+    let (width, height, dark_fraction, colours) = png_stats(&screenshot);
+    assert_eq!((width, height), (1200, 1600));
+    assert!(dark_fraction > 0.01, "screenshot is nearly blank ({dark_fraction:.4} dark pixels)");
+    assert!(colours > 16, "screenshot has only {colours} colours");
+}
+
+fn find_chromium() -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> =
+        std::env::var_os("CHROMIUM").map(PathBuf::from).into_iter().collect();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            candidates.push(dir.join(name));
+        }
+    }
+    candidates.push(PathBuf::from("/usr/bin/chromium"));
+    candidates.into_iter().find(|candidate| candidate.is_file())
+}
+
+/// Runs headless Chromium with the network disabled; returns (stdout, stderr).
+fn run_chromium(chromium: &Path, arguments: &[&str]) -> (String, String) {
+    let profile = tempfile::tempdir().expect("profile directory");
+    let output_dir = tempfile::tempdir().expect("output directory");
+    let stdout_path = output_dir.path().join("stdout");
+    let stderr_path = output_dir.path().join("stderr");
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-extensions",
+            "--disable-default-apps",
+            "--hide-scrollbars",
+            "--proxy-server=127.0.0.1:9",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(arguments)
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&stdout_path).expect("stdout file"))
+        .stderr(fs::File::create(&stderr_path).expect("stderr file"))
+        .spawn()
+        .unwrap_or_else(|error| panic!("cannot start {}: {error}", chromium.display()));
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for chromium") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stdout = fs::read_to_string(&stdout_path).unwrap_or_default();
+    let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
+    assert!(status.success(), "chromium failed ({status}): {stderr}");
+    (stdout, stderr)
+}
+
+/// (width, height, fraction of dark pixels, distinct colours) of an RGB(A) PNG.
+fn png_stats(path: &Path) -> (u32, u32, f64, usize) {
+    let file = fs::File::open(path)
+        .unwrap_or_else(|error| panic!("no screenshot at {}: {error}", path.display()));
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().expect("PNG header");
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).expect("PNG frame");
+    let channels = info.color_type.samples();
+    assert!(channels >= 3, "unexpected PNG colour type {:?}", info.color_type);
+    let pixels = &buffer[..info.buffer_size()];
+    let mut dark = 0_usize;
+    let mut colours = std::collections::HashSet::new();
+    let count = pixels.len() / channels;
+    for pixel in pixels.chunks_exact(channels) {
+        let (r, g, b) = (pixel[0], pixel[1], pixel[2]);
+        if u32::from(r) + u32::from(g) + u32::from(b) < 3 * 160 {
+            dark += 1;
+        }
+        if colours.len() < 10_000 {
+            colours.insert((r, g, b));
+        }
+    }
+    (info.width, info.height, dark as f64 / count.max(1) as f64, colours.len())
+}

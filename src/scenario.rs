@@ -1,0 +1,238 @@
+//! The shared vocabulary: what physical system is being evaluated.
+//!
+//! A [`Scenario`] is plain data. The spec layer builds one per sweep point; the
+//! analytical models ([`crate::model`]) and the simulator ([`crate::sim`]) both
+//! take one and return a [`crate::measurement::Measurement`]. Nothing here does
+//! I/O or knows about YAML.
+
+use serde::Serialize;
+
+/// Number of simulated or modelled clock cycles.
+pub type Cycles = u64;
+
+/// The interconnection network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topology {
+    /// k-ary n-cube with wrap-around (bidirectional) links.
+    Torus {
+        /// Nodes per dimension, k >= 2.
+        radix: u32,
+        /// Number of dimensions, n >= 1.
+        dimensions: u32,
+    },
+    /// k-ary n-mesh: a torus without the wrap-around links.
+    Mesh {
+        /// Nodes per dimension, k >= 2.
+        radix: u32,
+        /// Number of dimensions, n >= 1.
+        dimensions: u32,
+    },
+    /// Binary n-cube with 2^n nodes.
+    Hypercube {
+        /// Number of dimensions, n >= 1.
+        dimensions: u32,
+    },
+    /// Butterfly fat-tree with N = 4^n processors (Greenberg and Guan).
+    FatTree {
+        /// Number of processors N, a power of 4.
+        processors: u32,
+    },
+}
+
+impl Topology {
+    /// Short name used in result rows: `torus`, `mesh`, `hypercube`, `fat_tree`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Topology::Torus { .. } => "torus",
+            Topology::Mesh { .. } => "mesh",
+            Topology::Hypercube { .. } => "hypercube",
+            Topology::FatTree { .. } => "fat_tree",
+        }
+    }
+
+    /// Radix k for tori and meshes, 2 for the hypercube, 4 for the fat-tree.
+    pub fn radix(&self) -> u32 {
+        match *self {
+            Topology::Torus { radix, .. } | Topology::Mesh { radix, .. } => radix,
+            Topology::Hypercube { .. } => 2,
+            Topology::FatTree { .. } => 4,
+        }
+    }
+
+    /// Number of dimensions n (for the fat-tree: the number of levels, log4 N).
+    pub fn dimensions(&self) -> u32 {
+        match *self {
+            Topology::Torus { dimensions, .. }
+            | Topology::Mesh { dimensions, .. }
+            | Topology::Hypercube { dimensions } => dimensions,
+            Topology::FatTree { processors } => {
+                let mut levels = 0;
+                let mut n = processors.max(1);
+                while n >= 4 {
+                    n /= 4;
+                    levels += 1;
+                }
+                levels
+            }
+        }
+    }
+
+    /// Number of processing nodes, saturating at `u64::MAX` for absurd sizes.
+    pub fn nodes(&self) -> u64 {
+        match *self {
+            Topology::Torus { radix, dimensions } | Topology::Mesh { radix, dimensions } => {
+                (radix as u64).checked_pow(dimensions).unwrap_or(u64::MAX)
+            }
+            Topology::Hypercube { dimensions } => 1u64.checked_shl(dimensions).unwrap_or(u64::MAX),
+            Topology::FatTree { processors } => processors as u64,
+        }
+    }
+}
+
+/// How a message reserves resources on its way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Switching {
+    /// Wormhole switching: the header advances as soon as a channel is free.
+    Wormhole,
+    /// Scouting switching: the header runs up to K links ahead of the data (K = 0 is wormhole).
+    Scouting {
+        /// K, the distance the header may run ahead of the first data flit.
+        scouting_distance: u32,
+    },
+    /// Circuit switching: a probe sets the whole path up before data moves.
+    Circuit,
+}
+
+impl Switching {
+    /// Short name used in result rows.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Switching::Wormhole => "wormhole",
+            Switching::Scouting { .. } => "scouting",
+            Switching::Circuit => "circuit",
+        }
+    }
+
+    /// K for scouting switching, `None` otherwise.
+    pub fn scouting_distance(&self) -> Option<u32> {
+        match *self {
+            Switching::Scouting { scouting_distance } => Some(scouting_distance),
+            _ => None,
+        }
+    }
+}
+
+/// The routing algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// Deterministic dimension-order (e-cube) routing.
+    DimensionOrder,
+    /// Fully adaptive minimal routing with no deadlock avoidance.
+    Adaptive,
+    /// Duato's protocol: adaptive virtual channels plus a deterministic escape class.
+    Duato,
+    /// Duato-Nbc: adaptive channels plus negative-hop escape levels with bonus cards.
+    Nbc,
+    /// Up/down routing (fat-tree: up to a common ancestor, then down).
+    UpDown,
+}
+
+impl Routing {
+    /// Every routing, in the order the CLI lists them.
+    pub const ALL: [Routing; 5] =
+        [Routing::DimensionOrder, Routing::Adaptive, Routing::Duato, Routing::Nbc, Routing::UpDown];
+
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Routing::DimensionOrder => "dimension_order",
+            Routing::Adaptive => "adaptive",
+            Routing::Duato => "duato",
+            Routing::Nbc => "nbc",
+            Routing::UpDown => "up_down",
+        }
+    }
+}
+
+/// How many messages a node's ejection port accepts at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ejection {
+    /// One message at a time (the papers' assumption).
+    #[default]
+    Single,
+    /// Any number of messages at once.
+    Unlimited,
+}
+
+impl Ejection {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Ejection::Single => "single",
+            Ejection::Unlimited => "unlimited",
+        }
+    }
+}
+
+/// One fully resolved physical system: every field has a value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    /// The network.
+    pub topology: Topology,
+    /// The switching technique.
+    pub switching: Switching,
+    /// The routing algorithm.
+    pub routing: Routing,
+    /// Virtual channels per physical channel, V >= 1.
+    pub virtual_channels: u32,
+    /// Escape virtual channels (Duato-Nbc's V2; Duato's escape class), `None` for the default split.
+    pub escape_channels: Option<u32>,
+    /// Flit buffers per virtual channel (simulator only).
+    pub buffer_depth: u32,
+    /// Extra pipeline cycles per hop in the router (simulator only; the papers assume 0).
+    pub router_delay: u32,
+    /// Message length M in flits (the mean when `message_length_second_moment` is set).
+    pub message_length: u32,
+    /// E[M^2] in flits^2 for random message lengths; `None` means fixed length M.
+    pub message_length_second_moment: Option<f64>,
+    /// Probability theta that a node is faulty, 0 <= theta < 1.
+    pub fault_rate: f64,
+    /// Fraction beta of generated messages that are broadcasts, 0 <= beta <= 1.
+    pub broadcast_fraction: f64,
+    /// Message start-up latency Delta in cycles (hypercube broadcast model).
+    pub startup_latency: f64,
+    /// Ejection port capacity.
+    pub ejection: Ejection,
+}
+
+impl Scenario {
+    /// A wormhole scenario on `topology` with the papers' defaults everywhere else:
+    /// dimension-order routing, V = 1, buffer depth 2, no router delay, M = 32 fixed,
+    /// no faults, no broadcasts, Delta = 1, single ejection.
+    pub fn new(topology: Topology) -> Scenario {
+        Scenario {
+            topology,
+            switching: Switching::Wormhole,
+            routing: Routing::DimensionOrder,
+            virtual_channels: 1,
+            escape_channels: None,
+            buffer_depth: 2,
+            router_delay: 0,
+            message_length: 32,
+            message_length_second_moment: None,
+            fault_rate: 0.0,
+            broadcast_fraction: 0.0,
+            startup_latency: 1.0,
+            ejection: Ejection::Single,
+        }
+    }
+
+    /// Number of processing nodes.
+    pub fn nodes(&self) -> u64 {
+        self.topology.nodes()
+    }
+}

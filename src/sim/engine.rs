@@ -1,0 +1,753 @@
+//! The cycle-driven wormhole engine.
+//!
+//! State is struct-of-arrays indexed by integer ids: virtual channel `vc` is either a network
+//! VC (`channel * V + v`, its buffer sits at the downstream router) or an injection VC
+//! (`network_vcs + node * V + v`, holding the whole message at the source). A VC belongs to
+//! one message from the moment a header is granted it until the message's tail flit leaves its
+//! buffer, so a buffer only ever holds flits of one message and is described by counters
+//! (`vc_count` flits buffered, `vc_received` flits that entered) instead of flit objects.
+//! Messages live in a slab with a free list; source queues are linked lists through the slab.
+//! After warm-up nothing is allocated per cycle, per flit or per message.
+//!
+//! One cycle (`Engine::step`), in this order:
+//! 1. traffic: arrivals of this cycle get a free injection VC or join the source queue;
+//! 2. routing: every header whose routing delay has passed requests an output VC (or the
+//!    ejection port at its destination); blocked headers retry every cycle, oldest first;
+//! 3. switch and link traversal, two-phase so that the order of channels does not matter:
+//!    every active physical channel picks, round-robin, one of its VCs whose upstream buffer
+//!    had a flit and whose own buffer had room at the start of the cycle; ejecting VCs hand one
+//!    flit to their node; then all chosen flits move. A flit that arrives in a cycle leaves at
+//!    the earliest in the next one, and a freed slot is seen upstream one cycle later (so a
+//!    buffer depth of 2 sustains one flit per cycle per VC; depth 1 halves it).
+//!
+//! Only channels with an allocated VC (`active`) and VCs holding a routed-to-ejection message
+//! (`ejecting`) are visited. Switching techniques other than wormhole (scouting, circuit)
+//! change what happens in steps 2 and 3 for a message (how far the header may run ahead, acks,
+//! backtracking, teardown), which is why the per-message state is kept in `Message` and the
+//! per-VC state in flat arrays rather than in the loop.
+
+use crate::scenario::{Ejection, Scenario};
+
+use super::routing::{Candidate, Router};
+use super::stats::Batches;
+use super::topology::{Geometry, NO_LINK};
+use super::traffic::{Pattern, Traffic};
+use super::{SimError, rng::Rng};
+
+mod deadlock;
+#[cfg(test)]
+mod invariants;
+
+/// No message / no VC.
+const NONE: u32 = u32::MAX;
+/// `vc_out` value of a buffer whose message is being ejected at this node.
+const EJECT: u32 = u32::MAX - 1;
+
+/// How long to run and when to stop (resolved from `SimOptions`).
+#[derive(Clone, Debug)]
+pub(crate) struct RunPlan {
+    pub(crate) warmup: u64,
+    /// Measurement window length (fixed mode), or the initial batch budget (precision mode).
+    pub(crate) cycles: u64,
+    pub(crate) precision: Option<f64>,
+    pub(crate) max_cycles: u64,
+    pub(crate) deadlock_cycles: u64,
+    pub(crate) batches: u64,
+    /// Saturated when more messages than this wait in source queues.
+    pub(crate) backlog_limit: u64,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Outcome {
+    Ok,
+    Saturated(String),
+    Deadlock(String),
+}
+
+/// A header waiting for an output VC.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    vc: u32,
+    /// First cycle in which it may be routed (arrival + 1 + router delay).
+    ready: u64,
+}
+
+/// One message in flight or in a source queue (slab record).
+#[derive(Clone, Copy, Debug, Default)]
+struct Message {
+    source: u32,
+    dest: u32,
+    length: u32,
+    generated: u64,
+    injected: u64,
+    hops: u32,
+    /// Routing state (Nbc's escape level).
+    level: u32,
+    delivered: u32,
+    /// Next message in the same source queue.
+    next: u32,
+    /// The VC whose buffer holds the header.
+    head_vc: u32,
+    measured: bool,
+}
+
+/// Counters over the measurement window (rates are derived in `stats::summarize`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Window {
+    /// First cycle of the window.
+    pub(crate) start: u64,
+    /// First cycle after the window, once it has closed.
+    pub(crate) end: Option<u64>,
+    pub(crate) open: bool,
+    /// Messages generated / delivered (any generation time) / flits delivered in the window.
+    pub(crate) generated: u64,
+    pub(crate) delivered: u64,
+    pub(crate) delivered_flits: u64,
+    /// Flit and header link traversals in the window.
+    pub(crate) flit_hops: u64,
+    pub(crate) header_hops: u64,
+    /// Output VCs granted, of which not at the first attempt, and the cycles waited for them.
+    pub(crate) hop_requests: u64,
+    pub(crate) hops_blocked: u64,
+    pub(crate) blocked_cycles: u64,
+    /// Output VCs granted on an escape or deterministic VC.
+    pub(crate) escape_hops: u64,
+    /// Channel-cycles with v VCs allocated, v = 0..=V.
+    pub(crate) busy_time: Vec<u64>,
+    /// Messages generated in the window (measured), and those not delivered yet.
+    pub(crate) measured: u64,
+    pub(crate) outstanding: u64,
+    /// Sums over delivered measured messages.
+    pub(crate) latency_sum: f64,
+    pub(crate) network_sum: f64,
+    pub(crate) wait_sum: f64,
+    pub(crate) hops_sum: f64,
+}
+
+/// The simulator state.
+pub(crate) struct Engine {
+    pub(crate) geometry: Geometry,
+    router: Router,
+    /// V, buffer depth, router delay and message length of the scenario.
+    v: u32,
+    depth: u32,
+    delay: u64,
+    length: u32,
+    unlimited_ejection: bool,
+    /// Number of network VCs; injection VCs follow them.
+    network_vcs: u32,
+    /// Bits 0..V set.
+    full_mask: u64,
+
+    // Per virtual channel (network VCs, then injection VCs).
+    /// Message holding the VC, or `NONE`.
+    vc_owner: Vec<u32>,
+    /// Flits in the buffer (for an injection VC: flits not yet sent).
+    vc_count: Vec<u32>,
+    /// Flits that have entered the buffer.
+    vc_received: Vec<u32>,
+    /// Output VC the buffer's flits go to, `EJECT`, or `NONE` while the header waits.
+    vc_out: Vec<u32>,
+    /// Buffer feeding this VC, or `NONE` once the tail has left it.
+    vc_src: Vec<u32>,
+
+    // Per physical channel.
+    /// Bit v set while VC v is allocated.
+    ch_busy: Vec<u64>,
+    /// Round-robin pointer: the VC to consider first.
+    ch_rr: Vec<u32>,
+    /// Cycle since which `ch_busy` has held its population count (for P_v).
+    ch_since: Vec<u64>,
+    /// Position in `active`, or `NONE`.
+    ch_pos: Vec<u32>,
+    /// Channels with at least one allocated VC.
+    active: Vec<u32>,
+
+    // Per node.
+    /// Source queue (linked through `Message::next`).
+    queue_head: Vec<u32>,
+    queue_tail: Vec<u32>,
+    /// Bit v set while injection VC v is in use.
+    inj_busy: Vec<u64>,
+    /// Single ejection: the port is taken.
+    eject_busy: Vec<bool>,
+
+    /// VCs whose message is being handed to its destination node.
+    ejecting: Vec<u32>,
+    /// Headers waiting for an output VC, oldest first.
+    pending: Vec<Pending>,
+    /// Output VCs receiving a flit this cycle (phase A to phase B).
+    moves: Vec<u32>,
+    /// Scratch space for the routing function.
+    candidates: Vec<Candidate>,
+
+    /// Message slab and its free list.
+    messages: Vec<Message>,
+    free: Vec<u32>,
+
+    rng: Rng,
+    traffic: Traffic,
+
+    pub(crate) now: u64,
+    /// Messages in source queues / holding an injection or network VC.
+    queued: u64,
+    in_network: u64,
+    /// Last cycle in which a flit moved (watchdog).
+    last_move: u64,
+    pub(crate) flit_hops: u64,
+    pub(crate) delivered_total: u64,
+    pub(crate) generated_total: u64,
+    /// Fixed end of the window (fixed mode).
+    fixed_end: Option<u64>,
+    /// Saturated when more messages than this wait in source queues.
+    backlog_limit: u64,
+    pub(crate) batches: Batches,
+    pub(crate) window: Window,
+}
+
+impl Engine {
+    /// Builds the network for a scenario accepted by `check`.
+    pub(crate) fn new(
+        scenario: &Scenario,
+        rate: f64,
+        seed: u64,
+        plan: &RunPlan,
+    ) -> Result<Engine, SimError> {
+        let geometry = Geometry::new(&scenario.topology)?;
+        let router = Router::new(scenario, geometry.shape, geometry.radix, geometry.dims)?;
+        let v = scenario.virtual_channels;
+        let slots = geometry.channel_slots();
+        let nodes = geometry.nodes as usize;
+        let network_vcs = slots * v as usize;
+        let total_vcs = network_vcs + nodes * v as usize;
+        if total_vcs >= (EJECT - 1) as usize {
+            return Err(SimError(format!(
+                "network too large for the simulator: {total_vcs} virtual channels"
+            )));
+        }
+        let mut rng = Rng::new(seed);
+        let traffic = Traffic::new(geometry.nodes, rate, Pattern::Uniform, &mut rng);
+        let (fixed_end, batch_length) = match plan.precision {
+            None => {
+                (Some(plan.warmup.saturating_add(plan.cycles)), plan.cycles.div_ceil(plan.batches))
+            }
+            Some(_) => (None, (plan.cycles / plan.batches).max(1)),
+        };
+        let batch_cap = match plan.precision {
+            None => plan.batches as usize,
+            Some(_) => 2 * plan.batches.max(16) as usize,
+        };
+        Ok(Engine {
+            router,
+            v,
+            depth: scenario.buffer_depth,
+            delay: u64::from(scenario.router_delay),
+            length: scenario.message_length,
+            unlimited_ejection: scenario.ejection == Ejection::Unlimited,
+            network_vcs: network_vcs as u32,
+            full_mask: if v == 64 { u64::MAX } else { (1 << v) - 1 },
+            vc_owner: vec![NONE; total_vcs],
+            vc_count: vec![0; total_vcs],
+            vc_received: vec![0; total_vcs],
+            vc_out: vec![NONE; total_vcs],
+            vc_src: vec![NONE; total_vcs],
+            ch_busy: vec![0; slots],
+            ch_rr: vec![0; slots],
+            ch_since: vec![0; slots],
+            ch_pos: vec![NONE; slots],
+            active: Vec::with_capacity(slots),
+            queue_head: vec![NONE; nodes],
+            queue_tail: vec![NONE; nodes],
+            inj_busy: vec![0; nodes],
+            eject_busy: vec![false; nodes],
+            ejecting: Vec::with_capacity(nodes),
+            pending: Vec::with_capacity(nodes * 4),
+            moves: Vec::with_capacity(slots),
+            candidates: Vec::with_capacity(2 * geometry.ports as usize),
+            messages: Vec::with_capacity(nodes * 8),
+            free: Vec::with_capacity(nodes * 8),
+            rng,
+            traffic,
+            now: 0,
+            queued: 0,
+            in_network: 0,
+            last_move: 0,
+            flit_hops: 0,
+            delivered_total: 0,
+            generated_total: 0,
+            fixed_end,
+            backlog_limit: plan.backlog_limit,
+            batches: Batches::new(batch_length, batch_cap),
+            window: Window { busy_time: vec![0; v as usize + 1], ..Window::default() },
+            geometry,
+        })
+    }
+
+    /// Runs warm-up, window and drain; `progress` is called every 4096 cycles.
+    pub(crate) fn run(&mut self, plan: &RunPlan, progress: Option<super::Progress<'_>>) -> Outcome {
+        let outcome = self.run_until_stop(plan, progress);
+        if self.window.open {
+            // Stopped early: account the channel occupancy up to now.
+            self.close_window();
+        }
+        outcome
+    }
+
+    fn run_until_stop(&mut self, plan: &RunPlan, progress: Option<super::Progress<'_>>) -> Outcome {
+        let planned = match plan.precision {
+            None => plan.warmup.saturating_add(plan.cycles),
+            Some(_) => plan.max_cycles.max(plan.warmup.saturating_add(1)),
+        };
+        loop {
+            let now = self.now;
+            if now == plan.warmup && !self.window.open && self.window.end.is_none() {
+                self.open_window();
+            }
+            if self.window.open {
+                let elapsed = now - self.window.start;
+                let close = match (self.fixed_end, plan.precision) {
+                    (Some(end), _) => now >= end,
+                    (None, Some(target)) => {
+                        now >= planned
+                            || (elapsed > 0
+                                && elapsed.is_multiple_of(self.batches.length())
+                                && self.precise_enough(elapsed, target))
+                    }
+                    (None, None) => now >= planned,
+                };
+                if close {
+                    self.close_window();
+                    let w = &self.window;
+                    let deficit = w.generated.saturating_sub(w.delivered);
+                    if deficit as f64 > 0.02 * w.generated as f64
+                        && deficit > 5 * u64::from(self.geometry.nodes)
+                    {
+                        let detail = format!(
+                            "the network accepted {} of the {} messages generated in the \
+                             measurement window",
+                            w.delivered, w.generated
+                        );
+                        return self.saturated_unless_deadlocked(detail);
+                    }
+                }
+            }
+            if let Some(end) = self.window.end {
+                if self.window.outstanding == 0 {
+                    return Outcome::Ok;
+                }
+                let drain_limit = (end - self.window.start).max(50_000);
+                if now - end >= drain_limit {
+                    let detail = format!(
+                        "{} messages generated in the measurement window were still undelivered \
+                         {drain_limit} cycles after it ended",
+                        self.window.outstanding
+                    );
+                    return self.saturated_unless_deadlocked(detail);
+                }
+            }
+            let moved = self.step();
+            if moved {
+                self.last_move = now;
+            } else if self.in_network > 0 && now - self.last_move >= plan.deadlock_cycles {
+                let idle = now - self.last_move;
+                let detail = match self.describe_deadlock() {
+                    Some(cycle) => format!("no flit moved for {idle} cycles: {cycle}"),
+                    None => format!(
+                        "no flit moved for {idle} cycles with {} messages in the network",
+                        self.in_network
+                    ),
+                };
+                return Outcome::Deadlock(detail);
+            }
+            if self.queued > self.backlog_limit {
+                let detail = format!(
+                    "source queues grew to {} messages ({:.1} per node) by cycle {}: the offered \
+                     load exceeds what the network accepts",
+                    self.queued,
+                    self.queued as f64 / f64::from(self.geometry.nodes),
+                    self.now
+                );
+                return self.saturated_unless_deadlocked(detail);
+            }
+            if let Some(report) = progress
+                && self.now.is_multiple_of(4096)
+            {
+                report(self.now.min(planned), planned);
+            }
+        }
+    }
+
+    fn precise_enough(&self, elapsed: u64, target: f64) -> bool {
+        let complete = self.batches.complete(elapsed);
+        match self.batches.confidence(complete) {
+            Some((mean, half, used)) => used >= 10 && half <= target * mean,
+            None => false,
+        }
+    }
+
+    /// Starts the measurement window at the current cycle.
+    pub(crate) fn open_window(&mut self) {
+        self.window.open = true;
+        self.window.start = self.now;
+        self.ch_since.fill(self.now);
+    }
+
+    fn close_window(&mut self) {
+        let now = self.now;
+        for ch in 0..self.ch_busy.len() {
+            if self.geometry.downstream(ch as u32) != NO_LINK {
+                let busy = self.ch_busy[ch].count_ones() as usize;
+                self.window.busy_time[busy] += now - self.ch_since[ch];
+            }
+        }
+        self.window.open = false;
+        self.window.end = Some(now);
+    }
+
+    /// Simulates one cycle; returns whether any flit moved.
+    pub(crate) fn step(&mut self) -> bool {
+        self.generate();
+        self.route();
+        let moved = self.traverse();
+        self.now += 1;
+        moved
+    }
+
+    fn generate(&mut self) {
+        // The backlog bound also caps one cycle's arrivals at absurd rates (the run then stops).
+        while self.queued <= self.backlog_limit
+            && let Some((source, dest)) = self.traffic.next_arrival(self.now + 1, &mut self.rng)
+        {
+            self.send(source, dest);
+        }
+    }
+
+    /// A new message from `source` to `dest` generated in the current cycle: it takes a free
+    /// injection VC or joins the source queue.
+    pub(crate) fn send(&mut self, source: u32, dest: u32) {
+        let now = self.now;
+        let measured = self.window.open;
+        if measured {
+            self.window.generated += 1;
+            self.window.outstanding += 1;
+            self.window.measured += 1;
+            self.batches.generated(now - self.window.start);
+        }
+        self.generated_total += 1;
+        let record = Message {
+            source,
+            dest,
+            length: self.length,
+            generated: now,
+            next: NONE,
+            head_vc: NONE,
+            measured,
+            ..Message::default()
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.messages[id as usize] = record;
+                id
+            }
+            None => {
+                self.messages.push(record);
+                self.messages.len() as u32 - 1
+            }
+        };
+        let node = source as usize;
+        let free_vcs = !self.inj_busy[node] & self.full_mask;
+        if free_vcs != 0 && self.queue_head[node] == NONE {
+            self.inject(source, free_vcs.trailing_zeros(), id, now);
+        } else {
+            match self.queue_tail[node] {
+                NONE => self.queue_head[node] = id,
+                tail => self.messages[tail as usize].next = id,
+            }
+            self.queue_tail[node] = id;
+            self.queued += 1;
+        }
+    }
+
+    /// Puts message `id` into injection VC `v` of `node`; its header may route at `at`.
+    fn inject(&mut self, node: u32, v: u32, id: u32, at: u64) {
+        let vc = self.network_vcs + node * self.v + v;
+        let length = self.messages[id as usize].length;
+        let vcu = vc as usize;
+        self.vc_owner[vcu] = id;
+        self.vc_count[vcu] = length;
+        self.vc_received[vcu] = length;
+        self.vc_out[vcu] = NONE;
+        self.inj_busy[node as usize] |= 1 << v;
+        let message = &mut self.messages[id as usize];
+        message.injected = at;
+        message.head_vc = vc;
+        self.pending.push(Pending { vc, ready: at });
+        if self.in_network == 0 {
+            // The watchdog measures idle time while messages are in the network only.
+            self.last_move = self.now;
+        }
+        self.in_network += 1;
+    }
+
+    /// The router a VC's buffer sits at.
+    #[inline]
+    fn node_of(&self, vc: u32) -> u32 {
+        if vc < self.network_vcs {
+            self.geometry.downstream(vc / self.v)
+        } else {
+            (vc - self.network_vcs) / self.v
+        }
+    }
+
+    fn route(&mut self) {
+        let mut keep = 0;
+        for i in 0..self.pending.len() {
+            let p = self.pending[i];
+            if p.ready <= self.now && self.try_route(p) {
+                continue;
+            }
+            self.pending[keep] = p;
+            keep += 1;
+        }
+        self.pending.truncate(keep);
+    }
+
+    /// Tries to give the header in `p.vc` an output VC; true on success.
+    fn try_route(&mut self, p: Pending) -> bool {
+        let vc = p.vc;
+        let id = self.vc_owner[vc as usize];
+        let message = self.messages[id as usize];
+        let cur = self.node_of(vc);
+        if cur == message.dest {
+            if !self.unlimited_ejection {
+                if self.eject_busy[cur as usize] {
+                    return false;
+                }
+                self.eject_busy[cur as usize] = true;
+            }
+            self.vc_out[vc as usize] = EJECT;
+            self.ejecting.push(vc);
+            return true;
+        }
+        self.router.candidates(
+            &self.geometry,
+            cur,
+            message.dest,
+            message.level,
+            &mut self.candidates,
+        );
+        let base = (cur * self.geometry.ports) as usize;
+        let Some((channel, v)) = self.select(base, false).or_else(|| self.select(base, true))
+        else {
+            return false;
+        };
+        let out = channel * self.v + v;
+        self.vc_owner[out as usize] = id;
+        self.vc_src[out as usize] = vc;
+        self.vc_out[vc as usize] = out;
+        let busy = self.ch_busy[channel as usize] | 1 << v;
+        self.set_busy(channel, busy);
+        let level = self.router.after_hop(&self.geometry, cur, v, message.level);
+        self.messages[id as usize].level = level;
+        if self.window.open {
+            let w = &mut self.window;
+            w.hop_requests += 1;
+            w.blocked_cycles += self.now - p.ready;
+            w.hops_blocked += u64::from(self.now > p.ready);
+            w.escape_hops += u64::from(self.router.is_escape(v));
+        }
+        true
+    }
+
+    /// Picks uniformly among the free VCs of the current candidates' preferred (or fallback)
+    /// masks at the router whose first channel is `base`; returns (channel, VC).
+    #[inline]
+    fn select(&mut self, base: usize, fallback: bool) -> Option<(u32, u32)> {
+        let free = |c: &Candidate, busy: &[u64]| {
+            (if fallback { c.fallback } else { c.mask }) & !busy[base + c.port as usize]
+        };
+        let total: u32 = self.candidates.iter().map(|c| free(c, &self.ch_busy).count_ones()).sum();
+        if total == 0 {
+            return None;
+        }
+        let mut pick = if total == 1 { 0 } else { self.rng.below(u64::from(total)) as u32 };
+        for c in &self.candidates {
+            let mut vcs = free(c, &self.ch_busy);
+            let n = vcs.count_ones();
+            if pick < n {
+                for _ in 0..pick {
+                    vcs &= vcs - 1;
+                }
+                return Some((base as u32 + c.port, vcs.trailing_zeros()));
+            }
+            pick -= n;
+        }
+        None
+    }
+
+    fn set_busy(&mut self, channel: u32, busy: u64) {
+        let ch = channel as usize;
+        let old = self.ch_busy[ch];
+        if self.window.open {
+            self.window.busy_time[old.count_ones() as usize] += self.now - self.ch_since[ch];
+            self.ch_since[ch] = self.now;
+        }
+        self.ch_busy[ch] = busy;
+        if old == 0 && busy != 0 {
+            self.ch_pos[ch] = self.active.len() as u32;
+            self.active.push(channel);
+        } else if busy == 0 && old != 0 {
+            let pos = self.ch_pos[ch] as usize;
+            self.active.swap_remove(pos);
+            if let Some(&moved) = self.active.get(pos) {
+                self.ch_pos[moved as usize] = pos as u32;
+            }
+            self.ch_pos[ch] = NONE;
+        }
+    }
+
+    /// Phase A (choose) and phase B (apply) of switch and link traversal, plus ejection.
+    fn traverse(&mut self) -> bool {
+        let v = self.v;
+        let depth = self.depth;
+        {
+            let Engine { active, ch_busy, ch_rr, vc_src, vc_count, moves, full_mask, .. } = self;
+            moves.clear();
+            for &channel in active.iter() {
+                let ch = channel as usize;
+                let busy = ch_busy[ch];
+                let start = ch_rr[ch];
+                let mut rotated = if start == 0 {
+                    busy
+                } else {
+                    ((busy >> start) | (busy << (v - start))) & *full_mask
+                };
+                while rotated != 0 {
+                    let i = rotated.trailing_zeros();
+                    rotated &= rotated - 1;
+                    let vv = if start + i >= v { start + i - v } else { start + i };
+                    let out = (channel * v + vv) as usize;
+                    let src = vc_src[out];
+                    if src != NONE && vc_count[src as usize] > 0 && vc_count[out] < depth {
+                        moves.push(out as u32);
+                        ch_rr[ch] = if vv + 1 == v { 0 } else { vv + 1 };
+                        break;
+                    }
+                }
+            }
+        }
+        let mut moved = !self.moves.is_empty();
+        let mut i = 0;
+        while i < self.ejecting.len() {
+            let vc = self.ejecting[i];
+            if self.vc_count[vc as usize] > 0 {
+                moved = true;
+                self.vc_count[vc as usize] -= 1;
+                let id = self.vc_owner[vc as usize];
+                let message = &mut self.messages[id as usize];
+                message.delivered += 1;
+                let done = message.delivered == message.length;
+                if self.window.open {
+                    self.window.delivered_flits += 1;
+                }
+                if done {
+                    self.ejecting.swap_remove(i);
+                    self.complete(id, vc);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        let now = self.now;
+        let counting = self.window.open;
+        for k in 0..self.moves.len() {
+            let out = self.moves[k] as usize;
+            let src = self.vc_src[out] as usize;
+            self.vc_count[src] -= 1;
+            self.vc_count[out] += 1;
+            let id = self.vc_owner[out] as usize;
+            if self.vc_received[out] == 0 {
+                self.pending.push(Pending { vc: out as u32, ready: now + 1 + self.delay });
+                let message = &mut self.messages[id];
+                message.head_vc = out as u32;
+                message.hops += 1;
+                if counting {
+                    self.window.header_hops += 1;
+                }
+            }
+            self.vc_received[out] += 1;
+            if self.vc_count[src] == 0 && self.vc_received[src] == self.messages[id].length {
+                self.release(src as u32);
+            }
+        }
+        self.flit_hops += self.moves.len() as u64;
+        if counting {
+            self.window.flit_hops += self.moves.len() as u64;
+        }
+        moved
+    }
+
+    /// Frees a VC whose buffer the tail flit has left.
+    fn release(&mut self, vc: u32) {
+        let vcu = vc as usize;
+        let out = self.vc_out[vcu];
+        if out < EJECT {
+            self.vc_src[out as usize] = NONE;
+        }
+        self.vc_owner[vcu] = NONE;
+        self.vc_out[vcu] = NONE;
+        self.vc_received[vcu] = 0;
+        if vc < self.network_vcs {
+            let channel = vc / self.v;
+            let busy = self.ch_busy[channel as usize] & !(1 << (vc % self.v));
+            self.set_busy(channel, busy);
+        } else {
+            let node = (vc - self.network_vcs) / self.v;
+            let v = (vc - self.network_vcs) % self.v;
+            self.inj_busy[node as usize] &= !(1 << v);
+            let head = self.queue_head[node as usize];
+            if head != NONE {
+                let next = self.messages[head as usize].next;
+                self.queue_head[node as usize] = next;
+                if next == NONE {
+                    self.queue_tail[node as usize] = NONE;
+                }
+                self.queued -= 1;
+                self.inject(node, v, head, self.now + 1);
+            }
+        }
+    }
+
+    /// The tail of message `id` has been ejected from `vc`.
+    fn complete(&mut self, id: u32, vc: u32) {
+        let message = self.messages[id as usize];
+        let node = message.dest as usize;
+        self.release(vc);
+        if !self.unlimited_ejection {
+            self.eject_busy[node] = false;
+        }
+        self.in_network -= 1;
+        self.delivered_total += 1;
+        let w = &mut self.window;
+        if w.open {
+            w.delivered += 1;
+        }
+        if message.measured {
+            let latency = (self.now + 1 - message.generated) as f64;
+            let wait = (message.injected - message.generated) as f64;
+            w.latency_sum += latency;
+            w.wait_sum += wait;
+            w.network_sum += latency - wait;
+            w.hops_sum += f64::from(message.hops);
+            w.outstanding -= 1;
+            self.batches.delivered(message.generated - w.start, latency);
+        }
+        self.free.push(id);
+    }
+
+    /// Mean number of messages per node waiting in source queues.
+    pub(crate) fn backlog_per_node(&self) -> f64 {
+        self.queued as f64 / f64::from(self.geometry.nodes)
+    }
+}

@@ -1,0 +1,84 @@
+//! Bookkeeping invariants checked by the tests (flit conservation, VC chains, counters).
+
+use super::{EJECT, Engine, NONE};
+
+impl Engine {
+    /// Flits already handed to the destination node by messages not yet complete.
+    pub(crate) fn flits_in_delivery(&self) -> u64 {
+        self.ejecting
+            .iter()
+            .map(|&vc| u64::from(self.messages[self.vc_owner[vc as usize] as usize].delivered))
+            .sum()
+    }
+
+    /// Checks every bookkeeping invariant; panics with a description on the first violation.
+    /// Flit conservation: for each message, delivered + buffered flits = length, and along its
+    /// chain of VCs the flits that entered a VC equal the flits that left its predecessor.
+    pub(crate) fn check_invariants(&self) {
+        let total = self.vc_owner.len();
+        let mut buffered = vec![0u64; self.messages.len()];
+        let mut owned_injection = 0u64;
+        for vc in 0..total {
+            let id = self.vc_owner[vc];
+            if id == NONE {
+                assert_eq!(self.vc_count[vc], 0, "free VC {vc} holds flits");
+                assert_eq!(self.vc_src[vc], NONE, "free VC {vc} has an upstream");
+                continue;
+            }
+            buffered[id as usize] += u64::from(self.vc_count[vc]);
+            if vc >= self.network_vcs as usize {
+                owned_injection += 1;
+            }
+            let out = self.vc_out[vc];
+            if out < EJECT {
+                assert_eq!(self.vc_owner[out as usize], id, "VC chain of message {id} broken");
+                assert_eq!(
+                    self.vc_received[out as usize],
+                    self.vc_received[vc] - self.vc_count[vc],
+                    "flits lost or duplicated between VC {vc} and VC {out}"
+                );
+                assert_eq!(self.vc_src[out as usize], vc as u32);
+            }
+            assert!(self.vc_count[vc] <= self.depth.max(self.length), "buffer overflow");
+            if vc < self.network_vcs as usize {
+                let channel = vc / self.v as usize;
+                assert!(self.ch_busy[channel] >> (vc % self.v as usize) & 1 == 1);
+            }
+        }
+        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+        let mut in_network = 0u64;
+        for (id, message) in self.messages.iter().enumerate() {
+            if free.contains(&(id as u32)) || message.head_vc == NONE {
+                continue;
+            }
+            in_network += 1;
+            assert_eq!(
+                u64::from(message.delivered) + buffered[id],
+                u64::from(message.length),
+                "flit conservation broken for message {id}"
+            );
+        }
+        assert_eq!(in_network, self.in_network);
+        let mut queued = 0;
+        for node in 0..self.geometry.nodes as usize {
+            let mut id = self.queue_head[node];
+            while id != NONE {
+                queued += 1;
+                id = self.messages[id as usize].next;
+            }
+        }
+        assert_eq!(queued, self.queued);
+        assert!(owned_injection <= in_network);
+        assert_eq!(self.generated_total, self.delivered_total + self.in_network + self.queued);
+        let (done, outstanding) = self.batches.totals();
+        assert_eq!(outstanding, self.window.outstanding, "batch outstanding counts");
+        assert_eq!(done + outstanding, self.window.measured, "batch message counts");
+        for (ch, &busy) in self.ch_busy.iter().enumerate() {
+            let listed = self.ch_pos[ch] != NONE;
+            assert_eq!(busy != 0, listed, "active list out of sync at channel {ch}");
+            if listed {
+                assert_eq!(self.active[self.ch_pos[ch] as usize] as usize, ch);
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Flit-level simulator of wormhole-switched k-ary n-cubes, meshes and hypercubes.
+//!
+//! # Brief overview
+//!
+//! [`simulate`] takes a [`Scenario`], a load (`rate`, messages per node per cycle), a
+//! [`SimOptions`] and a seed, and returns the same [`Measurement`] shape as the analytical
+//! models; [`check`] is the cheap validation the spec validator calls for every sweep point.
+//! The result is a pure function of (scenario, rate, options, seed): same inputs, bit-identical
+//! output, on every machine (the random streams are our own, see `rng`).
+//!
+//! ```text
+//! let scenario = Scenario { routing: Routing::Duato, virtual_channels: 4, ..Scenario::new(
+//!     Topology::Torus { radix: 8, dimensions: 2 }) };
+//! let m = sim::simulate(&scenario, 0.005, &SimOptions::default(), 1, None)?;
+//! println!("{:?} {:?}", m.status, m.latency);
+//! ```
+//!
+//! Inside, `engine` runs the cycle loop over struct-of-arrays state (`engine/deadlock`
+//! explains a stuck network, `engine/invariants` checks the bookkeeping in tests); `topology`
+//! numbers nodes, ports and channels; `routing` says which output virtual channels a header may
+//! request; `traffic` generates messages (Poisson process, uniform pattern); `stats` keeps batch
+//! means and builds the [`Measurement`]; `rng` is xoshiro256++ with our own distributions.
+//!
+//! # Model and conventions
+//!
+//! - A flit crosses a physical channel in one cycle. V virtual channels per physical channel,
+//!   each with a buffer of `buffer_depth` flits at the downstream router; the channel carries at
+//!   most one flit per cycle, round-robin among its VCs that have a flit and downstream room.
+//!   Credits take one cycle: depth 2 gives one flit per cycle per VC (depth 1 only half).
+//! - A VC is busy (counts for P_v and V-bar) from the cycle a header is granted it until the
+//!   tail flit has left its buffer.
+//! - Injection: unbounded source queue per node, V injection VCs (no shared injection link,
+//!   as in the models' M/G/1 queue with rate lambda/V). Ejection: `single` (one message at a
+//!   time, one flit per cycle) or `unlimited`.
+//! - Latency convention. A message generated during cycle `g` (Poisson arrival time in
+//!   `[g, g+1)`) is stamped `g` and may enter the network in that cycle; every flit move
+//!   completes at the end of its cycle; the message is delivered at the end of the cycle in
+//!   which its tail flit moves from the destination router into the node. With no contention
+//!   and `buffer_depth >= 2` the latency is exactly `hops + M + router_delay * hops`: the header
+//!   takes `hops` link cycles plus one ejection cycle and the tail follows `M - 1` cycles behind.
+//!   The models' wormhole figure `M + D - 1` (errata E-SS-3) omits that ejection cycle; the
+//!   simulator's is one cycle larger. `router_delay` is paid at each router a header enters
+//!   over a link (not at the source).
+//! - Network latency = latency - source wait; source wait = cycles from generation until the
+//!   message holds an injection VC.
+//! - Measurement: warm-up, then a window of `cycles` cycles (or, with `target_precision`, until
+//!   the 95% CI half-width of the batch means is below that fraction of the mean, with at least
+//!   10 complete batches and at most `max_cycles` cycles). Messages generated in the window are
+//!   followed until delivered; traffic keeps flowing meanwhile. Throughput and the channel
+//!   statistics cover the window only.
+//! - Stops early: `saturated` when the source queues hold more than `saturation_backlog`
+//!   messages per node on average, when fewer than 98% of the window's messages were accepted
+//!   by its end (and the shortfall exceeds 5 per node), or when the window's messages are not
+//!   delivered within max(window, 50000) cycles; `deadlock` when no flit moved for
+//!   `deadlock_cycles` cycles while messages are in the network. Before reporting saturation
+//!   the engine also looks for an exact deadlock (blocked headers whose every allowed VC is held
+//!   by another such header and cannot be vacated by compacting its worm), because a deadlocked
+//!   network also fills its source queues, often before the watchdog fires. The detail names a
+//!   waiting cycle.
+//! - Routing decisions (documented in `routing`): Duato uses 2 escape VCs on a torus (the two
+//!   dateline classes of dimension-order routing; one would leave each ring's dependency
+//!   cycle) and 1 on meshes and hypercubes, and takes an escape VC only when no adaptive VC is
+//!   free; Duato-Nbc uses V2 = floor(diameter / 2) + 1 negative-hop levels by default (k/2 + 1
+//!   on the 2-D torus, errata E-NBC-1) and picks uniformly among its allowed VCs.
+//! - Traffic: the N Poisson sources are generated as their superposition (one
+//!   stream of rate N * rate with uniformly chosen sources), which is the same process.
+//!
+//! # Where the next features go
+//!
+//! Scouting switching (header up to K links ahead, positive/negative acknowledgements,
+//! backtracking) and circuit switching (probe, ack, teardown, retry) become variants of a
+//! switching enum (today the engine is implicitly wormhole) consulted in the engine's routing
+//! and traversal phases: the header's
+//! progress and the data flits' permission to advance are per-message state in `Message`, and
+//! backtracking releases VCs through the same `release` path wormhole uses. Static node faults
+//! are a per-node mask applied in `routing` (candidate ports towards faulty nodes are removed)
+//! and in `traffic` (faulty nodes neither send nor receive). Hypercube broadcast via spanning
+//! binomial trees is a new `traffic::Pattern` plus a delivery hook in the engine that spawns
+//! the next unicast copies when a message reaches an inner tree node. The butterfly fat-tree is
+//! a new `topology::Shape` with its own port numbering and neighbour table, and up/down routing
+//! with random up-link selection is a new `routing` case returning the up ports as candidates.
+//! None of these needs a change to the cycle loop's data layout.
+
+mod engine;
+mod rng;
+mod routing;
+mod stats;
+mod topology;
+mod traffic;
+
+#[cfg(test)]
+mod tests;
+
+use crate::measurement::Measurement;
+use crate::scenario::{Routing, Scenario, Switching, Topology};
+
+/// Version string of the simulator; part of every cache key. Bump when results change.
+pub const VERSION: &str = "sim-1.0.0";
+
+/// Largest number of virtual channels (network plus injection) the simulator allocates.
+const MAX_VIRTUAL_CHANNELS: u64 = 1 << 27;
+
+/// How long and how precisely to simulate.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SimOptions {
+    /// Cycles simulated before measuring.
+    pub warmup_cycles: u64,
+    /// Length of the measurement window in cycles (with `target_precision`: the cycles over
+    /// which the first `batches` batches are spread).
+    pub cycles: u64,
+    /// Stop when the 95% CI half-width of mean latency is below this fraction of the mean.
+    pub target_precision: Option<f64>,
+    /// Hard cap on simulated cycles when `target_precision` is set.
+    pub max_cycles: u64,
+    /// No flit moved for this many cycles while flits are in the network: deadlock.
+    pub deadlock_cycles: u64,
+    /// Number of batches for the batch-means confidence interval (>= 2).
+    pub batches: u64,
+    /// Saturated when source queues hold more than this many messages per node on average.
+    pub saturation_backlog: f64,
+}
+
+impl Default for SimOptions {
+    fn default() -> SimOptions {
+        SimOptions {
+            warmup_cycles: 10_000,
+            cycles: 100_000,
+            target_precision: None,
+            max_cycles: 10_000_000,
+            deadlock_cycles: 10_000,
+            batches: 20,
+            saturation_backlog: 50.0,
+        }
+    }
+}
+
+/// Why the simulator cannot run a scenario.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct SimError(pub String);
+
+/// Reports progress: (cycles done, cycles planned).
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// Checks that the simulator supports `scenario` (cheap: no tables are built).
+pub fn check(scenario: &Scenario) -> Result<(), SimError> {
+    let (shape, radix, dims) = topology::Geometry::check(&scenario.topology)?;
+    match scenario.switching {
+        Switching::Wormhole => {}
+        Switching::Scouting { .. } | Switching::Circuit => {
+            return Err(SimError(format!(
+                "{} switching is not supported by the simulator yet (a later issue adds it); \
+                 use wormhole",
+                scenario.switching.kind()
+            )));
+        }
+    }
+    routing::Router::new(scenario, shape, radix, dims)?;
+    let ports = if shape == topology::Shape::Hypercube { dims } else { 2 * dims };
+    let vcs = scenario.nodes() * u64::from(ports + 1) * u64::from(scenario.virtual_channels);
+    if vcs > MAX_VIRTUAL_CHANNELS {
+        return Err(SimError(format!(
+            "network too large for the simulator: {vcs} virtual channels \
+             (at most {MAX_VIRTUAL_CHANNELS}); use fewer nodes or virtual channels"
+        )));
+    }
+    if scenario.buffer_depth == 0 {
+        return Err(SimError("buffer_depth must be at least 1 flit".into()));
+    }
+    if scenario.message_length == 0 {
+        return Err(SimError("message_length must be at least 1 flit".into()));
+    }
+    if scenario.message_length_second_moment.is_some() {
+        return Err(SimError(
+            "the simulator supports fixed message lengths only: \
+             leave message_length_second_moment unset"
+                .into(),
+        ));
+    }
+    if scenario.fault_rate != 0.0 {
+        return Err(SimError(
+            "the simulator does not model faults yet: fault_rate must be 0".into(),
+        ));
+    }
+    if scenario.broadcast_fraction != 0.0 {
+        return Err(SimError(
+            "the simulator does not generate broadcasts yet: broadcast_fraction must be 0".into(),
+        ));
+    }
+    if scenario.topology.nodes() < 2 {
+        return Err(SimError("the network needs at least 2 nodes".into()));
+    }
+    Ok(())
+}
+
+/// Simulates `scenario` at `rate` messages/node/cycle with the given seed.
+///
+/// Configuration errors are returned before anything runs; saturation and deadlock are
+/// results (`Measurement::status`), not errors.
+pub fn simulate(
+    scenario: &Scenario,
+    rate: f64,
+    options: &SimOptions,
+    seed: u64,
+    progress: Option<Progress<'_>>,
+) -> Result<Measurement, SimError> {
+    check(scenario)?;
+    if !rate.is_finite() || rate < 0.0 {
+        return Err(SimError(format!("rate must be a finite number >= 0, got {rate}")));
+    }
+    let plan = plan(scenario, options)?;
+    let mut engine = engine::Engine::new(scenario, rate, seed, &plan)?;
+    let outcome = engine.run(&plan, progress);
+    Ok(stats::summarize(&engine, outcome))
+}
+
+/// Validates the options and resolves them into a run plan.
+fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, SimError> {
+    if options.cycles == 0 {
+        return Err(SimError("cycles (the measurement window) must be at least 1".into()));
+    }
+    if options.batches < 2 {
+        return Err(SimError("batches must be at least 2".into()));
+    }
+    if options.deadlock_cycles <= u64::from(scenario.router_delay) {
+        // A lone header waits router_delay cycles at each router without any flit moving.
+        return Err(SimError(format!(
+            "deadlock_cycles must exceed router_delay ({}), got {}",
+            scenario.router_delay, options.deadlock_cycles
+        )));
+    }
+    if let Some(target) = options.target_precision {
+        if !(target.is_finite() && target > 0.0) {
+            return Err(SimError(format!("target_precision must be > 0, got {target}")));
+        }
+        if options.max_cycles <= options.warmup_cycles {
+            return Err(SimError("max_cycles must exceed warmup_cycles".into()));
+        }
+    }
+    if !(options.saturation_backlog.is_finite() && options.saturation_backlog > 0.0) {
+        return Err(SimError("saturation_backlog must be a positive number".into()));
+    }
+    let nodes = scenario.topology.nodes() as f64;
+    Ok(engine::RunPlan {
+        warmup: options.warmup_cycles,
+        cycles: options.cycles,
+        precision: options.target_precision,
+        max_cycles: options.max_cycles,
+        deadlock_cycles: options.deadlock_cycles,
+        batches: options.batches,
+        backlog_limit: (options.saturation_backlog * nodes).ceil() as u64,
+    })
+}
+
+/// The three fixed benchmark configurations used by `runner bench`: (name, scenario, rate,
+/// options). Each runs for about 1 to 3 seconds in release on a 2-core machine.
+pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> {
+    let options = |warmup: u64, cycles: u64| SimOptions {
+        warmup_cycles: warmup,
+        cycles,
+        ..SimOptions::default()
+    };
+    vec![
+        (
+            "torus8x8_dimension_order_v2",
+            Scenario {
+                routing: Routing::DimensionOrder,
+                virtual_channels: 2,
+                buffer_depth: 8,
+                message_length: 32,
+                ..Scenario::new(Topology::Torus { radix: 8, dimensions: 2 })
+            },
+            0.005,
+            options(10_000, 3_000_000),
+        ),
+        (
+            "torus16x16_duato_v6",
+            Scenario {
+                routing: Routing::Duato,
+                virtual_channels: 6,
+                message_length: 32,
+                ..Scenario::new(Topology::Torus { radix: 16, dimensions: 2 })
+            },
+            0.004,
+            options(10_000, 150_000),
+        ),
+        (
+            "hypercube8_duato_v4",
+            Scenario {
+                routing: Routing::Duato,
+                virtual_channels: 4,
+                message_length: 32,
+                ..Scenario::new(Topology::Hypercube { dimensions: 8 })
+            },
+            0.01,
+            options(10_000, 150_000),
+        ),
+    ]
+}

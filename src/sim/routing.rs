@@ -1,0 +1,312 @@
+//! Routing functions: which output virtual channels a header may request.
+//!
+//! A routing function maps (current node, destination, per-message routing state) to a short
+//! list of [`Candidate`]s: an output port plus a bit mask of the virtual channels allowed on it
+//! (V <= 64). The engine then picks uniformly at random among the allowed VCs that are free, so
+//! the selection policy lives in one place and every algorithm here is a pure function.
+//! A candidate also carries a fallback mask, used only when no preferred VC is free: Duato's
+//! escape channels are the fallback, as in the papers ("when there is more than one available
+//! adaptive virtual channel, a message chooses one at random"; the deterministic one is the
+//! last resort). Duato-Nbc offers adaptive and usable escape VCs alike (errata E-NBC-3 weighs
+//! them uniformly: P_v0 = V1 / (V1 + U)). `escape_channels` is ignored by `dimension_order` and
+//! `adaptive`.
+//!
+//! Virtual-channel layout on every physical channel (VC index = bit in the masks):
+//! - `dimension_order`: torus VCs split into two dateline classes by parity (even VCs: class 0,
+//!   used while the route in the current dimension still has to cross the wrap-around link;
+//!   odd VCs: class 1, after it); meshes and hypercubes (e-cube) use all V VCs.
+//! - `adaptive`: all V VCs on every minimal port, no deadlock avoidance.
+//! - `duato`: VCs `0..E` are the escape class (dimension order; on a torus E >= 2 split into
+//!   the two dateline classes by parity, default E = 2, because a torus ring with a single
+//!   escape VC has a cyclic channel dependency); VCs `E..V` are adaptive on every minimal port.
+//!   On the hypercube E = 1: the papers' class b (one e-cube VC) and class a (V - 1 adaptive).
+//! - `nbc` (Duato-Nbc, errata E-NBC-1): VCs `0..V2` are the negative-hop escape levels and
+//!   VCs `V2..V` are adaptive (V1 = V - V2). Nodes are coloured like a checkerboard (parity of
+//!   the coordinate sum; the network must be bipartite, so a torus needs an even radix); a hop
+//!   from colour 1 to colour 0 is negative. A message keeps a level `m` (0 at the source): after
+//!   a hop on escape level `c` it becomes `c + [hop was negative]`, after an adaptive hop
+//!   `m + [negative]`. On a hop from node `u` with `r` hops left it may use any escape level `c`
+//!   with `m <= c <= V2 - 1 - need(u, r)`, where `need` is the number of negative hops among the
+//!   next `r - 1` hops (`floor(r/2)` if `u` has colour 1, else `floor((r-1)/2)`: colours
+//!   alternate along every minimal path). The unused levels are the bonus cards. Escape levels
+//!   are allowed on every minimal port. Within one level a dependency chain has at most two
+//!   channels (positive hop then negative hop), and between levels dependencies only go up, so
+//!   the escape network is acyclic; `m + need` never grows, so a level always exists. The
+//!   minimum V2 is `floor(diameter / 2) + 1` (k/2 + 1 on the 2-D torus), the default.
+
+use crate::scenario::{Routing, Scenario};
+
+use super::SimError;
+use super::topology::{Geometry, Shape, diameter};
+
+/// An output port and the virtual channels a header may request on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Candidate {
+    pub(crate) port: u32,
+    pub(crate) mask: u64,
+    /// VCs requested only when none in `mask` (on any candidate port) is free.
+    pub(crate) fallback: u64,
+}
+
+/// A configured routing function (see the module docs for the VC layout).
+#[derive(Clone, Debug)]
+pub(crate) struct Router {
+    /// Virtual channels allowed on every minimal port.
+    adaptive: u64,
+    /// Dimension-order (or escape) VCs for dateline class 0 and 1; 0 when unused.
+    dimension_order: [u64; 2],
+    /// Number of Nbc escape levels V2; 0 when not Nbc.
+    nbc_levels: u32,
+    /// The routing's name, for deadlock reports.
+    pub(crate) name: &'static str,
+}
+
+/// Bits `lo..hi` set.
+fn bits(lo: u32, hi: u32) -> u64 {
+    let upto = |n: u32| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    upto(hi) & !upto(lo)
+}
+
+/// Bits of `0..v` with the given parity.
+fn parity_bits(v: u32, parity: u32) -> u64 {
+    (0..v).filter(|i| i % 2 == parity).fold(0, |mask, i| mask | 1 << i)
+}
+
+impl Router {
+    /// Validates the routing against the topology and builds the VC masks.
+    pub(crate) fn new(
+        scenario: &Scenario,
+        shape: Shape,
+        radix: u32,
+        dims: u32,
+    ) -> Result<Router, SimError> {
+        let v = scenario.virtual_channels;
+        if !(1..=64).contains(&v) {
+            return Err(SimError(format!(
+                "the simulator supports 1 to 64 virtual channels per physical channel, got {v}"
+            )));
+        }
+        let all = bits(0, v);
+        let torus = shape == Shape::Torus;
+        let diameter = diameter(shape, radix, dims);
+        let router = match scenario.routing {
+            Routing::DimensionOrder => {
+                if torus && v < 2 {
+                    return Err(SimError(
+                        "dimension_order on a torus needs virtual_channels >= 2 \
+                         (two dateline classes avoid the wrap-around deadlock)"
+                            .into(),
+                    ));
+                }
+                let classes =
+                    if torus { [parity_bits(v, 0), parity_bits(v, 1)] } else { [all, all] };
+                Router {
+                    adaptive: 0,
+                    dimension_order: classes,
+                    nbc_levels: 0,
+                    name: "dimension_order",
+                }
+            }
+            Routing::Adaptive => {
+                Router { adaptive: all, dimension_order: [0, 0], nbc_levels: 0, name: "adaptive" }
+            }
+            Routing::Duato => {
+                let default_escape = if torus { 2 } else { 1 };
+                let escape = scenario.escape_channels.unwrap_or(default_escape);
+                if escape < default_escape {
+                    return Err(SimError(format!(
+                        "duato on a {} needs escape_channels >= {default_escape}, got {escape}{}",
+                        if torus { "torus" } else { "mesh or hypercube" },
+                        if torus { " (one per dateline class)" } else { "" }
+                    )));
+                }
+                if v <= escape {
+                    return Err(SimError(format!(
+                        "duato with {escape} escape virtual channels needs virtual_channels >= {} \
+                         (at least one adaptive channel), got {v}",
+                        escape + 1
+                    )));
+                }
+                let escape_bits = bits(0, escape);
+                let classes = if torus {
+                    [parity_bits(v, 0) & escape_bits, parity_bits(v, 1) & escape_bits]
+                } else {
+                    [escape_bits, escape_bits]
+                };
+                Router {
+                    adaptive: all & !escape_bits,
+                    dimension_order: classes,
+                    nbc_levels: 0,
+                    name: "duato",
+                }
+            }
+            Routing::Nbc => {
+                if torus && radix % 2 == 1 {
+                    return Err(SimError(format!(
+                        "nbc needs a bipartite network (checkerboard labelling): \
+                         the torus radix must be even, got k = {radix}"
+                    )));
+                }
+                let minimum = diameter / 2 + 1;
+                let levels = scenario.escape_channels.unwrap_or(minimum);
+                if levels < minimum {
+                    return Err(SimError(format!(
+                        "nbc on this network needs escape_channels (V2) >= {minimum} negative-hop \
+                         levels (diameter {diameter}), got {levels}"
+                    )));
+                }
+                if v < levels {
+                    return Err(SimError(format!(
+                        "nbc with V2 = {levels} escape levels needs virtual_channels >= {levels}, \
+                         got {v} (errata E-NBC-1: V2 = k/2 + 1 on the 2-D torus)"
+                    )));
+                }
+                Router {
+                    adaptive: all & !bits(0, levels),
+                    dimension_order: [0, 0],
+                    nbc_levels: levels,
+                    name: "nbc",
+                }
+            }
+            Routing::UpDown => {
+                return Err(SimError(
+                    "up_down routing is for the fat-tree, which the simulator does not support yet"
+                        .into(),
+                ));
+            }
+        };
+        Ok(router)
+    }
+
+    /// Fills `out` with the allowed output VCs from `cur` towards `dest != cur`.
+    #[inline]
+    pub(crate) fn candidates(
+        &self,
+        geometry: &Geometry,
+        cur: u32,
+        dest: u32,
+        level: u32,
+        out: &mut Vec<Candidate>,
+    ) {
+        out.clear();
+        if self.adaptive != 0 || self.nbc_levels != 0 {
+            let distance = geometry.minimal_steps(cur, dest, |step| {
+                out.push(Candidate { port: step.port, mask: self.adaptive, fallback: 0 })
+            });
+            if self.nbc_levels != 0 {
+                let need =
+                    if geometry.parity(cur) == 1 { distance / 2 } else { (distance - 1) / 2 };
+                let top = self.nbc_levels.saturating_sub(need);
+                let escape = bits(level, top);
+                debug_assert!(escape != 0, "nbc invariant m + need < V2 broken");
+                for candidate in out.iter_mut() {
+                    candidate.mask |= escape;
+                }
+            }
+        }
+        if self.dimension_order != [0, 0]
+            && let Some(step) = geometry.dimension_order_step(cur, dest)
+        {
+            let vcs = self.dimension_order[usize::from(!step.wraps)];
+            // Duato (adaptive VCs present): the escape class is the fallback.
+            let (mask, fallback) = if self.adaptive != 0 { (0, vcs) } else { (vcs, 0) };
+            match out.iter_mut().find(|c| c.port == step.port) {
+                Some(candidate) => {
+                    candidate.mask |= mask;
+                    candidate.fallback |= fallback;
+                }
+                None => out.push(Candidate { port: step.port, mask, fallback }),
+            }
+        }
+    }
+
+    /// The routing state after a hop from `cur` on virtual channel `vc` (Nbc's level).
+    #[inline]
+    pub(crate) fn after_hop(&self, geometry: &Geometry, cur: u32, vc: u32, level: u32) -> u32 {
+        if self.nbc_levels == 0 {
+            return level;
+        }
+        let negative = geometry.parity(cur);
+        if vc < self.nbc_levels { vc + negative } else { level + negative }
+    }
+
+    /// Whether `vc` belongs to the deadlock-free (escape or deterministic) part.
+    pub(crate) fn is_escape(&self, vc: u32) -> bool {
+        vc < self.nbc_levels || (self.dimension_order[0] | self.dimension_order[1]) >> vc & 1 == 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Topology;
+
+    fn scenario(topology: Topology, routing: Routing, v: u32) -> Scenario {
+        Scenario { routing, virtual_channels: v, ..Scenario::new(topology) }
+    }
+
+    fn router(s: &Scenario) -> Result<Router, SimError> {
+        let (shape, k, n) = Geometry::check(&s.topology)?;
+        Router::new(s, shape, k, n)
+    }
+
+    const T8: Topology = Topology::Torus { radix: 8, dimensions: 2 };
+
+    #[test]
+    fn invalid_combinations_are_rejected() {
+        assert!(router(&scenario(T8, Routing::DimensionOrder, 1)).is_err());
+        assert!(router(&scenario(T8, Routing::Duato, 2)).is_err());
+        assert!(router(&scenario(T8, Routing::Duato, 3)).is_ok());
+        let cube = Topology::Hypercube { dimensions: 4 };
+        assert!(router(&scenario(cube, Routing::Duato, 2)).is_ok());
+        assert!(router(&scenario(T8, Routing::Nbc, 4)).is_err());
+        assert!(router(&scenario(T8, Routing::Nbc, 5)).is_ok());
+        let odd = Topology::Torus { radix: 5, dimensions: 2 };
+        assert!(router(&scenario(odd, Routing::Nbc, 10)).is_err());
+        assert!(router(&scenario(T8, Routing::UpDown, 4)).is_err());
+        assert!(router(&scenario(T8, Routing::Adaptive, 65)).is_err());
+    }
+
+    #[test]
+    fn duato_torus_escape_uses_the_dateline_class() {
+        let s = scenario(T8, Routing::Duato, 4);
+        let r = router(&s).unwrap();
+        let g = Geometry::new(&T8).unwrap();
+        let mut out = Vec::new();
+        // From x = 6 to x = 1: + direction, crosses the wrap link: escape class 0 (VC 0).
+        r.candidates(&g, 6, 1, 0, &mut out);
+        assert_eq!(out, vec![Candidate { port: 0, mask: 0b1100, fallback: 0b0001 }]);
+        // From x = 1 to x = 3: no wrap: escape class 1 (VC 1).
+        r.candidates(&g, 1, 3, 0, &mut out);
+        assert_eq!(out, vec![Candidate { port: 0, mask: 0b1100, fallback: 0b0010 }]);
+    }
+
+    #[test]
+    fn nbc_levels_never_run_out() {
+        let s = scenario(T8, Routing::Nbc, 6);
+        let r = router(&s).unwrap();
+        let g = Geometry::new(&T8).unwrap();
+        let mut out = Vec::new();
+        // Walk every pair along the highest and the lowest allowed escape level.
+        for src in 0..g.nodes {
+            for dst in 0..g.nodes {
+                for pick_high in [false, true] {
+                    let (mut cur, mut level) = (src, 0);
+                    while cur != dst {
+                        r.candidates(&g, cur, dst, level, &mut out);
+                        let c = out[0];
+                        let escape = c.mask & 0b11111;
+                        assert_ne!(escape, 0, "{src}->{dst} at {cur} level {level}");
+                        let vc = if pick_high {
+                            63 - escape.leading_zeros()
+                        } else {
+                            escape.trailing_zeros()
+                        };
+                        level = r.after_hop(&g, cur, vc, level);
+                        cur = g.downstream(cur * g.ports + c.port);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! Measurement bookkeeping: batch means for the confidence interval, and the Student t quantile.
+//!
+//! Messages are assigned to batches by generation time (batch `i` holds the messages generated
+//! in `[start + i L, start + (i+1) L)`). A batch is complete once all its messages are
+//! delivered. The number of batches is capped: when it reaches the cap, adjacent batches are
+//! merged and `L` doubles, so memory does not grow with the run length. Because a message's
+//! batch is recomputed from its generation time, merging needs no per-message update.
+
+use crate::measurement::{Measurement, Status};
+
+use super::engine::{Engine, Outcome};
+
+/// Batch-means accumulator over message latencies.
+#[derive(Clone, Debug)]
+pub(crate) struct Batches {
+    length: u64,
+    cap: usize,
+    sum: Vec<f64>,
+    count: Vec<u64>,
+    outstanding: Vec<u64>,
+}
+
+impl Batches {
+    /// Batches of `length >= 1` cycles, at most `cap >= 2` of them (merging beyond).
+    pub(crate) fn new(length: u64, cap: usize) -> Batches {
+        let cap = cap.max(2) & !1;
+        Batches {
+            length: length.max(1),
+            cap,
+            sum: Vec::with_capacity(cap),
+            count: Vec::with_capacity(cap),
+            outstanding: Vec::with_capacity(cap),
+        }
+    }
+
+    /// Current batch length in cycles.
+    pub(crate) fn length(&self) -> u64 {
+        self.length
+    }
+
+    /// Number of batches so far.
+    pub(crate) fn len(&self) -> usize {
+        self.sum.len()
+    }
+
+    fn merge(&mut self) {
+        let half = self.sum.len().div_ceil(2);
+        for i in 0..half {
+            let (a, b) = (2 * i, 2 * i + 1);
+            self.sum[i] = self.sum[a] + self.sum.get(b).copied().unwrap_or(0.0);
+            self.count[i] = self.count[a] + self.count.get(b).copied().unwrap_or(0);
+            self.outstanding[i] =
+                self.outstanding[a] + self.outstanding.get(b).copied().unwrap_or(0);
+        }
+        self.sum.truncate(half);
+        self.count.truncate(half);
+        self.outstanding.truncate(half);
+        self.length *= 2;
+    }
+
+    /// A measured message was generated `offset` cycles after the window start.
+    pub(crate) fn generated(&mut self, offset: u64) {
+        while offset / self.length >= self.cap as u64 {
+            self.merge();
+        }
+        let index = (offset / self.length) as usize;
+        while self.sum.len() <= index {
+            self.sum.push(0.0);
+            self.count.push(0);
+            self.outstanding.push(0);
+        }
+        self.outstanding[index] += 1;
+    }
+
+    /// A measured message generated at `offset` was delivered with this latency.
+    pub(crate) fn delivered(&mut self, offset: u64, latency: f64) {
+        let index = (offset / self.length) as usize;
+        if let (Some(sum), Some(count), Some(outstanding)) =
+            (self.sum.get_mut(index), self.count.get_mut(index), self.outstanding.get_mut(index))
+        {
+            *sum += latency;
+            *count += 1;
+            *outstanding -= 1;
+        }
+    }
+
+    /// Number of leading batches that ended before `offset` and have no message in flight.
+    pub(crate) fn complete(&self, offset: u64) -> usize {
+        let ended = (offset / self.length) as usize;
+        self.outstanding.iter().take(ended).take_while(|&&o| o == 0).count()
+    }
+
+    /// Messages delivered and still outstanding, over all batches.
+    #[cfg(test)]
+    pub(crate) fn totals(&self) -> (u64, u64) {
+        (self.count.iter().sum(), self.outstanding.iter().sum())
+    }
+
+    /// Mean of batch means, 95% half-width and number of batches used, over the first `n`
+    /// batches that hold at least one message; `None` with fewer than 2 such batches.
+    pub(crate) fn confidence(&self, n: usize) -> Option<(f64, f64, usize)> {
+        let means: Vec<f64> = (0..n.min(self.sum.len()))
+            .filter(|&i| self.count[i] > 0)
+            .map(|i| self.sum[i] / self.count[i] as f64)
+            .collect();
+        let b = means.len();
+        if b < 2 {
+            return None;
+        }
+        let mean = means.iter().sum::<f64>() / b as f64;
+        let variance = means.iter().map(|m| (m - mean) * (m - mean)).sum::<f64>() / (b - 1) as f64;
+        Some((mean, student_t975(b as u64 - 1) * (variance / b as f64).sqrt(), b))
+    }
+}
+
+/// The 0.975 quantile of Student's t with `dof >= 1` degrees of freedom (table to 30, then a
+/// Cornish-Fisher expansion accurate to 1e-5).
+pub(crate) fn student_t975(dof: u64) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010,
+        2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739,
+        2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
+    ];
+    if dof == 0 {
+        return f64::INFINITY;
+    }
+    if let Some(&t) = TABLE.get(dof as usize - 1) {
+        return t;
+    }
+    let z: f64 = 1.959_963_984_540_054;
+    let n = dof as f64;
+    let (z3, z5, z7) = (z * z * z, z * z * z * z * z, z * z * z * z * z * z * z);
+    z + (z3 + z) / (4.0 * n)
+        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * n * n)
+        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * n * n * n)
+}
+
+/// Turns a finished run into a [`Measurement`] (keys of `intermediates` are stable).
+pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
+    let nodes = f64::from(engine.geometry.nodes);
+    let w = &engine.window;
+    let mut m = Measurement {
+        cycles: Some(engine.now),
+        flit_hops: Some(engine.flit_hops),
+        ..Measurement::default()
+    };
+    match outcome {
+        Outcome::Ok => {}
+        Outcome::Saturated(detail) => {
+            m.status = Status::Saturated;
+            m.detail = Some(detail);
+        }
+        Outcome::Deadlock(detail) => {
+            m.status = Status::Deadlock;
+            m.detail = Some(detail);
+            return m;
+        }
+    }
+    let window_end = w.end.unwrap_or(engine.now);
+    let span = window_end.saturating_sub(w.start);
+    if w.end.is_none() && !w.open || span == 0 {
+        // Stopped during warm-up: only the throughput over the whole run is meaningful.
+        if engine.now > 0 {
+            m.throughput = Some(engine.delivered_total as f64 / (nodes * engine.now as f64));
+        }
+        return m;
+    }
+    let span = span as f64;
+    let links = engine.geometry.links() as f64;
+    m.throughput = Some(w.delivered as f64 / (nodes * span));
+    m.channel_rate = Some(w.header_hops as f64 / (links * span));
+    let total_busy: u64 = w.busy_time.iter().sum();
+    let weighted: f64 = w.busy_time.iter().enumerate().map(|(v, &t)| v as f64 * t as f64).sum();
+    let squared: f64 =
+        w.busy_time.iter().enumerate().map(|(v, &t)| (v * v) as f64 * t as f64).sum();
+    if weighted > 0.0 {
+        m.multiplexing_degree = Some(squared / weighted);
+    }
+    if total_busy > 0 {
+        let all_busy = w.busy_time.last().copied().unwrap_or(0);
+        m.blocking_probability = Some(all_busy as f64 / total_busy as f64);
+    }
+    let done = w.measured - w.outstanding;
+    m.messages_measured = Some(done);
+    if m.status == Status::Ok && done > 0 {
+        let done = done as f64;
+        m.latency = Some(w.latency_sum / done);
+        m.network_latency = Some(w.network_sum / done);
+        m.source_wait = Some(w.wait_sum / done);
+        m.hops = Some(w.hops_sum / done);
+        let batches = engine.batches.len();
+        m.latency_ci95 = engine.batches.confidence(batches).map(|(_, half, _)| half);
+    }
+    let ratio = |a: u64, b: u64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
+    let mut add = |key: &str, value: f64| m.intermediates.push((key.to_string(), value));
+    add("offered_throughput", w.generated as f64 / (nodes * span));
+    add("flit_throughput", w.delivered_flits as f64 / (nodes * span));
+    add("channel_utilization", w.flit_hops as f64 / (links * span));
+    add("blocking_per_hop", ratio(w.hops_blocked, w.hop_requests));
+    add("blocked_cycles_per_hop", ratio(w.blocked_cycles, w.hop_requests));
+    add("escape_hop_fraction", ratio(w.escape_hops, w.hop_requests));
+    add("mean_busy_vcs", if total_busy > 0 { weighted / total_busy as f64 } else { 0.0 });
+    for (v, &t) in w.busy_time.iter().enumerate() {
+        add(&format!("p_busy_{v}"), ratio(t, total_busy));
+    }
+    add("source_backlog", engine.backlog_per_node());
+    add("window_cycles", span);
+    add("batches", engine.batches.len() as f64);
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_quantile_is_continuous_past_the_table() {
+        assert!((student_t975(31) - 2.0395).abs() < 1e-3);
+        assert!((student_t975(120) - 1.9799).abs() < 1e-3);
+        assert!(student_t975(30) > student_t975(31));
+    }
+
+    #[test]
+    fn batches_merge_and_complete() {
+        let mut b = Batches::new(10, 4);
+        for offset in 0..40 {
+            b.generated(offset);
+        }
+        assert_eq!((b.len(), b.length()), (4, 10));
+        b.generated(45); // batch 4 does not fit: merge to 2 batches of 20, then index 2
+        assert_eq!((b.len(), b.length()), (3, 20));
+        for offset in 0..20 {
+            b.delivered(offset, 5.0 + (offset % 2) as f64);
+        }
+        assert_eq!(b.complete(60), 1);
+        for offset in 20..40 {
+            b.delivered(offset, 7.0);
+        }
+        assert_eq!(b.complete(60), 2);
+        let (mean, half, n) = b.confidence(2).unwrap();
+        assert_eq!(n, 2);
+        assert!((mean - 6.25).abs() < 1e-12 && half > 0.0);
+    }
+}

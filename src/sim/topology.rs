@@ -1,0 +1,307 @@
+//! Network geometry: node ids, coordinates, links and minimal directions.
+//!
+//! Nodes are numbered `0..nodes` in mixed radix (dimension 0 varies fastest), so coordinates
+//! are computed with a division, never stored per message. Every router has `ports` network
+//! output ports; physical channel `node * ports + port` leaves `node` through `port`:
+//! tori and meshes use `port = 2 d` for the + direction and `2 d + 1` for the - direction of
+//! dimension `d`; the hypercube uses `port = d`. Mesh ports at the border have no link.
+//! A butterfly fat-tree would add a [`Shape`] variant with its own port numbering and
+//! neighbour table; everything above this module only sees ports and channel ids.
+
+use crate::scenario::Topology;
+
+use super::SimError;
+
+/// Marks a missing link (mesh border).
+pub(crate) const NO_LINK: u32 = u32::MAX;
+
+/// Largest supported network, in nodes (memory and 32-bit ids).
+const MAX_NODES: u64 = 1 << 22;
+
+/// The supported topology families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    Torus,
+    Mesh,
+    Hypercube,
+}
+
+/// Largest minimal distance of a network of this shape.
+pub(crate) fn diameter(shape: Shape, radix: u32, dims: u32) -> u32 {
+    match shape {
+        Shape::Hypercube => dims,
+        Shape::Torus => dims * (radix / 2),
+        Shape::Mesh => dims * (radix - 1),
+    }
+}
+
+/// One direction out of a node: a port plus what the routing functions need to know about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub(crate) port: u32,
+    /// Torus only: the rest of the route in this dimension crosses the wrap-around link
+    /// (including this hop). Used for the dateline virtual-channel classes.
+    pub(crate) wraps: bool,
+}
+
+/// A built network: sizes plus the neighbour table.
+#[derive(Clone, Debug)]
+pub(crate) struct Geometry {
+    pub(crate) shape: Shape,
+    /// k (2 for the hypercube).
+    pub(crate) radix: u32,
+    /// n.
+    pub(crate) dims: u32,
+    pub(crate) nodes: u32,
+    /// Network output ports per router.
+    pub(crate) ports: u32,
+    /// k^d for each dimension d.
+    strides: Vec<u32>,
+    /// Downstream node of each physical channel, `NO_LINK` where there is no link.
+    neighbor: Vec<u32>,
+}
+
+impl Geometry {
+    /// Validates `topology` and builds its tables.
+    pub(crate) fn check(topology: &Topology) -> Result<(Shape, u32, u32), SimError> {
+        let (shape, radix, dims) = match *topology {
+            Topology::Torus { radix, dimensions } => (Shape::Torus, radix, dimensions),
+            Topology::Mesh { radix, dimensions } => (Shape::Mesh, radix, dimensions),
+            Topology::Hypercube { dimensions } => (Shape::Hypercube, 2, dimensions),
+            Topology::FatTree { .. } => {
+                return Err(SimError(
+                    "the fat_tree topology is not yet supported by the simulator \
+                     (a later issue adds the butterfly fat-tree)"
+                        .into(),
+                ));
+            }
+        };
+        if dims == 0 {
+            return Err(SimError(format!("{} needs at least 1 dimension", topology.kind())));
+        }
+        if radix < 2 {
+            return Err(SimError(format!("{} needs radix k >= 2, got {radix}", topology.kind())));
+        }
+        if topology.nodes() > MAX_NODES {
+            return Err(SimError(format!(
+                "network too large for the simulator: {} nodes (at most {MAX_NODES})",
+                topology.nodes()
+            )));
+        }
+        Ok((shape, radix, dims))
+    }
+
+    /// Builds the geometry of a topology accepted by [`Geometry::check`].
+    pub(crate) fn new(topology: &Topology) -> Result<Geometry, SimError> {
+        let (shape, radix, dims) = Geometry::check(topology)?;
+        let nodes = topology.nodes() as u32;
+        let ports = if shape == Shape::Hypercube { dims } else { 2 * dims };
+        let mut strides = Vec::with_capacity(dims as usize);
+        let mut stride = 1u32;
+        for _ in 0..dims {
+            strides.push(stride);
+            stride = stride.saturating_mul(radix);
+        }
+        let mut geometry =
+            Geometry { shape, radix, dims, nodes, ports, strides, neighbor: Vec::new() };
+        let mut neighbor = Vec::with_capacity(nodes as usize * ports as usize);
+        for node in 0..nodes {
+            for port in 0..ports {
+                neighbor.push(geometry.compute_neighbor(node, port));
+            }
+        }
+        geometry.neighbor = neighbor;
+        Ok(geometry)
+    }
+
+    /// Number of physical channel slots (`nodes * ports`, including missing mesh links).
+    pub(crate) fn channel_slots(&self) -> usize {
+        self.neighbor.len()
+    }
+
+    /// Number of physical channels that exist.
+    pub(crate) fn links(&self) -> u64 {
+        self.neighbor.iter().filter(|&&n| n != NO_LINK).count() as u64
+    }
+
+    /// The node a channel leads to (`NO_LINK` if the channel does not exist).
+    #[inline]
+    pub(crate) fn downstream(&self, channel: u32) -> u32 {
+        self.neighbor[channel as usize]
+    }
+
+    /// Coordinate of `node` in dimension `d`.
+    #[inline]
+    pub(crate) fn coord(&self, node: u32, d: u32) -> u32 {
+        (node / self.strides[d as usize]) % self.radix
+    }
+
+    fn compute_neighbor(&self, node: u32, port: u32) -> u32 {
+        let k = self.radix;
+        match self.shape {
+            Shape::Hypercube => node ^ (1 << port),
+            Shape::Torus | Shape::Mesh => {
+                let d = port / 2;
+                let stride = self.strides[d as usize];
+                let c = self.coord(node, d);
+                let plus = port.is_multiple_of(2);
+                let target = match (self.shape, plus) {
+                    (Shape::Mesh, true) if c + 1 == k => return NO_LINK,
+                    (Shape::Mesh, false) if c == 0 => return NO_LINK,
+                    (_, true) => (c + 1) % k,
+                    (_, false) => (c + k - 1) % k,
+                };
+                node - c * stride + target * stride
+            }
+        }
+    }
+
+    /// Calls `visit` with every minimal step from `cur` towards `dest` (both directions of a
+    /// torus dimension at distance exactly k/2) and returns the distance in hops.
+    #[inline]
+    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
+        let k = self.radix;
+        let mut distance = 0;
+        match self.shape {
+            Shape::Hypercube => {
+                let mut diff = cur ^ dest;
+                while diff != 0 {
+                    visit(Step { port: diff.trailing_zeros(), wraps: false });
+                    diff &= diff - 1;
+                    distance += 1;
+                }
+            }
+            Shape::Torus => {
+                for d in 0..self.dims {
+                    let (c, t) = (self.coord(cur, d), self.coord(dest, d));
+                    if c == t {
+                        continue;
+                    }
+                    let delta = (t + k - c) % k;
+                    if 2 * delta <= k {
+                        visit(Step { port: 2 * d, wraps: t < c });
+                    }
+                    if 2 * delta >= k {
+                        visit(Step { port: 2 * d + 1, wraps: t > c });
+                    }
+                    distance += delta.min(k - delta);
+                }
+            }
+            Shape::Mesh => {
+                for d in 0..self.dims {
+                    let (c, t) = (self.coord(cur, d), self.coord(dest, d));
+                    if c != t {
+                        visit(Step { port: 2 * d + u32::from(t < c), wraps: false });
+                        distance += c.abs_diff(t);
+                    }
+                }
+            }
+        }
+        distance
+    }
+
+    /// The dimension-order (e-cube) step: lowest differing dimension first; on a torus the
+    /// + direction when both are minimal. `None` when `cur == dest`.
+    #[inline]
+    pub(crate) fn dimension_order_step(&self, cur: u32, dest: u32) -> Option<Step> {
+        if self.shape == Shape::Hypercube {
+            let diff = cur ^ dest;
+            return (diff != 0).then(|| Step { port: diff.trailing_zeros(), wraps: false });
+        }
+        let k = self.radix;
+        for d in 0..self.dims {
+            let (c, t) = (self.coord(cur, d), self.coord(dest, d));
+            if c == t {
+                continue;
+            }
+            return Some(match self.shape {
+                Shape::Torus if 2 * ((t + k - c) % k) <= k => Step { port: 2 * d, wraps: t < c },
+                Shape::Torus => Step { port: 2 * d + 1, wraps: t > c },
+                _ => Step { port: 2 * d + u32::from(t < c), wraps: false },
+            });
+        }
+        None
+    }
+
+    /// Minimal distance in hops.
+    #[cfg(test)]
+    pub(crate) fn distance(&self, a: u32, b: u32) -> u32 {
+        self.minimal_steps(a, b, |_| {})
+    }
+
+    /// Checkerboard colour: parity of the coordinate sum (meaningful when bipartite).
+    #[inline]
+    pub(crate) fn parity(&self, node: u32) -> u32 {
+        match self.shape {
+            Shape::Hypercube => node.count_ones() % 2,
+            _ => (0..self.dims).map(|d| self.coord(node, d)).sum::<u32>() % 2,
+        }
+    }
+
+    /// Human-readable coordinates, e.g. `(3,0)`.
+    pub(crate) fn describe(&self, node: u32) -> String {
+        let coords: Vec<String> = (0..self.dims).map(|d| self.coord(node, d).to_string()).collect();
+        format!("({})", coords.join(","))
+    }
+
+    /// Human-readable direction of a port, e.g. `+x0` or `-x1` (`x3` on the hypercube).
+    pub(crate) fn describe_port(&self, port: u32) -> String {
+        match self.shape {
+            Shape::Hypercube => format!("x{port}"),
+            _ => format!("{}x{}", if port.is_multiple_of(2) { '+' } else { '-' }, port / 2),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn torus(k: u32, n: u32) -> Geometry {
+        Geometry::new(&Topology::Torus { radix: k, dimensions: n }).unwrap()
+    }
+
+    #[test]
+    fn torus_neighbours_wrap_and_distances_are_minimal() {
+        let g = torus(4, 2);
+        // Node 0: +x0 -> (1,0), -x0 -> (3,0), -x1 -> (0,3).
+        assert_eq!(g.downstream(0), 1);
+        assert_eq!(g.downstream(1), 3);
+        assert_eq!(g.downstream(3), 12);
+        assert_eq!(g.distance(0, 10), 4);
+        let mut steps = Vec::new();
+        assert_eq!(g.minimal_steps(0, 2, |s| steps.push(s)), 2);
+        assert_eq!(steps.len(), 2, "k/2 away: both directions are minimal");
+        assert_eq!(g.links(), 64);
+        assert_eq!(diameter(g.shape, g.radix, g.dims), 4);
+    }
+
+    #[test]
+    fn mesh_has_no_border_links_and_hypercube_flips_bits() {
+        let m = Geometry::new(&Topology::Mesh { radix: 3, dimensions: 2 }).unwrap();
+        assert_eq!(m.downstream(2 * 4), NO_LINK);
+        assert_eq!(m.links(), 24);
+        assert_eq!(m.distance(0, 8), 4);
+        let h = Geometry::new(&Topology::Hypercube { dimensions: 3 }).unwrap();
+        assert_eq!(h.downstream(5 * 3 + 1), 7);
+        assert_eq!(h.dimension_order_step(5, 2).map(|s| s.port), Some(0));
+        assert_eq!(h.distance(5, 2), 3);
+    }
+
+    #[test]
+    fn every_step_reduces_the_distance() {
+        for g in [torus(5, 2), torus(4, 3), torus(2, 3)] {
+            for a in 0..g.nodes {
+                for b in 0..g.nodes {
+                    let d = g.distance(a, b);
+                    g.minimal_steps(a, b, |s| {
+                        assert_eq!(g.distance(g.downstream(a * g.ports + s.port), b) + 1, d)
+                    });
+                    if let Some(s) = g.dimension_order_step(a, b) {
+                        assert_eq!(g.distance(g.downstream(a * g.ports + s.port), b) + 1, d);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Spec errors as data: every problem with its file, line, column and a hint.
+//!
+//! Validation collects all problems rather than stopping at the first one.
+//! Rendering goes through miette, so parse errors from serde-saphyr and our
+//! semantic errors look the same: `╭─[experiments/x.yaml:12:5]` and a snippet.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use miette::{Diagnostic as MietteDiagnostic, NamedSource, SourceSpan};
+use serde_saphyr::Location;
+
+use super::suggest::did_you_mean;
+
+/// One problem in a spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// Where (line and column are 1-based); `None` when the problem has no single place.
+    pub location: Option<Location>,
+    /// What to do about it.
+    pub help: Option<String>,
+}
+
+/// All problems found in one spec file.
+#[derive(Debug)]
+pub struct SpecError {
+    /// The spec file.
+    pub path: PathBuf,
+    /// Its text (empty when it could not be read as text).
+    pub source: String,
+    /// The problems, in file order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// A parse error, rendered by serde-saphyr's miette integration.
+    pub parse_report: Option<String>,
+}
+
+impl SpecError {
+    /// An error with one diagnostic.
+    pub fn single(path: &Path, source: &str, diagnostic: Diagnostic) -> SpecError {
+        SpecError {
+            path: path.to_path_buf(),
+            source: source.to_string(),
+            diagnostics: vec![diagnostic],
+            parse_report: None,
+        }
+    }
+
+    /// `file:line:column` of the first problem, for one-line summaries and tests.
+    pub fn first_position(&self) -> String {
+        let (line, column) = self
+            .diagnostics
+            .first()
+            .and_then(|d| d.location)
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((1, 1));
+        format!("{}:{}:{}", self.path.display(), line, column)
+    }
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(report) = &self.parse_report {
+            writeln!(f, "{}: invalid spec", self.first_position())?;
+            return write!(f, "{report}");
+        }
+        let count = self.diagnostics.len();
+        writeln!(
+            f,
+            "{}: {} problem{} in this spec",
+            self.first_position(),
+            count,
+            if count == 1 { "" } else { "s" }
+        )?;
+        let name = self.path.display().to_string();
+        for diagnostic in &self.diagnostics {
+            let position = diagnostic
+                .location
+                .filter(|l| l.line() > 0)
+                .map(|l| format!("{name}:{}:{}", l.line(), l.column()))
+                .unwrap_or_else(|| name.clone());
+            let report = miette::Report::new(Located {
+                message: format!("{} (at {position})", diagnostic.message),
+                src: NamedSource::new(name.clone(), self.source.clone()),
+                span: diagnostic.location.and_then(|l| span_of(&self.source, l)),
+                help: diagnostic.help.clone(),
+            });
+            writeln!(f, "{report:?}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+#[derive(Debug, thiserror::Error, MietteDiagnostic)]
+#[error("{message}")]
+struct Located {
+    message: String,
+    #[source_code]
+    src: NamedSource<String>,
+    #[label("here")]
+    span: Option<SourceSpan>,
+    #[help]
+    help: Option<String>,
+}
+
+/// The byte span of a location in `source`: the token that starts there.
+fn span_of(source: &str, location: Location) -> Option<SourceSpan> {
+    if location.line() == 0 {
+        return None;
+    }
+    let offset = match location.span().byte_offset() {
+        Some(offset) => usize::try_from(offset).ok()?,
+        None => {
+            let line_start: usize = source
+                .split_inclusive('\n')
+                .take(usize::try_from(location.line()).ok()? - 1)
+                .map(str::len)
+                .sum();
+            let column = usize::try_from(location.column()).ok()?.saturating_sub(1);
+            line_start
+                + source[line_start..].chars().take(column).map(char::len_utf8).sum::<usize>()
+        }
+    };
+    if offset > source.len() {
+        return None;
+    }
+    let rest = &source[offset..];
+    let len = rest
+        .find(['\n', ':', ',', ']', '}'])
+        .unwrap_or(rest.len())
+        .max(1)
+        .min(rest.len().max(1));
+    Some(SourceSpan::new(offset.into(), len))
+}
+
+/// Turns a serde-saphyr error into a [`SpecError`], adding a "did you mean" to unknown keys.
+pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) -> SpecError {
+    let name = path.display().to_string();
+    let text = error.to_string();
+    let help = unknown_field_help(&text);
+    let mut report = format!("{:?}", serde_saphyr::miette::to_miette_report(error, source, &name));
+    if let Some(help) = &help {
+        report.push_str(&format!("\n  help: {help}\n"));
+    }
+    SpecError {
+        path: path.to_path_buf(),
+        source: source.to_string(),
+        diagnostics: vec![Diagnostic {
+            message: text,
+            location: error.location().filter(|l| l.line() > 0),
+            help,
+        }],
+        parse_report: Some(report),
+    }
+}
+
+/// "did you mean `virtual_channels`?" for serde's "unknown field `x`, expected one of ..." messages.
+fn unknown_field_help(message: &str) -> Option<String> {
+    let rest = message.split("unknown field `").nth(1)?;
+    let (unknown, rest) = rest.split_once('`')?;
+    let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    match did_you_mean(unknown, expected.iter().copied()) {
+        Some(best) => Some(format!("did you mean `{best}`?")),
+        None if !expected.is_empty() => Some(format!(
+            "valid keys here: {}",
+            expected.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        )),
+        None => None,
+    }
+}

@@ -1,0 +1,215 @@
+//! Experiment specs: YAML in, a validated, fully expanded [`Experiment`] out.
+//!
+//! This is the only module that knows YAML. [`load`] reads a file, parses it
+//! with serde-saphyr (budgets on nesting, aliases and events refuse alias bombs
+//! and absurd nesting), validates every value with its location, and expands
+//! the sweeps into scenario points (order documented in [`validate`]).
+
+pub mod error;
+pub mod report;
+pub mod suggest;
+pub mod sweep;
+pub mod types;
+pub mod validate;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_saphyr::{Budget, Location, Options};
+use sha2::{Digest, Sha256};
+
+pub use error::{Diagnostic, SpecError};
+use report::ReportSpec;
+
+use crate::model::{ModelName, ModelOptions};
+use crate::scenario::Scenario;
+use crate::sim::SimOptions;
+
+/// A validated, expanded experiment.
+#[derive(Clone, Debug, Serialize)]
+pub struct Experiment {
+    /// The spec's `name`.
+    pub name: String,
+    /// Report title (the name when the spec has none).
+    pub title: String,
+    /// Free text from the spec.
+    pub description: Option<String>,
+    /// Root seed.
+    pub seed: u64,
+    /// Distinct scenarios, in expansion order.
+    pub scenarios: Vec<ScenarioPoint>,
+    /// Load points, applied to every scenario.
+    pub load: Load,
+    /// The analytical model, if requested.
+    pub model: Option<ModelChoice>,
+    /// The simulator settings, if requested.
+    pub simulation: Option<SimulationChoice>,
+    /// Figures and tables.
+    pub report: ReportSpec,
+    /// Names of the scenario fields with more than one value.
+    pub swept: Vec<&'static str>,
+}
+
+/// One scenario of the sweep.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioPoint {
+    /// The system.
+    pub scenario: Scenario,
+    /// A short description for messages and progress.
+    pub label: String,
+}
+
+/// Load points in messages/node/cycle, or as fractions of the model's saturation rate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Load {
+    /// Absolute offered loads.
+    Rates(Vec<f64>),
+    /// Fractions of the saturation rate the model computes for each scenario.
+    FractionOfSaturation(Vec<f64>),
+}
+
+impl Load {
+    /// Number of load points.
+    pub fn len(&self) -> usize {
+        match self {
+            Load::Rates(v) | Load::FractionOfSaturation(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no load points.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The model a spec asks for.
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelChoice {
+    /// Which model.
+    pub name: ModelName,
+    /// Its reading options.
+    pub options: ModelOptions,
+    /// Where the spec names it.
+    #[serde(skip)]
+    pub location: Location,
+}
+
+/// The simulator settings a spec asks for.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimulationChoice {
+    /// Run length and stopping rules.
+    pub options: SimOptions,
+    /// Independent replications per load point.
+    pub replications: u32,
+}
+
+/// A spec file read from disk: its text and hash, before parsing.
+#[derive(Clone, Debug)]
+pub struct SpecSource {
+    /// Path as given.
+    pub path: PathBuf,
+    /// The file's text.
+    pub text: String,
+    /// SHA-256 of the file's bytes (hex).
+    pub sha256: String,
+}
+
+/// Spec files larger than this are refused before parsing.
+pub const MAX_SPEC_BYTES: usize = 4 << 20;
+
+/// Reads, parses, validates and expands the spec at `path`.
+pub fn load(path: &Path) -> Result<(SpecSource, Experiment), SpecError> {
+    let source = read(path)?;
+    let experiment = parse(&source)?;
+    Ok((source, experiment))
+}
+
+/// Reads a spec file as UTF-8 text.
+pub fn read(path: &Path) -> Result<SpecSource, SpecError> {
+    let fail = |message: String, location: Option<Location>, help: Option<String>| {
+        SpecError::single(path, "", Diagnostic { message, location, help })
+    };
+    let bytes = std::fs::read(path).map_err(|e| {
+        fail(format!("cannot read the spec: {e}"), None, Some("check the path".into()))
+    })?;
+    if bytes.len() > MAX_SPEC_BYTES {
+        return Err(fail(
+            format!(
+                "the spec is {} bytes; specs are limited to {MAX_SPEC_BYTES} bytes",
+                bytes.len()
+            ),
+            None,
+            None,
+        ));
+    }
+    let sha256 = hex(&Sha256::digest(&bytes));
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let valid = String::from_utf8_lossy(valid);
+        let line = valid.matches('\n').count() + 1;
+        let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        fail(
+            format!(
+                "the spec is not UTF-8 text (invalid byte at line {line}, column {column}); is this a YAML file?"
+            ),
+            None,
+            None,
+        )
+    })?;
+    Ok(SpecSource { path: path.to_path_buf(), text, sha256 })
+}
+
+/// Parses and validates spec text.
+pub fn parse(source: &SpecSource) -> Result<Experiment, SpecError> {
+    let path = &source.path;
+    let text = &source.text;
+    if text.trim().lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+        return Err(SpecError::single(
+            path,
+            text,
+            Diagnostic {
+                message: "the spec is empty".into(),
+                location: None,
+                help: Some("start from experiments/quickstart.yaml".into()),
+            },
+        ));
+    }
+    let mut budget = Budget::default();
+    budget.max_depth = 32;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    budget.max_events = 200_000;
+    let mut options = Options::default();
+    options.budget = Some(budget);
+    let file: types::SpecFile = serde_saphyr::from_str_with_options(text, options)
+        .map_err(|e| error::from_parse_error(path, text, &e))?;
+    let mut diags = validate::Diags::default();
+    let experiment = validate::validate(file, &mut diags);
+    match experiment {
+        Some(experiment) if diags.0.is_empty() => Ok(experiment),
+        _ => {
+            let mut diagnostics = diags.0;
+            diagnostics.sort_by_key(|d| d.location.map(|l| (l.line(), l.column())));
+            Err(SpecError {
+                path: path.clone(),
+                source: text.clone(),
+                diagnostics,
+                parse_report: None,
+            })
+        }
+    }
+}
+
+/// Lower-case hex of a byte string.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The JSON Schema of the spec format (draft 2020-12), as pretty JSON.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(types::SpecFile);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -1,0 +1,79 @@
+//! The `report:` section of a spec: which figures and tables the bundle holds.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What the report bundle shows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportSpec {
+    /// Directory of minijinja templates to use instead of the built-in ones
+    /// (relative to the spec file).
+    #[serde(default)]
+    pub template_dir: Option<String>,
+    /// One entry per figure.
+    #[serde(default = "default_figures")]
+    pub figures: Vec<FigureSpec>,
+    /// Tables to include.
+    #[serde(default = "default_tables")]
+    pub tables: Vec<TableKind>,
+}
+
+/// One figure: `y` against `x`, one panel per combination of the `panels`
+/// columns, one line (model) and marker series (simulation) per combination of
+/// the `lines` columns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// Column on the x axis.
+    #[serde(default = "default_x")]
+    pub x: String,
+    /// Column on the y axis.
+    #[serde(default = "default_y")]
+    pub y: String,
+    /// Columns whose value combinations each get their own panel.
+    #[serde(default)]
+    pub panels: Vec<String>,
+    /// Columns whose value combinations each get their own line within a panel.
+    #[serde(default)]
+    pub lines: Vec<String>,
+    /// Logarithmic y axis.
+    #[serde(default)]
+    pub log_y: bool,
+    /// Figure caption; a default is derived from the axes.
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+/// The tables a report can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TableKind {
+    /// Model-vs-simulation agreement per scenario.
+    ModelVsSimulation,
+    /// Every result row.
+    Results,
+}
+
+fn default_x() -> String {
+    "rate".into()
+}
+
+fn default_y() -> String {
+    "latency".into()
+}
+
+fn default_figures() -> Vec<FigureSpec> {
+    vec![FigureSpec {
+        x: default_x(),
+        y: default_y(),
+        panels: Vec::new(),
+        lines: Vec::new(),
+        log_y: false,
+        title: None,
+    }]
+}
+
+fn default_tables() -> Vec<TableKind> {
+    vec![TableKind::ModelVsSimulation, TableKind::Results]
+}

@@ -1,0 +1,337 @@
+//! The YAML spec as written: serde + schemars types, one per section.
+//!
+//! These types only describe syntax. Every field that may be swept is a
+//! `Spanned<Sweep<T>>` so that validation can point at the offending value;
+//! fields left out are `None` here and get their defaults in
+//! [`super::validate`] from the constants below, which also feed the JSON Schema.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::report::ReportSpec;
+use super::sweep::Sweep;
+
+/// A sweepable spec field with its source location.
+pub type Field<T> = Spanned<Sweep<T>>;
+
+/// Default `seed`.
+pub const DEFAULT_SEED: u64 = 1;
+/// Default `virtual_channels`.
+pub const DEFAULT_VIRTUAL_CHANNELS: u32 = 1;
+/// Default `buffer_depth` (flits per virtual channel).
+pub const DEFAULT_BUFFER_DEPTH: u32 = 2;
+/// Default `router_delay` (cycles per hop).
+pub const DEFAULT_ROUTER_DELAY: u32 = 0;
+/// Default `message_length` (flits).
+pub const DEFAULT_MESSAGE_LENGTH: u32 = 32;
+/// Default `fault_rate`.
+pub const DEFAULT_FAULT_RATE: f64 = 0.0;
+/// Default `broadcast_fraction`.
+pub const DEFAULT_BROADCAST_FRACTION: f64 = 0.0;
+/// Default `startup_latency` (cycles).
+pub const DEFAULT_STARTUP_LATENCY: f64 = 1.0;
+/// Default simulation `cycles`.
+pub const DEFAULT_CYCLES: u64 = 100_000;
+/// Default simulation `warmup_cycles`.
+pub const DEFAULT_WARMUP_CYCLES: u64 = 10_000;
+/// Default simulation `replications`.
+pub const DEFAULT_REPLICATIONS: u32 = 1;
+/// Default simulation `deadlock_cycles`.
+pub const DEFAULT_DEADLOCK_CYCLES: u64 = 10_000;
+
+/// An experiment spec: one YAML file in `experiments/`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "runner experiment spec")]
+pub struct SpecFile {
+    /// Experiment name: letters, digits, `_` and `-`; names the report directory `reports/<name>/`.
+    #[schemars(with = "String")]
+    pub name: Spanned<String>,
+    /// Human-readable title for the report.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Free text describing the experiment.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Root seed: every simulation seed derives from it and the task's inputs.
+    #[serde(default)]
+    #[schemars(extend("default" = DEFAULT_SEED))]
+    pub seed: Option<u64>,
+    /// The physical system; any field may be a list (swept as a grid) or a range.
+    #[schemars(with = "ScenarioSpec")]
+    pub scenario: Spanned<ScenarioSpec>,
+    /// Offered load, in messages per node per cycle.
+    #[schemars(with = "LoadSpec")]
+    pub load: Spanned<LoadSpec>,
+    /// How to evaluate each point: an analytical model, the simulator, or both.
+    #[schemars(with = "MethodsSpec")]
+    pub methods: Spanned<MethodsSpec>,
+    /// Figures and tables of the report bundle.
+    #[serde(default)]
+    #[schemars(with = "Option<ReportSpec>")]
+    pub report: Option<Spanned<ReportSpec>>,
+}
+
+/// The `scenario:` section.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// The network.
+    pub topology: TopologySpec,
+    /// The switching technique; wormhole when left out.
+    #[serde(default)]
+    pub switching: Option<SwitchingSpec>,
+    /// The routing algorithm.
+    #[schemars(with = "Sweep<RoutingName>")]
+    pub routing: Field<RoutingName>,
+    /// Virtual channels per physical channel (V >= 1).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_VIRTUAL_CHANNELS))]
+    pub virtual_channels: Option<Field<u32>>,
+    /// Escape virtual channels (Duato-Nbc's V2); the routing's default split when left out.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub escape_channels: Option<Field<u32>>,
+    /// Flit buffers per virtual channel (simulator).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_BUFFER_DEPTH))]
+    pub buffer_depth: Option<Field<u32>>,
+    /// Extra router pipeline cycles per hop (simulator).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_ROUTER_DELAY))]
+    pub router_delay: Option<Field<u32>>,
+    /// Message length M in flits (the mean, with `message_length_second_moment`).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_MESSAGE_LENGTH))]
+    pub message_length: Option<Field<u32>>,
+    /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>")]
+    pub message_length_second_moment: Option<Field<f64>>,
+    /// Probability that a node is faulty, 0 <= theta < 1.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_FAULT_RATE))]
+    pub fault_rate: Option<Field<f64>>,
+    /// Ejection port capacity: `single` (the papers') or `unlimited`.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<EjectionName>>", extend("default" = "single"))]
+    pub ejection: Option<Field<EjectionName>>,
+    /// Traffic pattern; uniform unicast when left out.
+    #[serde(default)]
+    pub traffic: Option<TrafficSpec>,
+    /// Groups of fields that vary together instead of forming a grid, e.g.
+    /// `[[radix, message_length]]`: the lists in a group must have equal lengths.
+    #[serde(default)]
+    #[schemars(with = "Vec<Vec<String>>")]
+    pub zip: Vec<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// `scenario.topology`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    /// `torus` (k-ary n-cube), `mesh`, `hypercube` or `fat_tree` (butterfly fat-tree).
+    #[schemars(with = "Sweep<TopologyKind>")]
+    pub kind: Field<TopologyKind>,
+    /// Nodes per dimension k >= 2 (torus, mesh).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub radix: Option<Field<u32>>,
+    /// Number of dimensions n >= 1 (torus, mesh, hypercube).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub dimensions: Option<Field<u32>>,
+    /// Number of processors N, a power of 4 (fat_tree).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub processors: Option<Field<u32>>,
+}
+
+/// `scenario.switching`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchingSpec {
+    /// `wormhole`, `scouting` or `circuit`.
+    #[schemars(with = "Sweep<SwitchingKind>")]
+    pub kind: Field<SwitchingKind>,
+    /// Scouting distance K >= 0 (scouting only; K = 0 behaves as wormhole).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub scouting_distance: Option<Field<u32>>,
+}
+
+/// `scenario.traffic`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSpec {
+    /// `uniform` unicast, or `broadcast_mix` (a fraction of messages are broadcasts).
+    #[serde(default)]
+    #[schemars(extend("default" = "uniform"))]
+    pub pattern: Option<TrafficPattern>,
+    /// Fraction beta of messages that are broadcasts, 0 <= beta <= 1 (broadcast_mix).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_BROADCAST_FRACTION))]
+    pub broadcast_fraction: Option<Field<f64>>,
+    /// Message start-up latency Delta in cycles (broadcast_mix).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_STARTUP_LATENCY))]
+    pub startup_latency: Option<Field<f64>>,
+}
+
+/// `load:` give exactly one of `rates` and `fraction_of_saturation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSpec {
+    /// Offered loads in messages/node/cycle: a list or a range.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>")]
+    pub rates: Option<Field<f64>>,
+    /// Loads as fractions of the model's saturation rate for each scenario (0 < f).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>")]
+    pub fraction_of_saturation: Option<Field<f64>>,
+}
+
+/// `methods:` at least one of `model` and `simulation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MethodsSpec {
+    /// Evaluate an analytical model (see `runner models`).
+    #[serde(default)]
+    pub model: Option<ModelMethod>,
+    /// Run the flit-level simulator.
+    #[serde(default)]
+    pub simulation: Option<SimulationMethod>,
+}
+
+/// `methods.model`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModelMethod {
+    /// The model's name, as `runner models` lists it.
+    #[schemars(with = "ModelNameSpec")]
+    pub name: Spanned<ModelNameSpec>,
+    /// `fat_tree` only: read eq. (22) literally instead of erratum E-BFT-3.
+    #[serde(default)]
+    pub literal_eq22: bool,
+}
+
+/// `methods.simulation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationMethod {
+    /// Measurement window in cycles.
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", extend("default" = DEFAULT_CYCLES))]
+    pub cycles: Option<Spanned<u64>>,
+    /// Cycles simulated before measuring.
+    #[serde(default)]
+    #[schemars(extend("default" = DEFAULT_WARMUP_CYCLES))]
+    pub warmup_cycles: Option<u64>,
+    /// Independent replications per load point (>= 1); reported as mean and 95% CI.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", extend("default" = DEFAULT_REPLICATIONS))]
+    pub replications: Option<Spanned<u32>>,
+    /// Run until the 95% CI half-width of mean latency is below this fraction of the mean.
+    #[serde(default)]
+    #[schemars(with = "Option<f64>")]
+    pub target_precision: Option<Spanned<f64>>,
+    /// Cap on simulated cycles when `target_precision` is set.
+    #[serde(default)]
+    pub max_cycles: Option<u64>,
+    /// Report a deadlock when no flit moved for this many cycles.
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", extend("default" = DEFAULT_DEADLOCK_CYCLES))]
+    pub deadlock_cycles: Option<Spanned<u64>>,
+}
+
+/// `scenario.topology.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// k-ary n-cube.
+    Torus,
+    /// k-ary n-mesh.
+    Mesh,
+    /// Binary n-cube.
+    Hypercube,
+    /// Butterfly fat-tree.
+    FatTree,
+}
+
+/// `scenario.switching.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchingKind {
+    /// Wormhole switching.
+    Wormhole,
+    /// Scouting switching.
+    Scouting,
+    /// Circuit switching.
+    Circuit,
+}
+
+/// `scenario.routing`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingName {
+    /// Deterministic dimension-order (e-cube).
+    DimensionOrder,
+    /// Fully adaptive minimal, no deadlock avoidance.
+    Adaptive,
+    /// Duato's protocol.
+    Duato,
+    /// Duato-Nbc: negative-hop escape with bonus cards.
+    Nbc,
+    /// Up/down (fat-tree).
+    UpDown,
+}
+
+/// `scenario.ejection`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EjectionName {
+    /// One message at a time.
+    Single,
+    /// Any number at once.
+    Unlimited,
+}
+
+/// `scenario.traffic.pattern`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrafficPattern {
+    /// Uniform unicast destinations.
+    Uniform,
+    /// Uniform unicast mixed with broadcasts (`broadcast_fraction`).
+    BroadcastMix,
+}
+
+/// `methods.model.name`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelNameSpec {
+    /// Scouting switching, 2-D torus.
+    ScoutingTorus,
+    /// Unicast/broadcast, hypercube.
+    BroadcastHypercube,
+    /// Circuit switching with node faults, 2-D torus.
+    CircuitTorusFaults,
+    /// Duato-Nbc, 2-D torus.
+    NbcTorus,
+    /// Butterfly fat-tree.
+    FatTree,
+}
+
+macro_rules! named_values {
+    ($($ty:ty),*) => {$(
+        impl super::sweep::SweepValue for $ty {
+            fn from_range_point(_: f64) -> Result<$ty, String> {
+                Err("this field takes names; a range {from, to, ...} only applies to numbers".into())
+            }
+        }
+    )*};
+}
+
+named_values!(TopologyKind, SwitchingKind, RoutingName, EjectionName);

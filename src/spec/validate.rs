@@ -1,0 +1,785 @@
+//! Semantic validation and sweep expansion: `SpecFile` -> `Experiment`.
+//!
+//! Every problem is collected with its location; nothing stops at the first.
+//!
+//! **Expansion order** (documented in README and relied on by tests): the
+//! scenario fields form a grid in the fixed order of [`FIELDS`]: the first
+//! field varies slowest, the last fastest. A `zip:` group moves as one axis,
+//! placed where its earliest field stands. Load points vary fastest of all,
+//! within each scenario, in the order written.
+
+use serde_saphyr::{Location, Spanned};
+
+use super::error::Diagnostic;
+use super::suggest::did_you_mean;
+use super::sweep::{Sweep, SweepValue};
+use super::types::*;
+use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
+use crate::model::{self, ModelName, ModelOptions};
+use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
+use crate::sim::{self, SimOptions};
+
+/// Scenario field names in expansion order; also the result columns they fill.
+pub const FIELDS: [&str; 17] = [
+    "topology",
+    "radix",
+    "dimensions",
+    "processors",
+    "switching",
+    "scouting_distance",
+    "routing",
+    "virtual_channels",
+    "escape_channels",
+    "buffer_depth",
+    "router_delay",
+    "message_length",
+    "message_length_second_moment",
+    "fault_rate",
+    "broadcast_fraction",
+    "startup_latency",
+    "ejection",
+];
+
+const TOPOLOGY: usize = 0;
+const RADIX: usize = 1;
+const DIMENSIONS: usize = 2;
+const PROCESSORS: usize = 3;
+const SWITCHING: usize = 4;
+const SCOUTING: usize = 5;
+const ROUTING: usize = 6;
+const VIRTUAL_CHANNELS: usize = 7;
+const ESCAPE: usize = 8;
+const BUFFER: usize = 9;
+const ROUTER_DELAY: usize = 10;
+const MESSAGE_LENGTH: usize = 11;
+const SECOND_MOMENT: usize = 12;
+const FAULT_RATE: usize = 13;
+const BROADCAST: usize = 14;
+const STARTUP: usize = 15;
+const EJECTION: usize = 16;
+
+/// The most scenario x load points one spec may expand to.
+pub const MAX_POINTS: usize = 1_000_000;
+
+/// The largest network the tool accepts, in nodes.
+pub const MAX_NODES: u64 = 1 << 24;
+
+type Values<T> = Vec<(T, Location)>;
+
+/// Collected problems.
+#[derive(Default)]
+pub(super) struct Diags(pub Vec<Diagnostic>);
+
+impl Diags {
+    fn error(&mut self, location: Location, message: impl Into<String>, help: Option<String>) {
+        let diagnostic = Diagnostic { message: message.into(), location: Some(location), help };
+        if !self.0.contains(&diagnostic) {
+            self.0.push(diagnostic);
+        }
+    }
+}
+
+/// Every field's values, each with the location it was written at.
+struct Columns {
+    topology: Values<TopologyKind>,
+    radix: Values<u32>,
+    dimensions: Values<u32>,
+    processors: Values<u32>,
+    switching: Values<SwitchingKind>,
+    scouting_distance: Values<u32>,
+    routing: Values<RoutingName>,
+    virtual_channels: Values<u32>,
+    escape_channels: Values<u32>,
+    buffer_depth: Values<u32>,
+    router_delay: Values<u32>,
+    message_length: Values<u32>,
+    second_moment: Values<f64>,
+    fault_rate: Values<f64>,
+    broadcast_fraction: Values<f64>,
+    startup_latency: Values<f64>,
+    ejection: Values<EjectionName>,
+    /// Where each field was written (`None`: left out, default used or not applicable).
+    written: [Option<Location>; 17],
+}
+
+impl Columns {
+    fn len(&self, field: usize) -> usize {
+        match field {
+            TOPOLOGY => self.topology.len(),
+            RADIX => self.radix.len(),
+            DIMENSIONS => self.dimensions.len(),
+            PROCESSORS => self.processors.len(),
+            SWITCHING => self.switching.len(),
+            SCOUTING => self.scouting_distance.len(),
+            ROUTING => self.routing.len(),
+            VIRTUAL_CHANNELS => self.virtual_channels.len(),
+            ESCAPE => self.escape_channels.len(),
+            BUFFER => self.buffer_depth.len(),
+            ROUTER_DELAY => self.router_delay.len(),
+            MESSAGE_LENGTH => self.message_length.len(),
+            SECOND_MOMENT => self.second_moment.len(),
+            FAULT_RATE => self.fault_rate.len(),
+            BROADCAST => self.broadcast_fraction.len(),
+            STARTUP => self.startup_latency.len(),
+            _ => self.ejection.len(),
+        }
+    }
+}
+
+/// Reads one sweepable field: its values (or the default), checking each value.
+fn column<T: SweepValue>(
+    diags: &mut Diags,
+    field: Option<&Spanned<Sweep<T>>>,
+    default: Option<T>,
+    check: impl Fn(&T) -> Result<(), String>,
+) -> Values<T> {
+    let Some(field) = field else {
+        return default.map(|d| vec![(d, Location::UNKNOWN)]).unwrap_or_default();
+    };
+    match field.value.values(field.referenced) {
+        Ok(values) => {
+            let mut ok = Vec::with_capacity(values.len());
+            for (value, location) in values {
+                match check(&value) {
+                    Ok(()) => ok.push((value, location)),
+                    Err(message) => diags.error(location, message, None),
+                }
+            }
+            ok
+        }
+        Err(message) => {
+            diags.error(field.referenced, message, None);
+            Vec::new()
+        }
+    }
+}
+
+fn at_least(min: u32, what: &'static str) -> impl Fn(&u32) -> Result<(), String> {
+    move |&v| {
+        if v >= min { Ok(()) } else { Err(format!("{what} must be at least {min}, found {v}")) }
+    }
+}
+
+fn finite_in(
+    low: f64,
+    high: f64,
+    high_inclusive: bool,
+    what: &'static str,
+) -> impl Fn(&f64) -> Result<(), String> {
+    move |&v| {
+        let ok = v.is_finite() && v >= low && if high_inclusive { v <= high } else { v < high };
+        if ok {
+            Ok(())
+        } else {
+            let bracket = if high_inclusive { "]" } else { ")" };
+            Err(format!("{what} must lie in [{low}, {high}{bracket}, found {v}"))
+        }
+    }
+}
+
+fn any<T>(_: &T) -> Result<(), String> {
+    Ok(())
+}
+
+/// Validates and expands a parsed spec; problems go to `diags`.
+pub(super) fn validate(spec: SpecFile, diags: &mut Diags) -> Option<Experiment> {
+    let name = spec.name.value.clone();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        diags.error(
+            spec.name.referenced,
+            format!("`name` must be letters, digits, `_` or `-` (it names reports/<name>/), found {name:?}"),
+            None,
+        );
+    }
+    let scenario = &spec.scenario.value;
+    let columns = columns(scenario, diags);
+    let model = model_choice(&spec.methods.value);
+    let simulation = simulation_choice(&spec.methods.value, diags);
+    if spec.methods.value.model.is_none() && spec.methods.value.simulation.is_none() {
+        diags.error(
+            spec.methods.referenced,
+            "`methods` names no method",
+            Some("add `model: {name: ...}` (see `runner models`) and/or `simulation: {}`".into()),
+        );
+    }
+    let load = load(&spec.load, model.is_some(), diags);
+    let groups = zip_groups(scenario, &columns, diags);
+    let report_location = spec.report.as_ref().map_or(Location::UNKNOWN, |r| r.referenced);
+    let report = spec.report.map(|r| r.value).unwrap_or_default();
+    for figure in &report.figures {
+        if let Err(message) = crate::report::check_figure(figure) {
+            diags.error(report_location, format!("report figure: {message}"), None);
+        }
+    }
+    if !diags.0.is_empty() {
+        return None;
+    }
+    let scenarios =
+        expand(&columns, &groups, &spec.methods, model.as_ref(), simulation.is_some(), diags);
+    if !diags.0.is_empty() {
+        return None;
+    }
+    let load = load?;
+    let points = scenarios.len().saturating_mul(load.len());
+    if points > MAX_POINTS {
+        diags.error(
+            spec.scenario.referenced,
+            format!("the sweep expands to {points} points; at most {MAX_POINTS} are allowed"),
+            Some("split the spec, or sweep fewer values".into()),
+        );
+        return None;
+    }
+    Some(Experiment {
+        title: spec.title.unwrap_or_else(|| name.clone()),
+        name,
+        description: spec.description,
+        seed: spec.seed.unwrap_or(DEFAULT_SEED),
+        scenarios,
+        load,
+        model,
+        simulation,
+        report,
+        swept: (0..FIELDS.len()).filter(|&f| columns.len(f) > 1).map(|f| FIELDS[f]).collect(),
+    })
+}
+
+fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
+    let topology = &s.topology;
+    let switching = s.switching.as_ref();
+    let traffic = s.traffic.as_ref();
+    let mut written = [None; 17];
+    let mut mark = |field: usize, location: Option<Location>| written[field] = location;
+    mark(TOPOLOGY, Some(topology.kind.referenced));
+    mark(RADIX, topology.radix.as_ref().map(|f| f.referenced));
+    mark(DIMENSIONS, topology.dimensions.as_ref().map(|f| f.referenced));
+    mark(PROCESSORS, topology.processors.as_ref().map(|f| f.referenced));
+    mark(SWITCHING, switching.map(|f| f.kind.referenced));
+    mark(SCOUTING, switching.and_then(|f| f.scouting_distance.as_ref()).map(|f| f.referenced));
+    mark(ROUTING, Some(s.routing.referenced));
+    mark(VIRTUAL_CHANNELS, s.virtual_channels.as_ref().map(|f| f.referenced));
+    mark(ESCAPE, s.escape_channels.as_ref().map(|f| f.referenced));
+    mark(BUFFER, s.buffer_depth.as_ref().map(|f| f.referenced));
+    mark(ROUTER_DELAY, s.router_delay.as_ref().map(|f| f.referenced));
+    mark(MESSAGE_LENGTH, s.message_length.as_ref().map(|f| f.referenced));
+    mark(SECOND_MOMENT, s.message_length_second_moment.as_ref().map(|f| f.referenced));
+    mark(FAULT_RATE, s.fault_rate.as_ref().map(|f| f.referenced));
+    mark(BROADCAST, traffic.and_then(|t| t.broadcast_fraction.as_ref()).map(|f| f.referenced));
+    mark(STARTUP, traffic.and_then(|t| t.startup_latency.as_ref()).map(|f| f.referenced));
+    mark(EJECTION, s.ejection.as_ref().map(|f| f.referenced));
+
+    if let Some(traffic) = traffic
+        && traffic.pattern == Some(TrafficPattern::Uniform)
+        && let Some(field) = &traffic.broadcast_fraction
+    {
+        diags.error(
+            field.referenced,
+            "`broadcast_fraction` needs `pattern: broadcast_mix`",
+            Some("remove `broadcast_fraction`, or set `pattern: broadcast_mix`".into()),
+        );
+    }
+    let u32_ok = |v: &u32| if *v <= 1 << 20 { Ok(()) } else { Err(format!("{v} is too large")) };
+    Columns {
+        topology: column(diags, Some(&topology.kind), None, any),
+        radix: column(diags, topology.radix.as_ref(), None, at_least(2, "radix")),
+        dimensions: column(diags, topology.dimensions.as_ref(), None, at_least(1, "dimensions")),
+        processors: column(diags, topology.processors.as_ref(), None, |&n: &u32| {
+            if n >= 4 && n.is_power_of_two() && n.trailing_zeros() % 2 == 0 {
+                Ok(())
+            } else {
+                Err(format!("processors must be a power of 4 (4, 16, 64, ...), found {n}"))
+            }
+        }),
+        switching: column(diags, switching.map(|s| &s.kind), Some(SwitchingKind::Wormhole), any),
+        scouting_distance: column(
+            diags,
+            switching.and_then(|s| s.scouting_distance.as_ref()),
+            None,
+            u32_ok,
+        ),
+        routing: column(diags, Some(&s.routing), None, any),
+        virtual_channels: column(
+            diags,
+            s.virtual_channels.as_ref(),
+            Some(DEFAULT_VIRTUAL_CHANNELS),
+            at_least(1, "virtual_channels"),
+        ),
+        escape_channels: column(
+            diags,
+            s.escape_channels.as_ref(),
+            None,
+            at_least(1, "escape_channels"),
+        ),
+        buffer_depth: column(
+            diags,
+            s.buffer_depth.as_ref(),
+            Some(DEFAULT_BUFFER_DEPTH),
+            at_least(1, "buffer_depth"),
+        ),
+        router_delay: column(diags, s.router_delay.as_ref(), Some(DEFAULT_ROUTER_DELAY), u32_ok),
+        message_length: column(
+            diags,
+            s.message_length.as_ref(),
+            Some(DEFAULT_MESSAGE_LENGTH),
+            at_least(1, "message_length"),
+        ),
+        second_moment: column(
+            diags,
+            s.message_length_second_moment.as_ref(),
+            None,
+            finite_in(1.0, f64::MAX, true, "message_length_second_moment"),
+        ),
+        fault_rate: column(
+            diags,
+            s.fault_rate.as_ref(),
+            Some(DEFAULT_FAULT_RATE),
+            finite_in(0.0, 1.0, false, "fault_rate"),
+        ),
+        broadcast_fraction: column(
+            diags,
+            traffic.and_then(|t| t.broadcast_fraction.as_ref()),
+            Some(DEFAULT_BROADCAST_FRACTION),
+            finite_in(0.0, 1.0, true, "broadcast_fraction"),
+        ),
+        startup_latency: column(
+            diags,
+            traffic.and_then(|t| t.startup_latency.as_ref()),
+            Some(DEFAULT_STARTUP_LATENCY),
+            finite_in(0.0, 1e9, true, "startup_latency"),
+        ),
+        ejection: column(diags, s.ejection.as_ref(), Some(EjectionName::Single), any),
+        written,
+    }
+}
+
+fn model_choice(methods: &MethodsSpec) -> Option<ModelChoice> {
+    let method = methods.model.as_ref()?;
+    let name = match method.name.value {
+        ModelNameSpec::ScoutingTorus => ModelName::ScoutingTorus,
+        ModelNameSpec::BroadcastHypercube => ModelName::BroadcastHypercube,
+        ModelNameSpec::CircuitTorusFaults => ModelName::CircuitTorusFaults,
+        ModelNameSpec::NbcTorus => ModelName::NbcTorus,
+        ModelNameSpec::FatTree => ModelName::FatTree,
+    };
+    Some(ModelChoice {
+        name,
+        options: ModelOptions { literal_eq22: method.literal_eq22 },
+        location: method.name.referenced,
+    })
+}
+
+fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<SimulationChoice> {
+    let method = methods.simulation.as_ref()?;
+    let cycles = method.cycles.as_ref().map_or(DEFAULT_CYCLES, |c| c.value);
+    if let Some(c) = &method.cycles
+        && c.value == 0
+    {
+        diags.error(c.referenced, "`cycles` must be at least 1", None);
+    }
+    let replications = method.replications.as_ref().map_or(DEFAULT_REPLICATIONS, |r| r.value);
+    if let Some(r) = &method.replications
+        && !(1..=10_000).contains(&r.value)
+    {
+        diags.error(
+            r.referenced,
+            format!("`replications` must be 1 to 10000, found {}", r.value),
+            None,
+        );
+    }
+    if let Some(p) = &method.target_precision
+        && !(p.value.is_finite() && p.value > 0.0 && p.value < 1.0)
+    {
+        diags.error(
+            p.referenced,
+            format!("`target_precision` is a relative half-width in (0, 1), found {}", p.value),
+            Some("for example 0.02: stop when the 95% CI is within 2% of the mean".into()),
+        );
+    }
+    let deadlock_cycles =
+        method.deadlock_cycles.as_ref().map_or(DEFAULT_DEADLOCK_CYCLES, |d| d.value);
+    if let Some(d) = &method.deadlock_cycles
+        && d.value == 0
+    {
+        diags.error(d.referenced, "`deadlock_cycles` must be at least 1", None);
+    }
+    let defaults = SimOptions::default();
+    Some(SimulationChoice {
+        options: SimOptions {
+            warmup_cycles: method.warmup_cycles.unwrap_or(DEFAULT_WARMUP_CYCLES),
+            cycles,
+            target_precision: method.target_precision.as_ref().map(|p| p.value),
+            max_cycles: method.max_cycles.unwrap_or(defaults.max_cycles.max(cycles)),
+            deadlock_cycles,
+            ..defaults
+        },
+        replications,
+    })
+}
+
+fn load(load: &Spanned<LoadSpec>, has_model: bool, diags: &mut Diags) -> Option<Load> {
+    let spec = &load.value;
+    let positive = |what: &'static str| {
+        move |v: &f64| {
+            if v.is_finite() && *v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{what} must be a positive, finite number, found {v}"))
+            }
+        }
+    };
+    match (&spec.rates, &spec.fraction_of_saturation) {
+        (Some(rates), None) => {
+            let before = diags.0.len();
+            let values = column(diags, Some(rates), None, positive("a rate"));
+            (diags.0.len() == before)
+                .then(|| Load::Rates(values.into_iter().map(|v| v.0).collect()))
+        }
+        (None, Some(fractions)) => {
+            if !has_model {
+                diags.error(
+                    fractions.referenced,
+                    "`fraction_of_saturation` needs a model to compute the saturation rate",
+                    Some("add `methods.model`, or give the load as `rates:`".into()),
+                );
+                return None;
+            }
+            let before = diags.0.len();
+            let values = column(diags, Some(fractions), None, positive("a fraction of saturation"));
+            (diags.0.len() == before)
+                .then(|| Load::FractionOfSaturation(values.into_iter().map(|v| v.0).collect()))
+        }
+        (Some(_), Some(f)) => {
+            diags.error(f.referenced, "give `rates` or `fraction_of_saturation`, not both", None);
+            None
+        }
+        (None, None) => {
+            diags.error(
+                load.referenced,
+                "`load` needs `rates` or `fraction_of_saturation`",
+                Some("e.g. `rates: {from: 0.001, to: 0.01, points: 10}`".into()),
+            );
+            None
+        }
+    }
+}
+
+/// The grid axes: groups of fields that vary together, in expansion order.
+fn zip_groups(s: &ScenarioSpec, columns: &Columns, diags: &mut Diags) -> Vec<Vec<usize>> {
+    let mut group_of: Vec<usize> = (0..FIELDS.len()).collect();
+    for group in &s.zip {
+        let mut members = Vec::new();
+        for name in &group.value {
+            match FIELDS.iter().position(|f| *f == name.value) {
+                Some(field) => members.push(field),
+                None => {
+                    let help =
+                        did_you_mean(&name.value, FIELDS).map(|b| format!("did you mean `{b}`?"));
+                    diags.error(
+                        name.referenced,
+                        format!("`{}` is not a scenario field", name.value),
+                        help,
+                    );
+                }
+            }
+        }
+        if members.len() < 2 {
+            diags.error(group.referenced, "a `zip` group needs at least two fields", None);
+            continue;
+        }
+        let len = columns.len(members[0]);
+        for &field in &members {
+            if columns.len(field) != len {
+                diags.error(
+                    group.referenced,
+                    format!(
+                        "zipped fields must have equal lengths: `{}` has {} values, `{}` has {}",
+                        FIELDS[members[0]],
+                        len,
+                        FIELDS[field],
+                        columns.len(field)
+                    ),
+                    None,
+                );
+            }
+            if group_of[field] != field {
+                diags.error(
+                    group.referenced,
+                    format!("`{}` is in two zip groups", FIELDS[field]),
+                    None,
+                );
+            }
+        }
+        let leader = members.iter().copied().min().unwrap_or(0);
+        for &field in &members {
+            group_of[field] = leader;
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for field in 0..FIELDS.len() {
+        if group_of[field] == field {
+            groups.push((0..FIELDS.len()).filter(|&f| group_of[f] == field).collect());
+        }
+    }
+    groups
+}
+
+/// Expands the grid and builds one `Scenario` per point.
+fn expand(
+    columns: &Columns,
+    groups: &[Vec<usize>],
+    methods: &Spanned<MethodsSpec>,
+    model: Option<&ModelChoice>,
+    simulate: bool,
+    diags: &mut Diags,
+) -> Vec<ScenarioPoint> {
+    let lens: Vec<usize> = groups.iter().map(|g| columns.len(g[0]).max(1)).collect();
+    let total = lens.iter().try_fold(1usize, |acc, &l| acc.checked_mul(l));
+    let Some(total) = total.filter(|&t| t <= MAX_POINTS) else {
+        diags.error(
+            columns.written[TOPOLOGY].unwrap_or(Location::UNKNOWN),
+            format!("the scenario grid has more than {MAX_POINTS} points"),
+            Some("sweep fewer values, or use `zip:` for fields that vary together".into()),
+        );
+        return Vec::new();
+    };
+    let mut used = [false; 17];
+    let mut points = Vec::with_capacity(total);
+    let mut seen = std::collections::HashSet::with_capacity(total);
+    let mut index = vec![0usize; FIELDS.len()];
+    let mut odometer = vec![0usize; groups.len()];
+    for _ in 0..total {
+        for (g, group) in groups.iter().enumerate() {
+            for &field in group {
+                index[field] = odometer[g];
+            }
+        }
+        if let Some(point) = build(columns, &index, &mut used, diags) {
+            check_methods(&point, columns, methods, model, simulate, diags);
+            if seen.insert(format!("{:?}", point.scenario)) {
+                points.push(point);
+            }
+        }
+        for g in (0..groups.len()).rev() {
+            odometer[g] += 1;
+            if odometer[g] < lens[g] {
+                break;
+            }
+            odometer[g] = 0;
+        }
+        if diags.0.len() >= 20 {
+            break;
+        }
+    }
+    for field in 0..FIELDS.len() {
+        if let Some(location) = columns.written[field]
+            && !used[field]
+            && diags.0.is_empty()
+        {
+            let applies = match field {
+                RADIX => "`topology.kind: torus` or `mesh`",
+                DIMENSIONS => "`topology.kind: torus`, `mesh` or `hypercube`",
+                PROCESSORS => "`topology.kind: fat_tree`",
+                SCOUTING => "`switching.kind: scouting`",
+                _ => "other settings",
+            };
+            diags.error(
+                location,
+                format!(
+                    "`{}` applies only to {applies}, which no point of this spec uses",
+                    FIELDS[field]
+                ),
+                Some(format!("remove `{}`", FIELDS[field])),
+            );
+        }
+    }
+    points
+}
+
+fn get<T: Copy>(values: &Values<T>, index: usize) -> Option<T> {
+    values.get(index).map(|v| v.0)
+}
+
+/// One scenario from one combination of value indices.
+fn build(
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; 17],
+    diags: &mut Diags,
+) -> Option<ScenarioPoint> {
+    let kind_location = c.topology.get(index[TOPOLOGY])?.1;
+    let kind = get(&c.topology, index[TOPOLOGY])?;
+    let mut need = |field: usize, values: &Values<u32>, what: &str| -> Option<u32> {
+        used[field] = true;
+        let value = get(values, index[field]);
+        if value.is_none() {
+            diags.error(
+                kind_location,
+                format!("a {what} needs `topology.{}`", FIELDS[field]),
+                None,
+            );
+        }
+        value
+    };
+    let topology = match kind {
+        TopologyKind::Torus => Topology::Torus {
+            radix: need(RADIX, &c.radix, "torus")?,
+            dimensions: need(DIMENSIONS, &c.dimensions, "torus")?,
+        },
+        TopologyKind::Mesh => Topology::Mesh {
+            radix: need(RADIX, &c.radix, "mesh")?,
+            dimensions: need(DIMENSIONS, &c.dimensions, "mesh")?,
+        },
+        TopologyKind::Hypercube => {
+            Topology::Hypercube { dimensions: need(DIMENSIONS, &c.dimensions, "hypercube")? }
+        }
+        TopologyKind::FatTree => {
+            Topology::FatTree { processors: need(PROCESSORS, &c.processors, "fat_tree")? }
+        }
+    };
+    if topology.nodes() > MAX_NODES {
+        diags.error(
+            kind_location,
+            format!("{} nodes is more than the {MAX_NODES} this tool supports", topology.nodes()),
+            None,
+        );
+        return None;
+    }
+    used[TOPOLOGY] = true;
+    used[SWITCHING] = true;
+    let switching = match get(&c.switching, index[SWITCHING])? {
+        SwitchingKind::Wormhole => Switching::Wormhole,
+        SwitchingKind::Circuit => Switching::Circuit,
+        SwitchingKind::Scouting => {
+            used[SCOUTING] = true;
+            match get(&c.scouting_distance, index[SCOUTING]) {
+                Some(scouting_distance) => Switching::Scouting { scouting_distance },
+                None => {
+                    let location = c.written[SWITCHING].unwrap_or(kind_location);
+                    diags.error(
+                        location,
+                        "scouting switching needs `switching.scouting_distance`",
+                        None,
+                    );
+                    return None;
+                }
+            }
+        }
+    };
+    used[ROUTING] = true;
+    let routing = match get(&c.routing, index[ROUTING])? {
+        RoutingName::DimensionOrder => Routing::DimensionOrder,
+        RoutingName::Adaptive => Routing::Adaptive,
+        RoutingName::Duato => Routing::Duato,
+        RoutingName::Nbc => Routing::Nbc,
+        RoutingName::UpDown => Routing::UpDown,
+    };
+    let routing_location = c.routing.get(index[ROUTING]).map_or(Location::UNKNOWN, |v| v.1);
+    if (routing == Routing::UpDown) != matches!(topology, Topology::FatTree { .. }) {
+        diags.error(
+            routing_location,
+            format!(
+                "routing `{}` does not fit topology `{}`: up_down routing is for the fat-tree, and the fat-tree routes up_down",
+                routing.as_str(),
+                topology.kind()
+            ),
+            None,
+        );
+        return None;
+    }
+    for field in [VIRTUAL_CHANNELS, ESCAPE, BUFFER, ROUTER_DELAY, MESSAGE_LENGTH, SECOND_MOMENT] {
+        used[field] = true;
+    }
+    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION] {
+        used[field] = true;
+    }
+    let message_length = get(&c.message_length, index[MESSAGE_LENGTH])?;
+    let second_moment = get(&c.second_moment, index[SECOND_MOMENT]);
+    if let Some(m2) = second_moment {
+        let mean = f64::from(message_length);
+        if m2 < mean * mean * (1.0 - 1e-12) {
+            let location =
+                c.second_moment.get(index[SECOND_MOMENT]).map_or(Location::UNKNOWN, |v| v.1);
+            diags.error(
+                location,
+                format!(
+                    "message_length_second_moment = {m2} is below message_length^2 = {}: a second moment is at least the squared mean",
+                    mean * mean
+                ),
+                None,
+            );
+            return None;
+        }
+    }
+    let scenario = Scenario {
+        topology,
+        switching,
+        routing,
+        virtual_channels: get(&c.virtual_channels, index[VIRTUAL_CHANNELS])?,
+        escape_channels: get(&c.escape_channels, index[ESCAPE]),
+        buffer_depth: get(&c.buffer_depth, index[BUFFER])?,
+        router_delay: get(&c.router_delay, index[ROUTER_DELAY])?,
+        message_length,
+        message_length_second_moment: second_moment,
+        fault_rate: get(&c.fault_rate, index[FAULT_RATE])?,
+        broadcast_fraction: get(&c.broadcast_fraction, index[BROADCAST])?,
+        startup_latency: get(&c.startup_latency, index[STARTUP])?,
+        ejection: match get(&c.ejection, index[EJECTION])? {
+            EjectionName::Single => Ejection::Single,
+            EjectionName::Unlimited => Ejection::Unlimited,
+        },
+    };
+    Some(ScenarioPoint { label: label(&scenario), scenario })
+}
+
+/// Asks each requested evaluator whether it covers the scenario.
+fn check_methods(
+    point: &ScenarioPoint,
+    columns: &Columns,
+    methods: &Spanned<MethodsSpec>,
+    model: Option<&ModelChoice>,
+    simulate: bool,
+    diags: &mut Diags,
+) {
+    if let Some(model) = model
+        && let Err(error) = model::check(model.name, &point.scenario)
+    {
+        diags.error(
+            model.location,
+            format!("model `{}` cannot evaluate {}: {error}", model.name.as_str(), point.label),
+            Some("see `runner models` for what each model covers".into()),
+        );
+    }
+    if simulate && let Err(error) = sim::check(&point.scenario) {
+        let location = columns.written[ROUTING].unwrap_or(methods.referenced);
+        diags.error(location, format!("the simulator cannot run {}: {error}", point.label), None);
+    }
+}
+
+/// A short human description of a scenario: `torus 8-ary 2-cube, wormhole, duato, V=3, M=32`.
+pub fn label(s: &Scenario) -> String {
+    let topology = match s.topology {
+        Topology::Torus { radix, dimensions } => format!("{radix}-ary {dimensions}-cube torus"),
+        Topology::Mesh { radix, dimensions } => format!("{radix}-ary {dimensions}-mesh"),
+        Topology::Hypercube { dimensions } => format!("{dimensions}-cube"),
+        Topology::FatTree { processors } => format!("fat-tree N={processors}"),
+    };
+    let switching = match s.switching {
+        Switching::Scouting { scouting_distance } => format!("scouting K={scouting_distance}"),
+        other => other.kind().to_string(),
+    };
+    let mut text = format!(
+        "{topology}, {switching}, {}, V={}, M={}",
+        s.routing.as_str(),
+        s.virtual_channels,
+        s.message_length
+    );
+    if let Some(v2) = s.escape_channels {
+        text.push_str(&format!(", V2={v2}"));
+    }
+    if s.fault_rate > 0.0 {
+        text.push_str(&format!(", theta={}", s.fault_rate));
+    }
+    if s.broadcast_fraction > 0.0 {
+        text.push_str(&format!(", beta={}", s.broadcast_fraction));
+    }
+    text
+}

@@ -1,0 +1,75 @@
+//! The results store: gathering rows in plan order and writing `results.parquet`.
+//!
+//! **API boundary:** the Parquet columns are documented in `schemas/results.md`;
+//! [`row::Row`] is the single definition both follow.
+
+pub mod parquet;
+pub mod provenance;
+pub mod row;
+
+use crate::exec::TaskState;
+use crate::exec::cache::Output;
+use crate::exec::evaluate::base_row;
+use crate::plan::{LoadPoint, Plan, TaskKind};
+use crate::spec::Experiment;
+use row::Row;
+
+/// All rows of a run in plan order, with `experiment`, `saturation_rate` and
+/// `fraction_of_saturation` filled in. Failed and skipped tasks give rows with
+/// that status and the error; tasks not run (interrupted) give no row.
+pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec<Row> {
+    let saturation_rate = |scenario: usize| -> Option<f64> {
+        let node = plan.saturation.get(scenario).copied().flatten()?;
+        match &states[node.index()] {
+            TaskState::Done(Output::Saturation(rate)) => Some(*rate),
+            _ => None,
+        }
+    };
+    let mut rows = Vec::with_capacity(plan.row_nodes.len());
+    for &node in &plan.row_nodes {
+        let task = &plan.graph[node];
+        let Some(scenario_index) = task.scenario else { continue };
+        let saturation = saturation_rate(scenario_index);
+        let mut produced: Vec<Row> = match &states[node.index()] {
+            TaskState::Done(Output::Rows(done)) => done.clone(),
+            TaskState::Done(Output::Saturation(_)) | TaskState::Pending => continue,
+            TaskState::Failed(error) | TaskState::Skipped(error) => {
+                let scenario = &experiment.scenarios[scenario_index].scenario;
+                let rate = match task.load {
+                    Some(LoadPoint::Rate(r)) => r,
+                    Some(LoadPoint::FractionOfSaturation(f)) => {
+                        saturation.map_or(f64::NAN, |s| f * s)
+                    }
+                    None => f64::NAN,
+                };
+                let method = if task.kind == TaskKind::Solve { "model" } else { "simulation" };
+                let mut row = base_row(scenario, task, rate, method);
+                row.status = if matches!(states[node.index()], TaskState::Failed(_)) {
+                    "failed"
+                } else {
+                    "skipped"
+                }
+                .into();
+                row.error = Some(error.clone());
+                row.replication = task.replication;
+                row.seed = task.seed;
+                row.evaluator = match (task.kind, &experiment.model) {
+                    (TaskKind::Solve, Some(m)) => {
+                        format!("{}@{}", m.name.as_str(), crate::model::VERSION)
+                    }
+                    _ => format!("simulator@{}", crate::sim::VERSION),
+                };
+                vec![row]
+            }
+        };
+        for row in &mut produced {
+            row.experiment = experiment.name.clone();
+            row.saturation_rate = saturation;
+            if row.fraction_of_saturation.is_none() {
+                row.fraction_of_saturation = saturation.filter(|s| *s > 0.0).map(|s| row.rate / s);
+            }
+        }
+        rows.extend(produced);
+    }
+    rows
+}

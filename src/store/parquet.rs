@@ -1,0 +1,249 @@
+//! `results.parquet`: rows <-> Arrow record batches <-> a zstd-compressed Parquet file.
+//!
+//! The column list below is the one place that maps [`Row`] fields to typed
+//! Arrow columns; `schemas/results.md` documents the same list (a test keeps
+//! them in step). Files are written to a temporary file and renamed.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+use super::row::Row;
+
+/// Errors reading or writing results files.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// File system trouble.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Arrow or Parquet trouble.
+    #[error("{path}: {message}")]
+    Format {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+macro_rules! columns {
+    ($($field:ident: $kind:ident),* $(,)?) => {
+        /// Column names and Arrow types, in file order.
+        pub fn schema_fields() -> Vec<Field> {
+            vec![$(columns!(@field $field, $kind)),*]
+        }
+
+        fn arrays(rows: &[Row]) -> Vec<ArrayRef> {
+            vec![$(columns!(@write rows, $field, $kind)),*]
+        }
+
+        fn read_batch(batch: &RecordBatch, rows: &mut Vec<Row>) -> Result<(), String> {
+            let start = rows.len();
+            rows.resize(start + batch.num_rows(), Row::default());
+            let rows = &mut rows[start..];
+            $(columns!(@read batch, rows, $field, $kind);)*
+            Ok(())
+        }
+    };
+    (@field $field:ident, Str) => { Field::new(stringify!($field), DataType::Utf8, false) };
+    (@field $field:ident, OptStr) => { Field::new(stringify!($field), DataType::Utf8, true) };
+    (@field $field:ident, U32) => { Field::new(stringify!($field), DataType::UInt32, false) };
+    (@field $field:ident, OptU32) => { Field::new(stringify!($field), DataType::UInt32, true) };
+    (@field $field:ident, U64) => { Field::new(stringify!($field), DataType::UInt64, false) };
+    (@field $field:ident, OptU64) => { Field::new(stringify!($field), DataType::UInt64, true) };
+    (@field $field:ident, F64) => { Field::new(stringify!($field), DataType::Float64, false) };
+    (@field $field:ident, OptF64) => { Field::new(stringify!($field), DataType::Float64, true) };
+    (@write $rows:ident, $field:ident, Str) => {
+        Arc::new($rows.iter().map(|r| Some(r.$field.as_str())).collect::<StringArray>()) as ArrayRef
+    };
+    (@write $rows:ident, $field:ident, OptStr) => {
+        Arc::new($rows.iter().map(|r| r.$field.as_deref()).collect::<StringArray>()) as ArrayRef
+    };
+    (@write $rows:ident, $field:ident, U32) => {
+        Arc::new($rows.iter().map(|r| r.$field).collect::<UInt32Array>()) as ArrayRef
+    };
+    (@write $rows:ident, $field:ident, OptU32) => {
+        Arc::new($rows.iter().map(|r| r.$field).collect::<UInt32Array>()) as ArrayRef
+    };
+    (@write $rows:ident, $field:ident, U64) => {
+        Arc::new($rows.iter().map(|r| r.$field).collect::<UInt64Array>()) as ArrayRef
+    };
+    (@write $rows:ident, $field:ident, OptU64) => {
+        Arc::new($rows.iter().map(|r| r.$field).collect::<UInt64Array>()) as ArrayRef
+    };
+    (@write $rows:ident, $field:ident, F64) => {
+        Arc::new($rows.iter().map(|r| r.$field).collect::<Float64Array>()) as ArrayRef
+    };
+    (@write $rows:ident, $field:ident, OptF64) => {
+        Arc::new($rows.iter().map(|r| r.$field).collect::<Float64Array>()) as ArrayRef
+    };
+    (@read $batch:ident, $rows:ident, $field:ident, Str) => {{
+        let a = column::<StringArray>($batch, stringify!($field))?;
+        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.value(i).to_string(); }
+    }};
+    (@read $batch:ident, $rows:ident, $field:ident, OptStr) => {{
+        let a = column::<StringArray>($batch, stringify!($field))?;
+        for (i, r) in $rows.iter_mut().enumerate() {
+            r.$field = a.is_valid(i).then(|| a.value(i).to_string());
+        }
+    }};
+    (@read $batch:ident, $rows:ident, $field:ident, $kind:ident) => {{
+        columns!(@readnum $batch, $rows, $field, $kind)
+    }};
+    (@readnum $batch:ident, $rows:ident, $field:ident, U32) => {{
+        let a = column::<UInt32Array>($batch, stringify!($field))?;
+        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.value(i); }
+    }};
+    (@readnum $batch:ident, $rows:ident, $field:ident, OptU32) => {{
+        let a = column::<UInt32Array>($batch, stringify!($field))?;
+        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+    }};
+    (@readnum $batch:ident, $rows:ident, $field:ident, U64) => {{
+        let a = column::<UInt64Array>($batch, stringify!($field))?;
+        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.value(i); }
+    }};
+    (@readnum $batch:ident, $rows:ident, $field:ident, OptU64) => {{
+        let a = column::<UInt64Array>($batch, stringify!($field))?;
+        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+    }};
+    (@readnum $batch:ident, $rows:ident, $field:ident, F64) => {{
+        let a = column::<Float64Array>($batch, stringify!($field))?;
+        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.value(i); }
+    }};
+    (@readnum $batch:ident, $rows:ident, $field:ident, OptF64) => {{
+        let a = column::<Float64Array>($batch, stringify!($field))?;
+        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+    }};
+}
+
+columns! {
+    experiment: Str,
+    task_id: Str,
+    scenario_id: Str,
+    method: Str,
+    evaluator: Str,
+    topology: Str,
+    radix: U32,
+    dimensions: U32,
+    nodes: U64,
+    switching: Str,
+    scouting_distance: OptU32,
+    routing: Str,
+    virtual_channels: U32,
+    escape_channels: OptU32,
+    buffer_depth: U32,
+    router_delay: U32,
+    message_length: U32,
+    message_length_second_moment: OptF64,
+    fault_rate: F64,
+    broadcast_fraction: F64,
+    startup_latency: F64,
+    ejection: Str,
+    rate: F64,
+    fraction_of_saturation: OptF64,
+    saturation_rate: OptF64,
+    latency: OptF64,
+    latency_ci95: OptF64,
+    network_latency: OptF64,
+    source_wait: OptF64,
+    unicast_latency: OptF64,
+    multiplexing_degree: OptF64,
+    channel_rate: OptF64,
+    blocking_probability: OptF64,
+    throughput: OptF64,
+    hops: OptF64,
+    status: Str,
+    error: OptStr,
+    replication: OptU32,
+    replications: OptU32,
+    seed: OptU64,
+    cycles: OptU64,
+    flit_hops: OptU64,
+    messages_measured: OptU64,
+    wall_seconds: F64,
+    intermediates: Str,
+}
+
+fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, String> {
+    batch
+        .column_by_name(name)
+        .ok_or_else(|| format!("column `{name}` is missing"))?
+        .as_any()
+        .downcast_ref::<T>()
+        .ok_or_else(|| format!("column `{name}` has an unexpected type"))
+}
+
+/// The Arrow schema of `results.parquet`.
+pub fn schema() -> Schema {
+    Schema::new(schema_fields())
+}
+
+/// Writes `rows` to `path` atomically, with `metadata` as Parquet key-value metadata.
+pub fn write(path: &Path, rows: &[Row], metadata: &[(String, String)]) -> Result<(), StoreError> {
+    let name = path.display().to_string();
+    let io = |source| StoreError::Io { path: name.clone(), source };
+    let format = |message: String| StoreError::Format { path: name.clone(), message };
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let schema = Arc::new(schema());
+    let batch =
+        RecordBatch::try_new(schema.clone(), arrays(rows)).map_err(|e| format(e.to_string()))?;
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(3).map_err(|e| format(e.to_string()))?,
+        ))
+        .set_key_value_metadata(Some(
+            metadata.iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())).collect(),
+        ))
+        .set_created_by(format!("runner {}", env!("CARGO_PKG_VERSION")))
+        .build();
+    let temp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let file = temp.as_file().try_clone().map_err(io)?;
+    let mut writer =
+        ArrowWriter::try_new(file, schema, Some(properties)).map_err(|e| format(e.to_string()))?;
+    writer.write(&batch).map_err(|e| format(e.to_string()))?;
+    writer.close().map_err(|e| format(e.to_string()))?;
+    temp.as_file().sync_all().map_err(io)?;
+    temp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+/// Reads the rows and key-value metadata of a results file.
+pub fn read(path: &Path) -> Result<(Vec<Row>, HashMap<String, String>), StoreError> {
+    let name = path.display().to_string();
+    let format = |message: String| StoreError::Format { path: name.clone(), message };
+    let file = File::open(path).map_err(|source| StoreError::Io { path: name.clone(), source })?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| format(e.to_string()))?;
+    let metadata: HashMap<String, String> = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kvs| {
+            kvs.iter().map(|kv| (kv.key.clone(), kv.value.clone().unwrap_or_default())).collect()
+        })
+        .unwrap_or_default();
+    let reader = builder.build().map_err(|e| format(e.to_string()))?;
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| format(e.to_string()))?;
+        read_batch(&batch, &mut rows).map_err(format)?;
+    }
+    Ok((rows, metadata))
+}

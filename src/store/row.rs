@@ -1,0 +1,106 @@
+//! One tidy result row: the unit the executor caches, the store writes and the report reads.
+//!
+//! A row is one method x scenario x load x replication. Model rows have
+//! `method = "model"` and no replication. Simulation rows come in two kinds:
+//! one row per replication (`replication = Some(r)`), and one aggregate row per
+//! load point (`replication = None`) whose `latency` is the mean over the
+//! replications and whose `latency_ci95` is the 95% confidence half-width
+//! across them (Student t). Reports plot aggregate rows. The columns are
+//! documented in `schemas/results.md`; keep the two in step.
+
+use serde::{Deserialize, Serialize};
+
+/// One result row. Field order is column order in `results.parquet`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Experiment name (the spec's `name`).
+    pub experiment: String,
+    /// Content hash of the task that produced the row (hex).
+    pub task_id: String,
+    /// Short content hash of the scenario alone: rows with equal `scenario_id` describe the same system.
+    pub scenario_id: String,
+    /// `model` or `simulation`.
+    pub method: String,
+    /// Model name (`fat_tree`, ...) or `simulator`, with the evaluator version: `fat_tree@model-0.1.0`.
+    pub evaluator: String,
+    /// `torus`, `mesh`, `hypercube` or `fat_tree`.
+    pub topology: String,
+    /// Radix k (2 for the hypercube, 4 for the fat-tree).
+    pub radix: u32,
+    /// Dimensions n (fat-tree: levels).
+    pub dimensions: u32,
+    /// Number of processing nodes.
+    pub nodes: u64,
+    /// `wormhole`, `scouting` or `circuit`.
+    pub switching: String,
+    /// Scouting distance K; null unless switching is scouting.
+    pub scouting_distance: Option<u32>,
+    /// Routing algorithm name.
+    pub routing: String,
+    /// Virtual channels per physical channel V.
+    pub virtual_channels: u32,
+    /// Escape channels (Nbc V2) when set explicitly.
+    pub escape_channels: Option<u32>,
+    /// Flit buffers per virtual channel.
+    pub buffer_depth: u32,
+    /// Extra router pipeline cycles per hop.
+    pub router_delay: u32,
+    /// Message length M (flits).
+    pub message_length: u32,
+    /// E[M^2] for random message lengths; null for fixed length.
+    pub message_length_second_moment: Option<f64>,
+    /// Node-failure probability theta.
+    pub fault_rate: f64,
+    /// Broadcast fraction beta.
+    pub broadcast_fraction: f64,
+    /// Start-up latency Delta (cycles).
+    pub startup_latency: f64,
+    /// `single` or `unlimited`.
+    pub ejection: String,
+    /// Offered load (messages/node/cycle).
+    pub rate: f64,
+    /// `rate` as a fraction of the model's saturation rate, when the load was given that way.
+    pub fraction_of_saturation: Option<f64>,
+    /// The model's saturation rate for this scenario, when it was computed.
+    pub saturation_rate: Option<f64>,
+    /// Mean latency (cycles).
+    pub latency: Option<f64>,
+    /// 95% confidence half-width of `latency` (cycles).
+    pub latency_ci95: Option<f64>,
+    /// Mean network latency without source wait (cycles).
+    pub network_latency: Option<f64>,
+    /// Mean source-queue wait (cycles).
+    pub source_wait: Option<f64>,
+    /// Mean unicast latency, where broadcasts are reported separately (cycles).
+    pub unicast_latency: Option<f64>,
+    /// Average multiplexing degree V-bar.
+    pub multiplexing_degree: Option<f64>,
+    /// Message arrival rate at one channel (messages/cycle).
+    pub channel_rate: Option<f64>,
+    /// Probability that all V virtual channels of a channel are busy.
+    pub blocking_probability: Option<f64>,
+    /// Accepted throughput (messages/node/cycle).
+    pub throughput: Option<f64>,
+    /// Mean hops per message.
+    pub hops: Option<f64>,
+    /// `ok`, `saturated`, `deadlock`, `failed` or `skipped`.
+    pub status: String,
+    /// Error message or saturation/deadlock detail.
+    pub error: Option<String>,
+    /// Replication index; null for model rows and for aggregate simulation rows.
+    pub replication: Option<u32>,
+    /// Number of replications behind an aggregate row; null otherwise.
+    pub replications: Option<u32>,
+    /// Random seed of a simulation replication.
+    pub seed: Option<u64>,
+    /// Simulated cycles.
+    pub cycles: Option<u64>,
+    /// Simulated flit-link traversals.
+    pub flit_hops: Option<u64>,
+    /// Messages whose latency entered the mean.
+    pub messages_measured: Option<u64>,
+    /// Wall-clock seconds the task took (not reproducible; excluded from comparisons).
+    pub wall_seconds: f64,
+    /// All other named quantities of the evaluator, as a JSON object.
+    pub intermediates: String,
+}
