@@ -90,6 +90,7 @@ enum Command {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -117,10 +118,10 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(error) => {
             if let Some(spec_error) = error.downcast_ref::<crate::spec::SpecError>() {
-                eprint!("runner: {spec_error}");
+                print_error(&format!("{spec_error}"));
                 return ExitCode::from(2);
             }
-            eprintln!("runner: {error:#}");
+            print_error(&format!("{error:#}\n"));
             if error.downcast_ref::<InputError>().is_some() {
                 ExitCode::from(2)
             } else {
@@ -128,6 +129,30 @@ pub fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Exits quietly (code 0) when stdout or stderr is a closed pipe, as in `runner plan --dot | head`,
+/// instead of printing a panic; every other panic goes to the default hook.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if payload.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
+/// Writes `runner: message` to stderr, ignoring a closed pipe (no panic on `| head`).
+fn print_error(message: &str) {
+    use std::io::Write;
+    let _ = write!(std::io::stderr().lock(), "runner: {message}");
 }
 
 /// Loads every spec, printing each one's problems; bad input when any is invalid.
@@ -140,7 +165,7 @@ fn load_specs(
         match crate::spec::load(path) {
             Ok(pair) => loaded.push(pair),
             Err(error) => {
-                eprint!("runner: {error}");
+                print_error(&format!("{error}"));
                 failed += 1;
             }
         }

@@ -1,10 +1,12 @@
 //! `runner report` and `runner verify`: re-render a bundle from its Parquet file; check its hashes.
+//!
+//! `runner report` needs nothing but the bundle: the title, the report section of the spec and
+//! the provenance travel in the Parquet file's key-value metadata.
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use super::{InputError, Outcome};
+use crate::spec::report::ReportSpec;
 use crate::store::provenance::Provenance;
 
 /// Arguments of `runner report`.
@@ -36,15 +38,20 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         .get("provenance")
         .and_then(|p| serde_json::from_str(p).ok())
         .ok_or_else(|| InputError(format!("{} carries no runner provenance", results.display())))?;
-    let spec_path = PathBuf::from(&provenance.spec_path);
-    let (_, experiment) = crate::spec::load(&spec_path)
-        .with_context(|| format!("the report needs its spec {}", spec_path.display()))?;
-    let spec_dir = spec_path.parent().unwrap_or(std::path::Path::new("."));
-    let template_dir = experiment.report.template_dir.as_ref().map(|d| spec_dir.join(d));
+    let missing = |key: &str| {
+        InputError(format!("{} has no `{key}` metadata; re-run its spec", results.display()))
+    };
+    let experiment = metadata.get("experiment").ok_or_else(|| missing("experiment"))?;
+    let title = metadata.get("title").ok_or_else(|| missing("title"))?;
+    let spec: ReportSpec = metadata
+        .get("report_spec")
+        .and_then(|s| serde_json::from_str(s).ok())
+        .ok_or_else(|| missing("report_spec"))?;
+    let template_dir = metadata.get("template_dir").map(PathBuf::from);
     let input = crate::report::ReportInput {
-        experiment: &experiment.name,
-        title: &experiment.title,
-        spec: &experiment.report,
+        experiment,
+        title,
+        spec: &spec,
         rows: &rows,
         provenance: &provenance,
         template_dir: template_dir.as_deref(),

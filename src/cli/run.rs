@@ -117,7 +117,15 @@ pub fn write_bundle(
     rows: &[crate::store::row::Row],
     provenance: &Provenance,
 ) -> anyhow::Result<()> {
-    let metadata = parquet_metadata(provenance);
+    let spec_dir = source.path.parent().unwrap_or(Path::new("."));
+    let template_dir = experiment.report.template_dir.as_ref().map(|d| spec_dir.join(d));
+    let mut metadata = parquet_metadata(provenance);
+    metadata.push(("experiment".into(), experiment.name.clone()));
+    metadata.push(("title".into(), experiment.title.clone()));
+    metadata.push(("report_spec".into(), serde_json::to_string(&experiment.report)?));
+    if let Some(dir) = &template_dir {
+        metadata.push(("template_dir".into(), dir.display().to_string()));
+    }
     store::parquet::write(&bundle.join("results.parquet"), rows, &metadata)?;
     let resolved =
         serde_saphyr::to_string(experiment).context("cannot serialise the resolved spec")?;
@@ -127,8 +135,6 @@ pub fn write_bundle(
         source.sha256
     );
     write_atomic(&bundle.join("spec.yaml"), text.as_bytes())?;
-    let spec_dir = source.path.parent().unwrap_or(Path::new("."));
-    let template_dir = experiment.report.template_dir.as_ref().map(|d| spec_dir.join(d));
     let input = crate::report::ReportInput {
         experiment: &experiment.name,
         title: &experiment.title,

@@ -128,11 +128,8 @@ fn span_of(source: &str, location: Location) -> Option<SourceSpan> {
         return None;
     }
     let rest = &source[offset..];
-    let len = rest
-        .find(['\n', ':', ',', ']', '}'])
-        .unwrap_or(rest.len())
-        .max(1)
-        .min(rest.len().max(1));
+    let len =
+        rest.find(['\n', ':', ',', ']', '}']).unwrap_or(rest.len()).max(1).min(rest.len().max(1));
     Some(SourceSpan::new(offset.into(), len))
 }
 
@@ -141,7 +138,10 @@ pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) 
     let name = path.display().to_string();
     let text = error.to_string();
     let help = unknown_field_help(&text);
-    let mut report = format!("{:?}", serde_saphyr::miette::to_miette_report(error, source, &name));
+    let mut options = serde_saphyr::RenderOptions::default();
+    options.source_name = Some(&name);
+    let report = serde_saphyr::miette::to_miette_report_with_options(error, source, &name, options);
+    let mut report = format!("{report:?}");
     if let Some(help) = &help {
         report.push_str(&format!("\n  help: {help}\n"));
     }
@@ -161,7 +161,13 @@ pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) 
 fn unknown_field_help(message: &str) -> Option<String> {
     let rest = message.split("unknown field `").nth(1)?;
     let (unknown, rest) = rest.split_once('`')?;
-    let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    let list = rest.split("expected one of ").nth(1).or_else(|| rest.split("expected ").nth(1))?;
+    let list = list.lines().next().unwrap_or_default();
+    let expected: Vec<&str> = list
+        .split(',')
+        .map(|k| k.trim().trim_matches('`'))
+        .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
     match did_you_mean(unknown, expected.iter().copied()) {
         Some(best) => Some(format!("did you mean `{best}`?")),
         None if !expected.is_empty() => Some(format!(

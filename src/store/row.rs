@@ -59,7 +59,7 @@ pub struct Row {
     pub ejection: String,
     /// Offered load (messages/node/cycle).
     pub rate: f64,
-    /// `rate` as a fraction of the model's saturation rate, when the load was given that way.
+    /// `rate / saturation_rate` (the load as written, when given as `fraction_of_saturation`).
     pub fraction_of_saturation: Option<f64>,
     /// The model's saturation rate for this scenario, when it was computed.
     pub saturation_rate: Option<f64>,

@@ -1,0 +1,221 @@
+//! The pipeline end to end: run, cache, determinism across -j, resume after kill -9, DOT.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{MODEL_SPEC, SIM_SPEC, Scratch, comparable, stderr, stdout};
+
+#[test]
+fn run_writes_parquet_and_a_second_run_executes_nothing() {
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", MODEL_SPEC);
+    let first = scratch.run(&["run", "m.yaml"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let rows = scratch.rows("small_model");
+    assert_eq!(rows.len(), 2 * 2 * 6);
+    assert!(rows.iter().all(|r| r.method == "model" && r.experiment == "small_model"));
+    // Loads past saturation are reported as saturated, not as numbers.
+    assert!(rows.iter().any(|r| r.status == "saturated" && r.latency.is_none()));
+    assert!(
+        rows.iter().filter(|r| r.status == "ok").all(|r| r.latency.is_some_and(f64::is_finite))
+    );
+    for row in &rows {
+        let fraction = row.fraction_of_saturation.expect("fraction");
+        let saturation = row.saturation_rate.expect("saturation rate");
+        assert!((row.rate - fraction * saturation).abs() <= 1e-15 * row.rate.max(1.0));
+    }
+    let started = Instant::now();
+    let second = scratch.run(&["run", "m.yaml"]);
+    let elapsed = started.elapsed();
+    assert_eq!(second.status.code(), Some(0));
+    assert!(stderr(&second).contains(" 0 tasks run"), "{}", stderr(&second));
+    assert!(elapsed < Duration::from_secs(1), "cached re-run took {elapsed:?}");
+    assert_eq!(comparable(scratch.rows("small_model")), comparable(rows));
+    let forced = scratch.run(&["run", "m.yaml", "--force", "--quiet"]);
+    assert_eq!(forced.status.code(), Some(0));
+    assert!(stderr(&forced).is_empty(), "--quiet printed: {}", stderr(&forced));
+}
+
+#[test]
+fn rows_are_identical_under_j1_and_j2() {
+    let one = Scratch::new();
+    one.spec("s.yaml", SIM_SPEC);
+    let two = Scratch::new();
+    two.spec("s.yaml", SIM_SPEC);
+    let a = one.run(&["run", "s.yaml", "-j", "1"]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    let b = two.run(&["run", "s.yaml", "-j", "2"]);
+    assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
+    let rows = comparable(one.rows("small_sim"));
+    // 2 routings x 2 rates x (2 replications + 1 aggregate).
+    assert_eq!(rows.len(), 12);
+    assert_eq!(rows, comparable(two.rows("small_sim")));
+    let aggregates: Vec<_> = rows.iter().filter(|r| r.replication.is_none()).collect();
+    assert_eq!(aggregates.len(), 4);
+    assert!(aggregates.iter().all(|r| r.replications == Some(2) && r.latency_ci95.is_some()));
+    let seeds: std::collections::HashSet<_> = rows.iter().filter_map(|r| r.seed).collect();
+    assert_eq!(seeds.len(), 8, "every replication has its own seed");
+}
+
+#[test]
+fn kill_9_then_rerun_recomputes_only_what_was_lost() {
+    let spec = SIM_SPEC
+        .replace("rates: [0.005, 0.02]", "rates: {from: 0.004, to: 0.02, points: 5}")
+        .replace("cycles: 4000", "cycles: 300000")
+        .replace("replications: 2", "replications: 3");
+    let reference = Scratch::new();
+    reference.spec("s.yaml", &spec);
+    let full = reference.run(&["run", "s.yaml", "-j", "2"]);
+    assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));
+
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", &spec);
+    let mut child = scratch.command().args(["run", "s.yaml", "-j", "1"]).spawn().expect("spawn");
+    let cache = scratch.path().join(".runner").join("cache");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let count = |dir: &std::path::Path| -> usize {
+        std::fs::read_dir(dir)
+            .map(|shards| {
+                shards.flatten().map(|s| std::fs::read_dir(s.path()).map_or(0, |e| e.count())).sum()
+            })
+            .unwrap_or(0)
+    };
+    while count(&cache) < 3 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill -9");
+    let _ = child.wait();
+    let kept = count(&cache);
+    assert!(kept >= 3, "the run cached nothing before the kill");
+    let total_tasks = 2 * 5 * (3 + 1);
+    assert!(kept < total_tasks, "the run finished before the kill; make it longer");
+
+    let rerun = scratch.run(&["run", "s.yaml", "-j", "2"]);
+    assert_eq!(rerun.status.code(), Some(0), "{}", stderr(&rerun));
+    let summary = stderr(&rerun);
+    let cached: usize = summary
+        .split(" cached")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("cached count in the summary");
+    assert!(cached >= kept.saturating_sub(1), "{summary}");
+    assert_eq!(comparable(scratch.rows("small_sim")), comparable(reference.rows("small_sim")));
+}
+
+#[test]
+fn plan_counts_and_dot_are_accepted_by_graphviz() {
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", SIM_SPEC);
+    let plan = scratch.run(&["plan", "s.yaml"]);
+    assert_eq!(plan.status.code(), Some(0));
+    let text = stdout(&plan);
+    assert!(text.contains("Simulate") && text.contains("Aggregate"), "{text}");
+    let dot = scratch.run(&["plan", "s.yaml", "--dot"]);
+    assert_eq!(dot.status.code(), Some(0));
+    let dot_text = stdout(&dot);
+    assert!(dot_text.starts_with("digraph"));
+    let graphviz = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let Ok(mut graphviz) = graphviz else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Graphviz `dot` is missing; `.ci/run` installs it (apt-get install graphviz)"
+        );
+        eprintln!("note: Graphviz `dot` not installed; DOT checked for shape only");
+        return;
+    };
+    use std::io::Write;
+    graphviz.stdin.take().expect("stdin").write_all(dot_text.as_bytes()).expect("write dot");
+    let out = graphviz.wait_with_output().expect("dot");
+    assert!(
+        out.status.success(),
+        "dot rejected the plan: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("<svg"));
+}
+
+#[test]
+fn failing_tasks_are_recorded_and_the_run_exits_1() {
+    // A cache that cannot be written makes every task fail; the run must still gather their rows
+    // with `status = failed` and the error, print a summary and exit 1.
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", MODEL_SPEC);
+    std::fs::create_dir_all(scratch.path().join(".runner")).expect("mkdir");
+    std::fs::write(scratch.path().join(".runner").join("cache"), b"not a directory")
+        .expect("write");
+    let output = scratch.run(&["run", "m.yaml"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("failed tasks"), "{}", stderr(&output));
+    let rows = scratch.rows("small_model");
+    assert_eq!(rows.len(), 2 * 2 * 6);
+    // The Saturation tasks fail (no row of their own), so every Solve is skipped with the reason.
+    assert!(
+        rows.iter()
+            .all(|r| r.status == "skipped"
+                && r.error.as_deref().is_some_and(|e| e.contains("failed")))
+    );
+}
+
+#[test]
+fn solve_prints_json_with_stable_keys() {
+    let scratch = Scratch::new();
+    let output = scratch.run(&[
+        "solve",
+        "fat_tree",
+        "processors=64",
+        "message_length=16",
+        "--rate",
+        "0.001",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(value["status"], "ok");
+    assert!(value["latency"].as_f64().is_some_and(|l| l > 16.0));
+    let saturation = scratch.run(&["solve", "fat_tree", "processors=64", "--saturation", "--json"]);
+    let value: serde_json::Value = serde_json::from_slice(&saturation.stdout).expect("json");
+    assert!(value["saturation_rate"].as_f64().is_some_and(|r| r > 0.0));
+    let typo = scratch.run(&["solve", "fat_tree", "procesors=64", "--rate", "0.001"]);
+    assert_eq!(typo.status.code(), Some(2));
+    assert!(stderr(&typo).contains("did you mean `processors`?"), "{}", stderr(&typo));
+}
+
+#[test]
+fn simulate_prints_json() {
+    let scratch = Scratch::new();
+    let output = scratch.run(&[
+        "simulate",
+        "topology=torus",
+        "radix=4",
+        "dimensions=2",
+        "routing=duato",
+        "virtual_channels=3",
+        "message_length=8",
+        "--rate",
+        "0.01",
+        "--cycles",
+        "3000",
+        "--warmup-cycles",
+        "300",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    for key in [
+        "latency",
+        "latency_ci95",
+        "network_latency",
+        "source_wait",
+        "throughput",
+        "status",
+        "cycles",
+        "flit_hops",
+    ] {
+        assert!(value.get(key).is_some(), "missing {key}: {value}");
+    }
+}

@@ -1,0 +1,91 @@
+//! Helpers: run the binary in a scratch directory and read what it wrote.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use runner::store::row::Row;
+
+/// A scratch directory with the `runner` binary pointed at it.
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch { dir: tempfile::tempdir().expect("temp dir") }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a spec file and returns its path.
+    pub fn spec(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path().join(name);
+        std::fs::write(&path, text).expect("write spec");
+        path
+    }
+
+    /// A `runner` command running in this directory.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_runner"));
+        command.current_dir(self.path());
+        command
+    }
+
+    /// Runs `runner ARGS` here.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("run runner")
+    }
+
+    /// The rows of reports/<name>/results.parquet.
+    pub fn rows(&self, name: &str) -> Vec<Row> {
+        let path = self.path().join("reports").join(name).join("results.parquet");
+        runner::store::parquet::read(&path).expect("read results").0
+    }
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Rows with the non-reproducible column (wall-clock time) blanked.
+pub fn comparable(mut rows: Vec<Row>) -> Vec<Row> {
+    for row in &mut rows {
+        row.wall_seconds = 0.0;
+    }
+    rows
+}
+
+/// A small spec with both methods: a 4x4 torus, model-free simulation plus the fat-tree model
+/// would not share scenarios, so this one is simulation-only with replications.
+pub const SIM_SPEC: &str = "\
+name: small_sim
+seed: 7
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: [dimension_order, duato]
+  virtual_channels: 3
+  message_length: 8
+load:
+  rates: [0.005, 0.02]
+methods:
+  simulation: {cycles: 4000, warmup_cycles: 500, replications: 2}
+";
+
+/// A model-only fat-tree spec with a fraction-of-saturation sweep.
+pub const MODEL_SPEC: &str = "\
+name: small_model
+scenario:
+  topology: {kind: fat_tree, processors: [16, 64]}
+  routing: up_down
+  message_length: [8, 32]
+load:
+  fraction_of_saturation: {from: 0.1, to: 1.1, points: 6}
+methods:
+  model: {name: fat_tree}
+";

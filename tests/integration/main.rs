@@ -1,0 +1,6 @@
+//! End-to-end tests of the `runner` binary: one integration-test binary, modules by topic.
+
+mod cli;
+mod common;
+mod files;
+mod spec_errors;

@@ -1,0 +1,148 @@
+//! Broken specs exit 2 with file:line:column, a useful message, and never a panic.
+
+use crate::common::{Scratch, stderr};
+
+/// Validates `text` and returns stderr, asserting exit code 2 and no panic.
+fn rejected(text: &[u8]) -> String {
+    let scratch = Scratch::new();
+    let path = scratch.path().join("bad.yaml");
+    std::fs::write(&path, text).expect("write");
+    let output = scratch.run(&["validate", "bad.yaml"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "exit code for:\n{err}");
+    assert!(!err.contains("panicked"), "panic:\n{err}");
+    assert!(!err.contains("RUST_BACKTRACE"), "backtrace hint:\n{err}");
+    assert!(err.contains("bad.yaml:"), "no file position:\n{err}");
+    err
+}
+
+const VALID: &str = "\
+name: ok
+scenario:
+  topology: {kind: torus, radix: 8, dimensions: 2}
+  routing: duato
+  virtual_channels: 3
+load: {rates: [0.01]}
+methods: {simulation: {}}
+";
+
+#[test]
+fn the_valid_base_spec_is_valid() {
+    let scratch = Scratch::new();
+    scratch.spec("ok.yaml", VALID);
+    let output = scratch.run(&["validate", "ok.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+#[test]
+fn unknown_key_names_line_column_and_suggests() {
+    let err = rejected(VALID.replace("virtual_channels: 3", "virtual_channel: 3").as_bytes());
+    assert!(err.contains("bad.yaml:5:3"), "{err}");
+    assert!(err.contains("did you mean `virtual_channels`?"), "{err}");
+}
+
+#[test]
+fn wrong_type_is_located() {
+    let err = rejected(VALID.replace("radix: 8", "radix: eight").as_bytes());
+    assert!(err.contains("bad.yaml:3:"), "{err}");
+    assert!(err.contains("eight"), "{err}");
+}
+
+#[test]
+fn bad_values_are_all_reported_at_their_place() {
+    let text = VALID
+        .replace("radix: 8", "radix: [8, 1]")
+        .replace("virtual_channels: 3", "virtual_channels: 3\n  fault_rate: 1.5")
+        .replace("rates: [0.01]", "rates: [0.01, -1]");
+    let err = rejected(text.as_bytes());
+    assert!(err.contains("3 problems"), "{err}");
+    assert!(err.contains("radix must be at least 2, found 1 (at bad.yaml:3:"), "{err}");
+    assert!(err.contains("fault_rate must lie in [0, 1), found 1.5 (at bad.yaml:6:"), "{err}");
+    assert!(
+        err.contains("a rate must be a positive, finite number, found -1 (at bad.yaml:7:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn range_needs_from_below_to() {
+    let err = rejected(
+        VALID.replace("rates: [0.01]", "rates: {from: 0.1, to: 0.01, points: 3}").as_bytes(),
+    );
+    assert!(err.contains("from < to"), "{err}");
+}
+
+#[test]
+fn scouting_distance_on_wormhole_is_explained() {
+    let text = VALID.replace(
+        "  routing: duato",
+        "  switching: {kind: wormhole, scouting_distance: 2}\n  routing: duato",
+    );
+    let err = rejected(text.as_bytes());
+    assert!(
+        err.contains("`scouting_distance` applies only to `switching.kind: scouting`"),
+        "{err}"
+    );
+    assert!(err.contains("bad.yaml:4:"), "{err}");
+}
+
+#[test]
+fn duato_with_too_few_virtual_channels_is_explained() {
+    let err = rejected(VALID.replace("virtual_channels: 3", "virtual_channels: 1").as_bytes());
+    assert!(err.contains("virtual_channels >= 3"), "{err}");
+}
+
+#[test]
+fn model_on_a_topology_it_does_not_cover_is_explained() {
+    let err = rejected(
+        VALID.replace("methods: {simulation: {}}", "methods: {model: {name: fat_tree}}").as_bytes(),
+    );
+    assert!(err.contains("model `fat_tree` cannot evaluate"), "{err}");
+    assert!(err.contains("bad.yaml:7:"), "{err}");
+}
+
+#[test]
+fn yaml_syntax_error_is_located() {
+    let err = rejected(b"name: x\nscenario: [\n  topology: {kind\n");
+    assert!(err.contains("bad.yaml:2:"), "{err}");
+}
+
+#[test]
+fn alias_bomb_is_refused() {
+    let mut text = String::from(
+        "name: x\ntitle: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    let mut previous = String::from("a");
+    for name in ["b", "c", "d", "e", "f", "g", "h", "i"] {
+        let refs = vec![format!("*{previous}"); 9].join(",");
+        text.push_str(&format!("x{name}: &{name} [{refs}]\n"));
+        previous = name.to_string();
+    }
+    text.push_str(&format!("description: [{}]\n", ["*i"; 9].join(",")));
+    rejected(text.as_bytes());
+}
+
+#[test]
+fn ten_thousand_deep_nesting_is_refused() {
+    let text = format!("name: x\ntitle: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    rejected(text.as_bytes());
+    let text = format!("name: x\ntitle: {}1{}\n", "{a: ".repeat(10_000), "}".repeat(10_000));
+    rejected(text.as_bytes());
+}
+
+#[test]
+fn empty_file_is_refused() {
+    let err = rejected(b"");
+    assert!(err.contains("empty"), "{err}");
+    rejected(b"# only a comment\n");
+}
+
+#[test]
+fn binary_garbage_is_refused() {
+    let garbage: Vec<u8> =
+        (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let err = rejected(&garbage);
+    assert!(err.contains("not UTF-8"), "{err}");
+    // Valid UTF-8 that is not YAML either.
+    rejected("\u{1}\u{2}: [}{".as_bytes());
+}
