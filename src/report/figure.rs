@@ -161,17 +161,25 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         })
         .filter(|plot_row| columns::number(&plot_row.json, &spec.x).is_some())
         .collect();
-    // Scenario columns that vary across the figure but are neither panels nor lines: they
-    // distinguish series that the spec's `lines` do not.
+    // Scenario columns that vary within some panel but are neither panels nor lines: they
+    // distinguish series that the spec's `lines` do not. (A column that only changes from panel
+    // to panel, like `dimensions` when the panels are `nodes`, would only clutter the legend.)
+    let panel_of = |plot_row: &PlotRow<'_>| -> Vec<Option<String>> {
+        spec.panels.iter().map(|column| columns::text(&plot_row.json, column)).collect()
+    };
     let varying: Vec<&str> = columns::SCENARIO_COLUMNS
         .iter()
         .copied()
         .filter(|column| !spec.panels.iter().any(|panel| panel == column))
         .filter(|column| !spec.lines.iter().any(|line| line == column))
         .filter(|column| {
-            let mut values = plotted.iter().map(|plot_row| columns::text(&plot_row.json, column));
-            let first = values.next().flatten();
-            values.any(|value| value != first)
+            let mut first_in_panel: BTreeMap<Vec<Option<String>>, Option<String>> = BTreeMap::new();
+            plotted.iter().any(|plot_row| {
+                let value = columns::text(&plot_row.json, column);
+                let first =
+                    first_in_panel.entry(panel_of(plot_row)).or_insert_with(|| value.clone());
+                *first != value
+            })
         })
         .collect();
     // The node count follows from k and n; naming it too would only clutter the legend.
