@@ -401,6 +401,17 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
     {
         diags.error(d.referenced, "`deadlock_cycles` must be at least 1", None);
     }
+    if method.target_precision.is_some()
+        && let Some(max_cycles) = method.max_cycles
+        && max_cycles <= method.warmup_cycles.unwrap_or(DEFAULT_WARMUP_CYCLES)
+    {
+        let location = method.target_precision.as_ref().map_or(Location::UNKNOWN, |p| p.referenced);
+        diags.error(
+            location,
+            format!("`max_cycles` = {max_cycles} leaves no cycles after the warm-up"),
+            Some("raise `max_cycles` above `warmup_cycles`".into()),
+        );
+    }
     let defaults = SimOptions::default();
     Some(SimulationChoice {
         options: SimOptions {
