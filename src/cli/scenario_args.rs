@@ -6,26 +6,8 @@ use super::InputError;
 use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
 use crate::spec::suggest::did_you_mean;
 
-/// Every key accepted.
-pub const KEYS: [&str; 17] = [
-    "topology",
-    "radix",
-    "dimensions",
-    "processors",
-    "switching",
-    "scouting_distance",
-    "routing",
-    "virtual_channels",
-    "escape_channels",
-    "buffer_depth",
-    "router_delay",
-    "message_length",
-    "message_length_second_moment",
-    "fault_rate",
-    "broadcast_fraction",
-    "startup_latency",
-    "ejection",
-];
+/// Every key accepted: the scenario fields, as in specs.
+pub use crate::spec::validate::FIELDS as KEYS;
 
 /// Applies `key=value` pairs to `scenario`, in order.
 pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError> {

@@ -3,7 +3,6 @@
 use super::{InputError, Outcome, scenario_args};
 use crate::measurement::Measurement;
 use crate::model::{self, ModelName, ModelOptions};
-use crate::scenario::{Routing, Scenario, Switching, Topology};
 
 /// Arguments of `runner solve`.
 #[derive(Debug, clap::Args)]
@@ -30,40 +29,6 @@ pub struct Args {
     json: bool,
 }
 
-/// The scenario a model's paper starts from; `key=value` arguments change it.
-pub fn base_scenario(model: ModelName) -> Scenario {
-    let (topology, switching, routing) = match model {
-        ModelName::ScoutingTorus => (
-            Topology::Torus { radix: 8, dimensions: 2 },
-            Switching::Scouting { scouting_distance: 0 },
-            Routing::Adaptive,
-        ),
-        ModelName::BroadcastHypercube => {
-            (Topology::Hypercube { dimensions: 6 }, Switching::Wormhole, Routing::Duato)
-        }
-        ModelName::CircuitTorusFaults => {
-            (Topology::Torus { radix: 8, dimensions: 2 }, Switching::Circuit, Routing::Adaptive)
-        }
-        ModelName::NbcTorus => {
-            (Topology::Torus { radix: 8, dimensions: 2 }, Switching::Wormhole, Routing::Nbc)
-        }
-        ModelName::FatTree => {
-            (Topology::FatTree { processors: 256 }, Switching::Wormhole, Routing::UpDown)
-        }
-    };
-    let mut scenario = Scenario::new(topology);
-    scenario.switching = switching;
-    scenario.routing = routing;
-    let defaults: Vec<String> = model::info(model)
-        .params
-        .iter()
-        .filter(|p| scenario_args::KEYS.contains(&p.key) && p.default.parse::<f64>().is_ok())
-        .map(|p| format!("{}={}", p.key, p.default))
-        .collect();
-    let _ = scenario_args::apply(&mut scenario, &defaults);
-    scenario
-}
-
 /// Solves and prints.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let names: Vec<&str> = ModelName::ALL.iter().map(|m| m.as_str()).collect();
@@ -73,7 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .unwrap_or_else(|| format!("models: {}", names.join(", ")));
         InputError(format!("unknown model `{}`; {hint}", args.model))
     })?;
-    let mut scenario = base_scenario(model);
+    let mut scenario = model::paper_scenario(model);
     scenario_args::apply(&mut scenario, &args.params)?;
     let options = ModelOptions { literal_eq22: args.literal_eq22 };
     model::check(model, &scenario).map_err(|e| InputError(e.to_string()))?;

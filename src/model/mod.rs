@@ -125,6 +125,47 @@ pub struct ModelInfo {
     pub params: &'static [ParamInfo],
 }
 
+/// The scenario a model's paper starts from (one of its Section 4 configurations): the
+/// starting point of `runner solve MODEL key=value...` and of the cross-model tests.
+pub fn paper_scenario(model: ModelName) -> Scenario {
+    let (topology, switching, routing) = match model {
+        ModelName::ScoutingTorus => (
+            Topology::Torus { radix: 8, dimensions: 2 },
+            Switching::Scouting { scouting_distance: 3 },
+            Routing::Adaptive,
+        ),
+        ModelName::BroadcastHypercube => {
+            (Topology::Hypercube { dimensions: 6 }, Switching::Wormhole, Routing::Duato)
+        }
+        ModelName::CircuitTorusFaults => {
+            (Topology::Torus { radix: 8, dimensions: 2 }, Switching::Circuit, Routing::Adaptive)
+        }
+        ModelName::NbcTorus => {
+            (Topology::Torus { radix: 8, dimensions: 2 }, Switching::Wormhole, Routing::Nbc)
+        }
+        ModelName::FatTree => {
+            (Topology::FatTree { processors: 1024 }, Switching::Wormhole, Routing::UpDown)
+        }
+    };
+    let mut s = Scenario::new(topology);
+    s.switching = switching;
+    s.routing = routing;
+    match model {
+        ModelName::ScoutingTorus => s.virtual_channels = 6,
+        ModelName::BroadcastHypercube => {
+            s.virtual_channels = 2;
+            s.broadcast_fraction = 0.01;
+        }
+        ModelName::CircuitTorusFaults => {
+            s.virtual_channels = 10;
+            s.fault_rate = 0.1;
+        }
+        ModelName::NbcTorus => s.virtual_channels = 10,
+        ModelName::FatTree => {}
+    }
+    s
+}
+
 /// Describes `model`: its paper, the scenarios it covers and the parameters it reads.
 pub fn info(model: ModelName) -> ModelInfo {
     match model {

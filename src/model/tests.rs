@@ -4,46 +4,6 @@
 use super::*;
 use crate::measurement::Status;
 
-/// The paper's default scenario of `model` (its Section 4 starting point).
-fn paper_scenario(model: ModelName) -> Scenario {
-    let (topology, switching, routing) = match model {
-        ModelName::ScoutingTorus => (
-            Topology::Torus { radix: 8, dimensions: 2 },
-            Switching::Scouting { scouting_distance: 3 },
-            Routing::Adaptive,
-        ),
-        ModelName::BroadcastHypercube => {
-            (Topology::Hypercube { dimensions: 6 }, Switching::Wormhole, Routing::Duato)
-        }
-        ModelName::CircuitTorusFaults => {
-            (Topology::Torus { radix: 8, dimensions: 2 }, Switching::Circuit, Routing::Adaptive)
-        }
-        ModelName::NbcTorus => {
-            (Topology::Torus { radix: 8, dimensions: 2 }, Switching::Wormhole, Routing::Nbc)
-        }
-        ModelName::FatTree => {
-            (Topology::FatTree { processors: 1024 }, Switching::Wormhole, Routing::UpDown)
-        }
-    };
-    let mut s = Scenario::new(topology);
-    s.switching = switching;
-    s.routing = routing;
-    match model {
-        ModelName::ScoutingTorus => s.virtual_channels = 6,
-        ModelName::BroadcastHypercube => {
-            s.virtual_channels = 2;
-            s.broadcast_fraction = 0.01;
-        }
-        ModelName::CircuitTorusFaults => {
-            s.virtual_channels = 10;
-            s.fault_rate = 0.1;
-        }
-        ModelName::NbcTorus => s.virtual_channels = 10,
-        ModelName::FatTree => {}
-    }
-    s
-}
-
 fn options() -> ModelOptions {
     ModelOptions::default()
 }
