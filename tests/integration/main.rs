@@ -4,3 +4,4 @@ mod cli;
 mod common;
 mod files;
 mod spec_errors;
+mod validation;
