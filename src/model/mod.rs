@@ -7,15 +7,21 @@
 //! [`Measurement`], and [`saturation_rate`] finds the rate at which the model's latency becomes
 //! unbounded. [`info`] describes each model for `runner models`.
 //!
-//! ```text
-//! let scenario = Scenario::new(Topology::FatTree { processors: 256 });   // routing: up_down
-//! let m = model::solve(ModelName::FatTree, &scenario, 0.002, &ModelOptions::default())?;
-//! // m.status == Status::Ok, m.latency == Some(..), m.intermediate("w_up_1") == Some(..)
-//! let sat = model::saturation_rate(ModelName::FatTree, &scenario, &ModelOptions::default())?;
 //! ```
+//! use runner::measurement::Status;
+//! use runner::model::{self, ModelName, ModelOptions};
+//! use runner::scenario::{Routing, Scenario, Topology};
 //!
-//! (The example is `text` because this module is also compiled inside a scratch crate under
-//! another name; `tests.rs` runs the same calls.)
+//! let mut scenario = Scenario::new(Topology::FatTree { processors: 256 });
+//! scenario.routing = Routing::UpDown;
+//! let options = ModelOptions::default();
+//! let m = model::solve(ModelName::FatTree, &scenario, 0.002, &options)?;
+//! assert_eq!(m.status, Status::Ok);
+//! assert!(m.latency.is_some_and(|l| l > 32.0));
+//! let saturation = model::saturation_rate(ModelName::FatTree, &scenario, &options)?;
+//! assert!(saturation > 0.002);
+//! # Ok::<(), model::ModelError>(())
+//! ```
 //!
 //! The code is laid out as the papers are: one file per paper (`scouting_torus`,
 //! `broadcast_hypercube`, `circuit_torus_faults`, `nbc_torus`, `fat_tree`), the textbook queueing

@@ -519,6 +519,27 @@ fn agreement_splits_light_and_near_saturation_load() {
 }
 
 #[test]
+fn agreement_compares_unicast_simulations_with_the_model_unicast_latency() {
+    // broadcast_hypercube reports its broadcast latency as `latency` and its unicast latency
+    // as `unicast_latency`; with no broadcasts the simulator measures unicasts only.
+    let rows: Vec<Row> = fixture_rows()
+        .into_iter()
+        .map(|mut row| {
+            if row.method == "model" {
+                row.unicast_latency = row.latency;
+                row.latency = row.latency.map(|l| 5.0 * l);
+            }
+            row
+        })
+        .collect();
+    let light_error = 0.05 / 1.05;
+    for scenario in &super::agreement::compute(&rows).scenarios {
+        let light_mean = scenario.light.mean.expect("light mean");
+        assert!((light_mean - light_error).abs() < 1e-12, "{scenario:?}");
+    }
+}
+
+#[test]
 fn agreement_without_simulation_says_so() {
     let rows: Vec<Row> = fixture_rows().into_iter().filter(|row| row.method == "model").collect();
     let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
