@@ -143,7 +143,7 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
                 continue;
             };
             let (Some(model_latency), Some(sim_latency)) =
-                (comparable_model_latency(model_row), sim.latency)
+                (columns::comparable_model_latency(model_row), sim.latency)
             else {
                 continue;
             };
@@ -196,16 +196,4 @@ fn load_fraction(model: &Row, sim: &Row, max_ok_rate: Option<f64>) -> Option<f64
 
 fn same_rate(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
-}
-
-/// The model latency to compare with a simulated one. With no broadcasts in the traffic
-/// (`broadcast_fraction = 0`) the simulator measures unicasts only, so a model that reports
-/// unicasts separately (`broadcast_hypercube`: `latency` is its broadcast latency, eq. (1)) is
-/// compared through its `unicast_latency`.
-fn comparable_model_latency(model_row: &Row) -> Option<f64> {
-    if model_row.broadcast_fraction == 0.0 && model_row.unicast_latency.is_some() {
-        model_row.unicast_latency
-    } else {
-        model_row.latency
-    }
 }

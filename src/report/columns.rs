@@ -321,3 +321,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
     }
     previous[b_chars.len()]
 }
+
+/// The model latency to compare with (and plot against) a simulated one. With no broadcasts in
+/// the traffic (`broadcast_fraction = 0`) the simulator measures unicasts only, so a model that
+/// reports unicasts separately (`broadcast_hypercube`: `latency` is its broadcast latency,
+/// eq. (1)) is compared through its `unicast_latency`.
+pub(crate) fn comparable_model_latency(model_row: &Row) -> Option<f64> {
+    if model_row.broadcast_fraction == 0.0 && model_row.unicast_latency.is_some() {
+        model_row.unicast_latency
+    } else {
+        model_row.latency
+    }
+}

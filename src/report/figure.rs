@@ -251,8 +251,12 @@ fn build_series(spec: &FigureSpec, style_index: usize, members: &[&PlotRow<'_>])
     let mut first_saturated_model: Option<f64> = None;
     for plot_row in members {
         let Some(x) = columns::number(&plot_row.json, &spec.x) else { continue };
-        let y = columns::number(&plot_row.json, &spec.y);
         let row = plot_row.row;
+        let y = if spec.y == "latency" && row.method == "model" {
+            columns::comparable_model_latency(row)
+        } else {
+            columns::number(&plot_row.json, &spec.y)
+        };
         if row.method == "model" {
             match y {
                 Some(y) if row.status == "ok" => series.model.push((x, y)),
