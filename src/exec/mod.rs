@@ -113,7 +113,8 @@ pub fn run(
         .build()
         .map_err(std::io::Error::other)?;
     let mut progress = Progress::new(to_run, &experiment.name, options.quiet);
-    let (sender, receiver) = mpsc::channel::<(NodeIndex, Result<Output, String>)>();
+    // `None`: the task was abandoned unstarted after an interrupt.
+    let (sender, receiver) = mpsc::channel::<(NodeIndex, Option<Result<Output, String>>)>();
     let mut in_flight = 0usize;
     let (mut executed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     let mut interrupted = false;
@@ -154,7 +155,14 @@ pub fn run(
             let cache = cache.clone();
             let experiment = Arc::clone(&shared);
             in_flight += 1;
+            let interrupt = Arc::clone(interrupt);
             pool.spawn(move || {
+                // Tasks still queued in the pool when Ctrl-C arrives are abandoned unstarted, so
+                // an interrupt waits only for the tasks actually running.
+                if interrupt.load(Ordering::SeqCst) {
+                    let _ = sender.send((node, None));
+                    return;
+                }
                 let result = evaluate::evaluate(&experiment, &task, saturation, &inputs);
                 let result = match result {
                     Ok(output) => match cache.put(&task.id, &output) {
@@ -163,7 +171,7 @@ pub fn run(
                     },
                     Err(e) => Err(e),
                 };
-                let _ = sender.send((node, result));
+                let _ = sender.send((node, Some(result)));
             });
         }
         if in_flight == 0 {
@@ -171,6 +179,7 @@ pub fn run(
         }
         let Ok((node, result)) = receiver.recv() else { break };
         in_flight -= 1;
+        let Some(result) = result else { continue };
         executed += 1;
         match result {
             Ok(output) => {

@@ -2,7 +2,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{MODEL_SPEC, SIM_SPEC, Scratch, comparable, stderr, stdout};
+use crate::common::{
+    MODEL_SPEC, SIM_SPEC, Scratch, cache_entries as count, comparable, stderr, stdout,
+};
 
 #[test]
 fn run_writes_parquet_and_a_second_run_executes_nothing() {
@@ -72,13 +74,6 @@ fn kill_9_then_rerun_recomputes_only_what_was_lost() {
     let mut child = scratch.command().args(["run", "s.yaml", "-j", "1"]).spawn().expect("spawn");
     let cache = scratch.path().join(".runner").join("cache");
     let deadline = Instant::now() + Duration::from_secs(120);
-    let count = |dir: &std::path::Path| -> usize {
-        std::fs::read_dir(dir)
-            .map(|shards| {
-                shards.flatten().map(|s| std::fs::read_dir(s.path()).map_or(0, |e| e.count())).sum()
-            })
-            .unwrap_or(0)
-    };
     while count(&cache) < 3 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -218,4 +213,43 @@ fn simulate_prints_json() {
     ] {
         assert!(value.get(key).is_some(), "missing {key}: {value}");
     }
+}
+
+#[test]
+fn ctrl_c_stops_scheduling_keeps_finished_tasks_and_a_rerun_resumes() {
+    let spec = SIM_SPEC
+        .replace("rates: [0.005, 0.02]", "rates: [0.004, 0.008]")
+        .replace("radix: 4", "radix: 8")
+        .replace("cycles: 4000", "cycles: 5000000");
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", &spec);
+    let child = scratch
+        .command()
+        .args(["run", "s.yaml", "-j", "1"])
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let child = child.expect("spawn");
+    let cache = scratch.path().join(".runner").join("cache");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while count(&cache) < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signalled = Instant::now();
+    let status =
+        std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    assert!(status.is_ok_and(|s| s.success()), "could not send SIGINT");
+    let output = child.wait_with_output().expect("wait");
+    let stopped_after = signalled.elapsed();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(stderr(&output).contains("run again to resume"), "{}", stderr(&output));
+    let kept = count(&cache);
+    let total_tasks = 2 * 2 * (2 + 1);
+    assert!(kept >= 2 && kept < total_tasks, "kept {kept} of {total_tasks}");
+    // Only the task running at the signal is awaited, not the ones still queued in the pool
+    // (about a second each here, so waiting for the queue would take several seconds).
+    eprintln!("Ctrl-C stopped the run after {stopped_after:?}, {kept} tasks kept");
+    assert!(stopped_after < Duration::from_secs(3), "Ctrl-C took {stopped_after:?}");
+    let rerun = scratch.run(&["run", "s.yaml", "-j", "2"]);
+    assert_eq!(rerun.status.code(), Some(0), "{}", stderr(&rerun));
+    assert!(stderr(&rerun).contains(&format!("{kept} cached")), "{}", stderr(&rerun));
 }

@@ -89,3 +89,12 @@ load:
 methods:
   model: {name: fat_tree}
 ";
+
+/// Number of entries in a cache directory.
+pub fn cache_entries(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|shards| {
+            shards.flatten().map(|s| std::fs::read_dir(s.path()).map_or(0, |e| e.count())).sum()
+        })
+        .unwrap_or(0)
+}
