@@ -5,8 +5,9 @@
 //! see [`cache`]) and sends the output back over a channel. When a task
 //! finishes, its dependants whose inputs are now all ready are spawned at once:
 //! there are no levels or barriers. A failed task marks its dependants skipped
-//! and the rest go on. An interrupt stops scheduling; tasks in flight finish and
-//! are cached, so a re-run loses nothing.
+//! and the rest go on. An interrupt stops scheduling and abandons the tasks still
+//! queued in the pool; the running ones finish and are cached, so a re-run loses
+//! nothing that was computed.
 
 pub mod cache;
 pub mod evaluate;

@@ -253,3 +253,30 @@ fn ctrl_c_stops_scheduling_keeps_finished_tasks_and_a_rerun_resumes() {
     assert_eq!(rerun.status.code(), Some(0), "{}", stderr(&rerun));
     assert!(stderr(&rerun).contains(&format!("{kept} cached")), "{}", stderr(&rerun));
 }
+
+#[test]
+fn a_second_run_of_the_same_experiment_waits_for_the_first() {
+    let spec = SIM_SPEC
+        .replace("rates: [0.005, 0.02]", "rates: [0.004]")
+        .replace("cycles: 4000", "cycles: 3000000")
+        .replace("replications: 2", "replications: 1")
+        .replace("radix: 4", "radix: 8");
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", &spec);
+    let first = scratch.command().args(["run", "s.yaml", "-j", "1"]).spawn().expect("spawn");
+    let lock = scratch.path().join(".runner").join("locks").join("small_sim.lock");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid"))
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = scratch.run(&["run", "s.yaml", "-j", "1"]);
+    let first = first.wait_with_output().expect("wait");
+    assert_eq!(first.status.code(), Some(0));
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let err = stderr(&second);
+    assert!(err.contains("another run of `small_sim` is in progress"), "{err}");
+    // The second run found everything in the cache once it got the lock.
+    assert!(err.contains(" 0 tasks run"), "{err}");
+}
