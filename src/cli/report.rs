@@ -68,6 +68,13 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
 
 /// Re-hashes every file listed in the bundle's manifest.
 pub fn run_verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
+    if !args.bundle.join("manifest.json").is_file() {
+        return Err(InputError(format!(
+            "{} has no manifest.json; is it a report bundle (reports/<name>)?",
+            args.bundle.display()
+        ))
+        .into());
+    }
     let problems = crate::report::verify(&args.bundle)?;
     if problems.is_empty() {
         println!("{}: every file matches manifest.json", args.bundle.display());

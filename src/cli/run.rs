@@ -47,6 +47,21 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if jobs == 0 {
         return Err(InputError("-j must be at least 1".into()).into());
     }
+    for (source, experiment) in &specs {
+        let missing = match args.only {
+            Some(Only::Model) if experiment.model.is_none() => Some("methods.model"),
+            Some(Only::Simulation) if experiment.simulation.is_none() => Some("methods.simulation"),
+            _ => None,
+        };
+        if let Some(section) = missing {
+            return Err(InputError(format!(
+                "{}: --only {} but the spec has no `{section}`; nothing would run",
+                source.path.display(),
+                if section == "methods.model" { "model" } else { "simulation" },
+            ))
+            .into());
+        }
+    }
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let interrupt = Arc::clone(&interrupt);

@@ -280,3 +280,27 @@ fn a_second_run_of_the_same_experiment_waits_for_the_first() {
     // The second run found everything in the cache once it got the lock.
     assert!(err.contains(" 0 tasks run"), "{err}");
 }
+
+#[test]
+fn bad_command_line_input_exits_2_with_a_message() {
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", MODEL_SPEC);
+    let cases: [&[&str]; 5] = [
+        &["verify", "nowhere"],
+        &["run", "m.yaml", "--only", "simulation"],
+        &["run", "missing.yaml"],
+        &["run", "m.yaml", "-j", "0"],
+        &["solve", "fat_tre", "--rate", "0.001"],
+    ];
+    for args in cases {
+        let output = scratch.run(args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("runner: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert!(
+        stderr(&scratch.run(&["solve", "fat_tre", "--rate", "0.001"]))
+            .contains("did you mean `fat_tree`?")
+    );
+}
