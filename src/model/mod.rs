@@ -412,3 +412,32 @@ fn ok_measurement(rate: f64) -> Measurement {
 
 #[cfg(test)]
 mod tests;
+
+/// Assertions every iterative model's tests share.
+#[cfg(test)]
+mod test_support {
+    use super::{ModelName, ModelOptions, saturation_rate, solve};
+    use crate::measurement::Status;
+    use crate::scenario::Scenario;
+
+    /// Latency rises strictly with load (99 steps up to the saturation rate) and the model is
+    /// `saturated`, with no latency and a reason, just above it.
+    pub(crate) fn assert_latency_rises_to_saturation(model: ModelName, scenarios: &[Scenario]) {
+        let options = ModelOptions::default();
+        let run = |s: &Scenario, rate: f64| solve(model, s, rate, &options).unwrap();
+        for s in scenarios {
+            let sat = saturation_rate(model, s, &options).unwrap();
+            let mut last = run(s, 0.0).latency.unwrap();
+            for i in 1..100 {
+                let rate = sat * f64::from(i) / 100.0;
+                let got = run(s, rate);
+                let Some(l) = got.latency else { panic!("{s:?} rate={rate} sat={sat}: {got:?}") };
+                assert!(l > last, "{s:?} rate={rate}: {l} <= {last}");
+                last = l;
+            }
+            let m = run(s, sat * (1.0 + 2e-6));
+            assert_eq!(m.status, Status::Saturated, "{s:?}");
+            assert!(m.latency.is_none() && m.detail.is_some());
+        }
+    }
+}

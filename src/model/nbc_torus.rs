@@ -398,7 +398,6 @@ impl Evaluator for Nbc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measurement::Status;
     use crate::model::{ModelOptions, check as model_check, saturation_rate, solve};
     use crate::scenario::Topology;
 
@@ -533,20 +532,10 @@ mod tests {
 
     #[test]
     fn latency_increases_with_load_up_to_saturation() {
-        for s in section4() {
-            let sat = saturation_rate(ModelName::NbcTorus, &s, &ModelOptions::default()).unwrap();
-            let mut last = run(&s, 0.0).latency.unwrap();
-            for i in 1..100 {
-                let rate = sat * f64::from(i) / 100.0;
-                let got = run(&s, rate);
-                let Some(l) = got.latency else { panic!("{s:?} rate={rate}: {got:?}") };
-                assert!(l > last, "{s:?} rate={rate}: {l} <= {last}");
-                last = l;
-            }
-            let m = run(&s, sat * (1.0 + 2e-6));
-            assert_eq!(m.status, Status::Saturated, "{s:?}");
-            assert!(m.latency.is_none() && m.detail.is_some());
-        }
+        super::super::test_support::assert_latency_rises_to_saturation(
+            ModelName::NbcTorus,
+            &section4(),
+        );
     }
 
     #[test]
