@@ -127,15 +127,9 @@ pub fn run(
         }
         while !interrupted && let Some(node) = ready.pop() {
             let task = graph[node].clone();
-            let saturation = plan
-                .saturation
-                .get(task.scenario.unwrap_or(usize::MAX))
-                .copied()
-                .flatten()
-                .and_then(|s| match &states[s.index()] {
-                    TaskState::Done(Output::Saturation(rate)) => Some(*rate),
-                    _ => None,
-                })
+            let saturation = task
+                .scenario
+                .and_then(|scenario| saturation_rate(plan, &states, scenario))
                 .filter(|_| matches!(task.load, Some(LoadPoint::FractionOfSaturation(_))));
             let inputs: Vec<Row> = if task.kind == TaskKind::Aggregate {
                 let mut replicas: Vec<NodeIndex> =
@@ -218,6 +212,15 @@ pub fn run(
         interrupted = true;
     }
     Ok(RunSummary { states, executed, cached, failed, skipped, interrupted })
+}
+
+/// The model saturation rate of scenario `scenario`, once its Saturation task is done.
+pub fn saturation_rate(plan: &Plan, states: &[TaskState], scenario: usize) -> Option<f64> {
+    let node = plan.saturation.get(scenario).copied().flatten()?;
+    match &states[node.index()] {
+        TaskState::Done(Output::Saturation(rate)) => Some(*rate),
+        _ => None,
+    }
 }
 
 /// Marks every compute task downstream of `node` as skipped; returns how many.

@@ -18,13 +18,7 @@ use row::Row;
 /// `fraction_of_saturation` filled in. Failed and skipped tasks give rows with
 /// that status and the error; tasks not run (interrupted) give no row.
 pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec<Row> {
-    let saturation_rate = |scenario: usize| -> Option<f64> {
-        let node = plan.saturation.get(scenario).copied().flatten()?;
-        match &states[node.index()] {
-            TaskState::Done(Output::Saturation(rate)) => Some(*rate),
-            _ => None,
-        }
-    };
+    let saturation_rate = |scenario: usize| crate::exec::saturation_rate(plan, states, scenario);
     let mut rows = Vec::with_capacity(plan.row_nodes.len());
     for &node in &plan.row_nodes {
         let task = &plan.graph[node];

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{
     MODEL_SPEC, SIM_SPEC, Scratch, cache_entries as count, comparable, stderr, stdout,
+    wait_for_cache_entries,
 };
 
 #[test]
@@ -73,10 +74,7 @@ fn kill_9_then_rerun_recomputes_only_what_was_lost() {
     scratch.spec("s.yaml", &spec);
     let mut child = scratch.command().args(["run", "s.yaml", "-j", "1"]).spawn().expect("spawn");
     let cache = scratch.path().join(".runner").join("cache");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while count(&cache) < 3 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_cache_entries(&cache, 3);
     child.kill().expect("kill -9");
     let _ = child.wait();
     let kept = count(&cache);
@@ -230,10 +228,7 @@ fn ctrl_c_stops_scheduling_keeps_finished_tasks_and_a_rerun_resumes() {
         .spawn();
     let child = child.expect("spawn");
     let cache = scratch.path().join(".runner").join("cache");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while count(&cache) < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_cache_entries(&cache, 2);
     let signalled = Instant::now();
     let status =
         std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();

@@ -98,3 +98,11 @@ pub fn cache_entries(dir: &Path) -> usize {
         })
         .unwrap_or(0)
 }
+
+/// Waits (up to two minutes) until the cache directory holds at least `entries` entries.
+pub fn wait_for_cache_entries(dir: &Path, entries: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while cache_entries(dir) < entries && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
