@@ -161,10 +161,11 @@ impl Routing {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Ejection {
-    /// One message at a time (the papers' assumption).
+    /// One message at a time (what the SS and Nbc papers state; the default).
     #[default]
     Single,
-    /// Any number of messages at once.
+    /// Any number of messages at once, each at one flit per cycle (consumed on arrival, as
+    /// the hypercube, circuit-switching and fat-tree papers assume).
     Unlimited,
 }
 

@@ -21,6 +21,8 @@ pub fn run(args: Args) -> anyhow::Result<super::Outcome> {
                     "name": i.name.as_str(),
                     "paper": i.paper,
                     "scenario": i.scenario,
+                    "ejection": i.ejection.as_str(),
+                    "ejection_quote": i.ejection_quote,
                     "parameters": i.params.iter().map(|p| serde_json::json!({
                         "key": p.key, "default": p.default, "unit": p.unit, "doc": p.doc,
                     })).collect::<Vec<_>>(),
@@ -34,6 +36,7 @@ pub fn run(args: Args) -> anyhow::Result<super::Outcome> {
         println!("{}", info.name.as_str());
         println!("  {}", info.scenario);
         println!("  paper: {}", info.paper);
+        println!("  ejection: {} (\"{}\")", info.ejection.as_str(), info.ejection_quote);
         println!("  parameters:");
         for p in info.params {
             let unit = if p.unit.is_empty() { String::new() } else { format!(" [{}]", p.unit) };

@@ -37,7 +37,7 @@ use super::{
     switching_error,
 };
 use crate::measurement::Measurement;
-use crate::scenario::{Routing, Scenario, Switching, Topology};
+use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
 
 /// Largest hypercube dimension accepted.
 const MAX_DIMENSIONS: u32 = 30;
@@ -53,6 +53,8 @@ pub(crate) const INFO: ModelInfo = ModelInfo {
             ACM SAC 2001",
     scenario: "binary n-cube, wormhole switching, Duato routing (V-1 adaptive + 1 deterministic \
                VC), a fraction beta of messages broadcast down a spanning binomial tree",
+    ejection: Ejection::Unlimited,
+    ejection_quote: "messages are transferred to the local PE as soon as they arrive at their destinations",
     params: &[
         ParamInfo { key: "dimensions", default: "6", unit: "", doc: "n, 1..30 (paper: 6, 7, 8)" },
         ParamInfo {

@@ -32,7 +32,7 @@ use super::{
     switching_error, torus_radix,
 };
 use crate::measurement::Measurement;
-use crate::scenario::{Routing, Scenario, Switching};
+use crate::scenario::{Ejection, Routing, Scenario, Switching};
 
 /// `runner models` entry.
 pub(crate) const INFO: ModelInfo = ModelInfo {
@@ -42,6 +42,8 @@ pub(crate) const INFO: ModelInfo = ModelInfo {
             PARELEC 2006, pp. 239-244",
     scenario: "k x k torus, circuit switching with retries from the source, fully adaptive \
                routing, V virtual channels, faulty nodes with probability theta, uniform traffic",
+    ejection: Ejection::Unlimited,
+    ejection_quote: "messages are transferred through the ejection channel to the local node as soon as they arrive",
     params: &[
         ParamInfo {
             key: "radix",

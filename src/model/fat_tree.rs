@@ -38,7 +38,7 @@ use super::{
     routing_error, switching_error,
 };
 use crate::measurement::Measurement;
-use crate::scenario::{Routing, Scenario, Switching, Topology};
+use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
 
 /// Largest number of levels: `N = 4^15` is the largest power of 4 in a `u32`.
 const MAX_LEVELS: usize = 15;
@@ -51,6 +51,8 @@ pub(crate) const INFO: ModelInfo = ModelInfo {
             Proc. ICPP 1997, pp. 44-48",
     scenario: "butterfly fat-tree, N = 4^n processors, wormhole switching, up/down routing, \
                fixed-length messages, uniform traffic",
+    ejection: Ejection::Unlimited,
+    ejection_quote: "Messages arriving at destinations are immediately consumed",
     params: &[
         ParamInfo {
             key: "processors",

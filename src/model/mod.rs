@@ -45,7 +45,7 @@ mod queueing;
 mod scouting_torus;
 
 use crate::measurement::Measurement;
-use crate::scenario::{Routing, Scenario, Switching, Topology};
+use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
 
 /// Version string of the model code; part of every cache key. Bump it whenever a number changes.
 pub const VERSION: &str = "model-1.0.0";
@@ -127,12 +127,20 @@ pub struct ModelInfo {
     pub paper: &'static str,
     /// The scenario the model covers, in one line.
     pub scenario: &'static str,
+    /// What the paper assumes at the destination: [`Ejection::Single`] (one message at a time
+    /// through the ejection channel) or [`Ejection::Unlimited`] (consumed on arrival). No
+    /// model has an ejection term, so this is the simulator setting that reproduces the
+    /// paper's stated assumption; `docs/validation.md` shows how much it matters.
+    pub ejection: Ejection,
+    /// The paper's sentence that states [`ModelInfo::ejection`].
+    pub ejection_quote: &'static str,
     /// The parameters the model reads.
     pub params: &'static [ParamInfo],
 }
 
-/// The scenario a model's paper starts from (one of its Section 4 configurations): the
-/// starting point of `runner solve MODEL key=value...` and of the cross-model tests.
+/// The scenario a model's paper starts from (one of its Section 4 configurations, with the
+/// paper's ejection assumption): the starting point of `runner solve MODEL key=value...` and
+/// of the cross-model tests.
 pub fn paper_scenario(model: ModelName) -> Scenario {
     let (topology, switching, routing) = match model {
         ModelName::ScoutingTorus => (
@@ -156,6 +164,7 @@ pub fn paper_scenario(model: ModelName) -> Scenario {
     let mut s = Scenario::new(topology);
     s.switching = switching;
     s.routing = routing;
+    s.ejection = info(model).ejection;
     match model {
         ModelName::ScoutingTorus => s.virtual_channels = 6,
         ModelName::BroadcastHypercube => {

@@ -34,7 +34,7 @@ use super::{
     switching_error, torus_radix,
 };
 use crate::measurement::Measurement;
-use crate::scenario::{Routing, Scenario, Switching};
+use crate::scenario::{Ejection, Routing, Scenario, Switching};
 
 /// Largest number of virtual channels accepted (the blocking table is `O(V^2)`).
 const MAX_VCS: u32 = 1024;
@@ -47,6 +47,8 @@ pub(crate) const INFO: ModelInfo = ModelInfo {
             networks, ICCS 2007, LNCS 4490, pp. 606-613",
     scenario: "k x k torus (even k), wormhole switching, Duato-Nbc routing with V1 adaptive and \
                V2 negative-hop escape VCs, fixed-length messages, uniform traffic",
+    ejection: Ejection::Single,
+    ejection_quote: "Messages at the destination node are transferred to the local PE one at a time through the ejection channel",
     params: &[
         ParamInfo {
             key: "radix",

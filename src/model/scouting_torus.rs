@@ -31,7 +31,7 @@ use super::{
     switching_error, torus_radix,
 };
 use crate::measurement::Measurement;
-use crate::scenario::{Routing, Scenario, Switching};
+use crate::scenario::{Ejection, Routing, Scenario, Switching};
 
 /// Largest scouting distance accepted (the set-up recursion costs `O(K D)` per iteration).
 const MAX_SCOUTING_DISTANCE: u32 = 1024;
@@ -44,6 +44,8 @@ pub(crate) const INFO: ModelInfo = ModelInfo {
             torus networks",
     scenario: "k x k torus, scouting switching (K >= 0; wormhole = K 0), fully adaptive minimal \
                routing, V virtual channels, fixed-length messages, uniform traffic",
+    ejection: Ejection::Single,
+    ejection_quote: "Messages at the destination node are transferred to the local PE one at a time through the ejection channel",
     params: &[
         ParamInfo {
             key: "radix",

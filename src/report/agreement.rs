@@ -7,12 +7,18 @@
 //! points are split at [`LIGHT_LOAD_LIMIT`] of the saturation rate: the load fraction is
 //! `fraction_of_saturation` when the row has it, else `rate / saturation_rate`, else the rate
 //! relative to the largest rate at which the model is still `ok` for that scenario.
+//!
+//! No model has an ejection term; each paper states what happens at the destination
+//! ([`model::ModelInfo::ejection`]). Where the simulated scenario's `ejection` is not the
+//! model paper's assumption, the table says so, since the error then includes the
+//! ejection-port contention the model leaves out.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::columns;
+use crate::model::{self, ModelName};
 use crate::store::row::Row;
 
 /// Loads up to this fraction of saturation count as light and moderate.
@@ -76,6 +82,9 @@ pub(crate) struct Agreement {
     pub(crate) empty_reason: Option<String>,
     /// What all compared scenarios share (`torus, k = 8, n = 2, ...`), when there are several.
     pub(crate) common: Option<String>,
+    /// One sentence per (model, simulated ejection) pair where the simulation's ejection is not
+    /// what the model's paper assumes.
+    pub(crate) assumption_notes: Vec<String>,
 }
 
 /// Computes the agreement table from all rows.
@@ -118,10 +127,20 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
     if compared.len() > 1 {
         agreement.common = compared.first().map(|json| columns::describe(json, &constant));
     }
+    // (model, simulated ejection, paper's ejection) -> scenarios compared.
+    let mut mismatched: BTreeMap<(String, String, &'static str), usize> = BTreeMap::new();
     for (scenario_id, (model_rows, sim_rows)) in by_scenario {
-        let (Some(first_model), false) = (model_rows.first(), sim_rows.is_empty()) else {
+        let (Some(first_model), Some(first_sim)) = (model_rows.first(), sim_rows.first()) else {
             continue;
         };
+        let model_name = first_model.evaluator.split('@').next().unwrap_or_default();
+        if let Some(name) = ModelName::from_name(model_name) {
+            let assumed = model::info(name).ejection.as_str();
+            if first_sim.ejection != assumed {
+                let key = (model_name.to_owned(), first_sim.ejection.clone(), assumed);
+                *mismatched.entry(key).or_default() += 1;
+            }
+        }
         let max_ok_rate = model_rows
             .iter()
             .filter(|row| row.status == "ok")
@@ -165,6 +184,19 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
         }
         agreement.scenarios.push(entry);
     }
+    agreement.assumption_notes = mismatched
+        .into_iter()
+        .map(|((model_name, simulated, assumed), count)| {
+            let scenarios = if count == 1 { "scenario" } else { "scenarios" };
+            format!(
+                "{model_name} assumes ejection {assumed} (its paper: \"{}\") but the simulation \
+                 used ejection {simulated} in {count} {scenarios}, so those errors include the \
+                 ejection-port difference the model does not describe (docs/validation.md).",
+                ModelName::from_name(&model_name)
+                    .map_or("", |name| model::info(name).ejection_quote)
+            )
+        })
+        .collect();
     if agreement.scenarios.is_empty() {
         agreement.empty_reason = Some(
             "No scenario has both model and simulation results, so there is nothing to compare."

@@ -125,6 +125,10 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
             if let Some(common) = agreement.common.as_deref().filter(|common| !common.is_empty()) {
                 note.push_str(&format!(" All scenarios: {common}."));
             }
+            for assumption in &agreement.assumption_notes {
+                note.push(' ');
+                note.push_str(assumption);
+            }
             note
         })),
     }

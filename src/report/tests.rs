@@ -540,6 +540,38 @@ fn agreement_compares_unicast_simulations_with_the_model_unicast_latency() {
 }
 
 #[test]
+fn agreement_names_a_simulated_ejection_the_model_paper_does_not_assume() {
+    // broadcast_hypercube's paper consumes messages on arrival; nbc_torus's ejects one at a time.
+    let with = |model_name: &str, ejection: &str| -> Vec<Row> {
+        fixture_rows()
+            .into_iter()
+            .map(|mut row| {
+                if row.method == "model" {
+                    row.evaluator = format!("{model_name}@model-1.0.0");
+                }
+                row.ejection = ejection.into();
+                row
+            })
+            .collect()
+    };
+    let agreement = super::agreement::compute(&with("broadcast_hypercube", "single"));
+    assert_eq!(agreement.assumption_notes.len(), 1, "{:?}", agreement.assumption_notes);
+    let note = &agreement.assumption_notes[0];
+    assert!(note.starts_with("broadcast_hypercube assumes ejection unlimited"), "{note}");
+    assert!(note.contains("used ejection single in 2 scenarios"), "{note}");
+    assert!(note.contains("as soon as they arrive"), "{note}");
+    let (dir, _) =
+        render_fixture("t", &with("broadcast_hypercube", "single"), &fixture_spec(), None);
+    assert!(read(dir.path(), "tables/agreement.md").contains("assumes ejection unlimited"));
+    for (model_name, ejection) in
+        [("broadcast_hypercube", "unlimited"), ("nbc_torus", "single"), ("torus_wormhole", "x")]
+    {
+        let notes = super::agreement::compute(&with(model_name, ejection)).assumption_notes;
+        assert!(notes.is_empty(), "{model_name} {ejection}: {notes:?}");
+    }
+}
+
+#[test]
 fn agreement_without_simulation_says_so() {
     let rows: Vec<Row> = fixture_rows().into_iter().filter(|row| row.method == "model").collect();
     let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);

@@ -156,31 +156,33 @@ fn nbc_torus_matches_simulation_at_light_load() {
 }
 
 /// Unicast traffic (beta = 0) in the paper's hypercubes, n = 6, 7, 8, V = 2 and 4,
-/// M = 32, 64, 128, Duato routing. The model's `latency` is the broadcast latency even at
-/// beta = 0, so the comparison uses `unicast_latency`. V = 2 meets 5% (largest 2.2%);
-/// V = 4 does not (7% to 19%, model below simulation, growing with n and M).
+/// M = 32, 64, 128, Duato routing, with the paper's ejection assumption (messages consumed on
+/// arrival: `ejection=unlimited`). The model's `latency` is the broadcast latency even at
+/// beta = 0, so the comparison uses `unicast_latency`. V = 4 meets 5% except n = 8, M = 128
+/// (5.1%); V = 2 does not (7.4% to 9.0%, model *above* simulation: Dally's chain puts about
+/// twice as many channels at two busy VCs as the simulator measures, docs/validation.md).
 #[test]
 fn broadcast_hypercube_unicast_matches_simulation_at_light_load() {
     // (n, V, M, bound): measured errors in docs/validation.md.
     let table: [(u32, u32, u32, f64); 18] = [
-        (6, 2, 32, TARGET),
-        (6, 2, 64, TARGET),
-        (6, 2, 128, TARGET),
-        (6, 4, 32, 0.09),
-        (6, 4, 64, 0.13),
-        (6, 4, 128, 0.14),
-        (7, 2, 32, TARGET),
-        (7, 2, 64, TARGET),
-        (7, 2, 128, TARGET),
-        (7, 4, 32, 0.12),
-        (7, 4, 64, 0.16),
-        (7, 4, 128, 0.17),
-        (8, 2, 32, TARGET),
-        (8, 2, 64, TARGET),
-        (8, 2, 128, TARGET),
-        (8, 4, 32, 0.14),
-        (8, 4, 64, 0.18),
-        (8, 4, 128, 0.21),
+        (6, 2, 32, 0.11),
+        (6, 2, 64, 0.11),
+        (6, 2, 128, 0.10),
+        (6, 4, 32, TARGET),
+        (6, 4, 64, TARGET),
+        (6, 4, 128, TARGET),
+        (7, 2, 32, 0.11),
+        (7, 2, 64, 0.11),
+        (7, 2, 128, 0.10),
+        (7, 4, 32, TARGET),
+        (7, 4, 64, TARGET),
+        (7, 4, 128, TARGET),
+        (8, 2, 32, 0.11),
+        (8, 2, 64, 0.11),
+        (8, 2, 128, 0.10),
+        (8, 4, 32, TARGET),
+        (8, 4, 64, TARGET),
+        (8, 4, 128, 0.08),
     ];
     let cases: Vec<Case> = table
         .into_iter()
@@ -200,6 +202,7 @@ fn broadcast_hypercube_unicast_matches_simulation_at_light_load() {
                 "routing=duato".into(),
                 format!("virtual_channels={v}"),
                 format!("message_length={m}"),
+                "ejection=unlimited".into(),
             ],
             model_field: "unicast_latency",
             bound,
