@@ -127,19 +127,19 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
     if compared.len() > 1 {
         agreement.common = compared.first().map(|json| columns::describe(json, &constant));
     }
-    // (model, simulated ejection, paper's ejection) -> scenarios compared.
-    let mut mismatched: BTreeMap<(String, String, &'static str), usize> = BTreeMap::new();
+    // (model, simulated ejection) -> (the model's description, scenarios compared).
+    let mut mismatched: BTreeMap<(&'static str, String), (model::ModelInfo, usize)> =
+        BTreeMap::new();
     for (scenario_id, (model_rows, sim_rows)) in by_scenario {
         let (Some(first_model), Some(first_sim)) = (model_rows.first(), sim_rows.first()) else {
             continue;
         };
         let model_name = first_model.evaluator.split('@').next().unwrap_or_default();
-        if let Some(name) = ModelName::from_name(model_name) {
-            let assumed = model::info(name).ejection.as_str();
-            if first_sim.ejection != assumed {
-                let key = (model_name.to_owned(), first_sim.ejection.clone(), assumed);
-                *mismatched.entry(key).or_default() += 1;
-            }
+        if let Some(info) = ModelName::from_name(model_name).map(model::info)
+            && first_sim.ejection != info.ejection.as_str()
+        {
+            let key = (info.name.as_str(), first_sim.ejection.clone());
+            mismatched.entry(key).or_insert((info, 0)).1 += 1;
         }
         let max_ok_rate = model_rows
             .iter()
@@ -186,14 +186,14 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
     }
     agreement.assumption_notes = mismatched
         .into_iter()
-        .map(|((model_name, simulated, assumed), count)| {
+        .map(|((model_name, simulated), (info, count))| {
             let scenarios = if count == 1 { "scenario" } else { "scenarios" };
             format!(
-                "{model_name} assumes ejection {assumed} (its paper: \"{}\") but the simulation \
-                 used ejection {simulated} in {count} {scenarios}, so those errors include the \
+                "{model_name} assumes ejection {} (its paper: \"{}\") but the simulation used \
+                 ejection {simulated} in {count} {scenarios}, so those errors include the \
                  ejection-port difference the model does not describe (docs/validation.md).",
-                ModelName::from_name(&model_name)
-                    .map_or("", |name| model::info(name).ejection_quote)
+                info.ejection.as_str(),
+                info.ejection_quote
             )
         })
         .collect();

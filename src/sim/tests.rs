@@ -379,6 +379,16 @@ fn the_tightest_watchdog_raises_no_false_alarm() {
     assert!(simulate(&slow, 0.01, &too_tight, 1, None).is_err());
 }
 
+/// Independent replications (seeds 1..=n) of one load point.
+fn replications(s: &Scenario, rate: f64, options: &SimOptions, n: u64) -> Vec<Measurement> {
+    (1..=n).map(|seed| simulate(s, rate, options, seed, None).unwrap()).collect()
+}
+
+/// Mean over replications of a quantity every one of them reports.
+fn mean_of(runs: &[Measurement], quantity: impl Fn(&Measurement) -> Option<f64>) -> f64 {
+    runs.iter().map(|r| quantity(r).unwrap()).sum::<f64>() / runs.len() as f64
+}
+
 /// The simulator under load against an exact queueing result. In a 1-cube (two nodes, one
 /// channel each way) with V = 1 every message of a node uses the same injection VC, the same
 /// network VC and the same ejection port, so the network is a single FIFO server: a header is
@@ -400,10 +410,9 @@ fn a_single_channel_network_is_an_exact_md1_queue() {
     for utilization in [0.3, 0.6, 0.85] {
         let rate = utilization / service;
         let expected = service + rate * service * service / (2.0 * (1.0 - utilization));
-        let runs: Vec<Measurement> =
-            (1..=8).map(|seed| simulate(&s, rate, &options, seed, None).unwrap()).collect();
+        let runs = replications(&s, rate, &options, 8);
         let latencies: Vec<f64> = runs.iter().map(|r| r.latency.unwrap()).collect();
-        let mean = latencies.iter().sum::<f64>() / latencies.len() as f64;
+        let mean = mean_of(&runs, |r| r.latency);
         // Eight independent replications: Student-t (7 degrees of freedom) 99.9% half-width.
         let variance = latencies.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 7.0;
         let half_width = 5.408 * (variance / 8.0).sqrt();
@@ -416,7 +425,7 @@ fn a_single_channel_network_is_an_exact_md1_queue() {
             (mean - expected).abs() < 0.01 * expected,
             "rho {utilization}: {mean} vs {expected}"
         );
-        let throughput = runs.iter().map(|r| r.throughput.unwrap()).sum::<f64>() / 8.0;
+        let throughput = mean_of(&runs, |r| r.throughput);
         assert!((throughput - rate).abs() < 0.02 * rate, "rho {utilization}: {throughput}");
     }
 }
@@ -443,16 +452,14 @@ fn a_multiplexed_channel_is_processor_sharing() {
     let options = SimOptions { warmup_cycles: 20_000, cycles: 1_000_000, ..SimOptions::default() };
     for utilization in [0.3, 0.6] {
         let rate = utilization / f64::from(m);
-        let runs: Vec<Measurement> =
-            (1..=4).map(|seed| simulate(&s, rate, &options, seed, None).unwrap()).collect();
-        let mean = |f: &dyn Fn(&Measurement) -> f64| runs.iter().map(f).sum::<f64>() / 4.0;
-        let latency = mean(&|r| r.latency.unwrap());
+        let runs = replications(&s, rate, &options, 4);
+        let latency = mean_of(&runs, |r| r.latency);
         let expected = f64::from(m) / (1.0 - utilization) + 1.0;
         assert!(
             (latency - expected).abs() < 0.015 * expected,
             "rho {utilization}: simulated {latency:.3}, processor sharing {expected:.3}"
         );
-        let v_bar = mean(&|r| r.multiplexing_degree.unwrap());
+        let v_bar = mean_of(&runs, |r| r.multiplexing_degree);
         let expected = (1.0 + utilization) / (1.0 - utilization);
         assert!(
             (v_bar - expected).abs() < 0.03 * expected,
