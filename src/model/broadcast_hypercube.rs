@@ -1,6 +1,6 @@
 //! Unicast-based broadcast in the wormhole-routed hypercube with Duato's adaptive routing:
 //! Shahrabi, Ould-Khaoua and Mackenzie, "Unicast-based broadcast: an analysis for the hypercube
-//! with adaptive routing", ACM SAC 2001 (`shared/papers/hypercube-unicast-broadcast.txt`).
+//! with adaptive routing", ACM SAC 2001.
 //!
 //! A generated message is a broadcast with probability `beta` (sent down a spanning binomial
 //! tree, one hop per step, `n` steps) and a unicast otherwise. `V` virtual channels: `V - 1`
@@ -48,7 +48,7 @@ const MAX_VCS: u32 = 1024;
 /// `runner models` entry.
 pub(crate) const INFO: ModelInfo = ModelInfo {
     name: ModelName::BroadcastHypercube,
-    paper: "hypercube-unicast-broadcast.txt: A. Shahrabi, M. Ould-Khaoua, L. M. Mackenzie, \
+    paper: "A. Shahrabi, M. Ould-Khaoua, L. M. Mackenzie, \
             Unicast-based broadcast: an analysis for the hypercube with adaptive routing, \
             ACM SAC 2001",
     scenario: "binary n-cube, wormhole switching, Duato routing (V-1 adaptive + 1 deterministic \

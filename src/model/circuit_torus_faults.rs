@@ -1,6 +1,6 @@
 //! Fault-tolerant circuit switching in adaptively routed 2-D tori: Safaei, Khonsari, Fathy,
 //! Alzeidi and Ould-Khaoua, "Performance modeling of fault-tolerant circuit-switched
-//! communication networks", PARELEC 2006 (`shared/papers/cs-torus-faults.txt`).
+//! communication networks", PARELEC 2006.
 //!
 //! A probe sets up the whole circuit; a blocked or faulty hop tears the partial path down and the
 //! message retries from the source. The model is a fixed point in `y = P_V` (errata "Common"):
@@ -37,7 +37,7 @@ use crate::scenario::{Ejection, Routing, Scenario, Switching};
 /// `runner models` entry.
 pub(crate) const INFO: ModelInfo = ModelInfo {
     name: ModelName::CircuitTorusFaults,
-    paper: "cs-torus-faults.txt: F. Safaei, A. Khonsari, M. Fathy, N. Alzeidi, M. Ould-Khaoua, \
+    paper: "F. Safaei, A. Khonsari, M. Fathy, N. Alzeidi, M. Ould-Khaoua, \
             Performance modeling of fault-tolerant circuit-switched communication networks, \
             PARELEC 2006, pp. 239-244",
     scenario: "k x k torus, circuit switching with retries from the source, fully adaptive \

@@ -1,6 +1,6 @@
 //! Butterfly fat-tree with wormhole switching: Greenberg and Guan, "An improved analytical model
-//! for wormhole routed networks with application to butterfly fat-trees", ICPP 1997
-//! (`shared/papers/bft-wormhole-greenberg.txt`).
+//! for wormhole routed networks with application to butterfly fat-trees", Proc. ICPP 1997,
+//! pp. 44-48.
 //!
 //! `N = 4^n` processors at level 0, switches at levels 1..n, two parent links per switch. A
 //! message climbs to the lowest common ancestor level (choosing either up link: a two-server
@@ -46,7 +46,7 @@ const MAX_LEVELS: usize = 15;
 /// `runner models` entry.
 pub(crate) const INFO: ModelInfo = ModelInfo {
     name: ModelName::FatTree,
-    paper: "bft-wormhole-greenberg.txt: R. I. Greenberg and L. Guan, An improved analytical \
+    paper: "R. I. Greenberg and L. Guan, An improved analytical \
             model for wormhole routed networks with application to butterfly fat-trees, \
             Proc. ICPP 1997, pp. 44-48",
     scenario: "butterfly fat-tree, N = 4^n processors, wormhole switching, up/down routing, \

@@ -27,7 +27,7 @@
 //! `broadcast_hypercube`, `circuit_torus_faults`, `nbc_torus`, `fat_tree`), the textbook queueing
 //! pieces in `queueing` (M/G/1 with the Draper–Ghosh variance, Hokstad's M/G/2, Dally's
 //! virtual-channel chain and multiplexing degree) and the one fixed-point solver in
-//! `fixed_point`. Every equation is implemented as printed, read through `shared/errata.md`; the
+//! `fixed_point`. Every equation is implemented as printed, read through `docs/errata.md`; the
 //! doc comments cite the equation numbers and the errata tags (E-SS-3, ...), and
 //! `docs/models.md` records every decision the errata does not cover.
 //!
@@ -123,7 +123,7 @@ pub struct ParamInfo {
 pub struct ModelInfo {
     /// The model.
     pub name: ModelName,
-    /// The paper: file name under `shared/papers/` and the citation.
+    /// The paper, as a bibliographic reference: authors, title, venue, year.
     pub paper: &'static str,
     /// The scenario the model covers, in one line.
     pub scenario: &'static str,

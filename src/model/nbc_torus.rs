@@ -1,6 +1,6 @@
 //! Duato-Nbc fully adaptive wormhole routing in 2-D tori: Safaei, Khonsari, Fathy and
 //! Ould-Khaoua, "Performance evaluation of fully adaptive routing for the torus interconnect
-//! networks", ICCS 2007, LNCS 4490, pp. 606-613 (`shared/papers/nbc-torus-adaptive.txt`).
+//! networks", ICCS 2007, LNCS 4490, pp. 606-613.
 //!
 //! `V = V1 + V2` virtual channels: `V1` fully adaptive, `V2` negative-hop escape classes with
 //! bonus cards (E-NBC-1: default `V2 = k/2 + 1`, overridable by `escape_channels`). The model is
@@ -42,7 +42,7 @@ const MAX_VCS: u32 = 1024;
 /// `runner models` entry.
 pub(crate) const INFO: ModelInfo = ModelInfo {
     name: ModelName::NbcTorus,
-    paper: "nbc-torus-adaptive.txt: F. Safaei, A. Khonsari, M. Fathy, M. Ould-Khaoua, \
+    paper: "F. Safaei, A. Khonsari, M. Fathy, M. Ould-Khaoua, \
             Performance evaluation of fully adaptive routing for the torus interconnect \
             networks, ICCS 2007, LNCS 4490, pp. 606-613",
     scenario: "k x k torus (even k), wormhole switching, Duato-Nbc routing with V1 adaptive and \

@@ -1,6 +1,6 @@
 //! Scouting switching in adaptively routed 2-D tori: Safaei, Khonsari, Fathy, Talebanfard and
 //! Ould-Khaoua, "Communication prediction of scouting switching in adaptively-routed torus
-//! networks" (`shared/papers/ss-torus-scouting-switching.txt`).
+//! networks", Proc. IFIP NPC 2007, LNCS 4672, pp. 466-475.
 //!
 //! The header runs up to `K` links ahead of the data and backtracks when blocked (`K = 0` is
 //! wormhole switching). The model is a fixed point in `y = P_V` (errata "Common"):
@@ -39,9 +39,9 @@ const MAX_SCOUTING_DISTANCE: u32 = 1024;
 /// `runner models` entry.
 pub(crate) const INFO: ModelInfo = ModelInfo {
     name: ModelName::ScoutingTorus,
-    paper: "ss-torus-scouting-switching.txt: F. Safaei, A. Khonsari, M. Fathy, N. Talebanfard, \
+    paper: "F. Safaei, A. Khonsari, M. Fathy, N. Talebanfard, \
             M. Ould-Khaoua, Communication prediction of scouting switching in adaptively-routed \
-            torus networks",
+            torus networks, Proc. IFIP NPC 2007, LNCS 4672, pp. 466-475",
     scenario: "k x k torus, scouting switching (K >= 0; wormhole = K 0), fully adaptive minimal \
                routing, V virtual channels, fixed-length messages, uniform traffic",
     ejection: Ejection::Single,

@@ -14,7 +14,9 @@ fn names_round_trip_and_every_model_is_described() {
         assert_eq!(ModelName::from_name(model.as_str()), Some(model));
         let info = info(model);
         assert_eq!(info.name, model);
-        assert!(info.paper.contains(".txt: "), "{}", info.paper);
+        // A bibliographic reference (authors, title, venue, year), not a file name.
+        assert!(!info.paper.contains(".txt"), "{}", info.paper);
+        assert!(info.paper.contains(" 19") || info.paper.contains(" 20"), "{}", info.paper);
         assert!(!info.scenario.is_empty() && !info.params.is_empty());
         for p in info.params {
             assert!(!p.key.is_empty() && !p.doc.is_empty());
