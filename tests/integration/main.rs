@@ -4,4 +4,5 @@ mod cli;
 mod common;
 mod files;
 mod spec_errors;
+mod spec_properties;
 mod validation;
