@@ -40,6 +40,12 @@ use std::path::{Path, PathBuf};
 
 pub use columns::check_figure;
 
+/// Whether `name` is a column that describes the scenario (topology, routing, ...), as opposed
+/// to the load, the method or a measured quantity.
+pub fn is_scenario_column(name: &str) -> bool {
+    columns::SCENARIO_COLUMNS.contains(&name)
+}
+
 use crate::spec::report::{ReportSpec, TableKind};
 use crate::store::provenance::Provenance;
 use crate::store::row::Row;

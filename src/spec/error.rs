@@ -133,15 +133,25 @@ fn span_of(source: &str, location: Location) -> Option<SourceSpan> {
     Some(SourceSpan::new(offset.into(), len))
 }
 
+/// A 1-based line and column as a location (serde-saphyr keeps its constructor private, so the
+/// value goes through its public deserializer); `None` for line 0.
+pub fn location(line: usize, column: usize) -> Option<Location> {
+    (line > 0).then_some(())?;
+    serde_json::from_value(serde_json::json!({ "line": line, "column": column })).ok()
+}
+
 /// Turns a serde-saphyr error into a [`SpecError`], adding a "did you mean" to unknown keys.
 pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) -> SpecError {
     let name = path.display().to_string();
-    let text = error.to_string();
-    let help = unknown_field_help(&text);
+    let text = our_words(&error.to_string());
+    let help = unknown_field_help(&text).or_else(|| {
+        text.starts_with("duplicate mapping key")
+            .then(|| "each key may appear once in a mapping: remove or rename one of them".into())
+    });
     let mut options = serde_saphyr::RenderOptions::default();
     options.source_name = Some(&name);
     let report = serde_saphyr::miette::to_miette_report_with_options(error, source, &name, options);
-    let mut report = format!("{report:?}");
+    let mut report = our_words(&format!("{report:?}"));
     if let Some(help) = &help {
         report.push_str(&format!("\n  help: {help}\n"));
     }
@@ -155,6 +165,11 @@ pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) 
         }],
         parse_report: Some(report),
     }
+}
+
+/// serde-saphyr's messages with its hints to library users (which `Options` to set) removed.
+fn our_words(message: &str) -> String {
+    message.replace(", set DuplicateKeyPolicy in Options if acceptable", " (a key may appear once)")
 }
 
 /// "did you mean `virtual_channels`?" for serde's "unknown field `x`, expected one of ..." messages.
