@@ -159,6 +159,9 @@ pub fn write_bundle(
     let mut metadata = parquet_metadata(provenance);
     metadata.push(("experiment".into(), experiment.name.clone()));
     metadata.push(("title".into(), experiment.title.clone()));
+    if let Some(description) = &experiment.description {
+        metadata.push(("description".into(), description.clone()));
+    }
     metadata.push(("report_spec".into(), serde_json::to_string(&experiment.report)?));
     if let Some(dir) = &template_dir {
         metadata.push(("template_dir".into(), dir.display().to_string()));
@@ -175,6 +178,7 @@ pub fn write_bundle(
     let input = crate::report::ReportInput {
         experiment: &experiment.name,
         title: &experiment.title,
+        description: experiment.description.as_deref(),
         spec: &experiment.report,
         rows,
         provenance,

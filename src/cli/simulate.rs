@@ -61,6 +61,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(w) = args.warmup_cycles {
         options.warmup_cycles = w;
     }
+    if let Some(precision) = args.target_precision {
+        crate::spec::validate::check_target_precision(precision).map_err(|message| {
+            InputError(format!(
+                "--target-precision {message} (for example 0.02: stop when the 95% CI is within 2% of the mean)"
+            ))
+        })?;
+    }
+    if args.cycles == Some(0) {
+        return Err(InputError("--cycles must be at least 1".into()).into());
+    }
     options.target_precision = args.target_precision;
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(options.warmup_cycles + options.cycles);

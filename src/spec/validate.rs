@@ -579,11 +579,11 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
         );
     }
     if let Some(p) = &method.target_precision
-        && !(p.value.is_finite() && p.value > 0.0 && p.value < 1.0)
+        && let Err(message) = check_target_precision(p.value)
     {
         diags.error(
             p.referenced,
-            format!("`target_precision` is a relative half-width in (0, 1), found {}", p.value),
+            format!("`target_precision` {message}"),
             Some("for example 0.02: stop when the 95% CI is within 2% of the mean".into()),
         );
     }
@@ -617,6 +617,15 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
         },
         replications,
     })
+}
+
+/// The one rule for a target precision, in specs and on `runner simulate`'s command line.
+pub fn check_target_precision(precision: f64) -> Result<(), String> {
+    if precision.is_finite() && precision > 0.0 && precision < 1.0 {
+        Ok(())
+    } else {
+        Err(format!("is a relative half-width in (0, 1), found {precision}"))
+    }
 }
 
 fn load(load: &Spanned<LoadSpec>, has_model: bool, diags: &mut Diags) -> Option<Load> {
