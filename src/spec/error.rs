@@ -143,15 +143,26 @@ pub fn location(line: usize, column: usize) -> Option<Location> {
 /// Turns a serde-saphyr error into a [`SpecError`], adding a "did you mean" to unknown keys.
 pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) -> SpecError {
     let name = path.display().to_string();
-    let text = our_words(&error.to_string());
-    let help = unknown_field_help(&text).or_else(|| {
-        text.starts_with("duplicate mapping key")
-            .then(|| "each key may appear once in a mapping: remove or rename one of them".into())
-    });
+    let text = error.to_string();
+    if let Some((_, rest)) = text.split_once("duplicate mapping key") {
+        // serde-saphyr's text tells library users which option to set; say it in our words,
+        // rendered like our own diagnostics.
+        let key = rest.strip_prefix(": ").and_then(|r| r.split(',').next()).unwrap_or("");
+        return SpecError::single(
+            path,
+            source,
+            Diagnostic {
+                message: format!("the key `{key}` appears twice in the same mapping"),
+                location: error.location().filter(|l| l.line() > 0),
+                help: Some("a key may appear once: remove or rename one of the two".into()),
+            },
+        );
+    }
+    let help = unknown_field_help(&text);
     let mut options = serde_saphyr::RenderOptions::default();
     options.source_name = Some(&name);
     let report = serde_saphyr::miette::to_miette_report_with_options(error, source, &name, options);
-    let mut report = our_words(&format!("{report:?}"));
+    let mut report = format!("{report:?}");
     if let Some(help) = &help {
         report.push_str(&format!("\n  help: {help}\n"));
     }
@@ -165,11 +176,6 @@ pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) 
         }],
         parse_report: Some(report),
     }
-}
-
-/// serde-saphyr's messages with its hints to library users (which `Options` to set) removed.
-fn our_words(message: &str) -> String {
-    message.replace(", set DuplicateKeyPolicy in Options if acceptable", " (a key may appear once)")
 }
 
 /// "did you mean `virtual_channels`?" for serde's "unknown field `x`, expected one of ..." messages.
