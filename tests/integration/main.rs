@@ -3,5 +3,6 @@
 mod cli;
 mod common;
 mod files;
+mod inputs;
 mod spec_errors;
 mod validation;
