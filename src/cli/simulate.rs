@@ -21,7 +21,8 @@ pub struct Args {
     /// Offered load in messages/node/cycle.
     #[arg(long)]
     rate: f64,
-    /// Measurement window in cycles.
+    /// Measurement window in cycles (`window_cycles` in the output). The run goes on until the
+    /// window's messages are delivered, so `cycles` in the output (all cycles simulated) is larger.
     #[arg(long)]
     cycles: Option<u64>,
     /// Cycles simulated before measuring.

@@ -95,7 +95,8 @@ pub struct Row {
     pub replications: Option<u32>,
     /// Random seed of a simulation replication.
     pub seed: Option<u64>,
-    /// Simulated cycles.
+    /// Cycles simulated in all: warm-up, measurement window and the drain until the window's
+    /// messages are delivered (so more than the window).
     pub cycles: Option<u64>,
     /// Simulated flit-link traversals.
     pub flit_hops: Option<u64>,
