@@ -18,6 +18,8 @@ pub struct Args {
     /// Where `.runner/` lives.
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    #[command(flatten)]
+    limits: super::LimitArgs,
 }
 
 /// Removes unreferenced entries.
@@ -36,7 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         specs.sort();
     }
     let mut keep = HashSet::new();
-    for (_, experiment) in load_specs(&specs)? {
+    for (_, experiment) in load_specs(&specs, &args.limits)? {
         let plan = plan::build(&experiment, None);
         keep.extend(plan.graph.node_weights().map(|t| t.id.clone()));
     }

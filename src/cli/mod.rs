@@ -1,8 +1,12 @@
 //! The command line: clap definitions, dispatch, and the one place that picks exit codes.
 //!
 //! Exit codes: 0 when everything succeeded, 1 when a run finished but some
-//! tasks failed (or `verify` found a problem), 2 for bad input (usage, spec or
-//! setup errors), 130 when interrupted. Errors go to stderr as `runner: ...`.
+//! tasks failed (or `verify` found a problem), 2 when the command could not do
+//! its job: bad input (usage, spec) or a setup or environment failure (a path
+//! that cannot be created or written, a full disk, an unreadable results file),
+//! 130 when interrupted (Ctrl-C, SIGTERM or SIGHUP). Errors go to stderr as
+//! `runner: ...`, naming the path and the cause once. `docs/inputs.md` lists
+//! every input class with its exit code; a test keeps that table true.
 
 mod bench;
 mod clean;
@@ -119,15 +123,50 @@ pub fn main() -> ExitCode {
         Err(error) => {
             if let Some(spec_error) = error.downcast_ref::<crate::spec::SpecError>() {
                 print_error(&format!("{spec_error}"));
-                return ExitCode::from(2);
-            }
-            print_error(&format!("{error:#}\n"));
-            if error.downcast_ref::<InputError>().is_some() {
-                ExitCode::from(2)
             } else {
-                ExitCode::from(1)
+                print_error(&format!("{}\n", error_chain(&error)));
             }
+            ExitCode::from(2)
         }
+    }
+}
+
+/// An error and its causes as `outer: inner: root`, leaving out a cause whose text the line
+/// already holds (an I/O error wrapped with its own message would otherwise print twice).
+fn error_chain(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+/// The most worker threads `-j` may ask for, as a multiple of the available cores: the tasks
+/// are CPU-bound, so more threads only add start-up and switching cost.
+const JOBS_PER_CORE: usize = 4;
+
+/// The worker-thread count for `-j`: all cores when not given; at least 1 (0 is refused);
+/// clamped, with a warning, to [`JOBS_PER_CORE`] times the available cores.
+fn worker_threads(jobs: Option<usize>) -> Result<usize, InputError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match jobs {
+        None => Ok(cores),
+        Some(0) => Err(InputError("-j must be at least 1".into())),
+        Some(jobs) if jobs > cores * JOBS_PER_CORE => {
+            let max = cores * JOBS_PER_CORE;
+            print_error(&format!(
+                "warning: -j {jobs} is more than {JOBS_PER_CORE} threads per available core ({cores}); using -j {max}\n"
+            ));
+            Ok(max)
+        }
+        Some(jobs) => Ok(jobs),
     }
 }
 
@@ -155,15 +194,41 @@ fn print_error(message: &str) {
     let _ = write!(std::io::stderr().lock(), "runner: {message}");
 }
 
-/// Loads every spec, printing each one's problems; bad input when any is invalid.
+/// `--max-tasks`, shared by the commands that load specs.
+#[derive(Debug, clap::Args)]
+struct LimitArgs {
+    /// Allow specs that plan more than this many tasks (default 1000000); raise it deliberately.
+    #[arg(long, value_name = "N")]
+    max_tasks: Option<u64>,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> crate::spec::Limits {
+        let defaults = crate::spec::Limits::default();
+        crate::spec::Limits { max_tasks: self.max_tasks.unwrap_or(defaults.max_tasks) }
+    }
+}
+
+/// Loads every spec, printing each one's problems and warnings; bad input when any is invalid.
 fn load_specs(
     paths: &[PathBuf],
+    limits: &LimitArgs,
 ) -> anyhow::Result<Vec<(crate::spec::SpecSource, crate::spec::Experiment)>> {
     let mut loaded = Vec::new();
     let mut failed = 0;
     for path in paths {
-        match crate::spec::load(path) {
-            Ok(pair) => loaded.push(pair),
+        match crate::spec::load_with(path, &limits.limits()) {
+            Ok(pair) => {
+                for warning in &pair.1.warnings {
+                    let position = warning
+                        .location
+                        .map(|l| format!("{}:{}:{}", path.display(), l.line(), l.column()))
+                        .unwrap_or_else(|| path.display().to_string());
+                    let help = warning.help.as_ref().map(|h| format!(" ({h})")).unwrap_or_default();
+                    print_error(&format!("warning: {position}: {}{help}\n", warning.message));
+                }
+                loaded.push(pair);
+            }
             Err(error) => {
                 print_error(&format!("{error}"));
                 failed += 1;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::{Outcome, load_specs};
-use crate::exec::cache::Cache;
+use crate::exec::cache::{Cache, Lookup};
 use crate::plan::{self, Only, Plan, TaskKind};
 use crate::spec::Experiment;
 
@@ -22,12 +22,14 @@ pub struct Args {
     /// Where `.runner/` lives.
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    #[command(flatten)]
+    limits: super::LimitArgs,
 }
 
 /// Prints each spec's plan.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let cache = Cache::new(args.root.join(".runner").join("cache"));
-    for (_, experiment) in load_specs(&args.specs)? {
+    for (_, experiment) in load_specs(&args.specs, &args.limits)? {
         let plan = plan::build(&experiment, args.only);
         if args.dot {
             print!("{}", plan::dot::to_dot(&plan, &experiment));
@@ -50,21 +52,26 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) {
     );
     println!("  {:<12} {:>8} {:>8} {:>14}", "task", "count", "cached", "est. cost");
     let mut total_cost = 0.0;
+    let mut corrupt = 0;
     for kind in TaskKind::ALL {
         let tasks: Vec<_> = plan.graph.node_weights().filter(|t| t.kind == kind).collect();
         if tasks.is_empty() {
             continue;
         }
-        let cached = if kind.is_compute() {
-            tasks.iter().filter(|t| cache.contains(&t.id)).count()
-        } else {
-            0
-        };
-        let cost: f64 = tasks
-            .iter()
-            .filter(|t| !(kind.is_compute() && cache.contains(&t.id)))
-            .map(|t| t.cost)
-            .sum();
+        let mut cached = 0;
+        let mut cost = 0.0;
+        for task in &tasks {
+            let lookup =
+                if kind.is_compute() { cache.lookup(&task.id, kind) } else { Lookup::Missing };
+            match lookup {
+                Lookup::Hit(_) => cached += 1,
+                Lookup::Corrupt(_) => {
+                    corrupt += 1;
+                    cost += task.cost;
+                }
+                Lookup::Missing => cost += task.cost,
+            }
+        }
         total_cost += cost;
         println!(
             "  {:<12} {:>8} {:>8} {:>14}",
@@ -74,10 +81,18 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) {
             human_seconds(cost)
         );
     }
+    if corrupt > 0 {
+        println!(
+            "  {corrupt} cache entr{} corrupt (not counted as cached; recomputed by `runner run`)",
+            if corrupt == 1 { "y is" } else { "ies are" }
+        );
+    }
     println!("  estimated cost of what is not cached: {} of CPU time", human_seconds(total_cost));
 }
 
 fn human_seconds(seconds: f64) -> String {
+    // An empty float sum is -0.0; a cost is never negative.
+    let seconds = seconds.max(0.0);
     if seconds < 1e-3 {
         format!("{:.0} us", seconds * 1e6)
     } else if seconds < 1.0 {

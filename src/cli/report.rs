@@ -33,6 +33,15 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         ))
         .into());
     }
+    let problems = crate::report::check_inputs(&args.bundle)?;
+    if !problems.is_empty() {
+        return Err(InputError(format!(
+            "{}: not re-rendered, because manifest.json lists files that are gone or changed ({}); the bundle is incomplete: re-run its spec with `runner run` to rebuild it",
+            args.bundle.display(),
+            problems.join("; ")
+        ))
+        .into());
+    }
     let (rows, metadata) = crate::store::parquet::read(&results)?;
     let provenance: Provenance = metadata
         .get("provenance")
@@ -51,6 +60,7 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
     let input = crate::report::ReportInput {
         experiment,
         title,
+        description: metadata.get("description").map(String::as_str),
         spec: &spec,
         rows: &rows,
         provenance: &provenance,

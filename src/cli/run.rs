@@ -37,17 +37,25 @@ pub struct Args {
     /// Where `reports/` and `.runner/` live.
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    #[command(flatten)]
+    limits: super::LimitArgs,
 }
 
 /// Runs each spec in turn.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let specs = load_specs(&args.specs)?;
-    let jobs =
-        args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if jobs == 0 {
-        return Err(InputError("-j must be at least 1".into()).into());
-    }
-    for (source, experiment) in &specs {
+    let specs = load_specs(&args.specs, &args.limits)?;
+    let jobs = super::worker_threads(args.jobs)?;
+    for (index, (source, experiment)) in specs.iter().enumerate() {
+        if let Some((first, _)) = specs[..index].iter().find(|(_, e)| e.name == experiment.name) {
+            return Err(InputError(format!(
+                "{} and {} both have `name: {}`, so the second would overwrite the first's reports/{}/; give each spec its own name",
+                first.path.display(),
+                source.path.display(),
+                experiment.name,
+                experiment.name
+            ))
+            .into());
+        }
         let missing = match args.only {
             Some(Only::Model) if experiment.model.is_none() => Some("methods.model"),
             Some(Only::Simulation) if experiment.simulation.is_none() => Some("methods.simulation"),
@@ -84,15 +92,22 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             super::plan::print_summary(experiment, &plan, &cache);
             continue;
         }
-        let _lock = exec::lock::acquire(
-            &args.root.join(".runner").join("locks"),
-            &experiment.name,
-            args.quiet,
-        )
-        .context("cannot take the run lock")?;
+        let locks = args.root.join(".runner").join("locks");
+        let _lock = exec::lock::acquire(&locks, &experiment.name, args.quiet)
+            .with_context(|| format!("cannot take the run lock in {}", locks.display()))?;
         let clock = Instant::now();
         let options = ExecOptions { jobs, force: args.force, quiet: args.quiet };
-        let summary = exec::run(experiment, &plan, &cache, &options, &interrupt)?;
+        let summary = exec::run(experiment, &plan, &cache, &options, &interrupt)
+            .with_context(|| format!("{}: the cache cannot be written", experiment.name))?;
+        if !summary.corrupt.is_empty() {
+            eprintln!(
+                "runner: warning: {}: {} corrupt cache entr{} ignored and recomputed; the first: {}",
+                experiment.name,
+                summary.corrupt.len(),
+                if summary.corrupt.len() == 1 { "y" } else { "ies" },
+                summary.corrupt[0]
+            );
+        }
         let rows = store::gather(experiment, &plan, &summary.states);
         if summary.interrupted {
             eprintln!(
@@ -105,8 +120,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let bundle = args.root.join("reports").join(&experiment.name);
         write_bundle(&bundle, source, experiment, &rows, &provenance)?;
         if !args.quiet {
+            let corrupt = match summary.corrupt.len() {
+                0 => String::new(),
+                n => format!(
+                    " ({n} corrupt cache entr{} recomputed)",
+                    if n == 1 { "y" } else { "ies" }
+                ),
+            };
             eprintln!(
-                "{}: {} tasks run, {} cached, {} failed, {} skipped in {:.2}s -> {}",
+                "{}: {} tasks run{corrupt}, {} cached, {} failed, {} skipped in {:.2}s -> {}",
                 experiment.name,
                 summary.executed,
                 summary.cached,
@@ -137,6 +159,9 @@ pub fn write_bundle(
     let mut metadata = parquet_metadata(provenance);
     metadata.push(("experiment".into(), experiment.name.clone()));
     metadata.push(("title".into(), experiment.title.clone()));
+    if let Some(description) = &experiment.description {
+        metadata.push(("description".into(), description.clone()));
+    }
     metadata.push(("report_spec".into(), serde_json::to_string(&experiment.report)?));
     if let Some(dir) = &template_dir {
         metadata.push(("template_dir".into(), dir.display().to_string()));
@@ -153,6 +178,7 @@ pub fn write_bundle(
     let input = crate::report::ReportInput {
         experiment: &experiment.name,
         title: &experiment.title,
+        description: experiment.description.as_deref(),
         spec: &experiment.report,
         rows,
         provenance,

@@ -10,7 +10,9 @@ use crate::spec::suggest::did_you_mean;
 pub use crate::spec::validate::FIELDS as KEYS;
 
 /// Applies `key=value` pairs to `scenario`, in order.
+/// A key given twice is refused rather than letting the last one win silently.
 pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError> {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
     for pair in pairs {
         let Some((key, value)) = pair.split_once('=') else {
             return Err(InputError(format!(
@@ -18,7 +20,14 @@ pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError
                 KEYS.join(", ")
             )));
         };
-        set(scenario, key.trim(), value.trim())?;
+        let key = key.trim();
+        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+            return Err(InputError(format!(
+                "`{key}` is given twice (`{first}` and `{pair}`); give it once"
+            )));
+        }
+        seen.push((key, pair));
+        set(scenario, key, value.trim())?;
     }
     Ok(())
 }

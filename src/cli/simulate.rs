@@ -21,7 +21,8 @@ pub struct Args {
     /// Offered load in messages/node/cycle.
     #[arg(long)]
     rate: f64,
-    /// Measurement window in cycles.
+    /// Measurement window in cycles (`window_cycles` in the output). The run goes on until the
+    /// window's messages are delivered, so `cycles` in the output (all cycles simulated) is larger.
     #[arg(long)]
     cycles: Option<u64>,
     /// Cycles simulated before measuring.
@@ -60,6 +61,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     if let Some(w) = args.warmup_cycles {
         options.warmup_cycles = w;
+    }
+    if let Some(precision) = args.target_precision {
+        crate::spec::validate::check_target_precision(precision).map_err(|message| {
+            InputError(format!(
+                "--target-precision {message} (for example 0.02: stop when the 95% CI is within 2% of the mean)"
+            ))
+        })?;
+    }
+    if args.cycles == Some(0) {
+        return Err(InputError("--cycles must be at least 1".into()).into());
     }
     options.target_precision = args.target_precision;
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {

@@ -10,11 +10,13 @@ pub struct Args {
     /// Spec files to check.
     #[arg(required = true)]
     specs: Vec<PathBuf>,
+    #[command(flatten)]
+    limits: super::LimitArgs,
 }
 
 /// Checks each spec and prints a one-line summary per valid spec.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    for (source, experiment) in load_specs(&args.specs)? {
+    for (source, experiment) in load_specs(&args.specs, &args.limits)? {
         println!(
             "{}: ok: {} scenario{} x {} load point{}",
             source.path.display(),

@@ -7,6 +7,13 @@
 //! renamed entry may be empty or torn, but every entry names its own task id and
 //! must parse, so such an entry is a cache miss and the task is simply recomputed.
 //! Failed tasks are never cached: a re-run retries them.
+//!
+//! **Trust:** an entry records its task's kind and the blake3 checksum of its payload (the
+//! output as canonical JSON). [`Cache::lookup`] accepts an entry only when its format, id,
+//! kind and checksum all match and the payload has the shape that kind produces (a rate for
+//! Saturation, one row naming the task for the others); anything else is
+//! [`Lookup::Corrupt`]: the caller recomputes the task and counts a warning. [`Cache::get`],
+//! [`Cache::contains`] and [`Cache::put`] are the only ways entries are read and written.
 
 use std::fs;
 use std::io::Write;
@@ -14,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::TaskKind;
 use crate::store::row::Row;
 
 /// What a finished task produced.
@@ -32,14 +40,53 @@ pub struct Cache {
     root: PathBuf,
 }
 
-/// Version of the entry format; entries of another version are ignored.
-const FORMAT: u32 = 1;
+/// Version of the entry format; entries of another version are ignored (a plain miss).
+const FORMAT: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 struct Entry {
     format: u32,
     id: String,
+    /// The task's kind (`TaskKind::name`).
+    kind: String,
+    /// blake3 of the payload as canonical JSON (hex).
+    checksum: String,
     output: Output,
+}
+
+/// What the cache holds for a task.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lookup {
+    /// A valid entry.
+    Hit(Output),
+    /// No entry, or one written by an earlier version of runner.
+    Missing,
+    /// An entry that is not what the task produced; the reason says why.
+    Corrupt(String),
+}
+
+/// The checksum stored with an entry: blake3 of the payload's canonical JSON.
+fn checksum(output: &Output) -> String {
+    let bytes = serde_json::to_vec(output).unwrap_or_default();
+    blake3::hash(&bytes).to_hex().to_string()
+}
+
+/// Whether `output` has the shape a task of `kind` with id `id` produces.
+fn shape_problem(id: &str, kind: TaskKind, output: &Output) -> Option<String> {
+    match (kind, output) {
+        (TaskKind::Saturation, Output::Saturation(_)) => None,
+        (TaskKind::Saturation, Output::Rows(_)) => {
+            Some("rows where a saturation rate belongs".into())
+        }
+        (_, Output::Saturation(_)) => Some("a saturation rate where rows belong".into()),
+        (_, Output::Rows(rows)) if rows.len() != 1 => {
+            Some(format!("{} rows where the task makes one", rows.len()))
+        }
+        (_, Output::Rows(rows)) if rows.iter().any(|row| row.task_id != id) => {
+            Some("a row of another task".into())
+        }
+        _ => None,
+    }
 }
 
 impl Cache {
@@ -58,29 +105,75 @@ impl Cache {
         self.root.join(shard).join(format!("{id}.json"))
     }
 
-    /// Whether an entry for `id` exists.
-    pub fn contains(&self, id: &str) -> bool {
-        self.path(id).is_file()
+    /// Whether a valid entry for task `id` of kind `kind` exists (a corrupt one does not count).
+    pub fn contains(&self, id: &str, kind: TaskKind) -> bool {
+        matches!(self.lookup(id, kind), Lookup::Hit(_))
     }
 
-    /// The cached output of task `id`, if present and readable.
-    pub fn get(&self, id: &str) -> Option<Output> {
-        let bytes = fs::read(self.path(id)).ok()?;
-        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
-        (entry.format == FORMAT && entry.id == id).then_some(entry.output)
+    /// The cached output of task `id` of kind `kind`, if present and valid.
+    pub fn get(&self, id: &str, kind: TaskKind) -> Option<Output> {
+        match self.lookup(id, kind) {
+            Lookup::Hit(output) => Some(output),
+            Lookup::Missing | Lookup::Corrupt(_) => None,
+        }
     }
 
-    /// Stores the output of task `id` atomically.
-    pub fn put(&self, id: &str, output: &Output) -> std::io::Result<()> {
+    /// What the cache holds for task `id` of kind `kind`, telling a corrupt entry from none.
+    pub fn lookup(&self, id: &str, kind: TaskKind) -> Lookup {
+        let path = self.path(id);
+        let Ok(bytes) = fs::read(&path) else { return Lookup::Missing };
+        let corrupt = |why: String| Lookup::Corrupt(format!("{}: {why}", path.display()));
+        let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+            Ok(value) => value,
+            Err(e) => return corrupt(format!("not a cache entry ({e})")),
+        };
+        match value.get("format").and_then(serde_json::Value::as_u64) {
+            Some(format) if format == u64::from(FORMAT) => {}
+            // Written by an earlier version of runner: not ours to judge, just recompute.
+            Some(format) if format < u64::from(FORMAT) => return Lookup::Missing,
+            _ => return corrupt("not a cache entry of this version of runner".into()),
+        }
+        let entry: Entry = match serde_json::from_value(value) {
+            Ok(entry) => entry,
+            Err(e) => return corrupt(format!("not a cache entry ({e})")),
+        };
+        if entry.id != id {
+            return corrupt(format!("the entry names task {}", entry.id));
+        }
+        if entry.kind != kind.name() {
+            return corrupt(format!("a {} entry for a {} task", entry.kind, kind.name()));
+        }
+        if entry.checksum != checksum(&entry.output) {
+            return corrupt("the payload does not match its checksum (edited or damaged)".into());
+        }
+        if let Some(problem) = shape_problem(id, kind, &entry.output) {
+            return corrupt(problem);
+        }
+        Lookup::Hit(entry.output)
+    }
+
+    /// Stores the output of task `id` of kind `kind` atomically; an error names the entry's path.
+    pub fn put(&self, id: &str, kind: TaskKind, output: &Output) -> std::io::Result<()> {
         let path = self.path(id);
         let dir = path.parent().unwrap_or(&self.root);
-        fs::create_dir_all(dir)?;
-        let entry = Entry { format: FORMAT, id: id.to_string(), output: output.clone() };
-        let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;
-        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-        temp.write_all(&bytes)?;
-        temp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
+        let entry = Entry {
+            format: FORMAT,
+            id: id.to_string(),
+            kind: kind.name().to_string(),
+            checksum: checksum(output),
+            output: output.clone(),
+        };
+        let write = || -> std::io::Result<()> {
+            fs::create_dir_all(dir)?;
+            let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;
+            let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+            temp.write_all(&bytes)?;
+            temp.persist(&path).map_err(|e| e.error)?;
+            Ok(())
+        };
+        write().map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+        })
     }
 
     /// Every task id with an entry.
@@ -102,5 +195,85 @@ impl Cache {
     /// Removes the entry of `id`.
     pub fn remove(&self, id: &str) -> std::io::Result<()> {
         fs::remove_file(self.path(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, latency: f64) -> Row {
+        Row { task_id: id.into(), latency: Some(latency), status: "ok".into(), ..Row::default() }
+    }
+
+    fn entry_path(cache: &Cache, id: &str) -> PathBuf {
+        cache.path(id)
+    }
+
+    const ID: &str = "ab0123456789";
+
+    #[test]
+    fn a_written_entry_reads_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = Cache::new(dir.path());
+        let output = Output::Rows(vec![row(ID, 12.5)]);
+        cache.put(ID, TaskKind::Solve, &output).expect("put");
+        assert_eq!(cache.lookup(ID, TaskKind::Solve), Lookup::Hit(output.clone()));
+        assert!(cache.contains(ID, TaskKind::Solve));
+        assert_eq!(cache.get(ID, TaskKind::Solve), Some(output));
+        assert_eq!(cache.lookup("cd0000", TaskKind::Solve), Lookup::Missing);
+    }
+
+    /// Rewrites the entry's JSON with `edit` and returns what a lookup as `kind` says.
+    fn after_edit(edit: impl Fn(&mut serde_json::Value), kind: TaskKind) -> Lookup {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = Cache::new(dir.path());
+        cache.put(ID, TaskKind::Solve, &Output::Rows(vec![row(ID, 12.5)])).expect("put");
+        let path = entry_path(&cache, ID);
+        let mut value: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
+        edit(&mut value);
+        fs::write(&path, serde_json::to_vec(&value).expect("json")).expect("write");
+        cache.lookup(ID, kind)
+    }
+
+    #[test]
+    fn an_edited_value_is_corrupt_not_a_hit() {
+        let lookup =
+            after_edit(|v| v["output"]["rows"][0]["latency"] = 1.0.into(), TaskKind::Solve);
+        assert!(matches!(&lookup, Lookup::Corrupt(why) if why.contains("checksum")), "{lookup:?}");
+    }
+
+    #[test]
+    fn emptied_rows_are_corrupt_even_with_a_recomputed_checksum() {
+        let lookup = after_edit(
+            |v| {
+                v["output"] = serde_json::json!({"rows": []});
+                v["checksum"] = checksum(&Output::Rows(Vec::new())).into();
+            },
+            TaskKind::Solve,
+        );
+        assert!(matches!(&lookup, Lookup::Corrupt(why) if why.contains("0 rows")), "{lookup:?}");
+    }
+
+    #[test]
+    fn an_entry_of_another_kind_is_corrupt() {
+        let lookup = after_edit(|_| {}, TaskKind::Simulate);
+        assert!(
+            matches!(&lookup, Lookup::Corrupt(why) if why.contains("Solve entry")),
+            "{lookup:?}"
+        );
+    }
+
+    #[test]
+    fn an_entry_of_an_older_format_is_a_plain_miss_and_garbage_is_corrupt() {
+        assert_eq!(after_edit(|v| v["format"] = 1.into(), TaskKind::Solve), Lookup::Missing);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = Cache::new(dir.path());
+        cache.put(ID, TaskKind::Solve, &Output::Rows(vec![row(ID, 1.0)])).expect("put");
+        for garbage in [&b"{\"rows\": []}"[..], b"{\"format\": 2, \"rows\": []}", b"\0\0"] {
+            fs::write(entry_path(&cache, ID), garbage).expect("write");
+            assert!(matches!(cache.lookup(ID, TaskKind::Solve), Lookup::Corrupt(_)));
+        }
     }
 }

@@ -104,23 +104,6 @@ pub fn base_row(scenario: &Scenario, task: &Task, rate: f64, method: &str) -> Ro
         task_id: task.id.clone(),
         scenario_id: scenario_id(scenario),
         method: method.to_string(),
-        topology: scenario.topology.kind().to_string(),
-        radix: scenario.topology.radix(),
-        dimensions: scenario.topology.dimensions(),
-        nodes: scenario.nodes(),
-        switching: scenario.switching.kind().to_string(),
-        scouting_distance: scenario.switching.scouting_distance(),
-        routing: scenario.routing.as_str().to_string(),
-        virtual_channels: scenario.virtual_channels,
-        escape_channels: scenario.escape_channels,
-        buffer_depth: scenario.buffer_depth,
-        router_delay: scenario.router_delay,
-        message_length: scenario.message_length,
-        message_length_second_moment: scenario.message_length_second_moment,
-        fault_rate: scenario.fault_rate,
-        broadcast_fraction: scenario.broadcast_fraction,
-        startup_latency: scenario.startup_latency,
-        ejection: scenario.ejection.as_str().to_string(),
         rate,
         fraction_of_saturation: match task.load {
             Some(LoadPoint::FractionOfSaturation(f)) => Some(f),
@@ -128,7 +111,7 @@ pub fn base_row(scenario: &Scenario, task: &Task, rate: f64, method: &str) -> Ro
         },
         status: "ok".into(),
         intermediates: "{}".into(),
-        ..Row::default()
+        ..Row::of_scenario(scenario)
     }
 }
 

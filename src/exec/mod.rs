@@ -21,12 +21,15 @@ use std::sync::mpsc;
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
 
-use cache::{Cache, Output};
+use cache::{Cache, Lookup, Output};
 use progress::Progress;
 
 use crate::plan::{LoadPoint, Plan, TaskKind};
 use crate::spec::Experiment;
 use crate::store::row::Row;
+
+/// How a worker's failure to write a cache entry starts (the rest is the I/O error).
+const CACHE_WRITE: &str = "cache: ";
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -63,6 +66,8 @@ pub struct RunSummary {
     pub cached: usize,
     /// Tasks that failed.
     pub failed: usize,
+    /// Cache entries found corrupt (wrong kind, checksum or shape) and so recomputed, with why.
+    pub corrupt: Vec<String>,
     /// Tasks skipped because an input failed.
     pub skipped: usize,
     /// Whether the run was interrupted.
@@ -70,6 +75,9 @@ pub struct RunSummary {
 }
 
 /// Runs every compute task of `plan`, using and filling `cache`.
+///
+/// Fails (after the tasks in flight finish) when a cache entry cannot be written: that is the
+/// environment failing (a full disk, say), and going on would only compute results to lose.
 pub fn run(
     experiment: &Experiment,
     plan: &Plan,
@@ -83,11 +91,16 @@ pub fn run(
     let compute: Vec<NodeIndex> =
         graph.node_indices().filter(|&i| graph[i].kind.is_compute()).collect();
     let mut cached = 0;
+    let mut corrupt = Vec::new();
     if !options.force {
         for &node in &compute {
-            if let Some(output) = cache.get(&graph[node].id) {
-                states[node.index()] = TaskState::Done(output);
-                cached += 1;
+            match cache.lookup(&graph[node].id, graph[node].kind) {
+                Lookup::Hit(output) => {
+                    states[node.index()] = TaskState::Done(output);
+                    cached += 1;
+                }
+                Lookup::Corrupt(why) => corrupt.push(why),
+                Lookup::Missing => {}
             }
         }
     }
@@ -125,7 +138,10 @@ pub fn run(
         if interrupt.load(Ordering::SeqCst) {
             interrupted = true;
         }
-        while !interrupted && let Some(node) = ready.pop() {
+        while !interrupted
+            && cache_error.is_none()
+            && let Some(node) = ready.pop()
+        {
             let task = graph[node].clone();
             let saturation = task
                 .scenario
@@ -160,9 +176,9 @@ pub fn run(
                 }
                 let result = evaluate::evaluate(&experiment, &task, saturation, &inputs);
                 let result = match result {
-                    Ok(output) => match cache.put(&task.id, &output) {
+                    Ok(output) => match cache.put(&task.id, task.kind, &output) {
                         Ok(()) => Ok(output),
-                        Err(e) => Err(format!("cannot write the cache entry: {e}")),
+                        Err(e) => Err(format!("{CACHE_WRITE}{e}")),
                     },
                     Err(e) => Err(e),
                 };
@@ -191,8 +207,10 @@ pub fn run(
                 }
             }
             Err(error) => {
-                if error.starts_with("cannot write the cache entry") && cache_error.is_none() {
-                    cache_error = Some(error.clone());
+                if let Some(cause) = error.strip_prefix(CACHE_WRITE) {
+                    // The environment, not the task, failed (a full disk, a read-only or
+                    // missing cache directory): stop scheduling and report it.
+                    cache_error.get_or_insert_with(|| cause.to_string());
                 }
                 failed += 1;
                 let reason = format!(
@@ -208,10 +226,13 @@ pub fn run(
         ready.retain(|r| states[r.index()] == TaskState::Pending);
     }
     progress.finish();
+    if let Some(cause) = cache_error {
+        return Err(std::io::Error::other(cause));
+    }
     if interrupt.load(Ordering::SeqCst) {
         interrupted = true;
     }
-    Ok(RunSummary { states, executed, cached, failed, skipped, interrupted })
+    Ok(RunSummary { states, executed, cached, failed, skipped, corrupt, interrupted })
 }
 
 /// The model saturation rate of scenario `scenario`, once its Saturation task is done.

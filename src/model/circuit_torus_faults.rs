@@ -116,6 +116,7 @@ fn parameters(scenario: &Scenario) -> Result<(u32, f64), ModelError> {
             )));
         }
     };
+    super::virtual_channels(NAME, scenario)?;
     Ok((k, m2))
 }
 

@@ -374,6 +374,21 @@ fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError>
     Ok(())
 }
 
+/// The most virtual channels per physical channel a model accepts: the per-channel occupancy
+/// chain is solved over `0..=V`, so its cost grows with `V`.
+pub const MAX_VIRTUAL_CHANNELS: u32 = 1024;
+
+/// `V` of `scenario`, or why it is above [`MAX_VIRTUAL_CHANNELS`].
+fn virtual_channels(name: &str, scenario: &Scenario) -> Result<u32, ModelError> {
+    let v = scenario.virtual_channels;
+    if v > MAX_VIRTUAL_CHANNELS {
+        return Err(ModelError(format!(
+            "{name}: virtual_channels must be at most {MAX_VIRTUAL_CHANNELS}, got {v}"
+        )));
+    }
+    Ok(v)
+}
+
 /// The 2-D torus radix `k` of `scenario`, or why the scenario is not a 2-D torus with even
 /// `4 <= k <= 1024` (the torus models need `D = k/2` to be a whole number of hops).
 fn torus_radix(name: &str, scenario: &Scenario) -> Result<u32, ModelError> {

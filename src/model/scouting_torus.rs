@@ -100,6 +100,7 @@ fn parameters(scenario: &Scenario) -> Result<(u32, u32), ModelError> {
              must be unset, got {v2}"
         )));
     }
+    super::virtual_channels(NAME, scenario)?;
     Ok((k, big_k))
 }
 

@@ -242,3 +242,43 @@ impl Plan {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::build;
+    use crate::spec::{self, SpecSource, validate::planned_tasks};
+
+    /// The task cap counts tasks exactly as `build` makes them, for every mix of methods.
+    #[test]
+    fn the_validator_counts_the_tasks_the_plan_makes() {
+        let base = "\
+name: count
+scenario:
+  topology: {kind: torus, radix: [8, 16], dimensions: 2}
+  routing: nbc
+  virtual_channels: [10, 12]
+load: LOAD
+methods: METHODS
+";
+        for (load, methods) in [
+            ("{rates: [0.001, 0.002, 0.003]}", "{model: {name: nbc_torus}}"),
+            ("{rates: [0.001, 0.002]}", "{simulation: {replications: 3}}"),
+            (
+                "{fraction_of_saturation: [0.1, 0.5]}",
+                "{model: {name: nbc_torus}, simulation: {replications: 4}}",
+            ),
+        ] {
+            let text = base.replace("LOAD", load).replace("METHODS", methods);
+            let source = SpecSource { path: "count.yaml".into(), text, sha256: String::new() };
+            let experiment = spec::parse(&source).unwrap_or_else(|e| panic!("{e}"));
+            let planned = planned_tasks(
+                experiment.scenarios.len(),
+                experiment.load.len(),
+                experiment.model.is_some(),
+                experiment.simulation.as_ref(),
+            );
+            let plan = build(&experiment, None);
+            assert_eq!(planned, plan.graph.node_count() as u64, "{methods}");
+        }
+    }
+}

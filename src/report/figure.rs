@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use super::ReportError;
 use super::columns;
-use crate::spec::report::FigureSpec;
+use crate::spec::report::{FigureSpec, MAX_LINES, MAX_PANELS};
 use crate::store::row::Row;
 use draw::{LABEL_FONT_PT, draw_panel, font};
 
@@ -69,6 +69,18 @@ pub(crate) fn build(
 ) -> Result<Figure, ReportError> {
     columns::check_figure(spec).map_err(|message| ReportError::Figure { number, message })?;
     let data = prepare(spec, rows);
+    // The spec validator bounds these before a run; a bundle re-rendered from an older or
+    // edited results file is held to the same limits here, before anything is drawn.
+    let lines = data.panels.iter().map(|panel| panel.series.len()).max().unwrap_or(0);
+    if data.panels.len() > MAX_PANELS || lines > MAX_LINES {
+        return Err(ReportError::Figure {
+            number,
+            message: format!(
+                "{} panels with up to {lines} lines each; a figure may have at most {MAX_PANELS} panels of at most {MAX_LINES} lines (panel or line by columns with fewer values)",
+                data.panels.len()
+            ),
+        });
+    }
     let n_panels = data.panels.len().max(1);
     let n_cols = n_panels.min(2);
     let n_rows = n_panels.div_ceil(n_cols);

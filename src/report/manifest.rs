@@ -36,6 +36,10 @@ pub(crate) struct Manifest {
     pub(crate) simulation_seeds: Vec<u64>,
     /// Every file of the bundle except the manifest.
     pub(crate) files: Vec<FileEntry>,
+    /// Why the last render stopped early, when it did (the bundle then lacks what it did not
+    /// write, and `runner verify` reports this).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) failure: Option<String>,
 }
 
 /// One file of the bundle.
@@ -53,6 +57,8 @@ pub(crate) struct FileEntry {
 #[derive(Deserialize)]
 struct ManifestFiles {
     files: Vec<FileEntry>,
+    #[serde(default)]
+    failure: Option<String>,
 }
 
 /// Builds the manifest by hashing every file now in `bundle_dir`.
@@ -62,6 +68,7 @@ pub(crate) fn build(
     title: &str,
     provenance: &Provenance,
     simulation_seeds: Vec<u64>,
+    failure: Option<String>,
 ) -> Result<Manifest, ReportError> {
     let mut files = Vec::new();
     for relative in list_files(bundle_dir)? {
@@ -77,19 +84,59 @@ pub(crate) fn build(
         provenance: provenance.clone(),
         simulation_seeds,
         files,
+        failure,
     })
 }
 
 /// Checks a bundle against its manifest; returns the problems found (empty when intact).
 pub(crate) fn verify(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
+    let manifest = read(bundle_dir)?;
+    let mut problems = Vec::new();
+    if let Some(failure) = &manifest.failure {
+        problems.push(format!("the last render failed, so the bundle is incomplete: {failure}"));
+    }
+    problems.extend(check_listed(bundle_dir, manifest.files.iter()));
+    for relative in list_files(bundle_dir)? {
+        if !manifest.files.iter().any(|entry| entry.path == relative) {
+            problems.push(format!("not listed in the manifest: {relative}"));
+        }
+    }
+    Ok(problems)
+}
+
+/// The listed files a render does not write (its inputs) that are missing or changed; empty
+/// when there is no manifest yet.
+pub(crate) fn check_inputs(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
+    if !bundle_dir.join(MANIFEST).is_file() {
+        return Ok(Vec::new());
+    }
+    let manifest = read(bundle_dir)?;
+    let rendered = |path: &str| {
+        path.starts_with("figures/")
+            || path.starts_with("tables/")
+            || path == "index.html"
+            || path == "report.md"
+    };
+    Ok(check_listed(bundle_dir, manifest.files.iter().filter(|entry| !rendered(&entry.path))))
+}
+
+fn read(bundle_dir: &Path) -> Result<ManifestFiles, ReportError> {
     let manifest_path = bundle_dir.join(MANIFEST);
     let text = fs::read_to_string(&manifest_path)
         .map_err(|source| ReportError::Read { path: manifest_path.clone(), source })?;
-    let manifest: ManifestFiles = serde_json::from_str(&text).map_err(|error| {
-        ReportError::Manifest { path: manifest_path.clone(), message: error.to_string() }
-    })?;
+    serde_json::from_str(&text).map_err(|error| ReportError::Manifest {
+        path: manifest_path.clone(),
+        message: error.to_string(),
+    })
+}
+
+/// Missing, changed or unreadable files among `entries`.
+fn check_listed<'a>(
+    bundle_dir: &Path,
+    entries: impl Iterator<Item = &'a FileEntry>,
+) -> Vec<String> {
     let mut problems = Vec::new();
-    for entry in &manifest.files {
+    for entry in entries {
         let Some(path) = safe_join(bundle_dir, &entry.path) else {
             problems.push(format!("unsafe path in manifest: {}", entry.path));
             continue;
@@ -104,12 +151,7 @@ pub(crate) fn verify(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
             Err(error) => problems.push(format!("unreadable: {} ({error})", entry.path)),
         }
     }
-    for relative in list_files(bundle_dir)? {
-        if !manifest.files.iter().any(|entry| entry.path == relative) {
-            problems.push(format!("not listed in the manifest: {relative}"));
-        }
-    }
-    Ok(problems)
+    problems
 }
 
 /// Relative, `/`-separated paths of the regular files under `dir`, except the manifest, sorted.

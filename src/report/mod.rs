@@ -40,6 +40,12 @@ use std::path::{Path, PathBuf};
 
 pub use columns::check_figure;
 
+/// Whether `name` is a column that describes the scenario (topology, routing, ...), as opposed
+/// to the load, the method or a measured quantity.
+pub fn is_scenario_column(name: &str) -> bool {
+    columns::SCENARIO_COLUMNS.contains(&name)
+}
+
 use crate::spec::report::{ReportSpec, TableKind};
 use crate::store::provenance::Provenance;
 use crate::store::row::Row;
@@ -51,6 +57,8 @@ pub struct ReportInput<'a> {
     pub experiment: &'a str,
     /// Report title.
     pub title: &'a str,
+    /// The spec's `description:`, shown under the title.
+    pub description: Option<&'a str>,
     /// The spec's `report:` section.
     pub spec: &'a ReportSpec,
     /// All result rows of the run (model, per-replication and aggregate simulation rows).
@@ -121,6 +129,11 @@ pub enum ReportError {
 ///
 /// Files in `figures/` and `tables/` left over from an earlier render (say, a figure the
 /// spec no longer has) are removed, so the manifest describes exactly this render.
+///
+/// When a step fails (a figure, a template, a write), the bundle is still left consistent:
+/// the pages and figures this render did not write are removed, and `manifest.json` lists
+/// what is there and states the failure (`runner verify` reports it), before the error is
+/// returned.
 pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>, ReportError> {
     let figures_dir = bundle_dir.join("figures");
     let tables_dir = bundle_dir.join("tables");
@@ -129,7 +142,51 @@ pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>
             .map_err(|source| ReportError::Write { path: dir.to_path_buf(), source })?;
     }
     let mut written = Vec::new();
+    let outcome = render_files(bundle_dir, input, &mut written);
+    let failure = outcome.as_ref().err().map(ToString::to_string);
+    if failure.is_some() {
+        for page in ["index.html", "report.md"] {
+            let path = bundle_dir.join(page);
+            if !written.contains(&path) && path.is_file() {
+                fs::remove_file(&path).map_err(|source| ReportError::Write { path, source })?;
+            }
+        }
+    }
+    remove_stale(&figures_dir, &written)?;
+    remove_stale(&tables_dir, &written)?;
+    let seeds = outcome.as_ref().map(Clone::clone).unwrap_or_else(|_| simulation_seeds(input.rows));
+    let manifest = manifest::build(
+        bundle_dir,
+        input.experiment,
+        input.title,
+        input.provenance,
+        seeds.into_iter().collect(),
+        failure,
+    )?;
+    let manifest_path = bundle_dir.join(manifest::MANIFEST);
+    let mut json = serde_json::to_string_pretty(&manifest).map_err(|error| {
+        ReportError::Manifest { path: manifest_path.clone(), message: error.to_string() }
+    })?;
+    json.push('\n');
+    write_atomic(&manifest_path, json.as_bytes())?;
+    outcome?;
+    written.push(manifest_path);
+    Ok(written)
+}
 
+/// The distinct seeds of the simulation replications, sorted.
+fn simulation_seeds(rows: &[Row]) -> BTreeSet<u64> {
+    rows.iter().filter(|row| row.method == "simulation").filter_map(|row| row.seed).collect()
+}
+
+/// Writes figures, tables and pages, pushing each path to `written`; returns the seeds.
+fn render_files(
+    bundle_dir: &Path,
+    input: &ReportInput<'_>,
+    written: &mut Vec<PathBuf>,
+) -> Result<BTreeSet<u64>, ReportError> {
+    let figures_dir = bundle_dir.join("figures");
+    let tables_dir = bundle_dir.join("tables");
     let plot_rows: Vec<figure::PlotRow<'_>> =
         input.rows.iter().map(|row| figure::PlotRow { row, json: columns::to_json(row) }).collect();
     let mut page_figures = Vec::new();
@@ -160,27 +217,23 @@ pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>
                 let table = tables::agreement_table(&agreement);
                 let csv = tables::agreement_csv(&agreement);
                 agreement_table =
-                    Some(write_table(&tables_dir, "agreement", table, &csv, input, &mut written)?);
+                    Some(write_table(&tables_dir, "agreement", table, &csv, input, written)?);
             }
             TableKind::Results if results_table.is_none() => {
                 let table = tables::results_table(input.rows);
                 let csv = tables::results_csv(input.rows);
                 results_table =
-                    Some(write_table(&tables_dir, "results", table, &csv, input, &mut written)?);
+                    Some(write_table(&tables_dir, "results", table, &csv, input, written)?);
             }
             _ => {}
         }
     }
 
-    let seeds: BTreeSet<u64> = input
-        .rows
-        .iter()
-        .filter(|row| row.method == "simulation")
-        .filter_map(|row| row.seed)
-        .collect();
+    let seeds = simulation_seeds(input.rows);
     let context = pages::PageContext {
         experiment: input.experiment.to_owned(),
         title: input.title.to_owned(),
+        description: input.description.map(str::to_owned),
         provenance: input.provenance.clone(),
         command_line: pages::shell_join(&input.provenance.command_line),
         summary: summary(input.rows),
@@ -198,24 +251,7 @@ pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>
         written.push(path);
     }
 
-    remove_stale(&figures_dir, &written)?;
-    remove_stale(&tables_dir, &written)?;
-
-    let manifest = manifest::build(
-        bundle_dir,
-        input.experiment,
-        input.title,
-        input.provenance,
-        seeds.into_iter().collect(),
-    )?;
-    let manifest_path = bundle_dir.join(manifest::MANIFEST);
-    let mut json = serde_json::to_string_pretty(&manifest).map_err(|error| {
-        ReportError::Manifest { path: manifest_path.clone(), message: error.to_string() }
-    })?;
-    json.push('\n');
-    write_atomic(&manifest_path, json.as_bytes())?;
-    written.push(manifest_path);
-    Ok(written)
+    Ok(seeds)
 }
 
 /// Checks a bundle against its `manifest.json` (`runner verify`).
@@ -225,6 +261,14 @@ pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>
 /// intact. Fails only when the manifest itself is missing or unreadable.
 pub fn verify(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
     manifest::verify(bundle_dir)
+}
+
+/// Before a re-render (`runner report`): the files the manifest lists that a render does not
+/// write (`results.parquet`, `spec.yaml`) must still be there, unchanged. One line per
+/// problem; empty when the bundle is whole or has no manifest yet. Re-rendering over a missing
+/// or changed input would write a fresh manifest that no longer shows the loss.
+pub fn check_inputs(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
+    manifest::check_inputs(bundle_dir)
 }
 
 fn write_table(

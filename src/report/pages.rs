@@ -37,6 +37,8 @@ pub(crate) struct PageContext {
     pub(crate) experiment: String,
     /// Report title.
     pub(crate) title: String,
+    /// The spec's free-text `description`, when it has one.
+    pub(crate) description: Option<String>,
     /// Provenance of the run (all fields of `store::provenance::Provenance`).
     pub(crate) provenance: Provenance,
     /// The command line as one shell-quoted string.

@@ -365,9 +365,13 @@ pub(crate) fn md_escape(text: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
+            // Backslash escapes, not entities, so the raw file reads as it renders (`(> 10%)`,
+            // not `(&gt; 10%)`); `>` matters only where a line starts (a block quote).
+            '<' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '>' if out.is_empty() => out.push_str("\\>"),
             '\n' | '\r' => out.push(' '),
             _ => out.push(c),
         }

@@ -168,6 +168,7 @@ fn render_fixture(
     let input = ReportInput {
         experiment: "fixture",
         title,
+        description: None,
         spec,
         rows,
         provenance: &provenance,
@@ -262,6 +263,7 @@ fn rendering_is_deterministic_and_removes_stale_files() {
     let input = ReportInput {
         experiment: "fixture",
         title: "t",
+        description: None,
         spec: &spec,
         rows: &rows,
         provenance: &provenance,
@@ -287,6 +289,7 @@ fn sample_bundle_for_inspection() {
     let input = ReportInput {
         experiment: "fixture",
         title: "Fixture: wormhole torus, V = 1 and V = 2",
+        description: None,
         spec: &spec,
         rows: &rows,
         provenance: &provenance,
@@ -368,10 +371,7 @@ fn html_escapes_the_title_and_is_self_contained() {
     assert!(html.contains("fixture.yaml"));
 
     let markdown = read(dir.path(), "report.md");
-    assert!(
-        markdown.starts_with("# &lt;script&gt;alert('x')&lt;/script&gt; &amp; co\n"),
-        "{markdown}"
-    );
+    assert!(markdown.starts_with("# \\<script>alert('x')\\</script> \\& co\n"), "{markdown}");
 }
 
 #[test]
@@ -622,6 +622,7 @@ fn template_dir_overrides_by_file_name() {
     let input = ReportInput {
         experiment: "fixture",
         title: "t",
+        description: None,
         spec: &spec,
         rows: &[],
         provenance: &provenance,
@@ -725,6 +726,7 @@ fn unknown_column_fails_render_with_a_figure_error() {
     let input = ReportInput {
         experiment: "fixture",
         title: "t",
+        description: None,
         spec: &spec,
         rows: &rows,
         provenance: &provenance,

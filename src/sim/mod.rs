@@ -91,7 +91,7 @@ mod traffic;
 #[cfg(test)]
 mod tests;
 
-use crate::measurement::Measurement;
+use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology};
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
@@ -211,7 +211,18 @@ pub fn simulate(
     let plan = plan(scenario, options)?;
     let mut engine = engine::Engine::new(scenario, rate, seed, &plan)?;
     let outcome = engine.run(&plan, progress);
-    Ok(stats::summarize(&engine, outcome))
+    let measurement = stats::summarize(&engine, outcome);
+    if measurement.status == Status::Ok && measurement.latency.is_none() {
+        // `ok` promises a measured latency; a window in which no message was generated and
+        // delivered measured nothing.
+        return Err(SimError(format!(
+            "nothing was measured: no message generated in the {}-cycle window was delivered \
+             (messages_measured = {}); raise the rate or lengthen `cycles`",
+            options.cycles,
+            measurement.messages_measured.unwrap_or(0)
+        )));
+    }
+    Ok(measurement)
 }
 
 /// Validates the options and resolves them into a run plan.

@@ -290,12 +290,12 @@ fn unsupported_scenarios_are_errors() {
 }
 
 #[test]
-fn zero_rate_gives_an_empty_but_valid_measurement() {
+fn a_window_that_measured_nothing_is_an_error_never_ok() {
     let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
     let options = SimOptions { warmup_cycles: 10, cycles: 100, ..SimOptions::default() };
-    let m = simulate(&s, 0.0, &options, 1, None).unwrap();
-    assert_eq!(m.status, Status::Ok);
-    assert_eq!((m.latency, m.throughput, m.messages_measured), (None, Some(0.0), Some(0)));
+    let error = simulate(&s, 0.0, &options, 1, None).unwrap_err();
+    assert!(error.to_string().contains("nothing was measured"), "{error}");
+    assert!(error.to_string().contains("messages_measured = 0"), "{error}");
 }
 
 #[test]

@@ -133,10 +133,31 @@ fn span_of(source: &str, location: Location) -> Option<SourceSpan> {
     Some(SourceSpan::new(offset.into(), len))
 }
 
+/// A 1-based line and column as a location (serde-saphyr keeps its constructor private, so the
+/// value goes through its public deserializer); `None` for line 0.
+pub fn location(line: usize, column: usize) -> Option<Location> {
+    (line > 0).then_some(())?;
+    serde_json::from_value(serde_json::json!({ "line": line, "column": column })).ok()
+}
+
 /// Turns a serde-saphyr error into a [`SpecError`], adding a "did you mean" to unknown keys.
 pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) -> SpecError {
     let name = path.display().to_string();
     let text = error.to_string();
+    if let Some((_, rest)) = text.split_once("duplicate mapping key") {
+        // serde-saphyr's text tells library users which option to set; say it in our words,
+        // rendered like our own diagnostics.
+        let key = rest.strip_prefix(": ").and_then(|r| r.split(',').next()).unwrap_or("");
+        return SpecError::single(
+            path,
+            source,
+            Diagnostic {
+                message: format!("the key `{key}` appears twice in the same mapping"),
+                location: error.location().filter(|l| l.line() > 0),
+                help: Some("a key may appear once: remove or rename one of the two".into()),
+            },
+        );
+    }
     let help = unknown_field_help(&text);
     let mut options = serde_saphyr::RenderOptions::default();
     options.source_name = Some(&name);

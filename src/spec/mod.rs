@@ -48,6 +48,9 @@ pub struct Experiment {
     pub report: ReportSpec,
     /// Names of the scenario fields with more than one value.
     pub swept: Vec<&'static str>,
+    /// Things that are valid but probably not what was meant (printed, never fatal).
+    #[serde(skip)]
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// One scenario of the sweep.
@@ -115,53 +118,89 @@ pub struct SpecSource {
     pub sha256: String,
 }
 
-/// Spec files larger than this are refused before parsing.
-pub const MAX_SPEC_BYTES: usize = 4 << 20;
+/// Spec files larger than this (1 MiB) are refused before they are read.
+pub const MAX_SPEC_BYTES: u64 = 1 << 20;
 
-/// Reads, parses, validates and expands the spec at `path`.
+/// Bounds a spec must respect, checked at validation time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most tasks the spec may plan (Saturation + Solve + Simulate + Aggregate + Gather +
+    /// Report); `--max-tasks` raises it.
+    pub max_tasks: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_tasks: validate::MAX_TASKS }
+    }
+}
+
+/// Reads, parses, validates and expands the spec at `path` under the default [`Limits`].
 pub fn load(path: &Path) -> Result<(SpecSource, Experiment), SpecError> {
+    load_with(path, &Limits::default())
+}
+
+/// Reads, parses, validates and expands the spec at `path` under `limits`.
+pub fn load_with(path: &Path, limits: &Limits) -> Result<(SpecSource, Experiment), SpecError> {
     let source = read(path)?;
-    let experiment = parse(&source)?;
+    let experiment = parse_with(&source, limits)?;
     Ok((source, experiment))
 }
 
-/// Reads a spec file as UTF-8 text.
+/// Reads a spec file as UTF-8 text: only a regular file of at most [`MAX_SPEC_BYTES`], checked
+/// before reading (so `/dev/zero` or a FIFO is refused at once, not read for minutes).
 pub fn read(path: &Path) -> Result<SpecSource, SpecError> {
-    let fail = |message: String, location: Option<Location>, help: Option<String>| {
-        SpecError::single(path, "", Diagnostic { message, location, help })
+    use std::io::Read as _;
+    let fail = |message: String, location: Option<Location>, source: &str| {
+        SpecError::single(path, source, Diagnostic { message, location, help: None })
     };
-    let bytes = std::fs::read(path).map_err(|e| {
-        fail(format!("cannot read the spec: {e}"), None, Some("check the path".into()))
-    })?;
-    if bytes.len() > MAX_SPEC_BYTES {
-        return Err(fail(
+    let cannot_read = |e: std::io::Error| fail(format!("cannot read the spec: {e}"), None, "");
+    let metadata = std::fs::metadata(path).map_err(cannot_read)?;
+    if !metadata.is_file() {
+        let what = if metadata.is_dir() { "a directory" } else { "not a regular file" };
+        return Err(fail(format!("the spec is {what}; give a YAML file"), None, ""));
+    }
+    let too_large = |size: u64| {
+        fail(
             format!(
-                "the spec is {} bytes; specs are limited to {MAX_SPEC_BYTES} bytes",
-                bytes.len()
+                "the spec is {size} bytes; specs are limited to {MAX_SPEC_BYTES} bytes (1 MiB)"
             ),
             None,
-            None,
-        ));
+            "",
+        )
+    };
+    if metadata.len() > MAX_SPEC_BYTES {
+        return Err(too_large(metadata.len()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_SPEC_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(cannot_read)?;
+    if bytes.len() as u64 > MAX_SPEC_BYTES {
+        return Err(too_large(bytes.len() as u64));
     }
     let sha256 = hex(&Sha256::digest(&bytes));
     let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let valid = String::from_utf8_lossy(valid);
+        let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+        let valid = String::from_utf8_lossy(&e.as_bytes()[..e.utf8_error().valid_up_to()]);
         let line = valid.matches('\n').count() + 1;
         let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         fail(
-            format!(
-                "the spec is not UTF-8 text (invalid byte at line {line}, column {column}); is this a YAML file?"
-            ),
-            None,
-            None,
+            "the spec is not UTF-8 text (an invalid byte here); is this a YAML file?".into(),
+            error::location(line, column),
+            &lossy,
         )
     })?;
     Ok(SpecSource { path: path.to_path_buf(), text, sha256 })
 }
 
-/// Parses and validates spec text.
+/// Parses and validates spec text under the default [`Limits`].
 pub fn parse(source: &SpecSource) -> Result<Experiment, SpecError> {
+    parse_with(source, &Limits::default())
+}
+
+/// Parses and validates spec text under `limits`.
+pub fn parse_with(source: &SpecSource, limits: &Limits) -> Result<Experiment, SpecError> {
     let path = &source.path;
     let text = &source.text;
     if text.trim().lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
@@ -185,7 +224,7 @@ pub fn parse(source: &SpecSource) -> Result<Experiment, SpecError> {
     let file: types::SpecFile = serde_saphyr::from_str_with_options(text, options)
         .map_err(|e| error::from_parse_error(path, text, &e))?;
     let mut diags = validate::Diags::default();
-    let experiment = validate::validate(file, &mut diags);
+    let experiment = validate::validate(file, limits, &mut diags);
     match experiment {
         Some(experiment) if diags.0.is_empty() => Ok(experiment),
         _ => {

@@ -3,8 +3,14 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// What the report bundle shows.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// The most panels one figure may have (a 64-panel figure is already a poster).
+pub const MAX_PANELS: usize = 64;
+/// The most lines (combinations of the `lines` columns) one panel may have.
+pub const MAX_LINES: usize = 24;
+
+/// What the report bundle shows. A spec without `report:` gets the same defaults as
+/// `report: {}` (one latency-against-rate figure, both tables).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportSpec {
     /// Directory of minijinja templates to use instead of the built-in ones
@@ -17,6 +23,12 @@ pub struct ReportSpec {
     /// Tables to include.
     #[serde(default = "default_tables")]
     pub tables: Vec<TableKind>,
+}
+
+impl Default for ReportSpec {
+    fn default() -> ReportSpec {
+        ReportSpec { template_dir: None, figures: default_figures(), tables: default_tables() }
+    }
 }
 
 /// One figure: `y` against `x`, one panel per combination of the `panels`

@@ -45,7 +45,8 @@ pub const DEFAULT_DEADLOCK_CYCLES: u64 = 10_000;
 #[serde(deny_unknown_fields)]
 #[schemars(title = "runner experiment spec")]
 pub struct SpecFile {
-    /// Experiment name: letters, digits, `_` and `-`; names the report directory `reports/<name>/`.
+    /// Experiment name: at most 100 letters, digits, `_` and `-`; names the report directory
+    /// `reports/<name>/`.
     #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Human-readable title for the report.

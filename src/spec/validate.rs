@@ -61,6 +61,12 @@ const EJECTION: usize = 16;
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
 
+/// The most tasks one spec may plan unless `--max-tasks` says otherwise.
+pub const MAX_TASKS: u64 = 1_000_000;
+
+/// The longest `name`: it names `reports/<name>/` and the run's lock file.
+pub const MAX_NAME_CHARS: usize = 100;
+
 /// The largest network the tool accepts, in nodes.
 pub const MAX_NODES: u64 = 1 << 24;
 
@@ -182,12 +188,25 @@ fn any<T>(_: &T) -> Result<(), String> {
 }
 
 /// Validates and expands a parsed spec; problems go to `diags`.
-pub(super) fn validate(spec: SpecFile, diags: &mut Diags) -> Option<Experiment> {
+pub(super) fn validate(
+    spec: SpecFile,
+    limits: &super::Limits,
+    diags: &mut Diags,
+) -> Option<Experiment> {
     let name = spec.name.value.clone();
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         diags.error(
             spec.name.referenced,
             format!("`name` must be letters, digits, `_` or `-` (it names reports/<name>/), found {name:?}"),
+            None,
+        );
+    } else if name.chars().count() > MAX_NAME_CHARS {
+        diags.error(
+            spec.name.referenced,
+            format!(
+                "`name` is {} characters long; at most {MAX_NAME_CHARS} are allowed (it names reports/<name>/ and the run's lock file)",
+                name.chars().count()
+            ),
             None,
         );
     }
@@ -229,6 +248,41 @@ pub(super) fn validate(spec: SpecFile, diags: &mut Diags) -> Option<Experiment> 
         );
         return None;
     }
+    let tasks = planned_tasks(scenarios.len(), load.len(), model.is_some(), simulation.as_ref());
+    if tasks > limits.max_tasks {
+        let location = spec
+            .methods
+            .value
+            .simulation
+            .as_ref()
+            .and_then(|s| s.replications.as_ref())
+            .map_or(spec.scenario.referenced, |r| r.referenced);
+        diags.error(
+            location,
+            format!(
+                "the spec plans {tasks} tasks ({} scenarios x {} load points{}); the limit is {}",
+                scenarios.len(),
+                load.len(),
+                simulation
+                    .as_ref()
+                    .map(|s| format!(" x {} replications", s.replications))
+                    .unwrap_or_default(),
+                limits.max_tasks
+            ),
+            Some("sweep fewer values or replications, split the spec, or raise the limit deliberately with `--max-tasks N`".into()),
+        );
+        return None;
+    }
+    let figures = FigureBounds::new(&scenarios, &load, model.is_some(), simulation.as_ref());
+    for (index, figure) in report.figures.iter().enumerate() {
+        if let Err(message) = figures.check(figure) {
+            diags.error(report_location, format!("report figure {}: {message}", index + 1), None);
+        }
+    }
+    if !diags.0.is_empty() {
+        return None;
+    }
+    let warnings = simulator_only_sweeps(&columns, simulation.is_some());
     Some(Experiment {
         title: spec.title.unwrap_or_else(|| name.clone()),
         name,
@@ -240,7 +294,146 @@ pub(super) fn validate(spec: SpecFile, diags: &mut Diags) -> Option<Experiment> 
         simulation,
         report,
         swept: (0..FIELDS.len()).filter(|&f| columns.len(f) > 1).map(|f| FIELDS[f]).collect(),
+        warnings,
     })
+}
+
+/// How many tasks `plan::build` makes for a spec (without `--only`): a Saturation per
+/// scenario when there is a model; per scenario and load point a Solve (model) and the
+/// replications plus their Aggregate (simulation); then Gather and Report.
+pub fn planned_tasks(
+    scenarios: usize,
+    loads: usize,
+    model: bool,
+    simulation: Option<&SimulationChoice>,
+) -> u64 {
+    let (scenarios, loads) = (scenarios as u64, loads as u64);
+    let per_point =
+        u64::from(model) + simulation.map_or(0, |s| u64::from(s.replications).saturating_add(1));
+    let saturation = if model { scenarios } else { 0 };
+    scenarios.saturating_mul(loads).saturating_mul(per_point).saturating_add(saturation + 2)
+}
+
+/// Warnings for sweeps over fields only the simulator reads, in a spec that does not simulate:
+/// every value gives the same model rows.
+fn simulator_only_sweeps(columns: &Columns, simulate: bool) -> Vec<Diagnostic> {
+    if simulate {
+        return Vec::new();
+    }
+    [BUFFER, ROUTER_DELAY]
+        .into_iter()
+        .filter(|&field| columns.len(field) > 1)
+        .map(|field| Diagnostic {
+            message: format!(
+                "`{}` is swept over {} values, but only the simulator reads it and this spec has no `methods.simulation`: the model gives identical rows for every value",
+                FIELDS[field],
+                columns.len(field)
+            ),
+            location: columns.written[field],
+            help: Some(format!("give `{}` one value, or add `methods.simulation`", FIELDS[field])),
+        })
+        .collect()
+}
+
+/// Upper bounds, known before anything runs, on the panels and lines a figure will draw.
+///
+/// Scenario columns are counted exactly over the expanded scenarios (zipped fields included);
+/// the other columns by what can vary: `method` over the methods, `rate` over the load points,
+/// `replication` and `seed` over the replications, and per-row columns (`task_id`, `latency`,
+/// ...) over the rows.
+struct FigureBounds {
+    /// Each scenario's row as JSON (scenario columns filled), for the scenario columns.
+    scenarios: Vec<serde_json::Value>,
+    loads: usize,
+    methods: usize,
+    replications: usize,
+    fractions: bool,
+}
+
+impl FigureBounds {
+    fn new(
+        scenarios: &[ScenarioPoint],
+        load: &Load,
+        model: bool,
+        simulation: Option<&SimulationChoice>,
+    ) -> FigureBounds {
+        FigureBounds {
+            scenarios: scenarios
+                .iter()
+                .map(|p| {
+                    let row = crate::store::row::Row::of_scenario(&p.scenario);
+                    serde_json::to_value(row).unwrap_or_default()
+                })
+                .collect(),
+            loads: load.len(),
+            methods: usize::from(model) + usize::from(simulation.is_some()),
+            replications: simulation.map_or(0, |s| s.replications as usize),
+            fractions: matches!(load, Load::FractionOfSaturation(_)),
+        }
+    }
+
+    /// How many values a non-scenario column can take over the whole run.
+    fn values(&self, column: &str) -> usize {
+        let scenarios = self.scenarios.len();
+        let rows = scenarios * self.loads * (self.methods + self.replications);
+        match column {
+            "experiment" | "replications" => 1,
+            "method" | "evaluator" => self.methods,
+            "rate" if self.fractions => scenarios * self.loads,
+            "rate" | "fraction_of_saturation" => self.loads,
+            "saturation_rate" => scenarios,
+            "replication" | "seed" => self.replications + 1,
+            "status" => 4,
+            _ => rows.max(1),
+        }
+    }
+
+    /// The most combinations of `panel` columns, and of `lines` columns within one panel.
+    fn counts(&self, panels: &[String], lines: &[String]) -> (usize, usize) {
+        let is_scenario = |c: &String| crate::report::is_scenario_column(c);
+        let key = |row: &serde_json::Value, columns: &[String]| -> String {
+            columns
+                .iter()
+                .filter(|c| is_scenario(c))
+                .map(|c| row[c.as_str()].to_string())
+                .collect::<Vec<_>>()
+                .join("\u{1f}")
+        };
+        let mut groups: std::collections::HashMap<String, std::collections::HashSet<String>> =
+            std::collections::HashMap::new();
+        for row in &self.scenarios {
+            groups.entry(key(row, panels)).or_default().insert(key(row, lines));
+        }
+        let other = |columns: &[String]| {
+            columns
+                .iter()
+                .filter(|c| !is_scenario(c))
+                .fold(1usize, |acc, c| acc.saturating_mul(self.values(c)))
+        };
+        let lines_per_panel = groups.values().map(|l| l.len()).max().unwrap_or(1);
+        (
+            groups.len().max(1).saturating_mul(other(panels)),
+            lines_per_panel.saturating_mul(other(lines)),
+        )
+    }
+
+    fn check(&self, figure: &crate::spec::report::FigureSpec) -> Result<(), String> {
+        use crate::spec::report::{MAX_LINES, MAX_PANELS};
+        let (panels, lines) = self.counts(&figure.panels, &figure.lines);
+        if panels > MAX_PANELS {
+            return Err(format!(
+                "`panels: [{}]` makes up to {panels} panels; at most {MAX_PANELS} are allowed (panel by columns with fewer values, or split the figure)",
+                figure.panels.join(", ")
+            ));
+        }
+        if lines > MAX_LINES {
+            return Err(format!(
+                "`lines: [{}]` makes up to {lines} lines in one panel; at most {MAX_LINES} are allowed (move a column to `panels`, or split the figure)",
+                figure.lines.join(", ")
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
@@ -386,11 +579,11 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
         );
     }
     if let Some(p) = &method.target_precision
-        && !(p.value.is_finite() && p.value > 0.0 && p.value < 1.0)
+        && let Err(message) = check_target_precision(p.value)
     {
         diags.error(
             p.referenced,
-            format!("`target_precision` is a relative half-width in (0, 1), found {}", p.value),
+            format!("`target_precision` {message}"),
             Some("for example 0.02: stop when the 95% CI is within 2% of the mean".into()),
         );
     }
@@ -424,6 +617,15 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
         },
         replications,
     })
+}
+
+/// The one rule for a target precision, in specs and on `runner simulate`'s command line.
+pub fn check_target_precision(precision: f64) -> Result<(), String> {
+    if precision.is_finite() && precision > 0.0 && precision < 1.0 {
+        Ok(())
+    } else {
+        Err(format!("is a relative half-width in (0, 1), found {precision}"))
+    }
 }
 
 fn load(load: &Spanned<LoadSpec>, has_model: bool, diags: &mut Diags) -> Option<Load> {

@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::scenario::Scenario;
+
 /// One result row. Field order is column order in `results.parquet`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Row {
@@ -93,7 +95,8 @@ pub struct Row {
     pub replications: Option<u32>,
     /// Random seed of a simulation replication.
     pub seed: Option<u64>,
-    /// Simulated cycles.
+    /// Cycles simulated in all: warm-up, measurement window and the drain until the window's
+    /// messages are delivered (so more than the window).
     pub cycles: Option<u64>,
     /// Simulated flit-link traversals.
     pub flit_hops: Option<u64>,
@@ -103,4 +106,30 @@ pub struct Row {
     pub wall_seconds: f64,
     /// All other named quantities of the evaluator, as a JSON object.
     pub intermediates: String,
+}
+
+impl Row {
+    /// A row with only the scenario columns filled in (topology to ejection).
+    pub fn of_scenario(scenario: &Scenario) -> Row {
+        Row {
+            topology: scenario.topology.kind().to_string(),
+            radix: scenario.topology.radix(),
+            dimensions: scenario.topology.dimensions(),
+            nodes: scenario.nodes(),
+            switching: scenario.switching.kind().to_string(),
+            scouting_distance: scenario.switching.scouting_distance(),
+            routing: scenario.routing.as_str().to_string(),
+            virtual_channels: scenario.virtual_channels,
+            escape_channels: scenario.escape_channels,
+            buffer_depth: scenario.buffer_depth,
+            router_delay: scenario.router_delay,
+            message_length: scenario.message_length,
+            message_length_second_moment: scenario.message_length_second_moment,
+            fault_rate: scenario.fault_rate,
+            broadcast_fraction: scenario.broadcast_fraction,
+            startup_latency: scenario.startup_latency,
+            ejection: scenario.ejection.as_str().to_string(),
+            ..Row::default()
+        }
+    }
 }

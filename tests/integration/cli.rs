@@ -134,24 +134,39 @@ fn plan_counts_and_dot_are_accepted_by_graphviz() {
 
 #[test]
 fn failing_tasks_are_recorded_and_the_run_exits_1() {
-    // A cache that cannot be written makes every task fail; the run must still gather their rows
-    // with `status = failed` and the error, print a summary and exit 1.
+    // At a rate this low no message is generated in a 100-cycle window: each replication
+    // measured nothing, which is a failure (never `ok`); its Aggregate is skipped. The run must
+    // still gather their rows with the error, print a summary and exit 1.
+    let spec = SIM_SPEC
+        .replace("rates: [0.005, 0.02]", "rates: [0.000000001]")
+        .replace("cycles: 4000, warmup_cycles: 500", "cycles: 100, warmup_cycles: 10");
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", &spec);
+    let output = scratch.run(&["run", "s.yaml"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("failed tasks"), "{}", stderr(&output));
+    let rows = scratch.rows("small_sim");
+    assert_eq!(rows.len(), 2 * (2 + 1));
+    assert!(rows.iter().all(|r| r.status == "failed" || r.status == "skipped"), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r.error.as_deref().is_some_and(|e| e.contains("nothing was measured")))
+    );
+}
+
+#[test]
+fn an_unwritable_cache_stops_the_run_with_exit_2_naming_the_path_once() {
+    // A cache entry that cannot be written is the environment failing (as a full disk does),
+    // not the task: the run stops, exit 2, one message with the path and the cause.
     let scratch = Scratch::new();
     scratch.spec("m.yaml", MODEL_SPEC);
     std::fs::create_dir_all(scratch.path().join(".runner")).expect("mkdir");
     std::fs::write(scratch.path().join(".runner").join("cache"), b"not a directory")
         .expect("write");
     let output = scratch.run(&["run", "m.yaml"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    assert!(stderr(&output).contains("failed tasks"), "{}", stderr(&output));
-    let rows = scratch.rows("small_model");
-    assert_eq!(rows.len(), 2 * 2 * 6);
-    // The Saturation tasks fail (no row of their own), so every Solve is skipped with the reason.
-    assert!(
-        rows.iter()
-            .all(|r| r.status == "skipped"
-                && r.error.as_deref().is_some_and(|e| e.contains("failed")))
-    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains(".runner/cache/"), "{err}");
+    assert_eq!(err.matches("Not a directory").count(), 1, "{err}");
 }
 
 #[test]
@@ -215,6 +230,16 @@ fn simulate_prints_json() {
 
 #[test]
 fn ctrl_c_stops_scheduling_keeps_finished_tasks_and_a_rerun_resumes() {
+    interrupt_keeps_finished_tasks_and_a_rerun_resumes("-INT");
+}
+
+#[test]
+fn sigterm_is_treated_like_ctrl_c() {
+    // What Slurm and most supervisors send.
+    interrupt_keeps_finished_tasks_and_a_rerun_resumes("-TERM");
+}
+
+fn interrupt_keeps_finished_tasks_and_a_rerun_resumes(signal: &str) {
     let spec = SIM_SPEC
         .replace("rates: [0.005, 0.02]", "rates: [0.004, 0.008]")
         .replace("radix: 4", "radix: 8")
@@ -231,8 +256,8 @@ fn ctrl_c_stops_scheduling_keeps_finished_tasks_and_a_rerun_resumes() {
     wait_for_cache_entries(&cache, 2);
     let signalled = Instant::now();
     let status =
-        std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
-    assert!(status.is_ok_and(|s| s.success()), "could not send SIGINT");
+        std::process::Command::new("kill").args([signal, &child.id().to_string()]).status();
+    assert!(status.is_ok_and(|s| s.success()), "could not send {signal}");
     let output = child.wait_with_output().expect("wait");
     let stopped_after = signalled.elapsed();
     assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
@@ -242,8 +267,8 @@ fn ctrl_c_stops_scheduling_keeps_finished_tasks_and_a_rerun_resumes() {
     assert!(kept >= 2 && kept < total_tasks, "kept {kept} of {total_tasks}");
     // Only the task running at the signal is awaited, not the ones still queued in the pool
     // (about a second each here, so waiting for the queue would take several seconds).
-    eprintln!("Ctrl-C stopped the run after {stopped_after:?}, {kept} tasks kept");
-    assert!(stopped_after < Duration::from_secs(3), "Ctrl-C took {stopped_after:?}");
+    eprintln!("{signal} stopped the run after {stopped_after:?}, {kept} tasks kept");
+    assert!(stopped_after < Duration::from_secs(3), "{signal} took {stopped_after:?}");
     let rerun = scratch.run(&["run", "s.yaml", "-j", "2"]);
     assert_eq!(rerun.status.code(), Some(0), "{}", stderr(&rerun));
     assert!(stderr(&rerun).contains(&format!("{kept} cached")), "{}", stderr(&rerun));
@@ -298,4 +323,101 @@ fn bad_command_line_input_exits_2_with_a_message() {
         stderr(&scratch.run(&["solve", "fat_tre", "--rate", "0.001"]))
             .contains("did you mean `fat_tree`?")
     );
+}
+
+#[test]
+fn a_corrupt_cache_entry_is_recomputed_with_a_warning_and_plan_does_not_count_it() {
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", MODEL_SPEC);
+    let first = scratch.run(&["run", "m.yaml"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let rows = scratch.rows("small_model");
+    // Edit the latency of one Solve entry, as a hand or a bad disk might.
+    let solve = &rows[0].task_id;
+    let path = scratch.path().join(".runner/cache").join(&solve[..2]).join(format!("{solve}.json"));
+    let text = std::fs::read_to_string(&path).expect("entry");
+    let mut entry: serde_json::Value = serde_json::from_str(&text).expect("json");
+    entry["output"]["rows"][0]["latency"] = serde_json::json!(1.0);
+    std::fs::write(&path, entry.to_string()).expect("write");
+    let plan = stdout(&scratch.run(&["plan", "m.yaml"]));
+    assert!(plan.contains("1 cache entry is corrupt"), "{plan}");
+    let solve_line = plan.lines().find(|l| l.trim_start().starts_with("Solve")).expect("Solve");
+    assert!(solve_line.split_whitespace().collect::<Vec<_>>()[1..3] == ["24", "23"], "{plan}");
+    let second = scratch.run(&["run", "m.yaml"]);
+    let err = stderr(&second);
+    assert_eq!(second.status.code(), Some(0), "{err}");
+    assert!(err.contains("warning: small_model: 1 corrupt cache entry"), "{err}");
+    assert!(err.contains("1 tasks run (1 corrupt cache entry recomputed)"), "{err}");
+    assert_eq!(comparable(scratch.rows("small_model")), comparable(rows));
+}
+
+#[test]
+fn plan_never_prints_a_negative_zero() {
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", MODEL_SPEC);
+    assert_eq!(scratch.run(&["run", "m.yaml", "-q"]).status.code(), Some(0));
+    let plan = stdout(&scratch.run(&["plan", "m.yaml"]));
+    assert!(plan.contains(" 0 us"), "{plan}");
+    assert!(!plan.contains("-0"), "{plan}");
+}
+
+#[test]
+fn a_huge_j_is_clamped_with_a_warning() {
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", MODEL_SPEC);
+    let output = scratch.run(&["run", "m.yaml", "-j", "10000"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("warning: -j 10000 is more than 4 threads per available core"), "{err}");
+}
+
+#[test]
+fn a_spec_without_report_gets_the_documented_default_figure_and_its_description_shows() {
+    let spec = format!("{MODEL_SPEC}description: Latency of small fat-trees > 1 flit\n");
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", &spec);
+    let output = scratch.run(&["run", "m.yaml", "-q"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let bundle = scratch.path().join("reports/small_model");
+    assert!(bundle.join("figures/fig1_latency_vs_rate.svg").is_file());
+    assert!(bundle.join("tables/results.csv").is_file());
+    let markdown = std::fs::read_to_string(bundle.join("report.md")).expect("report.md");
+    assert!(markdown.contains("Latency of small fat-trees > 1 flit"), "{markdown}");
+    assert!(!markdown.contains("&gt;"), "{markdown}");
+    let html = std::fs::read_to_string(bundle.join("index.html")).expect("index.html");
+    assert!(html.contains("Latency of small fat-trees &gt; 1 flit"), "{html}");
+}
+
+#[test]
+fn report_keeps_the_manifest_authoritative_and_a_failed_render_leaves_a_consistent_bundle() {
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", MODEL_SPEC);
+    assert_eq!(scratch.run(&["run", "m.yaml", "-q"]).status.code(), Some(0));
+    let bundle = scratch.path().join("reports/small_model");
+    // A deleted input is not re-rendered away.
+    std::fs::remove_file(bundle.join("spec.yaml")).expect("rm");
+    let output = scratch.run(&["report", "reports/small_model"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("missing: spec.yaml"), "{err}");
+    assert_eq!(scratch.run(&["verify", "reports/small_model"]).status.code(), Some(1));
+
+    // A template that fails: the manifest still lists what is there and states the failure.
+    let spec = format!("{MODEL_SPEC}report: {{template_dir: broken}}\n");
+    scratch.spec("m.yaml", &spec);
+    std::fs::create_dir_all(scratch.path().join("broken")).expect("mkdir");
+    std::fs::write(scratch.path().join("broken/report.md.j2"), "{{ undefined_thing.x }}")
+        .expect("template");
+    let output = scratch.run(&["run", "m.yaml", "-q"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(bundle.join("manifest.json")).expect("manifest"),
+    )
+    .expect("json");
+    assert!(manifest["failure"].as_str().is_some_and(|f| f.contains("report.md.j2")), "{manifest}");
+    assert!(!bundle.join("report.md").exists());
+    let verify = scratch.run(&["verify", "reports/small_model"]);
+    assert_eq!(verify.status.code(), Some(1), "{}", stderr(&verify));
+    assert!(stderr(&verify).contains("the last render failed"), "{}", stderr(&verify));
+    assert!(!stderr(&verify).contains("not listed"), "{}", stderr(&verify));
 }

@@ -3,6 +3,7 @@
 mod cli;
 mod common;
 mod files;
+mod inputs;
 mod spec_errors;
 mod spec_properties;
 mod validation;

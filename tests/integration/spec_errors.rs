@@ -2,6 +2,11 @@
 
 use crate::common::{Scratch, stderr};
 
+/// `text` with miette's line wrapping undone: one line, single spaces.
+fn flat(text: &str) -> String {
+    text.replace('│', " ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Validates `text` and returns stderr, asserting exit code 2 and no panic.
 fn rejected(text: &[u8]) -> String {
     let scratch = Scratch::new();
@@ -145,4 +150,126 @@ fn binary_garbage_is_refused() {
     assert!(err.contains("not UTF-8"), "{err}");
     // Valid UTF-8 that is not YAML either.
     rejected("\u{1}\u{2}: [}{".as_bytes());
+}
+
+#[test]
+fn replications_count_toward_the_task_cap_and_max_tasks_raises_it() {
+    // 1,000 scenarios x 10 load points x (10,000 replications + 1 aggregate): 100 million tasks.
+    let text = VALID
+        .replace("radix: 8", "radix: {from: 4, to: 2002, step: 2}")
+        .replace("rates: [0.01]", "rates: {from: 0.001, to: 0.01, points: 10}")
+        .replace("simulation: {}", "simulation: {replications: 10000}");
+    let err = flat(&rejected(text.as_bytes()));
+    assert!(err.contains("the spec plans 100010002 tasks"), "{err}");
+    assert!(err.contains("x 10000 replications); the limit is 1000000"), "{err}");
+    assert!(err.contains("--max-tasks"), "{err}");
+    let scratch = Scratch::new();
+    scratch.spec("big.yaml", &text);
+    let output = scratch.run(&["validate", "big.yaml", "--max-tasks", "200000000"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+#[test]
+fn an_absurd_virtual_channel_count_is_refused_by_the_torus_models() {
+    for (model, switching) in [
+        ("scouting_torus", "{kind: scouting, scouting_distance: 1}"),
+        ("circuit_torus_faults", "{kind: circuit}"),
+    ] {
+        let text = VALID
+            .replace("virtual_channels: 3", "virtual_channels: 4294967295")
+            .replace("routing: duato", &format!("routing: adaptive\n  switching: {switching}"))
+            .replace(
+                "methods: {simulation: {}}",
+                &format!("methods: {{model: {{name: {model}}}}}"),
+            );
+        let err = flat(&rejected(text.as_bytes()));
+        assert!(err.contains("virtual_channels must be at most 1024"), "{model}: {err}");
+    }
+}
+
+#[test]
+fn figures_with_too_many_panels_or_lines_are_refused_before_running() {
+    let grid = VALID
+        .replace("radix: 8", "radix: {from: 4, to: 24, step: 2}")
+        .replace("virtual_channels: 3", "virtual_channels: {from: 3, to: 9, step: 1}")
+        .replace("methods: {simulation: {}}", "methods: {simulation: {}}\nreport:\n  figures:\n");
+    let panels = format!("{grid}    - {{panels: [radix, virtual_channels]}}\n");
+    let err = flat(&rejected(panels.as_bytes()));
+    assert!(err.contains("makes up to 77 panels; at most 64 are allowed"), "{err}");
+    let lines = format!("{grid}    - {{panels: [radix], lines: [task_id]}}\n");
+    let err = flat(&rejected(lines.as_bytes()));
+    assert!(err.contains("in one panel; at most 24 are allowed"), "{err}");
+    let fine = format!("{grid}    - {{panels: [radix], lines: [virtual_channels]}}\n");
+    let scratch = Scratch::new();
+    scratch.spec("fine.yaml", &fine);
+    assert_eq!(scratch.run(&["validate", "fine.yaml"]).status.code(), Some(0));
+}
+
+#[test]
+fn devices_directories_and_huge_files_are_refused_before_reading() {
+    let scratch = Scratch::new();
+    let started = std::time::Instant::now();
+    for (path, expected) in [("/dev/zero", "not a regular file"), (".", "a directory")] {
+        let output = scratch.run(&["validate", path]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{err}");
+        assert!(err.contains(expected), "{err}");
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let huge = format!("{VALID}# {}\n", "x".repeat(1 << 20));
+    let err = flat(&rejected(huge.as_bytes()));
+    assert!(err.contains("specs are limited to 1048576 bytes"), "{err}");
+}
+
+#[test]
+fn a_long_name_is_refused_by_validate() {
+    let err = flat(&rejected(
+        VALID.replace("name: ok", &format!("name: {}", "a".repeat(255))).as_bytes(),
+    ));
+    assert!(err.contains("`name` is 255 characters long; at most 100"), "{err}");
+    assert!(err.contains("bad.yaml:1:"), "{err}");
+}
+
+#[test]
+fn a_non_utf8_byte_is_located_where_it_is() {
+    let mut text = VALID.as_bytes().to_vec();
+    let at = VALID.find("routing").expect("routing line");
+    text.insert(at + 3, 0xff);
+    let err = flat(&rejected(&text));
+    assert!(err.contains("not UTF-8"), "{err}");
+    assert!(err.contains("bad.yaml:4:6"), "{err}");
+    assert!(!err.contains("bad.yaml:1:1"), "{err}");
+}
+
+#[test]
+fn a_duplicate_key_is_explained_in_our_words() {
+    let err = flat(&rejected(
+        VALID.replace("routing: duato", "routing: duato\n  routing: nbc").as_bytes(),
+    ));
+    assert!(err.contains("the key `routing` appears twice in the same mapping"), "{err}");
+    assert!(err.contains("bad.yaml:5:"), "{err}");
+    assert!(!err.contains("DuplicateKeyPolicy"), "{err}");
+    assert!(!err.contains("Options"), "{err}");
+}
+
+#[test]
+fn a_model_only_sweep_over_simulator_fields_warns() {
+    let text = "\
+name: m
+scenario:
+  topology: {kind: fat_tree, processors: 16}
+  routing: up_down
+  buffer_depth: [2, 4]
+  router_delay: [0, 1]
+load: {rates: [0.001]}
+methods: {model: {name: fat_tree}}
+";
+    let scratch = Scratch::new();
+    scratch.spec("m.yaml", text);
+    let output = scratch.run(&["validate", "m.yaml"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("warning: m.yaml:5:"), "{err}");
+    assert!(err.contains("`buffer_depth` is swept over 2 values, but only the simulator"), "{err}");
+    assert!(err.contains("`router_delay` is swept"), "{err}");
 }

@@ -1,0 +1,263 @@
+//! Keeps `docs/inputs.md` true: one example per input class, run, with its exit code and message.
+//!
+//! The table is parsed; every class in it must have an example here and every example a row
+//! there, and each example must exit with the table's code and print the table's text.
+
+use std::process::Output;
+
+use crate::common::{Scratch, stderr, stdout};
+
+/// A model-only spec with one scenario and one load point (two tasks plus Gather and Report).
+const SPEC: &str = "\
+name: inputs
+scenario:
+  topology: {kind: fat_tree, processors: 16}
+  routing: up_down
+load: {rates: [0.001]}
+methods: {model: {name: fat_tree}}
+";
+
+/// A simulation spec on a 4x4 torus; `RATE` and `CYCLES` are filled in.
+const SIM: &str = "\
+name: inputs_sim
+seed: 3
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: duato
+  virtual_channels: 3
+  message_length: 8
+load: {rates: [RATE]}
+methods: {simulation: {cycles: CYCLES, warmup_cycles: 10, replications: 1}}
+";
+
+fn run_spec(scratch: &Scratch, text: &str, args: &[&str]) -> Output {
+    scratch.spec("spec.yaml", text);
+    scratch.run(&[&["run", "spec.yaml", "-q"][..], args].concat())
+}
+
+/// Runs SPEC once so the cache and the bundle exist.
+fn ran(scratch: &Scratch) {
+    let output = run_spec(scratch, SPEC, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+/// Sends `signal` to a long simulation run once its lock is taken (the handler is set by then).
+fn interrupted(scratch: &Scratch) -> Output {
+    let text = SIM.replace("RATE", "0.01").replace("CYCLES", "50000000");
+    scratch.spec("spec.yaml", &text);
+    let child = scratch
+        .command()
+        .args(["run", "spec.yaml", "-j", "1"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let lock = scratch.path().join(".runner/locks/inputs_sim.lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !lock.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let sent = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    assert!(sent.is_ok_and(|s| s.success()), "could not send SIGTERM");
+    child.wait_with_output().expect("wait")
+}
+
+/// Sets up and runs the example of `class` in `scratch`.
+fn example(class: &str, scratch: &Scratch) -> Output {
+    let with = |from: &str, to: &str| SPEC.replace(from, to);
+    let validate = |text: &[u8]| {
+        std::fs::write(scratch.path().join("spec.yaml"), text).expect("write");
+        scratch.run(&["validate", "spec.yaml"])
+    };
+    match class {
+        "valid-spec" => scratch.run(&["run", &scratch.spec("spec.yaml", SPEC).to_string_lossy()]),
+        "cached-rerun" => {
+            ran(scratch);
+            scratch.run(&["run", "spec.yaml"])
+        }
+        "warning-simulator-only-sweep" => {
+            validate(with("routing: up_down", "routing: up_down\n  buffer_depth: [2, 4]").as_bytes())
+        }
+        "warning-many-threads" => run_spec(scratch, SPEC, &["-j", "10000"]),
+        "warning-corrupt-cache-entry" => {
+            ran(scratch);
+            let rows = scratch.rows("inputs");
+            let id = &rows[0].task_id;
+            let path = scratch.path().join(".runner/cache").join(&id[..2]).join(format!("{id}.json"));
+            let text = std::fs::read_to_string(&path).expect("entry");
+            std::fs::write(&path, text.replace("\"status\":\"ok\"", "\"status\":\"saturated\""))
+                .expect("write");
+            run_spec(scratch, SPEC, &[])
+        }
+        "failed-tasks" => {
+            run_spec(scratch, &SIM.replace("RATE", "0.000000001").replace("CYCLES", "100"), &[])
+        }
+        "verify-changed-file" => {
+            ran(scratch);
+            let report = scratch.path().join("reports/inputs/report.md");
+            std::fs::write(&report, "edited\n").expect("write");
+            scratch.run(&["verify", "reports/inputs"])
+        }
+        "usage" => scratch.run(&["run", "--no-such-option"]),
+        "spec-missing" => scratch.run(&["validate", "missing.yaml"]),
+        "spec-not-a-regular-file" => scratch.run(&["validate", "/dev/zero"]),
+        "spec-too-large" => validate(format!("{SPEC}# {}\n", "x".repeat(1 << 20)).as_bytes()),
+        "spec-not-utf8" => {
+            let mut bytes = SPEC.as_bytes().to_vec();
+            bytes.insert(SPEC.find("routing").expect("routing") + 2, 0xff);
+            validate(&bytes)
+        }
+        "spec-yaml-syntax" => validate(b"name: x\nscenario: [\n  topology: {kind\n"),
+        "spec-duplicate-key" => {
+            validate(with("routing: up_down", "routing: up_down\n  routing: up_down").as_bytes())
+        }
+        "spec-unknown-key" => {
+            validate(with("routing: up_down", "routing: up_down\n  virtual_channel: 3").as_bytes())
+        }
+        "spec-bad-value" => validate(
+            b"name: x\nscenario:\n  topology: {kind: torus, radix: 1, dimensions: 2}\n  routing: duato\nload: {rates: [0.01]}\nmethods: {simulation: {}}\n",
+        ),
+        "spec-long-name" => validate(with("name: inputs", &format!("name: {}", "n".repeat(255))).as_bytes()),
+        "spec-too-many-tasks" => validate(
+            SIM.replace("RATE", "0.01")
+                .replace("CYCLES", "1000")
+                .replace("radix: 4", "radix: {from: 4, to: 2002, step: 2}")
+                .replace("replications: 1", "replications: 10000")
+                .as_bytes(),
+        ),
+        "spec-too-many-panels" => validate(
+            with("processors: 16", "processors: [16, 64, 256, 1024, 4096]")
+                .replace("rates: [0.001]", "rates: {from: 0.0001, to: 0.001, points: 20}")
+                .add_report("    - {panels: [task_id]}\n")
+                .as_bytes(),
+        ),
+        "duplicate-names" => {
+            scratch.spec("a.yaml", SPEC);
+            scratch.spec("b.yaml", SPEC);
+            scratch.run(&["run", "a.yaml", "b.yaml"])
+        }
+        "root-is-a-file" => {
+            std::fs::write(scratch.path().join("afile"), b"").expect("write");
+            run_spec(scratch, SPEC, &["--root", "afile"])
+        }
+        "bundle-path-is-a-file" => {
+            std::fs::create_dir_all(scratch.path().join("reports")).expect("mkdir");
+            std::fs::write(scratch.path().join("reports/inputs"), b"").expect("write");
+            run_spec(scratch, SPEC, &[])
+        }
+        "cache-unwritable" => {
+            std::fs::create_dir_all(scratch.path().join(".runner")).expect("mkdir");
+            std::fs::write(scratch.path().join(".runner/cache"), b"").expect("write");
+            run_spec(scratch, SPEC, &[])
+        }
+        "report-changed-results" | "report-corrupt-results" => {
+            ran(scratch);
+            let bundle = scratch.path().join("reports/inputs");
+            std::fs::write(bundle.join("results.parquet"), b"PAR1 damaged").expect("write");
+            if class == "report-corrupt-results" {
+                std::fs::remove_file(bundle.join("manifest.json")).expect("rm");
+            }
+            scratch.run(&["report", "reports/inputs"])
+        }
+        "report-incomplete-bundle" => {
+            ran(scratch);
+            std::fs::remove_file(scratch.path().join("reports/inputs/spec.yaml")).expect("rm");
+            scratch.run(&["report", "reports/inputs"])
+        }
+        "solve-duplicate-argument" => scratch.run(&[
+            "solve",
+            "fat_tree",
+            "processors=256",
+            "processors=64",
+            "--rate",
+            "0.001",
+        ]),
+        "simulate-bad-precision" => {
+            scratch.run(&["simulate", "--rate", "0.01", "--target-precision", "5"])
+        }
+        "interrupted" => interrupted(scratch),
+        other => panic!("docs/inputs.md lists `{other}`, which has no example in inputs.rs"),
+    }
+}
+
+/// Appends a `report:` section with one figure to a spec.
+trait AddReport {
+    fn add_report(self, figure: &str) -> String;
+}
+
+impl AddReport for String {
+    fn add_report(self, figure: &str) -> String {
+        format!("{self}report:\n  figures:\n{figure}")
+    }
+}
+
+/// The classes this file has examples for (checked against the table both ways).
+const CLASSES: &[&str] = &[
+    "valid-spec",
+    "cached-rerun",
+    "warning-simulator-only-sweep",
+    "warning-many-threads",
+    "warning-corrupt-cache-entry",
+    "failed-tasks",
+    "verify-changed-file",
+    "usage",
+    "spec-missing",
+    "spec-not-a-regular-file",
+    "spec-too-large",
+    "spec-not-utf8",
+    "spec-yaml-syntax",
+    "spec-duplicate-key",
+    "spec-unknown-key",
+    "spec-bad-value",
+    "spec-long-name",
+    "spec-too-many-tasks",
+    "spec-too-many-panels",
+    "duplicate-names",
+    "root-is-a-file",
+    "bundle-path-is-a-file",
+    "cache-unwritable",
+    "report-changed-results",
+    "report-corrupt-results",
+    "report-incomplete-bundle",
+    "solve-duplicate-argument",
+    "simulate-bad-precision",
+    "interrupted",
+];
+
+/// (class, exit code, text) for every row of the table in docs/inputs.md.
+fn table() -> Vec<(String, i32, String)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/inputs.md");
+    let text = std::fs::read_to_string(path).expect("docs/inputs.md");
+    let mut rows = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        assert_eq!(cells.len(), 4, "a table row has four cells: {line}");
+        let unquote = |cell: &str| cell.trim_matches('`').to_string();
+        let code = cells[2].parse().unwrap_or_else(|_| panic!("exit code in: {line}"));
+        rows.push((unquote(cells[0]), code, unquote(cells[3])));
+    }
+    rows
+}
+
+#[test]
+fn every_input_class_in_docs_inputs_md_gets_its_exit_code_and_message() {
+    let rows = table();
+    let listed: Vec<&str> = rows.iter().map(|(class, _, _)| class.as_str()).collect();
+    for class in CLASSES {
+        assert!(listed.contains(class), "`{class}` has an example but no row in docs/inputs.md");
+    }
+    for (class, code, text) in &rows {
+        assert!(CLASSES.contains(&class.as_str()), "`{class}` has no example in inputs.rs");
+        let scratch = Scratch::new();
+        let output = example(class, &scratch);
+        let all = format!("{}{}", stdout(&output), stderr(&output));
+        assert_eq!(output.status.code(), Some(*code), "{class}: exit code\n{all}");
+        let flat = all.replace('│', " ").split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(text.as_str()), "{class}: no `{text}` in\n{all}");
+        assert!(!all.contains("panicked"), "{class}: panic\n{all}");
+        assert!(
+            all.matches("(os error").count() <= 1,
+            "{class}: an I/O error printed more than once\n{all}"
+        );
+    }
+}
