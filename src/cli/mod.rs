@@ -6,6 +6,7 @@
 
 mod bench;
 mod clean;
+mod cluster_args;
 mod models;
 mod plan;
 mod report;
@@ -14,7 +15,9 @@ mod scenario_args;
 mod schema;
 mod simulate;
 mod solve;
+mod status;
 mod validate;
+mod worker;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -86,6 +89,11 @@ enum Command {
     Clean(clean::Args),
     /// Measure the simulator, the models and the scheduler (release build).
     Bench(bench::Args),
+    /// Show done / running / pending / failed tasks of a spec, from the cache and from Slurm.
+    Status(status::Args),
+    /// Evaluate one batch of a Slurm submission (what each array element runs).
+    #[command(hide = true)]
+    Worker(worker::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -111,6 +119,8 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => report::run_verify(args),
         Command::Clean(args) => clean::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Worker(args) => worker::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use super::{InputError, Outcome, load_specs};
+use crate::exec::executor::{Completion, ExecError, Executor, Job};
 use crate::exec::{self, ExecOptions, TaskState, cache::Cache};
 use crate::plan::{self, Only};
 use crate::spec::{Experiment, SpecSource};
@@ -37,6 +38,8 @@ pub struct Args {
     /// Where `reports/` and `.runner/` live.
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    #[command(flatten)]
+    cluster: super::cluster_args::ClusterArgs,
 }
 
 /// Runs each spec in turn.
@@ -62,6 +65,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .into());
         }
     }
+    let local = ExecOptions { jobs, force: args.force, quiet: args.quiet };
+    let executor = args.cluster.executor(&args.root, local)?;
+    let root = match executor {
+        Executor::Slurm(_) => std::path::absolute(&args.root)
+            .with_context(|| format!("cannot resolve {}", args.root.display()))?,
+        Executor::Local(_) => args.root.clone(),
+    };
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let interrupt = Arc::clone(&interrupt);
@@ -75,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             );
         });
     }
-    let cache = Cache::new(args.root.join(".runner").join("cache"));
+    let cache = Cache::new(root.join(".runner").join("cache"));
     let mut outcome = Outcome::Success;
     for (source, experiment) in &specs {
         let started = now_rfc3339();
@@ -91,8 +101,24 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         )
         .context("cannot take the run lock")?;
         let clock = Instant::now();
-        let options = ExecOptions { jobs, force: args.force, quiet: args.quiet };
-        let summary = exec::run(experiment, &plan, &cache, &options, &interrupt)?;
+        let job = Job {
+            source,
+            experiment,
+            plan: &plan,
+            only: args.only,
+            cache: &cache,
+            root: &root,
+            interrupt: &interrupt,
+        };
+        let summary = match executor.run(&job) {
+            Ok(Completion::Finished(summary)) => summary,
+            Ok(Completion::Detached { jobs, gather_job }) => {
+                super::status::print_detached(&experiment.name, &source.path, &jobs, gather_job.as_deref(), args.quiet);
+                continue;
+            }
+            Err(ExecError::Setup(message)) => return Err(InputError(message).into()),
+            Err(error) => return Err(error.into()),
+        };
         let rows = store::gather(experiment, &plan, &summary.states);
         if summary.interrupted {
             eprintln!(
