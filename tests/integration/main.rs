@@ -3,5 +3,6 @@
 mod cli;
 mod common;
 mod files;
+mod slurm;
 mod spec_errors;
 mod validation;

@@ -230,10 +230,12 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         say(
             quiet,
             &format!(
-                "{}: submitted {} simulation tasks in {} array elements as job{} {} ({:.1}s)",
+                "{}: submitted {} simulation task{} in {} array element{} as job{} {} ({:.1}s)",
                 job.experiment.name,
                 ready.len(),
+                if ready.len() == 1 { "" } else { "s" },
                 batches.len(),
+                if batches.len() == 1 { "" } else { "s" },
                 if ids.len() == 1 { "" } else { "s" },
                 ids.join(", "),
                 started.elapsed().as_secs_f64()
@@ -385,6 +387,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                     tally.executed += 1;
                     progress.tick(tally.failed as u64);
                 } else if let Some(error) = record.failure(&graph[node].id) {
+                    tally.executed += 1;
                     fail(job, node, error, &mut states, &mut tally);
                     progress.tick(tally.failed as u64);
                 } else {
