@@ -113,7 +113,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let summary = match executor.run(&job) {
             Ok(Completion::Finished(summary)) => summary,
             Ok(Completion::Detached { jobs, gather_job }) => {
-                super::status::print_detached(&experiment.name, &source.path, &jobs, gather_job.as_deref(), args.quiet);
+                super::status::print_detached(
+                    &experiment.name,
+                    &source.path,
+                    &jobs,
+                    gather_job.as_deref(),
+                    args.quiet,
+                );
                 continue;
             }
             Err(ExecError::Setup(message)) => return Err(InputError(message).into()),

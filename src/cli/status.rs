@@ -44,14 +44,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             other => anyhow::Error::from(other),
         })?;
         println!(
-            "{}: {} tasks: {} done, {} running, {} pending, {} failed, {} not submitted",
+            "{}: {} tasks: {} done, {} running, {} pending, {} failed, {} not submitted, {} to run \
+             here (aggregates, after their simulations)",
             experiment.name,
             report.total,
             report.done,
             report.running,
             report.pending,
             report.failed,
-            report.not_submitted
+            report.not_submitted,
+            report.local
         );
         for (job_id, counts) in &report.jobs {
             let states: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();

@@ -31,7 +31,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .ok()
             .and_then(|v| v.trim().parse::<usize>().ok())
             .ok_or_else(|| {
-                InputError("no --index and no SLURM_ARRAY_TASK_ID: is this a Slurm array job?".into())
+                InputError(
+                    "no --index and no SLURM_ARRAY_TASK_ID: is this a Slurm array job?".into(),
+                )
             })?,
     };
     let batch = args.offset + index;

@@ -230,7 +230,12 @@ pub(crate) fn aggregate_inputs(plan: &Plan, states: &[TaskState], node: NodeInde
 }
 
 /// Marks every compute task downstream of `node` as skipped; returns how many.
-pub(crate) fn skip_dependants(plan: &Plan, node: NodeIndex, reason: &str, states: &mut [TaskState]) -> usize {
+pub(crate) fn skip_dependants(
+    plan: &Plan,
+    node: NodeIndex,
+    reason: &str,
+    states: &mut [TaskState],
+) -> usize {
     let mut stack = vec![node];
     let mut count = 0;
     while let Some(current) = stack.pop() {

@@ -9,18 +9,20 @@ use std::time::{Duration, Instant};
 use crate::common::{SIM_SPEC, Scratch, comparable, stderr, stdout};
 
 /// The profile the tests use: Slurm by default, fast polling, about one task per array element.
-const PROFILE: &str = "executor = \"slurm\"\n[slurm]\npoll_interval = 0.5\nbatch_minutes = 0.00002\n";
+const PROFILE: &str =
+    "executor = \"slurm\"\n[slurm]\npoll_interval = 0.5\nbatch_minutes = 0.00002\n";
 
 /// Whether the Slurm tests run; says so (past the test harness's capture) when they do not.
 fn slurm_tests(test: &str) -> bool {
     if std::env::var("RUNNER_SLURM_TESTS").is_ok_and(|v| v == "1") {
         return true;
     }
-    let _ = writeln!(
-        std::io::stderr(),
+    // One write, past the harness's capture of `eprintln!`, so the note shows on a passing run.
+    let line = format!(
         "note: skipped Slurm test `{test}`: set RUNNER_SLURM_TESTS=1 with a Slurm cluster \
-         running (`.ci/run` starts a local one)"
+         running (`.ci/run` starts a local one)\n"
     );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
     false
 }
 
@@ -238,4 +240,64 @@ fn site_settings_reach_sbatch() {
     ] {
         assert!(text.contains(expected), "`{expected}` missing from scontrol show job:\n{text}");
     }
+}
+
+#[test]
+fn a_worker_with_other_evaluator_versions_refuses_to_run() {
+    // No Slurm needed: a worker is a plain process reading the submission record.
+    use runner::exec::slurm::record::{RecordDir, Submission};
+    let scratch = Scratch::new();
+    let spec = scratch.spec("s.yaml", SIM_SPEC);
+    let source = runner::spec::read(&spec).expect("spec");
+    let record = RecordDir::new(scratch.path(), "small_sim");
+    let cache = scratch.path().join(".runner").join("cache");
+    let mut submission = Submission::new(
+        "small_sim",
+        &source.sha256,
+        None,
+        cache.clone(),
+        "runner-t".into(),
+        "0".into(),
+    );
+    submission.sim_version = format!("{}-other", submission.sim_version);
+    record.save(&submission).expect("record");
+    std::fs::copy(&spec, record.spec_path()).expect("spec copy");
+    std::fs::create_dir_all(record.round_dir(0)).expect("round dir");
+    std::fs::write(record.batch_path(0, 0), "0123\n").expect("batch");
+    let dir = record.dir.display().to_string();
+    let output = scratch.run(&["worker", &dir, "--round", "0", "--index", "0"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("differs from the one that planned the work"),
+        "{}",
+        stderr(&output)
+    );
+    let refusal = record.refusal().expect("refused.txt for the foreground process");
+    assert!(refusal.contains("-other"), "{refusal}");
+    assert!(!cache.exists(), "a refusing worker wrote the cache");
+}
+
+#[test]
+fn bad_settings_and_a_missing_slurm_are_setup_errors() {
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", SIM_SPEC);
+    // No `sbatch` on the PATH: exit 2 before anything is recorded.
+    let output = scratch
+        .command()
+        .args(["run", "s.yaml", "--executor", "slurm"])
+        .env("PATH", scratch.path())
+        .output()
+        .expect("runner");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("`sbatch` is not available"), "{}", stderr(&output));
+    assert!(!scratch.path().join(".runner/slurm/small_sim").exists());
+    // A misspelt profile key is named with its line.
+    std::fs::write(scratch.path().join("runner.toml"), "[slurm]\npartiton = \"x\"\n")
+        .expect("toml");
+    let output = scratch.run(&["run", "s.yaml", "--executor", "slurm"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("runner.toml") && stderr(&output).contains("line 2"));
+    // Slurm settings without the Slurm executor are refused, not ignored.
+    let output = scratch.run(&["run", "s.yaml", "--executor", "local", "--partition", "p"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }

@@ -189,9 +189,10 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs())
                     .to_string();
-                let token = blake3::hash(format!("{}{submitted_at}", record.dir.display()).as_bytes())
-                    .to_hex()[..8]
-                    .to_string();
+                let token =
+                    blake3::hash(format!("{}{submitted_at}", record.dir.display()).as_bytes())
+                        .to_hex()[..8]
+                        .to_string();
                 Submission::new(
                     &job.experiment.name,
                     &job.source.sha256,
@@ -209,7 +210,14 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         let started = Instant::now();
         let number = s.rounds.len() as u32;
         let round = submit::submit_round(
-            &record, number, 0, &batches, &s.job_name, &binary, settings, size,
+            &record,
+            number,
+            0,
+            &batches,
+            &s.job_name,
+            &binary,
+            settings,
+            size,
         );
         let mut s = s;
         match round {
@@ -225,8 +233,11 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
             }
         }
         record.save(&s)?;
-        let ids: Vec<String> =
-            s.rounds.last().map(|r| r.arrays.iter().map(|a| a.job_id.clone()).collect()).unwrap_or_default();
+        let ids: Vec<String> = s
+            .rounds
+            .last()
+            .map(|r| r.arrays.iter().map(|a| a.job_id.clone()).collect())
+            .unwrap_or_default();
         say(
             quiet,
             &format!(
@@ -244,7 +255,14 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         submission = Some(s);
     } else if attached {
         let ids = submission.as_ref().map(Submission::job_ids).unwrap_or_default();
-        say(quiet, &format!("{}: attached to the submission of jobs {}", job.experiment.name, ids.join(", ")));
+        say(
+            quiet,
+            &format!(
+                "{}: attached to the submission of jobs {}",
+                job.experiment.name,
+                ids.join(", ")
+            ),
+        );
     }
 
     if options.detach
@@ -252,7 +270,12 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
     {
         let jobs = s.job_ids();
         let gather_active = match &s.gather_job {
-            Some(id) => !active_ids(&mut poller, &format!("{}-gather", s.job_name), std::slice::from_ref(id))?.is_empty(),
+            Some(id) => !active_ids(
+                &mut poller,
+                &format!("{}-gather", s.job_name),
+                std::slice::from_ref(id),
+            )?
+            .is_empty(),
             None => false,
         };
         if !gather_active {
@@ -437,7 +460,14 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
             let size = *max_array_size.get_or_insert_with(poll::max_array_size);
             let number = s.rounds.len() as u32;
             let round = submit::submit_round(
-                &record, number, attempt, &batches, &s.job_name, &binary, settings, size,
+                &record,
+                number,
+                attempt,
+                &batches,
+                &s.job_name,
+                &binary,
+                settings,
+                size,
             )?;
             add_elements(&record, &round, &by_id, &mut elements);
             let ids: Vec<String> = round.arrays.iter().map(|a| a.job_id.clone()).collect();
@@ -504,7 +534,9 @@ fn add_elements(
 fn sleep(interval: Duration, job: &Job<'_>) {
     let until = Instant::now() + interval;
     while Instant::now() < until && !job.interrupt.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())));
+        std::thread::sleep(
+            Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())),
+        );
     }
 }
 
@@ -543,7 +575,13 @@ fn inputs_done(job: &Job<'_>, states: &[TaskState], node: NodeIndex) -> bool {
 }
 
 /// Marks `node` failed and its dependants skipped.
-fn fail(job: &Job<'_>, node: NodeIndex, error: String, states: &mut [TaskState], tally: &mut Tally) {
+fn fail(
+    job: &Job<'_>,
+    node: NodeIndex,
+    error: String,
+    states: &mut [TaskState],
+    tally: &mut Tally,
+) {
     let id = &job.plan.graph[node].id;
     let reason = format!("skipped: input task {} failed", &id[..12.min(id.len())]);
     states[node.index()] = TaskState::Failed(error);
@@ -556,8 +594,8 @@ fn fail(job: &Job<'_>, node: NodeIndex, error: String, states: &mut [TaskState],
 /// aggregates after. They take microseconds each.
 fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
     let graph = &job.plan.graph;
-    let order = petgraph::algo::toposort(graph, None)
-        .unwrap_or_else(|_| graph.node_indices().collect());
+    let order =
+        petgraph::algo::toposort(graph, None).unwrap_or_else(|_| graph.node_indices().collect());
     for node in order {
         let task = &graph[node];
         if !task.kind.is_compute()
@@ -601,8 +639,10 @@ pub struct StatusReport {
     pub pending: usize,
     /// Recorded as failed.
     pub failed: usize,
-    /// Neither done, failed nor in a live element.
+    /// Simulations neither done, failed nor in a live element.
     pub not_submitted: usize,
+    /// Other tasks not done yet: they run here (aggregates after their simulations).
+    pub local: usize,
     /// Element counts per Slurm state, per array job.
     pub jobs: Vec<(String, BTreeMap<String, usize>)>,
     /// The dependent gather job and its state.
@@ -643,9 +683,9 @@ pub fn status(job: &Job<'_>) -> Result<StatusReport, ExecError> {
             }
         }
         if let Some(gather) = &s.gather_job {
-            let states =
-                poller.job_states(&format!("{}-gather", s.job_name), std::slice::from_ref(gather))
-                    .map_err(ExecError::Slurm)?;
+            let states = poller
+                .job_states(&format!("{}-gather", s.job_name), std::slice::from_ref(gather))
+                .map_err(ExecError::Slurm)?;
             let state = states.into_iter().next().map_or_else(|| "ENDED".to_string(), |(_, st)| st);
             report.gather_job = Some((gather.clone(), state));
         }
@@ -656,6 +696,8 @@ pub fn status(job: &Job<'_>) -> Result<StatusReport, ExecError> {
             report.done += 1;
         } else if submission.is_some() && record.failure(id).is_some() {
             report.failed += 1;
+        } else if graph[node].kind != TaskKind::Simulate {
+            report.local += 1;
         } else {
             match element_of.get(id).and_then(|key| element_states.get(key)).map(String::as_str) {
                 Some("RUNNING") | Some("COMPLETING") | Some("CONFIGURING") => report.running += 1,

@@ -156,12 +156,19 @@ impl Poller {
             return Err(format!("squeue failed: {}", output.stderr.trim()));
         }
         let wanted: Vec<&str> = job_ids.iter().map(String::as_str).collect();
-        Ok(parse_squeue(&output.stdout).into_iter().filter(|((id, _), _)| wanted.contains(&id.as_str())).collect())
+        Ok(parse_squeue(&output.stdout)
+            .into_iter()
+            .filter(|((id, _), _)| wanted.contains(&id.as_str()))
+            .collect())
     }
 
     /// (job id, state) of every element or plain job named `name` among `ids` (the gather job
     /// of `--detach` is a plain job).
-    pub fn job_states(&mut self, name: &str, ids: &[String]) -> Result<Vec<(String, String)>, String> {
+    pub fn job_states(
+        &mut self,
+        name: &str,
+        ids: &[String],
+    ) -> Result<Vec<(String, String)>, String> {
         let mut states: Vec<(String, String)> =
             self.states(name, ids)?.into_iter().map(|((job, _), state)| (job, state)).collect();
         let args = vec![
@@ -265,7 +272,8 @@ mod tests {
         let squeue = parse_squeue("17|0|COMPLETED\n17|1|RUNNING\n17|2|PENDING\n18|N/A|PENDING\n");
         assert_eq!(squeue.get(&("17".into(), 1)).map(String::as_str), Some("RUNNING"));
         assert_eq!(squeue.len(), 3);
-        let sacct = parse_sacct("17_0|COMPLETED\n17_1|CANCELLED by 0\n17_[2-4%2]|PENDING\n19|RUNNING\n");
+        let sacct =
+            parse_sacct("17_0|COMPLETED\n17_1|CANCELLED by 0\n17_[2-4%2]|PENDING\n19|RUNNING\n");
         assert_eq!(sacct.get(&("17".into(), 1)).map(String::as_str), Some("CANCELLED"));
         assert_eq!(sacct.get(&("17".into(), 4)).map(String::as_str), Some("PENDING"));
         assert_eq!(sacct.len(), 5);

@@ -111,7 +111,9 @@ impl SiteSettings {
     pub fn resolve(self) -> Result<Settings, String> {
         let poll = self.poll_interval.unwrap_or(DEFAULT_POLL_SECONDS);
         if !(poll.is_finite() && poll > 0.0 && poll <= 86_400.0) {
-            return Err(format!("poll_interval must be a number of seconds in (0, 86400], got {poll}"));
+            return Err(format!(
+                "poll_interval must be a number of seconds in (0, 86400], got {poll}"
+            ));
         }
         let minutes = self.batch_minutes.unwrap_or(DEFAULT_BATCH_MINUTES);
         if !(minutes.is_finite() && minutes > 0.0) {
@@ -126,8 +128,14 @@ impl SiteSettings {
             ("time", &self.time),
             ("mem", &self.mem),
         ] {
-            if value.as_deref().is_some_and(|v| v.trim().is_empty() || v.contains(char::is_whitespace)) {
-                return Err(format!("{name} must be one word, got {:?}", value.as_deref().unwrap_or("")));
+            if value
+                .as_deref()
+                .is_some_and(|v| v.trim().is_empty() || v.contains(char::is_whitespace))
+            {
+                return Err(format!(
+                    "{name} must be one word, got {:?}",
+                    value.as_deref().unwrap_or("")
+                ));
             }
         }
         Ok(Settings {
@@ -153,7 +161,10 @@ pub struct Settings {
 }
 
 /// Reads the profile: `explicit` when given (it must exist), else `root/runner.toml` when present.
-pub fn load(root: &Path, explicit: Option<&Path>) -> Result<(Option<PathBuf>, ProfileFile), String> {
+pub fn load(
+    root: &Path,
+    explicit: Option<&Path>,
+) -> Result<(Option<PathBuf>, ProfileFile), String> {
     let path = match explicit {
         Some(path) => path.to_path_buf(),
         None => {

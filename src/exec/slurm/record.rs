@@ -204,8 +204,9 @@ impl RecordDir {
 
     /// Records that task `id` failed with `error`.
     pub fn record_failure(&self, id: &str, error: &str) -> std::io::Result<()> {
-        let bytes = serde_json::to_vec(&FailedTask { id: id.to_string(), error: error.to_string() })
-            .map_err(std::io::Error::other)?;
+        let bytes =
+            serde_json::to_vec(&FailedTask { id: id.to_string(), error: error.to_string() })
+                .map_err(std::io::Error::other)?;
         write_atomic(&self.failed_path(id), &bytes)
     }
 

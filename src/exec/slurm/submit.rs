@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use crate::exec::executor::ExecError;
 use super::poll::{QUERY_TIMEOUT, run_command};
 use super::profile::Settings;
 use super::record::{ArrayJob, RecordDir, Round, write_atomic};
+use crate::exec::executor::ExecError;
 
 /// Packs tasks (id, estimated seconds), in order, into batches of about `target` seconds each.
 pub fn pack(tasks: &[(String, f64)], target: f64) -> Vec<Vec<String>> {
@@ -164,7 +164,8 @@ pub fn preflight(root: &Path, binary: &Path) -> Result<Vec<String>, ExecError> {
     }
     let mut warnings = Vec::new();
     for (what, path) in [("the cache (--root)", root), ("the runner binary", binary)] {
-        let args = vec!["-f".to_string(), "-c".to_string(), "%T".to_string(), path.display().to_string()];
+        let args =
+            vec!["-f".to_string(), "-c".to_string(), "%T".to_string(), path.display().to_string()];
         if let Ok(output) = run_command("stat", &args, QUERY_TIMEOUT)
             && output.ok()
         {

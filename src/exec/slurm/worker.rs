@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
-use crate::exec::executor::ExecError;
 use super::record::{RecordDir, write_atomic};
 use crate::exec::cache::{Cache, Output};
 use crate::exec::evaluate;
+use crate::exec::executor::ExecError;
 use crate::plan::{self, LoadPoint, Only};
 
 /// What one element did.
@@ -72,15 +72,14 @@ pub fn run_element(
         }
         let task = &plan.graph[node];
         let saturation = match (task.load, task.scenario) {
-            (Some(LoadPoint::FractionOfSaturation(_)), Some(scenario)) => plan
-                .saturation
-                .get(scenario)
-                .copied()
-                .flatten()
-                .and_then(|n| match cache.get(&plan.graph[n].id) {
-                    Some(Output::Saturation(rate)) => Some(rate),
-                    _ => None,
-                }),
+            (Some(LoadPoint::FractionOfSaturation(_)), Some(scenario)) => {
+                plan.saturation.get(scenario).copied().flatten().and_then(|n| {
+                    match cache.get(&plan.graph[n].id) {
+                        Some(Output::Saturation(rate)) => Some(rate),
+                        _ => None,
+                    }
+                })
+            }
             _ => None,
         };
         let started = Instant::now();
