@@ -70,7 +70,12 @@ struct Element {
     attempt: u32,
     tasks: Vec<NodeIndex>,
     settled: bool,
+    /// When this process started watching it.
+    since: Instant,
 }
+
+/// How long an element Slurm does not list yet is still taken as queued.
+const UNLISTED_GRACE: Duration = Duration::from_secs(60);
 
 /// The `--only` value as recorded.
 fn only_name(only: Option<Only>) -> Option<String> {
@@ -206,19 +211,15 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         let tasks: Vec<(String, f64)> =
             ready.iter().map(|&i| (graph[i].id.clone(), graph[i].cost)).collect();
         let batches = submit::pack(&tasks, settings.batch_seconds);
-        let size = *max_array_size.get_or_insert_with(poll::max_array_size);
-        let started = Instant::now();
-        let number = s.rounds.len() as u32;
-        let round = submit::submit_round(
-            &record,
-            number,
-            0,
-            &batches,
-            &s.job_name,
-            &binary,
+        let submitter = submit::Submitter {
+            record: &record,
+            job_name: &s.job_name,
+            binary: &binary,
             settings,
-            size,
-        );
+            max_array_size: *max_array_size.get_or_insert_with(poll::max_array_size),
+        };
+        let started = Instant::now();
+        let round = submitter.round(s.rounds.len() as u32, 0, &batches);
         let mut s = s;
         match round {
             Ok(round) => s.rounds.push(round),
@@ -376,16 +377,34 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         }
         let queried = poller.states(&s.job_name, &open);
         if let Some(reason) = poller.fallback_reason.take() {
-            say(quiet, &format!("note: using squeue and the cache for job states ({reason})"));
+            progress.println(
+                quiet,
+                &format!("note: using squeue and the cache for job states ({reason})"),
+            );
         }
         let element_states = match queried {
-            Ok(map) => {
+            Ok(mut map) => {
                 last_query_error = None;
+                // sacct may not know a fresh submission yet: ask squeue about the missing ones.
+                let missing = |map: &HashMap<poll::ElementKey, String>, e: &Element| {
+                    !e.settled && !map.contains_key(&(e.job_id.clone(), e.index))
+                };
+                if poller.uses_sacct()
+                    && elements.iter().any(|e| missing(&map, e))
+                    && let Ok(listed) = poller.squeue(&s.job_name)
+                {
+                    for (key, state) in listed {
+                        map.entry(key).or_insert(state);
+                    }
+                }
                 map
             }
             Err(error) => {
                 if last_query_error.as_ref() != Some(&error) {
-                    say(quiet, &format!("warning: cannot query Slurm ({error}); trying again"));
+                    progress.println(
+                        quiet,
+                        &format!("warning: cannot query Slurm ({error}); trying again"),
+                    );
                 }
                 last_query_error = Some(error);
                 sleep(settings.poll_interval, job);
@@ -396,7 +415,9 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         let mut ended_badly = Vec::new();
         for element in elements.iter_mut().filter(|e| !e.settled) {
             let state = element_states.get(&(element.job_id.clone(), element.index));
-            let active = state.is_some_and(|s| !poll::is_terminal(s));
+            // Unlisted right after submission: the controller or its database has not caught up.
+            let young = state.is_none() && element.since.elapsed() < UNLISTED_GRACE;
+            let active = young || state.is_some_and(|s| !poll::is_terminal(s));
             let mut unfinished = Vec::new();
             for &node in &element.tasks {
                 if states[node.index()] != TaskState::Pending {
@@ -457,24 +478,19 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                 .map(|id| (id.clone(), by_id.get(id.as_str()).map_or(0.0, |&n| graph[n].cost)))
                 .collect();
             let batches = submit::pack(&tasks, settings.batch_seconds);
-            let size = *max_array_size.get_or_insert_with(poll::max_array_size);
-            let number = s.rounds.len() as u32;
-            let round = submit::submit_round(
-                &record,
-                number,
-                attempt,
-                &batches,
-                &s.job_name,
-                &binary,
+            let submitter = submit::Submitter {
+                record: &record,
+                job_name: &s.job_name,
+                binary: &binary,
                 settings,
-                size,
-            )?;
+                max_array_size: *max_array_size.get_or_insert_with(poll::max_array_size),
+            };
+            let round = submitter.round(s.rounds.len() as u32, attempt, &batches)?;
             add_elements(&record, &round, &by_id, &mut elements);
             let ids: Vec<String> = round.arrays.iter().map(|a| a.job_id.clone()).collect();
             s.rounds.push(round);
             record.save(s)?;
-            progress.finish();
-            say(
+            progress.println(
                 quiet,
                 &format!(
                     "{}; resubmitted their {} unfinished tasks as job {} (attempt {} of {})",
@@ -525,6 +541,7 @@ fn add_elements(
                 attempt: round.attempt,
                 tasks,
                 settled: false,
+                since: Instant::now(),
             });
         }
     }

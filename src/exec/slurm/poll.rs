@@ -144,6 +144,21 @@ impl Poller {
                 Err(error) => self.fallback(error),
             }
         }
+        let wanted: Vec<&str> = job_ids.iter().map(String::as_str).collect();
+        Ok(self
+            .squeue(job_name)?
+            .into_iter()
+            .filter(|((id, _), _)| wanted.contains(&id.as_str()))
+            .collect())
+    }
+
+    /// Whether states come from `sacct` (which may lag behind a fresh submission).
+    pub fn uses_sacct(&self) -> bool {
+        self.sacct
+    }
+
+    /// States of every array element named `job_name` that `squeue` lists.
+    pub fn squeue(&self, job_name: &str) -> Result<HashMap<ElementKey, String>, String> {
         let args = vec![
             "--noheader".into(),
             "--array".into(),
@@ -155,11 +170,7 @@ impl Poller {
         if !output.ok() {
             return Err(format!("squeue failed: {}", output.stderr.trim()));
         }
-        let wanted: Vec<&str> = job_ids.iter().map(String::as_str).collect();
-        Ok(parse_squeue(&output.stdout)
-            .into_iter()
-            .filter(|((id, _), _)| wanted.contains(&id.as_str()))
-            .collect())
+        Ok(parse_squeue(&output.stdout))
     }
 
     /// (job id, state) of every element or plain job named `name` among `ids` (the gather job

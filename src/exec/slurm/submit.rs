@@ -70,54 +70,67 @@ fn sbatch(args: Vec<String>) -> Result<String, ExecError> {
     Ok(id)
 }
 
-/// Writes round `number`'s batches and submits them as array jobs; returns the round.
-#[allow(clippy::too_many_arguments)]
-pub fn submit_round(
-    record: &RecordDir,
-    number: u32,
-    attempt: u32,
-    batches: &[Vec<String>],
-    job_name: &str,
-    binary: &Path,
-    settings: &Settings,
-    max_array_size: usize,
-) -> Result<Round, ExecError> {
-    let dir = record.round_dir(number);
-    for (index, batch) in batches.iter().enumerate() {
-        let mut text = batch.join("\n");
-        text.push('\n');
-        write_atomic(&record.batch_path(number, index), text.as_bytes())?;
+/// What every array of one submission shares.
+pub struct Submitter<'a> {
+    /// The submission record.
+    pub record: &'a RecordDir,
+    /// The job name of every array.
+    pub job_name: &'a str,
+    /// The `runner` binary the elements run (absolute).
+    pub binary: &'a Path,
+    /// Site settings.
+    pub settings: &'a Settings,
+    /// The site's `MaxArraySize`.
+    pub max_array_size: usize,
+}
+
+impl Submitter<'_> {
+    /// Writes round `number`'s batches and submits them as array jobs; returns the round.
+    pub fn round(
+        &self,
+        number: u32,
+        attempt: u32,
+        batches: &[Vec<String>],
+    ) -> Result<Round, ExecError> {
+        let record = self.record;
+        let dir = record.round_dir(number);
+        for (index, batch) in batches.iter().enumerate() {
+            let mut text = batch.join("\n");
+            text.push('\n');
+            write_atomic(&record.batch_path(number, index), text.as_bytes())?;
+        }
+        let script = dir.join("job.sh");
+        let text = format!(
+            "#!/bin/sh\n# runner: one array element evaluates one batch of tasks (round {number}).\n\
+             # $1 is the batch index of element 0 of this array.\n\
+             exec {} worker {} --round {number} --offset \"$1\"\n",
+            shell_quote(&self.binary.display().to_string()),
+            shell_quote(&record.dir.display().to_string()),
+        );
+        write_atomic(&script, text.as_bytes())?;
+        std::fs::create_dir_all(record.logs_dir())?;
+        let mut arrays = Vec::new();
+        let chunk = self.max_array_size.max(1);
+        let throttle =
+            self.settings.site.max_concurrent.map(|n| format!("%{n}")).unwrap_or_default();
+        let mut offset = 0;
+        while offset < batches.len() {
+            let count = chunk.min(batches.len() - offset);
+            let mut args = vec![
+                format!("--job-name={}", self.job_name),
+                format!("--array=0-{}{throttle}", count - 1),
+                format!("--output={}", record.logs_dir().join("%A_%a.out").display()),
+                format!("--chdir={}", record.dir.display()),
+            ];
+            args.extend(site_options(self.settings));
+            args.push(script.display().to_string());
+            args.push(offset.to_string());
+            let job_id = sbatch(args)?;
+            arrays.push(ArrayJob { job_id, offset, count });
+            offset += count;
+        }
+        Ok(Round { number, attempt, batches: batches.len(), arrays })
     }
-    let script = dir.join("job.sh");
-    let text = format!(
-        "#!/bin/sh\n# runner: one array element evaluates one batch of tasks (round {number}).\n\
-         # $1 is the batch index of element 0 of this array.\n\
-         exec {} worker {} --round {number} --offset \"$1\"\n",
-        shell_quote(&binary.display().to_string()),
-        shell_quote(&record.dir.display().to_string()),
-    );
-    write_atomic(&script, text.as_bytes())?;
-    std::fs::create_dir_all(record.logs_dir())?;
-    let mut arrays = Vec::new();
-    let chunk = max_array_size.max(1);
-    let mut offset = 0;
-    while offset < batches.len() {
-        let count = chunk.min(batches.len() - offset);
-        let throttle = settings.site.max_concurrent.map(|n| format!("%{n}")).unwrap_or_default();
-        let mut args = vec![
-            format!("--job-name={job_name}"),
-            format!("--array=0-{}{throttle}", count - 1),
-            format!("--output={}", record.logs_dir().join("%A_%a.out").display()),
-            format!("--chdir={}", record.dir.display()),
-        ];
-        args.extend(site_options(settings));
-        args.push(script.display().to_string());
-        args.push(offset.to_string());
-        let job_id = sbatch(args)?;
-        arrays.push(ArrayJob { job_id, offset, count });
-        offset += count;
-    }
-    Ok(Round { number, attempt, batches: batches.len(), arrays })
 }
 
 /// Submits the job that gathers and reports once every array has ended (`afterany`).
