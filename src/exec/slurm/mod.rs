@@ -172,7 +172,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         })
         .collect();
     let binary = std::env::current_exe()?;
-    let mut max_array_size = None;
+    let mut site = Site { record: &record, binary: &binary, settings, plan, max_array_size: None };
     if !ready.is_empty() {
         for warning in submit::preflight(job.root, &binary)? {
             say(quiet, &format!("warning: {warning}"));
@@ -185,7 +185,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                 }
             }
         }
-        let s = match submission.take() {
+        let mut s = match submission.take() {
             Some(s) => s,
             None => {
                 std::fs::create_dir_all(&record.dir)?;
@@ -198,47 +198,30 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                     blake3::hash(format!("{}{submitted_at}", record.dir.display()).as_bytes())
                         .to_hex()[..8]
                         .to_string();
-                Submission::new(
+                let new = Submission::new(
                     &job.experiment.name,
                     &job.source.sha256,
                     only.clone(),
                     job.cache.root().to_path_buf(),
                     format!("runner-{}-{token}", job.experiment.name),
                     submitted_at,
-                )
+                );
+                // Saved before any sbatch: an element may start before sbatch returns.
+                record.save(&new)?;
+                new
             }
         };
-        let tasks: Vec<(String, f64)> =
-            ready.iter().map(|&i| (graph[i].id.clone(), graph[i].cost)).collect();
-        let batches = submit::pack(&tasks, settings.batch_seconds);
-        let submitter = submit::Submitter {
-            record: &record,
-            job_name: &s.job_name,
-            binary: &binary,
-            settings,
-            max_array_size: *max_array_size.get_or_insert_with(poll::max_array_size),
-        };
         let started = Instant::now();
-        let round = submitter.round(s.rounds.len() as u32, 0, &batches);
-        let mut s = s;
-        match round {
-            Ok(round) => s.rounds.push(round),
+        let (batches, ids) = match site.submit(&mut s, &ready, 0) {
+            Ok(submitted) => submitted,
             Err(error) => {
                 // Nothing of this round runs: keep the record only if earlier rounds exist.
                 if s.rounds.is_empty() {
                     let _ = record.remove();
-                } else {
-                    record.save(&s)?;
                 }
                 return Err(error);
             }
-        }
-        record.save(&s)?;
-        let ids: Vec<String> = s
-            .rounds
-            .last()
-            .map(|r| r.arrays.iter().map(|a| a.job_id.clone()).collect())
-            .unwrap_or_default();
+        };
         say(
             quiet,
             &format!(
@@ -246,8 +229,8 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                 job.experiment.name,
                 ready.len(),
                 if ready.len() == 1 { "" } else { "s" },
-                batches.len(),
-                if batches.len() == 1 { "" } else { "s" },
+                batches,
+                if batches == 1 { "" } else { "s" },
                 if ids.len() == 1 { "" } else { "s" },
                 ids.join(", "),
                 started.elapsed().as_secs_f64()
@@ -411,7 +394,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                 continue;
             }
         };
-        let mut retry: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        let mut retry: BTreeMap<u32, Vec<NodeIndex>> = BTreeMap::new();
         let mut ended_badly = Vec::new();
         for element in elements.iter_mut().filter(|e| !e.settled) {
             let state = element_states.get(&(element.job_id.clone(), element.index));
@@ -456,10 +439,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
             let name = format!("{}_{}", element.job_id, element.index);
             if element.attempt < settings.retries {
                 ended_badly.push(format!("{name} {why}"));
-                retry
-                    .entry(element.attempt + 1)
-                    .or_default()
-                    .extend(unfinished.iter().map(|&t| graph[t].id.clone()));
+                retry.entry(element.attempt + 1).or_default().extend(unfinished);
             } else {
                 for node in unfinished {
                     let error = format!(
@@ -472,30 +452,17 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                 }
             }
         }
-        for (attempt, ids) in retry {
-            let tasks: Vec<(String, f64)> = ids
-                .iter()
-                .map(|id| (id.clone(), by_id.get(id.as_str()).map_or(0.0, |&n| graph[n].cost)))
-                .collect();
-            let batches = submit::pack(&tasks, settings.batch_seconds);
-            let submitter = submit::Submitter {
-                record: &record,
-                job_name: &s.job_name,
-                binary: &binary,
-                settings,
-                max_array_size: *max_array_size.get_or_insert_with(poll::max_array_size),
-            };
-            let round = submitter.round(s.rounds.len() as u32, attempt, &batches)?;
-            add_elements(&record, &round, &by_id, &mut elements);
-            let ids: Vec<String> = round.arrays.iter().map(|a| a.job_id.clone()).collect();
-            s.rounds.push(round);
-            record.save(s)?;
+        for (attempt, nodes) in retry {
+            let (_, ids) = site.submit(s, &nodes, attempt)?;
+            if let Some(round) = s.rounds.last() {
+                add_elements(&record, round, &by_id, &mut elements);
+            }
             progress.println(
                 quiet,
                 &format!(
                     "{}; resubmitted their {} unfinished tasks as job {} (attempt {} of {})",
                     ended_badly.join(", "),
-                    tasks.len(),
+                    nodes.len(),
                     ids.join(", "),
                     attempt + 1,
                     settings.retries + 1
@@ -522,6 +489,44 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         skipped: tally.skipped,
         interrupted,
     }))
+}
+
+/// Submits rounds of one run.
+struct Site<'a> {
+    record: &'a RecordDir,
+    binary: &'a std::path::Path,
+    settings: &'a Settings,
+    plan: &'a crate::plan::Plan,
+    /// The site's `MaxArraySize`, asked once.
+    max_array_size: Option<usize>,
+}
+
+impl Site<'_> {
+    /// Packs `nodes` into batches and submits them as the next round of `submission` (saved);
+    /// returns the number of batches and the array job ids.
+    fn submit(
+        &mut self,
+        submission: &mut Submission,
+        nodes: &[NodeIndex],
+        attempt: u32,
+    ) -> Result<(usize, Vec<String>), ExecError> {
+        let graph = &self.plan.graph;
+        let tasks: Vec<(String, f64)> =
+            nodes.iter().map(|&i| (graph[i].id.clone(), graph[i].cost)).collect();
+        let batches = submit::pack(&tasks, self.settings.batch_seconds);
+        let submitter = submit::Submitter {
+            record: self.record,
+            job_name: &submission.job_name,
+            binary: self.binary,
+            settings: self.settings,
+            max_array_size: *self.max_array_size.get_or_insert_with(poll::max_array_size),
+        };
+        let round = submitter.round(submission.rounds.len() as u32, attempt, &batches)?;
+        let ids = round.arrays.iter().map(|a| a.job_id.clone()).collect();
+        submission.rounds.push(round);
+        self.record.save(submission)?;
+        Ok((batches.len(), ids))
+    }
 }
 
 /// Adds the elements of `round` with their tasks.
