@@ -443,9 +443,11 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
             } else {
                 for node in unfinished {
                     let error = format!(
-                        "Slurm element {name} {why}; gave up after {} attempts (--retries {})",
+                        "Slurm element {name} {why}; gave up after {} attempts (--retries {}); \
+                         its log: {}",
                         element.attempt + 1,
-                        settings.retries
+                        settings.retries,
+                        record.logs_dir().join(format!("{name}.out")).display()
                     );
                     fail(job, node, error, &mut states, &mut tally);
                     progress.tick(tally.failed as u64);

@@ -12,11 +12,12 @@
 //! failed/<task id>.json  a task whose evaluator returned an error (not retried)
 //! refused.txt            a worker refused to run (evaluator versions differ)
 //! profile.toml           the settings, for the dependent gather job of `--detach`
-//! logs/                  Slurm output of each element
+//! logs/                  Slurm output of each element (kept after the submission is over)
 //! ```
 //!
-//! Failed tasks are recorded here, never in the cache, as locally. The record is removed when a
-//! run has gathered everything, so the next run starts afresh (and retries failed tasks).
+//! Failed tasks are recorded here, never in the cache, as locally. The record (all but `logs/`)
+//! is removed when a run has gathered everything, so the next run starts afresh (and retries
+//! failed tasks).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -222,12 +223,25 @@ impl RecordDir {
         std::fs::read_to_string(self.refused_path()).ok().filter(|t| !t.trim().is_empty())
     }
 
-    /// Removes the whole record (the submission is over).
+    /// Removes the record (the submission is over), keeping the Slurm logs of its elements.
     pub fn remove(&self) -> std::io::Result<()> {
-        match std::fs::remove_dir_all(&self.dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let entry = entry?;
+            if entry.file_name() == "logs" {
+                continue;
+            }
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(entry.path())?;
+            } else {
+                std::fs::remove_file(entry.path())?;
+            }
         }
+        Ok(())
     }
 }
 
