@@ -301,3 +301,42 @@ fn bad_settings_and_a_missing_slurm_are_setup_errors() {
     let output = scratch.run(&["run", "s.yaml", "--executor", "local", "--partition", "p"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }
+
+#[test]
+fn ctrl_c_cancels_the_submitted_jobs_and_says_so() {
+    if !slurm_tests("ctrl_c_cancels_the_submitted_jobs_and_says_so") {
+        return;
+    }
+    let spec = SIM_SPEC
+        .replace("radix: 4", "radix: 8")
+        .replace("routing: [dimension_order, duato]", "routing: duato")
+        .replace("cycles: 4000", "cycles: 20000000")
+        .replace("replications: 2", "replications: 1");
+    let scratch = cluster_scratch(&spec);
+    let child = scratch
+        .command()
+        .args(["run", "s.yaml", "--max-concurrent", "1"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn runner");
+    let record = submission(&scratch, "small_sim");
+    let name = record["job_name"].as_str().expect("job name").to_string();
+    let job = first_round_jobs(&record).remove(0);
+    let signal = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    assert!(signal.is_ok_and(|s| s.success()), "could not send SIGINT");
+    let output = child.wait_with_output().expect("runner");
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(130), "{text}");
+    assert!(text.contains(&format!("cancelled Slurm jobs {job} (scancel)")), "{text}");
+    // Every element ends CANCELLED; none runs on.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let states = squeue_by_name(&name, "%T");
+        if !states.is_empty() && states.iter().all(|s| s == "CANCELLED") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "elements still alive: {states:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!scratch.path().join(".runner/slurm/small_sim/submission.json").exists());
+}
