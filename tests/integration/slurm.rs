@@ -92,29 +92,20 @@ fn slurm_gives_the_same_results_as_a_local_run() {
     assert!(stderr(&again).contains(" 0 tasks run, 12 cached"), "{}", stderr(&again));
 }
 
-#[test]
-fn an_element_killed_with_scancel_is_retried_and_the_run_completes() {
-    if !slurm_tests("an_element_killed_with_scancel_is_retried_and_the_run_completes") {
-        return;
-    }
-    // Two simulations of a few seconds each, one array element each, one element at a time.
-    let spec = SIM_SPEC
-        .replace("radix: 4", "radix: 8")
-        .replace("routing: [dimension_order, duato]", "routing: duato")
-        .replace("cycles: 4000", "cycles: 1500000")
-        .replace("replications: 2", "replications: 1");
-    let scratch = cluster_scratch(&spec);
+/// Runs two few-second simulations, one array element each and one at a time, kills element 0
+/// with `scancel` while it runs, and returns the job id and what `runner run ARGS` printed.
+fn run_and_scancel_element_0(scratch: &Scratch, args: &[&str]) -> (String, std::process::Output) {
     let child = scratch
         .command()
         .args(["run", "s.yaml", "--max-concurrent", "1"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn runner");
-    let record = submission(&scratch, "small_sim");
+    let record = submission(scratch, "small_sim");
     let job = first_round_jobs(&record).remove(0);
     let name = record["job_name"].as_str().expect("job name").to_string();
-    // Kill element 0 while it runs.
     let deadline = Instant::now() + Duration::from_secs(60);
     while !squeue_by_name(&name, "%F_%K %T").contains(&format!("{job}_0 RUNNING")) {
         assert!(Instant::now() < deadline, "element {job}_0 never ran");
@@ -122,7 +113,25 @@ fn an_element_killed_with_scancel_is_retried_and_the_run_completes() {
     }
     let scancel = Command::new("scancel").arg(format!("{job}_0")).status().expect("scancel");
     assert!(scancel.success());
-    let output = child.wait_with_output().expect("runner");
+    (job, child.wait_with_output().expect("runner"))
+}
+
+/// Two simulations of a few seconds each (8x8 torus), one replication.
+fn two_slow_simulations() -> String {
+    SIM_SPEC
+        .replace("radix: 4", "radix: 8")
+        .replace("routing: [dimension_order, duato]", "routing: duato")
+        .replace("cycles: 4000", "cycles: 1500000")
+        .replace("replications: 2", "replications: 1")
+}
+
+#[test]
+fn an_element_killed_with_scancel_is_retried_and_the_run_completes() {
+    if !slurm_tests("an_element_killed_with_scancel_is_retried_and_the_run_completes") {
+        return;
+    }
+    let scratch = cluster_scratch(&two_slow_simulations());
+    let (job, output) = run_and_scancel_element_0(&scratch, &[]);
     let text = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(text.contains(&format!("{job}_0 ended CANCELLED")), "{text}");
@@ -130,6 +139,49 @@ fn an_element_killed_with_scancel_is_retried_and_the_run_completes() {
     let rows = scratch.rows("small_sim");
     assert_eq!(rows.len(), 2 * 2, "two simulations and their aggregates");
     assert!(rows.iter().all(|r| r.status == "ok" && r.latency.is_some()), "{rows:?}");
+}
+
+#[test]
+fn with_no_retries_left_a_killed_element_gives_failed_rows() {
+    if !slurm_tests("with_no_retries_left_a_killed_element_gives_failed_rows") {
+        return;
+    }
+    let scratch = cluster_scratch(&two_slow_simulations());
+    let (job, output) = run_and_scancel_element_0(&scratch, &["--retries", "0"]);
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(!text.contains("resubmitted"), "{text}");
+    let rows = scratch.rows("small_sim");
+    let failed: Vec<_> = rows.iter().filter(|r| r.status == "failed").collect();
+    assert_eq!(failed.len(), 1, "{rows:?}");
+    let error = failed[0].error.as_deref().unwrap_or("");
+    assert!(
+        error.contains(&format!("{job}_0 ended CANCELLED; gave up after 1 attempts")),
+        "{error}"
+    );
+    assert_eq!(rows.iter().filter(|r| r.status == "ok").count(), 2, "{rows:?}");
+}
+
+#[test]
+fn a_detached_run_is_gathered_and_reported_by_its_dependent_job() {
+    if !slurm_tests("a_detached_run_is_gathered_and_reported_by_its_dependent_job") {
+        return;
+    }
+    let scratch = cluster_scratch(SIM_SPEC);
+    let detached = scratch.run(&["run", "s.yaml", "--detach"]);
+    assert_eq!(detached.status.code(), Some(0), "{}", stderr(&detached));
+    let name = submission(&scratch, "small_sim")["job_name"].as_str().expect("name").to_string();
+    let gather = format!("{name}-gather");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while squeue_by_name(&gather, "%T") != ["COMPLETED"] {
+        assert!(Instant::now() < deadline, "gather job: {:?}", squeue_by_name(&gather, "%T"));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let rows = scratch.rows("small_sim");
+    assert_eq!(rows.len(), 12);
+    assert!(rows.iter().all(|r| r.status == "ok"), "{rows:?}");
+    assert!(scratch.path().join("reports/small_sim/index.html").is_file());
+    assert!(!scratch.path().join(".runner/slurm/small_sim/submission.json").exists());
 }
 
 #[test]
