@@ -72,7 +72,12 @@ struct Element {
     settled: bool,
     /// When this process started watching it.
     since: Instant,
+    /// When it was first seen COMPLETED with results missing.
+    completed_at: Option<Instant>,
 }
+
+/// How long the results of a COMPLETED element may take to show on a network filesystem.
+const COMPLETED_GRACE: Duration = Duration::from_secs(30);
 
 /// How long an element Slurm does not list yet is still taken as queued.
 const UNLISTED_GRACE: Duration = Duration::from_secs(60);
@@ -424,6 +429,14 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
             if active {
                 continue;
             }
+            // A network filesystem may show a worker's last entries a little after its element
+            // completed: give a COMPLETED element's missing results time to appear.
+            if !unfinished.is_empty() && state.map(String::as_str) == Some("COMPLETED") {
+                let ended = *element.completed_at.get_or_insert_with(Instant::now);
+                if ended.elapsed() < COMPLETED_GRACE {
+                    continue;
+                }
+            }
             element.settled = true;
             if unfinished.is_empty() {
                 continue;
@@ -549,6 +562,7 @@ fn add_elements(
                 tasks,
                 settled: false,
                 since: Instant::now(),
+                completed_at: None,
             });
         }
     }
