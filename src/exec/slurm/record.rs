@@ -260,3 +260,41 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     temp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_round_trips_and_its_removal_keeps_the_logs() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let record = RecordDir::new(root.path(), "e");
+        let mut submission = Submission::new(
+            "e",
+            "abc",
+            None,
+            root.path().join("cache"),
+            "runner-e-1".into(),
+            "0".into(),
+        );
+        submission.rounds.push(Round {
+            number: 0,
+            attempt: 0,
+            batches: 2,
+            arrays: vec![ArrayJob { job_id: "7".into(), offset: 0, count: 2 }],
+        });
+        record.save(&submission).expect("save");
+        assert_eq!(record.load().expect("load"), Some(submission.clone()));
+        assert_eq!(submission.job_ids(), ["7"]);
+        assert_eq!(submission.version_mismatch(), None);
+        record.record_failure("t1", "boom").expect("failure");
+        assert_eq!(record.failure("t1").as_deref(), Some("boom"));
+        assert_eq!(record.failure("t2"), None);
+        std::fs::create_dir_all(record.logs_dir()).expect("logs");
+        std::fs::write(record.logs_dir().join("7_0.out"), "log").expect("log");
+        record.remove().expect("remove");
+        assert_eq!(record.load().expect("load"), None);
+        assert_eq!(record.failure("t1"), None);
+        assert!(record.logs_dir().join("7_0.out").is_file());
+    }
+}
