@@ -44,7 +44,7 @@ const EXAMPLES: &str = "\
 Examples:
   runner run experiments/quickstart.yaml          run a spec, write reports/quickstart/
   runner run experiments/*.yaml -j 2 --only model  several specs, models only, 2 threads
-  runner run experiments/ss_torus.yaml --executor slurm --detach   on a cluster; then `runner status`
+  runner run experiments/nbc_torus.yaml --executor slurm  on a Slurm cluster (README)
   runner plan experiments/ss_torus.yaml --dot > plan.dot
   runner validate experiments/*.yaml
   runner models
