@@ -10,6 +10,7 @@
 
 mod bench;
 mod clean;
+mod cluster_args;
 mod models;
 mod plan;
 mod report;
@@ -18,7 +19,9 @@ mod scenario_args;
 mod schema;
 mod simulate;
 mod solve;
+mod status;
 mod validate;
+mod worker;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,6 +48,7 @@ const EXAMPLES: &str = "\
 Examples:
   runner run experiments/quickstart.yaml          run a spec, write reports/quickstart/
   runner run experiments/*.yaml -j 2 --only model  several specs, models only, 2 threads
+  runner run experiments/nbc_torus.yaml --executor slurm  on a Slurm cluster (README)
   runner plan experiments/ss_torus.yaml --dot > plan.dot
   runner validate experiments/*.yaml
   runner models
@@ -90,6 +94,11 @@ enum Command {
     Clean(clean::Args),
     /// Measure the simulator, the models and the scheduler (release build).
     Bench(bench::Args),
+    /// Show done / running / pending / failed tasks of a spec, from the cache and from Slurm.
+    Status(status::Args),
+    /// Evaluate one batch of a Slurm submission (what each array element runs).
+    #[command(hide = true)]
+    Worker(worker::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -115,6 +124,8 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => report::run_verify(args),
         Command::Clean(args) => clean::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Worker(args) => worker::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use super::{InputError, Outcome, load_specs};
+use crate::exec::executor::{Completion, ExecError, Executor, Job};
 use crate::exec::{self, ExecOptions, TaskState, cache::Cache};
 use crate::plan::{self, Only};
 use crate::spec::{Experiment, SpecSource};
@@ -39,6 +40,8 @@ pub struct Args {
     root: PathBuf,
     #[command(flatten)]
     limits: super::LimitArgs,
+    #[command(flatten)]
+    cluster: super::cluster_args::ClusterArgs,
 }
 
 /// Runs each spec in turn.
@@ -70,6 +73,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .into());
         }
     }
+    let local = ExecOptions { jobs, force: args.force, quiet: args.quiet };
+    let executor = args.cluster.executor(&args.root, local)?;
+    let root = match executor {
+        Executor::Slurm(_) => std::path::absolute(&args.root)
+            .with_context(|| format!("cannot resolve {}", args.root.display()))?,
+        Executor::Local(_) => args.root.clone(),
+    };
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let interrupt = Arc::clone(&interrupt);
@@ -83,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             );
         });
     }
-    let cache = Cache::new(args.root.join(".runner").join("cache"));
+    let cache = Cache::new(root.join(".runner").join("cache"));
     let mut outcome = Outcome::Success;
     for (source, experiment) in &specs {
         let started = now_rfc3339();
@@ -96,9 +106,34 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let _lock = exec::lock::acquire(&locks, &experiment.name, args.quiet)
             .with_context(|| format!("cannot take the run lock in {}", locks.display()))?;
         let clock = Instant::now();
-        let options = ExecOptions { jobs, force: args.force, quiet: args.quiet };
-        let summary = exec::run(experiment, &plan, &cache, &options, &interrupt)
-            .with_context(|| format!("{}: the cache cannot be written", experiment.name))?;
+        let job = Job {
+            source,
+            experiment,
+            plan: &plan,
+            only: args.only,
+            cache: &cache,
+            root: &root,
+            interrupt: &interrupt,
+        };
+        let summary = match executor.run(&job) {
+            Ok(Completion::Finished(summary)) => summary,
+            Ok(Completion::Detached { jobs, gather_job }) => {
+                super::status::print_detached(
+                    &experiment.name,
+                    &source.path,
+                    &jobs,
+                    gather_job.as_deref(),
+                    args.quiet,
+                );
+                continue;
+            }
+            Err(ExecError::Setup(message)) => return Err(InputError(message).into()),
+            Err(ExecError::Io(error)) if matches!(executor, Executor::Local(_)) => {
+                return Err(anyhow::Error::new(error)
+                    .context(format!("{}: the cache cannot be written", experiment.name)));
+            }
+            Err(error) => return Err(error.into()),
+        };
         if !summary.corrupt.is_empty() {
             eprintln!(
                 "runner: warning: {}: {} corrupt cache entr{} ignored and recomputed; the first: {}",

@@ -11,8 +11,10 @@
 
 pub mod cache;
 pub mod evaluate;
+pub mod executor;
 pub mod lock;
 pub mod progress;
+pub mod slurm;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -147,21 +149,7 @@ pub fn run(
                 .scenario
                 .and_then(|scenario| saturation_rate(plan, &states, scenario))
                 .filter(|_| matches!(task.load, Some(LoadPoint::FractionOfSaturation(_))));
-            let inputs: Vec<Row> = if task.kind == TaskKind::Aggregate {
-                let mut replicas: Vec<NodeIndex> =
-                    graph.neighbors_directed(node, Direction::Incoming).collect();
-                replicas.sort();
-                replicas
-                    .iter()
-                    .filter_map(|r| match &states[r.index()] {
-                        TaskState::Done(Output::Rows(rows)) => Some(rows.clone()),
-                        _ => None,
-                    })
-                    .flatten()
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            let inputs = aggregate_inputs(plan, &states, node);
             let sender = sender.clone();
             let cache = cache.clone();
             let experiment = Arc::clone(&shared);
@@ -244,8 +232,31 @@ pub fn saturation_rate(plan: &Plan, states: &[TaskState], scenario: usize) -> Op
     }
 }
 
+/// The replication rows an Aggregate task `node` reads (empty for other kinds), in plan order.
+pub(crate) fn aggregate_inputs(plan: &Plan, states: &[TaskState], node: NodeIndex) -> Vec<Row> {
+    if plan.graph[node].kind != TaskKind::Aggregate {
+        return Vec::new();
+    }
+    let mut replicas: Vec<NodeIndex> =
+        plan.graph.neighbors_directed(node, Direction::Incoming).collect();
+    replicas.sort();
+    replicas
+        .iter()
+        .filter_map(|r| match &states[r.index()] {
+            TaskState::Done(Output::Rows(rows)) => Some(rows.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
 /// Marks every compute task downstream of `node` as skipped; returns how many.
-fn skip_dependants(plan: &Plan, node: NodeIndex, reason: &str, states: &mut [TaskState]) -> usize {
+pub(crate) fn skip_dependants(
+    plan: &Plan,
+    node: NodeIndex,
+    reason: &str,
+    states: &mut [TaskState],
+) -> usize {
     let mut stack = vec![node];
     let mut count = 0;
     while let Some(current) = stack.pop() {

@@ -62,6 +62,17 @@ impl Progress {
         }
     }
 
+    /// Prints `runner: text` on stderr above the bar (nothing when `quiet`).
+    pub fn println(&self, quiet: bool, text: &str) {
+        if quiet {
+            return;
+        }
+        match self {
+            Progress::Bar(bar) => bar.suspend(|| eprintln!("runner: {text}")),
+            _ => eprintln!("runner: {text}"),
+        }
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         if let Progress::Bar(bar) = self {

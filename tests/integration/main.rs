@@ -4,6 +4,7 @@ mod cli;
 mod common;
 mod files;
 mod inputs;
+mod slurm;
 mod spec_errors;
 mod spec_properties;
 mod validation;

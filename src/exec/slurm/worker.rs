@@ -1,0 +1,105 @@
+//! One array element (`runner worker`, hidden): evaluates its batch's tasks through
+//! [`evaluate`](crate::exec::evaluate) and writes each result with [`Cache::put`], the same
+//! atomic write as a local run. An evaluator error is recorded as the task's failure (not
+//! retried); a cache write error likewise. A worker whose evaluator versions differ from the
+//! ones that planned the work refuses to run.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use super::record::{RecordDir, write_atomic};
+use crate::exec::cache::{Cache, Output};
+use crate::exec::evaluate;
+use crate::exec::executor::ExecError;
+use crate::plan::{self, LoadPoint, Only};
+
+/// What one element did.
+#[derive(Debug, Default)]
+pub struct ElementReport {
+    /// Tasks evaluated and cached.
+    pub done: usize,
+    /// Tasks already cached (an earlier attempt finished them).
+    pub already: usize,
+    /// Tasks that failed (recorded, not retried).
+    pub failed: usize,
+}
+
+/// Runs batch `offset + array_index` of round `round` of the submission in `dir`.
+pub fn run_element(
+    dir: &Path,
+    round: u32,
+    batch: usize,
+    log: &mut dyn FnMut(&str),
+) -> Result<ElementReport, ExecError> {
+    let record = RecordDir { dir: dir.to_path_buf() };
+    let submission = record.load()?.ok_or_else(|| {
+        ExecError::Setup(format!(
+            "no submission recorded in {} (is it on a filesystem this node shares?)",
+            dir.display()
+        ))
+    })?;
+    if let Some(reason) = submission.version_mismatch() {
+        let _ = write_atomic(&record.refused_path(), reason.as_bytes());
+        return Err(ExecError::Refused(reason));
+    }
+    // The spec was accepted (with any `--max-tasks`) when it was submitted; the copy is the same.
+    let unbounded = crate::spec::Limits { max_tasks: u64::MAX };
+    let (source, experiment) = crate::spec::load_with(&record.spec_path(), &unbounded)
+        .map_err(|e| ExecError::Setup(format!("cannot load the submitted spec: {e}")))?;
+    if source.sha256 != submission.spec_sha256 {
+        return Err(ExecError::Setup(format!(
+            "{} changed after submission; cancel the jobs and submit again",
+            record.spec_path().display()
+        )));
+    }
+    let only = match submission.only.as_deref() {
+        Some("model") => Some(Only::Model),
+        Some("simulation") => Some(Only::Simulation),
+        _ => None,
+    };
+    let plan = plan::build(&experiment, only);
+    let by_id: HashMap<&str, petgraph::graph::NodeIndex> =
+        plan.graph.node_indices().map(|n| (plan.graph[n].id.as_str(), n)).collect();
+    let cache = Cache::new(&submission.cache_dir);
+    let ids = record.batch(round, batch)?;
+    let mut report = ElementReport::default();
+    for id in &ids {
+        let Some(&node) = by_id.get(id.as_str()) else {
+            return Err(ExecError::Setup(format!("task {id} is not in the submitted plan")));
+        };
+        if cache.contains(id, plan.graph[node].kind) {
+            report.already += 1;
+            continue;
+        }
+        let task = &plan.graph[node];
+        let saturation = match (task.load, task.scenario) {
+            (Some(LoadPoint::FractionOfSaturation(_)), Some(scenario)) => {
+                plan.saturation.get(scenario).copied().flatten().and_then(|n| {
+                    match cache.get(&plan.graph[n].id, plan.graph[n].kind) {
+                        Some(Output::Saturation(rate)) => Some(rate),
+                        _ => None,
+                    }
+                })
+            }
+            _ => None,
+        };
+        let started = Instant::now();
+        let result = evaluate::evaluate(&experiment, task, saturation, &[]).and_then(|output| {
+            cache.put(id, task.kind, &output).map_err(|e| format!("cannot write the cache entry: {e}"))
+        });
+        let short = &id[..12.min(id.len())];
+        match result {
+            Ok(()) => {
+                report.done += 1;
+                log(&format!("{short} done in {:.2}s", started.elapsed().as_secs_f64()));
+            }
+            Err(error) => {
+                report.failed += 1;
+                log(&format!("{short} failed: {error}"));
+                record.record_failure(id, &error)?;
+            }
+        }
+    }
+    Ok(report)
+}
