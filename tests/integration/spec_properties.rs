@@ -479,6 +479,11 @@ fn loader_contract(text: &str) -> Result<(), TestCaseError> {
         }
     }
     let rendered = error.to_string();
+    // Our words, not the YAML library's internals.
+    prop_assert!(
+        !rendered.contains("DuplicateKeyPolicy") && !rendered.contains("Options"),
+        "a library hint leaked into the message:\n{rendered}"
+    );
     prop_assert!(
         rendered.starts_with("generated.yaml:"),
         "the message does not start with file:line:column:\n{rendered}"

@@ -86,7 +86,9 @@ pub fn run_element(
         };
         let started = Instant::now();
         let result = evaluate::evaluate(&experiment, task, saturation, &[]).and_then(|output| {
-            cache.put(id, task.kind, &output).map_err(|e| format!("cannot write the cache entry: {e}"))
+            cache
+                .put(id, task.kind, &output)
+                .map_err(|e| format!("cannot write the cache entry: {e}"))
         });
         let short = &id[..12.min(id.len())];
         match result {
