@@ -20,8 +20,10 @@ use runner::spec::{self, SpecError, SpecSource};
 
 use crate::common::Scratch;
 
-/// Every key the spec format knows, plus near misses that must get a "did you mean".
-const KEYS: &[&str] = &[
+/// The keys of the spec format that are not scenario fields, plus near misses that must get a
+/// "did you mean"; [`keys`] adds the scenario fields from the validator's own list.
+const OTHER_KEYS: &[&str] = &[
+    "did you mean",
     "name",
     "title",
     "description",
@@ -30,26 +32,9 @@ const KEYS: &[&str] = &[
     "load",
     "methods",
     "report",
-    "topology",
     "kind",
-    "radix",
-    "dimensions",
-    "processors",
-    "switching",
-    "scouting_distance",
-    "routing",
-    "virtual_channels",
-    "escape_channels",
-    "buffer_depth",
-    "router_delay",
-    "message_length",
-    "message_length_second_moment",
-    "fault_rate",
-    "ejection",
     "traffic",
     "pattern",
-    "broadcast_fraction",
-    "startup_latency",
     "zip",
     "rates",
     "fraction_of_saturation",
@@ -79,6 +64,11 @@ const KEYS: &[&str] = &[
     "",
     "<<",
 ];
+
+/// Every key the spec format knows, and the near misses.
+fn keys() -> Vec<&'static str> {
+    runner::spec::validate::FIELDS.iter().chain(OTHER_KEYS).copied().collect()
+}
 
 /// Scalars at the edges of what each field accepts, and the words the fields take.
 const SCALARS: &[&str] = &[
@@ -210,7 +200,7 @@ fn value(depth: u32) -> BoxedStrategy<String> {
         .prop_map(|(from, to, how, n)| format!("{{from: {from}, to: {to}, {how}: {n}}}"));
     let list = prop::collection::vec(value(depth - 1), 0..4)
         .prop_map(|items| format!("[{}]", items.join(", ")));
-    let mapping = prop::collection::vec((prop::sample::select(KEYS), value(depth - 1)), 0..4)
+    let mapping = prop::collection::vec((prop::sample::select(keys()), value(depth - 1)), 0..4)
         .prop_map(|pairs| {
             let body: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}: {v}")).collect();
             format!("{{{}}}", body.join(", "))
@@ -304,7 +294,7 @@ fn vocabulary_spec() -> impl Strategy<Value = String> {
                 field("message_length", "[32, 64]".into()),
                 field("fault_rate", family.fault_rate.into()),
                 field("buffer_depth", "4".into()),
-                prop::option::weighted(0.15, (prop::sample::select(KEYS), value(1))),
+                prop::option::weighted(0.15, (prop::sample::select(keys()), value(1))),
             );
             let top = (
                 field("name", "demo".into()),
@@ -315,7 +305,7 @@ fn vocabulary_spec() -> impl Strategy<Value = String> {
                     "report",
                     "{figures: [{x: rate, y: latency, lines: [message_length]}]}".into(),
                 ),
-                prop::option::weighted(0.15, (prop::sample::select(KEYS), value(1))),
+                prop::option::weighted(0.15, (prop::sample::select(keys()), value(1))),
             );
             (scenario, top)
         })
@@ -366,7 +356,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         1 => at.prop_map(Mutation::DeleteLine),
         1 => (at, at).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
         1 => (at, 0usize..6).prop_map(|(i, n)| Mutation::Indent(i, n)),
-        3 => (at, prop::sample::select(SCALARS).prop_union(prop::sample::select(KEYS)))
+        3 => (at, prop::sample::select(SCALARS).prop_union(prop::sample::select(keys())))
             .prop_map(|(i, w)| Mutation::ReplaceWord(i, w)),
     ]
 }
