@@ -179,6 +179,52 @@ impl Ejection {
     }
 }
 
+/// Which dateline virtual-channel class a torus dimension-order route uses on each hop.
+///
+/// Both are deadlock-free for minimal routing; they differ in how evenly the two classes share
+/// the links (docs in `sim::routing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dateline {
+    /// The class is fixed once per ring traversal: class 0 for the whole traversal if it will
+    /// cross the wrap-around link, class 1 otherwise (the default for `dimension_order`).
+    PerTraversal,
+    /// Dally-Seitz: class 0 until the wrap-around link, class 1 after it (or class 1
+    /// throughout when the route never wraps). Duato's escape class always uses it.
+    Switch,
+}
+
+impl Dateline {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Dateline::PerTraversal => "per_traversal",
+            Dateline::Switch => "switch",
+        }
+    }
+}
+
+/// Which way a torus dimension-order route goes when both directions are minimal (distance
+/// exactly k/2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieBreak {
+    /// At random, drawn once per message and dimension (the default for `dimension_order`).
+    Random,
+    /// Always the + direction (Duato's escape class always uses it).
+    Positive,
+}
+
+impl TieBreak {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TieBreak::Random => "random",
+            TieBreak::Positive => "positive",
+        }
+    }
+}
+
 /// One fully resolved physical system: every field has a value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
@@ -208,6 +254,14 @@ pub struct Scenario {
     pub startup_latency: f64,
     /// Ejection port capacity.
     pub ejection: Ejection,
+    /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
+    /// [`Scenario::dateline_convention`]). Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dateline: Option<Dateline>,
+    /// Tie-break of torus dimension-order routes at distance k/2; `None`: the routing's own
+    /// (see [`Scenario::tie_break_convention`]). Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tie_break: Option<TieBreak>,
 }
 
 impl Scenario {
@@ -229,6 +283,47 @@ impl Scenario {
             broadcast_fraction: 0.0,
             startup_latency: 1.0,
             ejection: Ejection::Single,
+            dateline: None,
+            tie_break: None,
+        }
+    }
+
+    /// Whether routes are dimension order on a torus: `dimension_order`, or Duato's escape.
+    fn torus_dimension_order(&self) -> bool {
+        matches!(self.topology, Topology::Torus { .. })
+            && matches!(self.routing, Routing::DimensionOrder | Routing::Duato)
+    }
+
+    /// The dateline convention in force: `per_traversal` by default for `dimension_order` on
+    /// a torus, `switch` by default for Duato's escape class on a torus (the only one it
+    /// supports), `None` where there is no dateline (meshes, hypercubes, other routings).
+    pub fn dateline_convention(&self) -> Option<Dateline> {
+        let default = match self.routing {
+            Routing::Duato => Dateline::Switch,
+            _ => Dateline::PerTraversal,
+        };
+        self.torus_dimension_order().then(|| self.dateline.unwrap_or(default))
+    }
+
+    /// The tie-break in force: `random` by default for `dimension_order` on a torus of even
+    /// radix, `positive` by default for Duato's escape class there (the only one it supports),
+    /// `None` where no route has a tie (odd radix, meshes, hypercubes, other routings).
+    pub fn tie_break_convention(&self) -> Option<TieBreak> {
+        let default = match self.routing {
+            Routing::Duato => TieBreak::Positive,
+            _ => TieBreak::Random,
+        };
+        (self.torus_dimension_order() && self.topology.radix().is_multiple_of(2))
+            .then(|| self.tie_break.unwrap_or(default))
+    }
+
+    /// The same system with the routing conventions resolved: set where they apply, `None`
+    /// where they do not, so that equal systems compare (and hash) equal.
+    pub fn with_conventions_resolved(self) -> Scenario {
+        Scenario {
+            dateline: self.dateline_convention(),
+            tie_break: self.tie_break_convention(),
+            ..self
         }
     }
 

@@ -3,7 +3,7 @@
 //! Keys are the scenario's field names, as in specs and result columns.
 
 use super::InputError;
-use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
+use crate::scenario::{Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology};
 use crate::spec::suggest::did_you_mean;
 
 /// Every key accepted: the scenario fields, as in specs.
@@ -103,6 +103,20 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 "unlimited" => Ejection::Unlimited,
                 _ => return Err(choice(key, value, &["single", "unlimited"])),
             }
+        }
+        "dateline" => {
+            s.dateline = Some(match value {
+                "per_traversal" => Dateline::PerTraversal,
+                "switch" => Dateline::Switch,
+                _ => return Err(choice(key, value, &["per_traversal", "switch"])),
+            })
+        }
+        "tie_break" => {
+            s.tie_break = Some(match value {
+                "random" => TieBreak::Random,
+                "positive" => TieBreak::Positive,
+                _ => return Err(choice(key, value, &["random", "positive"])),
+            })
         }
         _ => {
             let hint = did_you_mean(key, KEYS)

@@ -121,6 +121,8 @@ pub fn base_row(scenario: &Scenario, task: &Task, rate: f64, method: &str) -> Ro
         broadcast_fraction: scenario.broadcast_fraction,
         startup_latency: scenario.startup_latency,
         ejection: scenario.ejection.as_str().to_string(),
+        dateline: scenario.dateline_convention().map(|d| d.as_str().to_string()),
+        tie_break: scenario.tie_break_convention().map(|t| t.as_str().to_string()),
         rate,
         fraction_of_saturation: match task.load {
             Some(LoadPoint::FractionOfSaturation(f)) => Some(f),

@@ -28,7 +28,7 @@
 
 use crate::scenario::{Ejection, Scenario};
 
-use super::routing::{Candidate, Router};
+use super::routing::{Candidate, Header, Router};
 use super::stats::Batches;
 use super::topology::{Geometry, NO_LINK};
 use super::traffic::{Pattern, Traffic};
@@ -84,12 +84,22 @@ struct Message {
     hops: u32,
     /// Routing state (Nbc's escape level).
     level: u32,
+    /// Tie-break bits of a torus dimension-order route (see `routing::Header`).
+    ties: u32,
     delivered: u32,
     /// Next message in the same source queue.
     next: u32,
     /// The VC whose buffer holds the header.
     head_vc: u32,
     measured: bool,
+}
+
+impl Message {
+    /// What the routing function needs to know about the message.
+    #[inline]
+    fn header(&self) -> Header {
+        Header { source: self.source, dest: self.dest, level: self.level, ties: self.ties }
+    }
 }
 
 /// Counters over the measurement window (rates are derived in `stats::summarize`).
@@ -115,6 +125,8 @@ pub(crate) struct Window {
     pub(crate) escape_hops: u64,
     /// Channel-cycles with v VCs allocated, v = 0..=V.
     pub(crate) busy_time: Vec<u64>,
+    /// Flits that crossed each physical channel (by channel slot).
+    pub(crate) channel_flits: Vec<u64>,
     /// Messages generated in the window (measured), and those not delivered yet.
     pub(crate) measured: u64,
     pub(crate) outstanding: u64,
@@ -279,7 +291,11 @@ impl Engine {
             fixed_end,
             backlog_limit: plan.backlog_limit,
             batches: Batches::new(batch_length, batch_cap),
-            window: Window { busy_time: vec![0; v as usize + 1], ..Window::default() },
+            window: Window {
+                busy_time: vec![0; v as usize + 1],
+                channel_flits: vec![0; slots],
+                ..Window::default()
+            },
             geometry,
         })
     }
@@ -435,9 +451,13 @@ impl Engine {
             self.batches.generated(now - self.window.start);
         }
         self.generated_total += 1;
+        // One random bit per dimension, drawn only where ties are broken at random (so the
+        // random streams of every other configuration are unchanged).
+        let ties = if self.router.random_ties { self.rng.next_u64() as u32 } else { u32::MAX };
         let record = Message {
             source,
             dest,
+            ties,
             length: self.length,
             generated: now,
             next: NONE,
@@ -530,13 +550,7 @@ impl Engine {
             self.ejecting.push(vc);
             return true;
         }
-        self.router.candidates(
-            &self.geometry,
-            cur,
-            message.dest,
-            message.level,
-            &mut self.candidates,
-        );
+        self.router.candidates(&self.geometry, cur, message.header(), &mut self.candidates);
         let base = (cur * self.geometry.ports) as usize;
         let Some((channel, v)) = self.select(base, false).or_else(|| self.select(base, true))
         else {
@@ -666,6 +680,9 @@ impl Engine {
             let src = self.vc_src[out] as usize;
             self.vc_count[src] -= 1;
             self.vc_count[out] += 1;
+            if counting {
+                self.window.channel_flits[out / self.v as usize] += 1;
+            }
             let id = self.vc_owner[out] as usize;
             if self.vc_received[out] == 0 {
                 self.pending.push(Pending { vc: out as u32, ready: now + 1 + self.delay });

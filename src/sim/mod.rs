@@ -95,7 +95,7 @@ use crate::measurement::Measurement;
 use crate::scenario::{Routing, Scenario, Switching, Topology};
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
-pub const VERSION: &str = "sim-1.0.0";
+pub const VERSION: &str = "sim-1.1.0";
 
 /// Largest number of virtual channels (network plus injection) the simulator allocates.
 const MAX_VIRTUAL_CHANNELS: u64 = 1 << 27;

@@ -304,7 +304,7 @@ fn results_are_pinned() {
     let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
     let options = SimOptions { warmup_cycles: 1_000, cycles: 5_000, ..SimOptions::default() };
     let m = simulate(&s, 0.03, &options, 2024, None).unwrap();
-    assert_eq!(VERSION, "sim-1.0.0");
+    assert_eq!(VERSION, "sim-1.1.0");
     assert_eq!((m.messages_measured, m.flit_hops, m.cycles), (Some(2368), Some(48117), Some(6011)));
     assert_eq!(m.latency, Some(12.407516891891891));
 }
@@ -466,4 +466,38 @@ fn a_multiplexed_channel_is_processor_sharing() {
             "rho {utilization}: simulated V-bar {v_bar:.4}, processor sharing {expected:.4}"
         );
     }
+}
+
+/// Flits per cycle on each link of an 8-ring (both directions) under uniform traffic with
+/// dimension-order routing, V = 2.
+fn ring_link_loads(tie_break: crate::scenario::TieBreak) -> Vec<f64> {
+    let s = Scenario {
+        tie_break: Some(tie_break),
+        ..scenario(torus(8, 1), Routing::DimensionOrder, 2, 8)
+    };
+    let run = plan(2_000, 200_000);
+    let mut engine = Engine::new(&s, 0.03, 5, &run).unwrap();
+    let outcome = engine.run(&run, None);
+    assert_eq!(outcome, engine::Outcome::Ok);
+    let span = (engine.window.end.unwrap() - engine.window.start) as f64;
+    engine.window.channel_flits.iter().map(|&f| f as f64 / span).collect()
+}
+
+/// With the random tie-break every link of the ring carries the same load (the ring is
+/// vertex-transitive and the k/2 traffic splits evenly between the directions). With ties
+/// always going + (`tie_break: positive`, the convention before sim-1.1.0) the + links carry
+/// 1 + 2 + 3 + 4 = 10 units of distance per source against 6 for the - links.
+#[test]
+fn every_link_of_a_ring_carries_the_same_load() {
+    let loads = ring_link_loads(crate::scenario::TieBreak::Random);
+    assert_eq!(loads.len(), 16);
+    // Expected: rate * M * (mean distance 16/7) * nodes / links = 0.03 * 8 * 16/7 / 2.
+    let expected = 0.03 * 8.0 * 16.0 / 7.0 / 2.0;
+    for (channel, load) in loads.iter().enumerate() {
+        assert!((load - expected).abs() < 0.03 * expected, "link {channel}: {load} vs {expected}");
+    }
+    let loads = ring_link_loads(crate::scenario::TieBreak::Positive);
+    let plus: f64 = loads.iter().step_by(2).sum::<f64>() / 8.0;
+    let minus: f64 = loads.iter().skip(1).step_by(2).sum::<f64>() / 8.0;
+    assert!((plus / minus - 10.0 / 6.0).abs() < 0.05, "+ {plus} vs - {minus}");
 }

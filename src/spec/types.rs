@@ -117,6 +117,18 @@ pub struct ScenarioSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<EjectionName>>", extend("default" = "single"))]
     pub ejection: Option<Field<EjectionName>>,
+    /// Dateline convention of dimension-order routes on a torus (simulator): `per_traversal`
+    /// (class fixed per ring traversal; the default for `dimension_order`) or `switch`
+    /// (Dally-Seitz; the only one Duato's escape class supports, and its default).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<DatelineName>>")]
+    pub dateline: Option<Field<DatelineName>>,
+    /// Direction of dimension-order routes on a torus at distance exactly k/2 (simulator):
+    /// `random` (per message and dimension; the default for `dimension_order`) or `positive`
+    /// (always +; the only one Duato's escape class supports, and its default).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<TieBreakName>>")]
+    pub tie_break: Option<Field<TieBreakName>>,
     /// Traffic pattern; uniform unicast when left out.
     #[serde(default)]
     pub traffic: Option<TrafficSpec>,
@@ -298,6 +310,26 @@ pub enum EjectionName {
     Unlimited,
 }
 
+/// `scenario.dateline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DatelineName {
+    /// Class fixed once per ring traversal.
+    PerTraversal,
+    /// Class 0 until the wrap-around link, class 1 after it (Dally-Seitz).
+    Switch,
+}
+
+/// `scenario.tie_break`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TieBreakName {
+    /// At random, once per message and dimension.
+    Random,
+    /// Always the + direction.
+    Positive,
+}
+
 /// `scenario.traffic.pattern`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -334,4 +366,4 @@ macro_rules! named_values {
     )*};
 }
 
-named_values!(TopologyKind, SwitchingKind, RoutingName, EjectionName);
+named_values!(TopologyKind, SwitchingKind, RoutingName, EjectionName, DatelineName, TieBreakName);

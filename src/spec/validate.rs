@@ -16,11 +16,11 @@ use super::sweep::{Sweep, SweepValue};
 use super::types::*;
 use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelName, ModelOptions};
-use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
+use crate::scenario::{Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology};
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 17] = [
+pub const FIELDS: [&str; 19] = [
     "topology",
     "radix",
     "dimensions",
@@ -38,6 +38,8 @@ pub const FIELDS: [&str; 17] = [
     "broadcast_fraction",
     "startup_latency",
     "ejection",
+    "dateline",
+    "tie_break",
 ];
 
 const TOPOLOGY: usize = 0;
@@ -57,6 +59,8 @@ const FAULT_RATE: usize = 13;
 const BROADCAST: usize = 14;
 const STARTUP: usize = 15;
 const EJECTION: usize = 16;
+const DATELINE: usize = 17;
+const TIE_BREAK: usize = 18;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -98,8 +102,10 @@ struct Columns {
     broadcast_fraction: Values<f64>,
     startup_latency: Values<f64>,
     ejection: Values<EjectionName>,
+    dateline: Values<DatelineName>,
+    tie_break: Values<TieBreakName>,
     /// Where each field was written (`None`: left out, default used or not applicable).
-    written: [Option<Location>; 17],
+    written: [Option<Location>; FIELDS.len()],
 }
 
 impl Columns {
@@ -121,7 +127,9 @@ impl Columns {
             FAULT_RATE => self.fault_rate.len(),
             BROADCAST => self.broadcast_fraction.len(),
             STARTUP => self.startup_latency.len(),
-            _ => self.ejection.len(),
+            EJECTION => self.ejection.len(),
+            DATELINE => self.dateline.len(),
+            _ => self.tie_break.len(),
         }
     }
 }
@@ -247,7 +255,7 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     let topology = &s.topology;
     let switching = s.switching.as_ref();
     let traffic = s.traffic.as_ref();
-    let mut written = [None; 17];
+    let mut written = [None; FIELDS.len()];
     let mut mark = |field: usize, location: Option<Location>| written[field] = location;
     mark(TOPOLOGY, Some(topology.kind.referenced));
     mark(RADIX, topology.radix.as_ref().map(|f| f.referenced));
@@ -266,6 +274,8 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(BROADCAST, traffic.and_then(|t| t.broadcast_fraction.as_ref()).map(|f| f.referenced));
     mark(STARTUP, traffic.and_then(|t| t.startup_latency.as_ref()).map(|f| f.referenced));
     mark(EJECTION, s.ejection.as_ref().map(|f| f.referenced));
+    mark(DATELINE, s.dateline.as_ref().map(|f| f.referenced));
+    mark(TIE_BREAK, s.tie_break.as_ref().map(|f| f.referenced));
 
     if let Some(traffic) = traffic
         && traffic.pattern == Some(TrafficPattern::Uniform)
@@ -347,6 +357,8 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             finite_in(0.0, 1e9, true, "startup_latency"),
         ),
         ejection: column(diags, s.ejection.as_ref(), Some(EjectionName::Single), any),
+        dateline: column(diags, s.dateline.as_ref(), None, any),
+        tie_break: column(diags, s.tie_break.as_ref(), None, any),
         written,
     }
 }
@@ -552,7 +564,7 @@ fn expand(
         );
         return Vec::new();
     };
-    let mut used = [false; 17];
+    let mut used = [false; FIELDS.len()];
     let mut points = Vec::with_capacity(total);
     let mut seen = std::collections::HashSet::with_capacity(total);
     let mut index = vec![0usize; FIELDS.len()];
@@ -590,6 +602,8 @@ fn expand(
                 DIMENSIONS => "`topology.kind: torus`, `mesh` or `hypercube`",
                 PROCESSORS => "`topology.kind: fat_tree`",
                 SCOUTING => "`switching.kind: scouting`",
+                DATELINE => "`routing: dimension_order` or `duato` on a torus",
+                TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
                 _ => "other settings",
             };
             diags.error(
@@ -613,7 +627,7 @@ fn get<T: Copy>(values: &Values<T>, index: usize) -> Option<T> {
 fn build(
     c: &Columns,
     index: &[usize],
-    used: &mut [bool; 17],
+    used: &mut [bool; FIELDS.len()],
     diags: &mut Diags,
 ) -> Option<ScenarioPoint> {
     let kind_location = c.topology.get(index[TOPOLOGY])?.1;
@@ -737,7 +751,18 @@ fn build(
             EjectionName::Single => Ejection::Single,
             EjectionName::Unlimited => Ejection::Unlimited,
         },
+        dateline: get(&c.dateline, index[DATELINE]).map(|d| match d {
+            DatelineName::PerTraversal => Dateline::PerTraversal,
+            DatelineName::Switch => Dateline::Switch,
+        }),
+        tie_break: get(&c.tie_break, index[TIE_BREAK]).map(|t| match t {
+            TieBreakName::Random => TieBreak::Random,
+            TieBreakName::Positive => TieBreak::Positive,
+        }),
     };
+    used[DATELINE] |= scenario.dateline.is_some() && scenario.dateline_convention().is_some();
+    used[TIE_BREAK] |= scenario.tie_break.is_some() && scenario.tie_break_convention().is_some();
+    let scenario = scenario.with_conventions_resolved();
     Some(ScenarioPoint { label: label(&scenario), scenario })
 }
 

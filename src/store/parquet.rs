@@ -155,6 +155,8 @@ columns! {
     broadcast_fraction: F64,
     startup_latency: F64,
     ejection: Str,
+    dateline: OptStr,
+    tie_break: OptStr,
     rate: F64,
     fraction_of_saturation: OptF64,
     saturation_rate: OptF64,

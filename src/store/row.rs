@@ -57,6 +57,12 @@ pub struct Row {
     pub startup_latency: f64,
     /// `single` or `unlimited`.
     pub ejection: String,
+    /// Dateline convention of torus dimension-order routes (`per_traversal` or `switch`); null
+    /// where routes have no dateline (meshes, hypercubes, adaptive and Nbc routing).
+    pub dateline: Option<String>,
+    /// Direction at distance k/2 of torus dimension-order routes (`random` or `positive`);
+    /// null where no route has such a tie.
+    pub tie_break: Option<String>,
     /// Offered load (messages/node/cycle).
     pub rate: f64,
     /// `rate / saturation_rate` (the load as written, when given as `fraction_of_saturation`).
