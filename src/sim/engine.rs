@@ -63,6 +63,8 @@ pub(crate) enum Outcome {
     Ok,
     Saturated(String),
     Deadlock(String),
+    /// Precision mode stopped at `max_cycles` short of its target (or measured nothing).
+    Imprecise(String),
 }
 
 /// A header waiting for an output VC.
@@ -214,6 +216,8 @@ pub(crate) struct Engine {
     fixed_end: Option<u64>,
     /// Saturated when more messages than this wait in source queues.
     backlog_limit: u64,
+    /// Precision mode: the window closed at `max_cycles` (second), short of the target (first).
+    stopped_short: Option<(f64, u64)>,
     pub(crate) batches: Batches,
     pub(crate) window: Window,
 }
@@ -290,6 +294,7 @@ impl Engine {
             generated_total: 0,
             fixed_end,
             backlog_limit: plan.backlog_limit,
+            stopped_short: None,
             batches: Batches::new(batch_length, batch_cap),
             window: Window {
                 busy_time: vec![0; v as usize + 1],
@@ -325,10 +330,13 @@ impl Engine {
                 let close = match (self.fixed_end, plan.precision) {
                     (Some(end), _) => now >= end,
                     (None, Some(target)) => {
-                        now >= planned
-                            || (elapsed > 0
-                                && elapsed.is_multiple_of(self.batches.length())
-                                && self.precise_enough(elapsed, target))
+                        let precise = elapsed > 0
+                            && elapsed.is_multiple_of(self.batches.length())
+                            && self.precise_enough(elapsed, target);
+                        if now >= planned && !precise {
+                            self.stopped_short = Some((target, planned));
+                        }
+                        precise || now >= planned
                     }
                     (None, None) => now >= planned,
                 };
@@ -350,7 +358,7 @@ impl Engine {
             }
             if let Some(end) = self.window.end {
                 if self.window.outstanding == 0 {
-                    return Outcome::Ok;
+                    return self.verdict();
                 }
                 let drain_limit = (end - self.window.start).max(50_000);
                 if now - end >= drain_limit {
@@ -391,6 +399,36 @@ impl Engine {
             {
                 report(self.now.min(planned), planned);
             }
+        }
+    }
+
+    /// The verdict once every message of the window is delivered: `Ok` unless the latency
+    /// batch means grow steadily with generation time (the source backlog grows: the run
+    /// is unstable, whatever its absolute backlog).
+    fn verdict(&self) -> Outcome {
+        match self.batches.trend(self.batches.len()) {
+            Some(trend) if trend.unstable() => Outcome::Saturated(format!(
+                "the latency grew steadily over the measurement window, from {:.0} to {:.0} \
+                 cycles ({:.3} cycles per cycle, t = {:.1}): the source queues keep growing, \
+                 the offered load exceeds what the network accepts",
+                trend.first, trend.last, trend.slope, trend.t
+            )),
+            _ => match self.stopped_short {
+                Some((target, max_cycles)) => {
+                    let reached = match self.batches.confidence(self.batches.len()) {
+                        Some((mean, half, _)) if mean > 0.0 => format!(
+                            "the 95% half-width was {:.2}% of the mean latency",
+                            100.0 * half / mean
+                        ),
+                        _ => "fewer than 2 batches held a delivered message".to_string(),
+                    };
+                    Outcome::Imprecise(format!(
+                        "stopped at max_cycles = {max_cycles} short of target_precision \
+                         {target}: {reached}"
+                    ))
+                }
+                None => Outcome::Ok,
+            },
         }
     }
 

@@ -501,3 +501,27 @@ fn every_link_of_a_ring_carries_the_same_load() {
     let minus: f64 = loads.iter().skip(1).step_by(2).sum::<f64>() / 8.0;
     assert!((plus / minus - 10.0 / 6.0).abs() < 0.05, "+ {plus} vs - {minus}");
 }
+
+/// Precision mode never reports `ok` for a point it did not measure to its target: stopping
+/// at `max_cycles` short of the target, or with no message at all, is `imprecise`, with the
+/// estimate kept and the reason in the detail.
+#[test]
+fn precision_mode_short_of_its_target_is_imprecise() {
+    let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
+    let options = SimOptions {
+        warmup_cycles: 1_000,
+        cycles: 2_000,
+        target_precision: Some(1e-6),
+        max_cycles: 20_000,
+        ..SimOptions::default()
+    };
+    let m = simulate(&s, 0.03, &options, 2, None).unwrap();
+    assert_eq!(m.status, Status::Imprecise, "{:?}", m.detail);
+    let detail = m.detail.unwrap();
+    assert!(detail.contains("max_cycles = 20000") && detail.contains("half-width"), "{detail}");
+    assert!(m.latency.is_some() && m.latency_ci95.is_some());
+    let nothing = simulate(&s, 0.0, &options, 2, None).unwrap();
+    assert_eq!(nothing.status, Status::Imprecise);
+    assert!(nothing.detail.unwrap().contains("fewer than 2 batches"));
+    assert_eq!(nothing.latency, None);
+}

@@ -89,7 +89,7 @@ pub struct Row {
     pub throughput: Option<f64>,
     /// Mean hops per message.
     pub hops: Option<f64>,
-    /// `ok`, `saturated`, `deadlock`, `failed` or `skipped`.
+    /// `ok`, `saturated`, `deadlock`, `imprecise` (precision mode stopped at `max_cycles` short of `target_precision`, or measured nothing: the numbers are an estimate), `failed` or `skipped`.
     pub status: String,
     /// Error message or saturation/deadlock detail.
     pub error: Option<String>,
