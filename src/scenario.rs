@@ -225,6 +225,59 @@ impl TieBreak {
     }
 }
 
+/// Where messages go (the traffic pattern). Permutations address nodes by their digits: the
+/// coordinates of a torus or mesh (radix k), the bits of a hypercube (radix 2).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "pattern", rename_all = "snake_case")]
+pub enum Traffic {
+    /// Uniform over all other nodes (the papers' traffic; the default).
+    #[default]
+    Uniform,
+    /// Uniform over all nodes, the source included (a self-addressed message is ejected at
+    /// its source without crossing a link).
+    UniformWithSelf,
+    /// Digit `i` of the destination is digit `i + n/2` of the source (matrix transpose; needs
+    /// an even number of dimensions). Nodes on the diagonal send to themselves.
+    Transpose,
+    /// Every bit of the node number complemented (needs a power-of-two node count).
+    BitComplement,
+    /// The bits of the node number reversed (needs a power-of-two node count).
+    BitReverse,
+    /// Each coordinate moved `ceil(k/2) - 1` places forward (torus or mesh with k >= 3).
+    Tornado,
+    /// Each coordinate moved one place forward, modulo k.
+    Neighbor,
+    /// With probability `fraction` the destination is one of `nodes` (uniformly, not the
+    /// source), otherwise uniform over the other nodes.
+    Hotspot {
+        /// Probability that a message goes to a hotspot node, 0 <= fraction <= 1.
+        fraction: f64,
+        /// The hotspot node numbers (dimension 0 varies fastest).
+        nodes: Vec<u32>,
+    },
+}
+
+impl Traffic {
+    /// The pattern's name, as in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Traffic::Uniform => "uniform",
+            Traffic::UniformWithSelf => "uniform_with_self",
+            Traffic::Transpose => "transpose",
+            Traffic::BitComplement => "bit_complement",
+            Traffic::BitReverse => "bit_reverse",
+            Traffic::Tornado => "tornado",
+            Traffic::Neighbor => "neighbor",
+            Traffic::Hotspot { .. } => "hotspot",
+        }
+    }
+
+    /// Whether this is the default uniform pattern.
+    pub fn is_uniform(&self) -> bool {
+        *self == Traffic::Uniform
+    }
+}
+
 /// One fully resolved physical system: every field has a value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
@@ -262,6 +315,9 @@ pub struct Scenario {
     /// (see [`Scenario::tie_break_convention`]). Left out of the serialized form when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tie_break: Option<TieBreak>,
+    /// Where messages go. Left out of the serialized form when uniform.
+    #[serde(skip_serializing_if = "Traffic::is_uniform")]
+    pub traffic: Traffic,
 }
 
 impl Scenario {
@@ -285,6 +341,7 @@ impl Scenario {
             ejection: Ejection::Single,
             dateline: None,
             tie_break: None,
+            traffic: Traffic::Uniform,
         }
     }
 

@@ -11,7 +11,7 @@ use super::cache::Output;
 use crate::measurement::Measurement;
 use crate::model;
 use crate::plan::{LoadPoint, Task, TaskKind};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Traffic};
 use crate::sim;
 use crate::spec::Experiment;
 use crate::store::row::Row;
@@ -123,6 +123,17 @@ pub fn base_row(scenario: &Scenario, task: &Task, rate: f64, method: &str) -> Ro
         ejection: scenario.ejection.as_str().to_string(),
         dateline: scenario.dateline_convention().map(|d| d.as_str().to_string()),
         tie_break: scenario.tie_break_convention().map(|t| t.as_str().to_string()),
+        traffic: scenario.traffic.as_str().to_string(),
+        hotspot_fraction: match &scenario.traffic {
+            Traffic::Hotspot { fraction, .. } => Some(*fraction),
+            _ => None,
+        },
+        hotspot_nodes: match &scenario.traffic {
+            Traffic::Hotspot { nodes, .. } => {
+                Some(nodes.iter().map(u32::to_string).collect::<Vec<_>>().join(","))
+            }
+            _ => None,
+        },
         rate,
         fraction_of_saturation: match task.load {
             Some(LoadPoint::FractionOfSaturation(f)) => Some(f),

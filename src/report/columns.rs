@@ -38,6 +38,9 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("ejection", Kind::Text),
     ("dateline", Kind::Text),
     ("tie_break", Kind::Text),
+    ("traffic", Kind::Text),
+    ("hotspot_fraction", Kind::Number),
+    ("hotspot_nodes", Kind::Text),
     ("rate", Kind::Number),
     ("fraction_of_saturation", Kind::Number),
     ("saturation_rate", Kind::Number),
@@ -84,6 +87,9 @@ pub(crate) const SCENARIO_COLUMNS: &[&str] = &[
     "ejection",
     "dateline",
     "tie_break",
+    "traffic",
+    "hotspot_fraction",
+    "hotspot_nodes",
 ];
 
 /// The scenario columns that describe a system in prose, in display order.

@@ -243,7 +243,8 @@ impl Engine {
             )));
         }
         let mut rng = Rng::new(seed);
-        let traffic = Traffic::new(geometry.nodes, rate, Pattern::Uniform, &mut rng);
+        let pattern = Pattern::new(&scenario.traffic, &geometry)?;
+        let traffic = Traffic::new(geometry.nodes, rate, pattern, &mut rng);
         let (fixed_end, batch_length) = match plan.precision {
             None => {
                 (Some(plan.warmup.saturating_add(plan.cycles)), plan.cycles.div_ceil(plan.batches))

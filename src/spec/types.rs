@@ -177,10 +177,20 @@ pub struct SwitchingSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficSpec {
-    /// `uniform` unicast, or `broadcast_mix` (a fraction of messages are broadcasts).
+    /// Where messages go: `uniform` (every other node; the papers'), `uniform_with_self`,
+    /// `transpose`, `bit_complement`, `bit_reverse`, `tornado`, `neighbor`, `hotspot`
+    /// (simulator only; the models assume uniform), or `broadcast_mix` (uniform unicast plus a
+    /// fraction of broadcasts).
     #[serde(default)]
-    #[schemars(extend("default" = "uniform"))]
-    pub pattern: Option<TrafficPattern>,
+    #[schemars(with = "Option<Sweep<TrafficPattern>>", extend("default" = "uniform"))]
+    pub pattern: Option<Field<TrafficPattern>>,
+    /// `hotspot` only: probability that a message goes to one of `hotspot_nodes`.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>")]
+    pub hotspot_fraction: Option<Field<f64>>,
+    /// `hotspot` only: the hotspot node numbers (dimension 0 varies fastest); not swept.
+    #[serde(default)]
+    pub hotspot_nodes: Option<Vec<u32>>,
     /// Fraction beta of messages that are broadcasts, 0 <= beta <= 1 (broadcast_mix).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_BROADCAST_FRACTION))]
@@ -338,6 +348,20 @@ pub enum TrafficPattern {
     Uniform,
     /// Uniform unicast mixed with broadcasts (`broadcast_fraction`).
     BroadcastMix,
+    /// Uniform over all nodes, the source included.
+    UniformWithSelf,
+    /// Matrix transpose of the node's digits (even number of dimensions).
+    Transpose,
+    /// Complemented node number (power-of-two node count).
+    BitComplement,
+    /// Reversed node number bits (power-of-two node count).
+    BitReverse,
+    /// Every coordinate ceil(k/2) - 1 places forward.
+    Tornado,
+    /// Every coordinate one place forward.
+    Neighbor,
+    /// A fraction of messages to a set of hotspot nodes, the rest uniform.
+    Hotspot,
 }
 
 /// `methods.model.name`.
@@ -366,4 +390,12 @@ macro_rules! named_values {
     )*};
 }
 
-named_values!(TopologyKind, SwitchingKind, RoutingName, EjectionName, DatelineName, TieBreakName);
+named_values!(
+    TopologyKind,
+    SwitchingKind,
+    RoutingName,
+    EjectionName,
+    DatelineName,
+    TieBreakName,
+    TrafficPattern
+);

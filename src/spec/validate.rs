@@ -16,11 +16,13 @@ use super::sweep::{Sweep, SweepValue};
 use super::types::*;
 use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelName, ModelOptions};
-use crate::scenario::{Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology};
+use crate::scenario::{
+    Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
+};
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 19] = [
+pub const FIELDS: [&str; 21] = [
     "topology",
     "radix",
     "dimensions",
@@ -40,6 +42,8 @@ pub const FIELDS: [&str; 19] = [
     "ejection",
     "dateline",
     "tie_break",
+    "traffic",
+    "hotspot_fraction",
 ];
 
 const TOPOLOGY: usize = 0;
@@ -61,6 +65,8 @@ const STARTUP: usize = 15;
 const EJECTION: usize = 16;
 const DATELINE: usize = 17;
 const TIE_BREAK: usize = 18;
+const TRAFFIC: usize = 19;
+const HOTSPOT: usize = 20;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -104,6 +110,9 @@ struct Columns {
     ejection: Values<EjectionName>,
     dateline: Values<DatelineName>,
     tie_break: Values<TieBreakName>,
+    traffic: Values<TrafficPattern>,
+    hotspot_fraction: Values<f64>,
+    hotspot_nodes: Vec<u32>,
     /// Where each field was written (`None`: left out, default used or not applicable).
     written: [Option<Location>; FIELDS.len()],
 }
@@ -129,7 +138,9 @@ impl Columns {
             STARTUP => self.startup_latency.len(),
             EJECTION => self.ejection.len(),
             DATELINE => self.dateline.len(),
-            _ => self.tie_break.len(),
+            TIE_BREAK => self.tie_break.len(),
+            TRAFFIC => self.traffic.len(),
+            _ => self.hotspot_fraction.len(),
         }
     }
 }
@@ -276,9 +287,12 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(EJECTION, s.ejection.as_ref().map(|f| f.referenced));
     mark(DATELINE, s.dateline.as_ref().map(|f| f.referenced));
     mark(TIE_BREAK, s.tie_break.as_ref().map(|f| f.referenced));
+    mark(TRAFFIC, traffic.and_then(|t| t.pattern.as_ref()).map(|f| f.referenced));
+    mark(HOTSPOT, traffic.and_then(|t| t.hotspot_fraction.as_ref()).map(|f| f.referenced));
 
     if let Some(traffic) = traffic
-        && traffic.pattern == Some(TrafficPattern::Uniform)
+        && let Some(pattern) = &traffic.pattern
+        && !matches!(pattern.value.values(pattern.referenced), Ok(values) if values.iter().any(|v| v.0 == TrafficPattern::BroadcastMix))
         && let Some(field) = &traffic.broadcast_fraction
     {
         diags.error(
@@ -359,6 +373,19 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
         ejection: column(diags, s.ejection.as_ref(), Some(EjectionName::Single), any),
         dateline: column(diags, s.dateline.as_ref(), None, any),
         tie_break: column(diags, s.tie_break.as_ref(), None, any),
+        traffic: column(
+            diags,
+            traffic.and_then(|t| t.pattern.as_ref()),
+            Some(TrafficPattern::Uniform),
+            any,
+        ),
+        hotspot_fraction: column(
+            diags,
+            traffic.and_then(|t| t.hotspot_fraction.as_ref()),
+            None,
+            finite_in(0.0, 1.0, true, "hotspot_fraction"),
+        ),
+        hotspot_nodes: traffic.and_then(|t| t.hotspot_nodes.clone()).unwrap_or_default(),
         written,
     }
 }
@@ -604,6 +631,7 @@ fn expand(
                 SCOUTING => "`switching.kind: scouting`",
                 DATELINE => "`routing: dimension_order` or `duato` on a torus",
                 TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
+                HOTSPOT => "`traffic.pattern: hotspot`",
                 _ => "other settings",
             };
             diags.error(
@@ -713,7 +741,7 @@ fn build(
     for field in [VIRTUAL_CHANNELS, ESCAPE, BUFFER, ROUTER_DELAY, MESSAGE_LENGTH, SECOND_MOMENT] {
         used[field] = true;
     }
-    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION] {
+    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC] {
         used[field] = true;
     }
     let message_length = get(&c.message_length, index[MESSAGE_LENGTH])?;
@@ -759,6 +787,28 @@ fn build(
             TieBreakName::Random => TieBreak::Random,
             TieBreakName::Positive => TieBreak::Positive,
         }),
+        traffic: match get(&c.traffic, index[TRAFFIC])? {
+            TrafficPattern::Uniform | TrafficPattern::BroadcastMix => Traffic::Uniform,
+            TrafficPattern::UniformWithSelf => Traffic::UniformWithSelf,
+            TrafficPattern::Transpose => Traffic::Transpose,
+            TrafficPattern::BitComplement => Traffic::BitComplement,
+            TrafficPattern::BitReverse => Traffic::BitReverse,
+            TrafficPattern::Tornado => Traffic::Tornado,
+            TrafficPattern::Neighbor => Traffic::Neighbor,
+            TrafficPattern::Hotspot => {
+                used[HOTSPOT] = true;
+                let Some(fraction) = get(&c.hotspot_fraction, index[HOTSPOT]) else {
+                    let location = c.written[TRAFFIC].unwrap_or(kind_location);
+                    diags.error(
+                        location,
+                        "traffic `hotspot` needs `traffic.hotspot_fraction` and `traffic.hotspot_nodes`",
+                        None,
+                    );
+                    return None;
+                };
+                Traffic::Hotspot { fraction, nodes: c.hotspot_nodes.clone() }
+            }
+        },
     };
     used[DATELINE] |= scenario.dateline.is_some() && scenario.dateline_convention().is_some();
     used[TIE_BREAK] |= scenario.tie_break.is_some() && scenario.tie_break_convention().is_some();

@@ -63,6 +63,13 @@ pub struct Row {
     /// Direction at distance k/2 of torus dimension-order routes (`random` or `positive`);
     /// null where no route has such a tie.
     pub tie_break: Option<String>,
+    /// Traffic pattern: `uniform`, `uniform_with_self`, `transpose`, `bit_complement`,
+    /// `bit_reverse`, `tornado`, `neighbor` or `hotspot`.
+    pub traffic: String,
+    /// Probability that a message goes to a hotspot node; null unless traffic is `hotspot`.
+    pub hotspot_fraction: Option<f64>,
+    /// The hotspot node numbers, comma-separated; null unless traffic is `hotspot`.
+    pub hotspot_nodes: Option<String>,
     /// Offered load (messages/node/cycle).
     pub rate: f64,
     /// `rate / saturation_rate` (the load as written, when given as `fraction_of_saturation`).
