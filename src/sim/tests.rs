@@ -566,3 +566,41 @@ fn every_traffic_pattern_is_delivered() {
     };
     assert!(check(&odd).unwrap_err().0.contains("power-of-two"));
 }
+
+/// The verdict at 0.9 and 1.05 times a network's saturation throughput, for five seeds with
+/// the default options (10,000 warm-up, 100,000-cycle window). The saturation throughputs were
+/// measured by bisection with 1,000,000-cycle windows (docs/validation.md, "Saturation
+/// verdict"): the largest load that stayed `ok` and the smallest that did not, midpoint here.
+fn verdict_holds_around_saturation(s: &Scenario, saturation: f64) {
+    let options = SimOptions::default();
+    for seed in 1..=5 {
+        let below = simulate(s, 0.9 * saturation, &options, seed, None).unwrap();
+        assert_eq!(below.status, Status::Ok, "seed {seed} at 0.9x: {:?}", below.detail);
+        let above = simulate(s, 1.05 * saturation, &options, seed, None).unwrap();
+        assert_eq!(above.status, Status::Saturated, "seed {seed} at 1.05x: {:?}", above.latency);
+    }
+}
+
+fn torus8_dimension_order(v: u32) -> Scenario {
+    Scenario { buffer_depth: 8, ..scenario(torus(8, 2), Routing::DimensionOrder, v, 32) }
+}
+
+#[test]
+fn verdict_around_saturation_dimension_order_v2() {
+    verdict_holds_around_saturation(&torus8_dimension_order(2), SATURATION_DOR_V2);
+}
+
+#[test]
+fn verdict_around_saturation_dimension_order_v6() {
+    verdict_holds_around_saturation(&torus8_dimension_order(6), SATURATION_DOR_V6);
+}
+
+#[test]
+fn verdict_around_saturation_nbc() {
+    verdict_holds_around_saturation(&scenario(torus(8, 2), Routing::Nbc, 10, 32), SATURATION_NBC);
+}
+
+/// Saturation throughputs (messages/node/cycle) of the three configurations above.
+const SATURATION_DOR_V2: f64 = 0.01035;
+const SATURATION_DOR_V6: f64 = 0.01568;
+const SATURATION_NBC: f64 = 0.01338;
