@@ -146,3 +146,47 @@ fn binary_garbage_is_refused() {
     // Valid UTF-8 that is not YAML either.
     rejected("\u{1}\u{2}: [}{".as_bytes());
 }
+
+#[test]
+fn routing_conventions_and_traffic_patterns_are_checked() {
+    let err = rejected(
+        VALID
+            .replace("virtual_channels: 3", "virtual_channels: 3\n  dateline: per_traversal")
+            .as_bytes(),
+    );
+    assert!(err.contains("duato's escape class supports only dateline: switch"), "{err}");
+    let err = rejected(
+        VALID
+            .replace("routing: duato", "routing: adaptive")
+            .replace("virtual_channels: 3", "virtual_channels: 3\n  tie_break: [random, positive]")
+            .as_bytes(),
+    );
+    assert!(err.contains("`tie_break` applies only to"), "{err}");
+    let err = rejected(
+        VALID
+            .replace("radix: 8", "radix: 3")
+            .replace(
+                "virtual_channels: 3",
+                "virtual_channels: 3\n  traffic: {pattern: bit_complement}",
+            )
+            .as_bytes(),
+    );
+    assert!(err.contains("power-of-two number of nodes"), "{err}");
+    let err = rejected(
+        VALID
+            .replace("virtual_channels: 3", "virtual_channels: 3\n  traffic: {pattern: hotspot}")
+            .as_bytes(),
+    );
+    assert!(err.contains("needs `traffic.hotspot_fraction`"), "{err}");
+    let scratch = Scratch::new();
+    let swept = VALID
+        .replace("routing: duato", "routing: dimension_order")
+        .replace(
+            "virtual_channels: 3",
+            "virtual_channels: 2\n  dateline: [per_traversal, switch]\n  tie_break: [random, positive]\n  \
+             traffic: {pattern: [uniform, transpose, hotspot], hotspot_fraction: 0.1, hotspot_nodes: [0, 9]}",
+        );
+    scratch.spec("ok.yaml", &swept);
+    let output = scratch.run(&["validate", "ok.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
