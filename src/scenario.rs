@@ -272,6 +272,20 @@ impl Traffic {
         }
     }
 
+    /// Every pattern, uniform first; a hotspot one with the given fraction and nodes.
+    pub fn every(fraction: f64, nodes: Vec<u32>) -> [Traffic; 8] {
+        [
+            Traffic::Uniform,
+            Traffic::UniformWithSelf,
+            Traffic::Transpose,
+            Traffic::BitComplement,
+            Traffic::BitReverse,
+            Traffic::Tornado,
+            Traffic::Neighbor,
+            Traffic::Hotspot { fraction, nodes },
+        ]
+    }
+
     /// Whether this is the default uniform pattern.
     pub fn is_uniform(&self) -> bool {
         *self == Traffic::Uniform

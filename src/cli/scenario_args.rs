@@ -122,16 +122,7 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         }
         "traffic" => {
             let (fraction, nodes) = hotspot(s);
-            let patterns = [
-                Traffic::Uniform,
-                Traffic::UniformWithSelf,
-                Traffic::Transpose,
-                Traffic::BitComplement,
-                Traffic::BitReverse,
-                Traffic::Tornado,
-                Traffic::Neighbor,
-                Traffic::Hotspot { fraction, nodes },
-            ];
+            let patterns = Traffic::every(fraction, nodes);
             let names: Vec<&str> = patterns.iter().map(|p| p.as_str()).collect();
             s.traffic = patterns
                 .into_iter()
