@@ -867,5 +867,16 @@ pub fn label(s: &Scenario) -> String {
     if s.broadcast_fraction > 0.0 {
         text.push_str(&format!(", beta={}", s.broadcast_fraction));
     }
+    if s.routing == Routing::DimensionOrder {
+        if let Some(dateline) = s.dateline.filter(|&d| d != Dateline::PerTraversal) {
+            text.push_str(&format!(", dateline {}", dateline.as_str()));
+        }
+        if let Some(tie) = s.tie_break.filter(|&t| t != TieBreak::Random) {
+            text.push_str(&format!(", ties {}", tie.as_str()));
+        }
+    }
+    if !s.traffic.is_uniform() {
+        text.push_str(&format!(", {} traffic", s.traffic.as_str()));
+    }
     text
 }

@@ -171,7 +171,7 @@ fn routing_conventions_and_traffic_patterns_are_checked() {
             )
             .as_bytes(),
     );
-    assert!(err.contains("power-of-two number of nodes"), "{err}");
+    assert!(err.contains("power-of-two") && err.contains("this network has 9"), "{err}");
     let err = rejected(
         VALID
             .replace("virtual_channels: 3", "virtual_channels: 3\n  traffic: {pattern: hotspot}")
