@@ -18,6 +18,9 @@ pub enum Status {
     Saturated,
     /// The simulator found a deadlock.
     Deadlock,
+    /// The simulator ran in precision mode (`target_precision`) and stopped at `max_cycles`
+    /// short of the target, or measured no message: the numbers are an estimate only.
+    Imprecise,
 }
 
 impl Status {
@@ -27,6 +30,7 @@ impl Status {
             Status::Ok => "ok",
             Status::Saturated => "saturated",
             Status::Deadlock => "deadlock",
+            Status::Imprecise => "imprecise",
         }
     }
 }
@@ -37,7 +41,8 @@ impl Status {
 pub struct Measurement {
     /// How the evaluation ended.
     pub status: Status,
-    /// Why it is saturated or deadlocked, in a sentence; `None` when `status` is `Ok`.
+    /// Why it is saturated, deadlocked or imprecise, in a sentence; `None` when `status` is
+    /// `Ok`.
     pub detail: Option<String>,
     /// Mean message latency: generation to the tail flit's arrival (cycles).
     /// For `broadcast_hypercube`, the mean broadcast latency.

@@ -179,6 +179,119 @@ impl Ejection {
     }
 }
 
+/// Which dateline virtual-channel class a torus dimension-order route uses on each hop.
+///
+/// Both are deadlock-free for minimal routing; they differ in how evenly the two classes share
+/// the links (docs in `sim::routing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dateline {
+    /// The class is fixed once per ring traversal: class 0 for the whole traversal if it will
+    /// cross the wrap-around link, class 1 otherwise (the default for `dimension_order`).
+    PerTraversal,
+    /// Dally-Seitz: class 0 until the wrap-around link, class 1 after it (or class 1
+    /// throughout when the route never wraps). Duato's escape class always uses it.
+    Switch,
+}
+
+impl Dateline {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Dateline::PerTraversal => "per_traversal",
+            Dateline::Switch => "switch",
+        }
+    }
+}
+
+/// Which way a torus dimension-order route goes when both directions are minimal (distance
+/// exactly k/2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieBreak {
+    /// At random, drawn once per message and dimension (the default for `dimension_order`).
+    Random,
+    /// Always the + direction (Duato's escape class always uses it).
+    Positive,
+}
+
+impl TieBreak {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TieBreak::Random => "random",
+            TieBreak::Positive => "positive",
+        }
+    }
+}
+
+/// Where messages go (the traffic pattern). Permutations address nodes by their digits: the
+/// coordinates of a torus or mesh (radix k), the bits of a hypercube (radix 2).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "pattern", rename_all = "snake_case")]
+pub enum Traffic {
+    /// Uniform over all other nodes (the papers' traffic; the default).
+    #[default]
+    Uniform,
+    /// Uniform over all nodes, the source included (a self-addressed message is ejected at
+    /// its source without crossing a link).
+    UniformWithSelf,
+    /// Digit `i` of the destination is digit `i + n/2` of the source (matrix transpose; needs
+    /// an even number of dimensions). Nodes on the diagonal send to themselves.
+    Transpose,
+    /// Every bit of the node number complemented (needs a power-of-two node count).
+    BitComplement,
+    /// The bits of the node number reversed (needs a power-of-two node count).
+    BitReverse,
+    /// Each coordinate moved `ceil(k/2) - 1` places forward (torus or mesh with k >= 3).
+    Tornado,
+    /// Each coordinate moved one place forward, modulo k.
+    Neighbor,
+    /// With probability `fraction` the destination is one of `nodes` (uniformly, not the
+    /// source), otherwise uniform over the other nodes.
+    Hotspot {
+        /// Probability that a message goes to a hotspot node, 0 <= fraction <= 1.
+        fraction: f64,
+        /// The hotspot node numbers (dimension 0 varies fastest).
+        nodes: Vec<u32>,
+    },
+}
+
+impl Traffic {
+    /// The pattern's name, as in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Traffic::Uniform => "uniform",
+            Traffic::UniformWithSelf => "uniform_with_self",
+            Traffic::Transpose => "transpose",
+            Traffic::BitComplement => "bit_complement",
+            Traffic::BitReverse => "bit_reverse",
+            Traffic::Tornado => "tornado",
+            Traffic::Neighbor => "neighbor",
+            Traffic::Hotspot { .. } => "hotspot",
+        }
+    }
+
+    /// Every pattern, uniform first; a hotspot one with the given fraction and nodes.
+    pub fn every(fraction: f64, nodes: Vec<u32>) -> [Traffic; 8] {
+        [
+            Traffic::Uniform,
+            Traffic::UniformWithSelf,
+            Traffic::Transpose,
+            Traffic::BitComplement,
+            Traffic::BitReverse,
+            Traffic::Tornado,
+            Traffic::Neighbor,
+            Traffic::Hotspot { fraction, nodes },
+        ]
+    }
+
+    /// Whether this is the default uniform pattern.
+    pub fn is_uniform(&self) -> bool {
+        *self == Traffic::Uniform
+    }
+}
+
 /// One fully resolved physical system: every field has a value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
@@ -208,6 +321,17 @@ pub struct Scenario {
     pub startup_latency: f64,
     /// Ejection port capacity.
     pub ejection: Ejection,
+    /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
+    /// [`Scenario::dateline_convention`]). Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dateline: Option<Dateline>,
+    /// Tie-break of torus dimension-order routes at distance k/2; `None`: the routing's own
+    /// (see [`Scenario::tie_break_convention`]). Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tie_break: Option<TieBreak>,
+    /// Where messages go. Left out of the serialized form when uniform.
+    #[serde(skip_serializing_if = "Traffic::is_uniform")]
+    pub traffic: Traffic,
 }
 
 impl Scenario {
@@ -229,6 +353,48 @@ impl Scenario {
             broadcast_fraction: 0.0,
             startup_latency: 1.0,
             ejection: Ejection::Single,
+            dateline: None,
+            tie_break: None,
+            traffic: Traffic::Uniform,
+        }
+    }
+
+    /// Whether routes are dimension order on a torus: `dimension_order`, or Duato's escape.
+    fn torus_dimension_order(&self) -> bool {
+        matches!(self.topology, Topology::Torus { .. })
+            && matches!(self.routing, Routing::DimensionOrder | Routing::Duato)
+    }
+
+    /// The dateline convention in force: `per_traversal` by default for `dimension_order` on
+    /// a torus, `switch` by default for Duato's escape class on a torus (the only one it
+    /// supports), `None` where there is no dateline (meshes, hypercubes, other routings).
+    pub fn dateline_convention(&self) -> Option<Dateline> {
+        let default = match self.routing {
+            Routing::Duato => Dateline::Switch,
+            _ => Dateline::PerTraversal,
+        };
+        self.torus_dimension_order().then(|| self.dateline.unwrap_or(default))
+    }
+
+    /// The tie-break in force: `random` by default for `dimension_order` on a torus of even
+    /// radix, `positive` by default for Duato's escape class there (the only one it supports),
+    /// `None` where no route has a tie (odd radix, meshes, hypercubes, other routings).
+    pub fn tie_break_convention(&self) -> Option<TieBreak> {
+        let default = match self.routing {
+            Routing::Duato => TieBreak::Positive,
+            _ => TieBreak::Random,
+        };
+        (self.torus_dimension_order() && self.topology.radix().is_multiple_of(2))
+            .then(|| self.tie_break.unwrap_or(default))
+    }
+
+    /// The same system with the routing conventions resolved: set where they apply, `None`
+    /// where they do not, so that equal systems compare (and hash) equal.
+    pub fn with_conventions_resolved(self) -> Scenario {
+        Scenario {
+            dateline: self.dateline_convention(),
+            tie_break: self.tie_break_convention(),
+            ..self
         }
     }
 

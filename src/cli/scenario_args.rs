@@ -3,7 +3,9 @@
 //! Keys are the scenario's field names, as in specs and result columns.
 
 use super::InputError;
-use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
+use crate::scenario::{
+    Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
+};
 use crate::spec::suggest::did_you_mean;
 
 /// Every key accepted: the scenario fields, as in specs.
@@ -113,6 +115,41 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 _ => return Err(choice(key, value, &["single", "unlimited"])),
             }
         }
+        "dateline" => {
+            s.dateline = Some(match value {
+                "per_traversal" => Dateline::PerTraversal,
+                "switch" => Dateline::Switch,
+                _ => return Err(choice(key, value, &["per_traversal", "switch"])),
+            })
+        }
+        "tie_break" => {
+            s.tie_break = Some(match value {
+                "random" => TieBreak::Random,
+                "positive" => TieBreak::Positive,
+                _ => return Err(choice(key, value, &["random", "positive"])),
+            })
+        }
+        "traffic" => {
+            let (fraction, nodes) = hotspot(s);
+            let patterns = Traffic::every(fraction, nodes);
+            let names: Vec<&str> = patterns.iter().map(|p| p.as_str()).collect();
+            s.traffic = patterns
+                .into_iter()
+                .find(|p| p.as_str() == value)
+                .ok_or_else(|| choice(key, value, &names))?;
+        }
+        "hotspot_fraction" => {
+            let (_, nodes) = hotspot(s);
+            s.traffic = Traffic::Hotspot { fraction: number(key, value)?, nodes };
+        }
+        "hotspot_nodes" => {
+            let (fraction, _) = hotspot(s);
+            let nodes = value
+                .split(',')
+                .map(|node| number(key, node.trim()))
+                .collect::<Result<Vec<u32>, _>>()?;
+            s.traffic = Traffic::Hotspot { fraction, nodes };
+        }
         _ => {
             let hint = did_you_mean(key, KEYS)
                 .map(|k| format!("did you mean `{k}`?"))
@@ -128,4 +165,12 @@ fn choice(key: &str, value: &str, names: &[&str]) -> InputError {
         .map(|k| format!("did you mean `{k}`?"))
         .unwrap_or_else(|| format!("expected one of: {}", names.join(", ")));
     InputError(format!("`{key}={value}`: {hint}"))
+}
+
+/// The hotspot fraction and nodes set so far (0 and none when the traffic is not hotspot).
+fn hotspot(s: &Scenario) -> (f64, Vec<u32>) {
+    match &s.traffic {
+        Traffic::Hotspot { fraction, nodes } => (*fraction, nodes.clone()),
+        _ => (0.0, Vec::new()),
+    }
 }

@@ -221,9 +221,10 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
         .map(|r| r.status.as_str())
         .max_by_key(|s| match *s {
             "ok" => 0,
-            "saturated" => 1,
-            "deadlock" => 2,
-            _ => 3,
+            "imprecise" => 1,
+            "saturated" => 2,
+            "deadlock" => 3,
+            _ => 4,
         })
         .unwrap_or("ok");
     row.status = worst.to_string();

@@ -336,6 +336,13 @@ fn bisect_saturation(model: ModelName, m: &dyn Evaluator) -> Result<f64, ModelEr
 /// parameters a model does not model are at their neutral values.
 fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError> {
     let name = model.as_str();
+    if !scenario.traffic.is_uniform() {
+        return Err(ModelError(format!(
+            "{name}: the paper assumes uniform traffic (every other node equally likely), so \
+             the model cannot evaluate traffic `{}`; simulate it instead",
+            scenario.traffic.as_str()
+        )));
+    }
     if scenario.message_length == 0 {
         return Err(ModelError(format!("{name}: message_length must be at least 1 flit, got 0")));
     }

@@ -145,7 +145,9 @@ fn every_point_is_finite_or_cleanly_saturated() {
                     assert!(rate > sat * (1.0 - 1e-6), "{context}");
                     assert!(m.latency.is_none() && m.detail.is_some(), "{context}");
                 }
-                Status::Deadlock => panic!("{context}: a model never deadlocks"),
+                Status::Deadlock | Status::Imprecise => {
+                    panic!("{context}: a model never deadlocks and is never imprecise")
+                }
             }
         }
     }

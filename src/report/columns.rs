@@ -36,6 +36,11 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("broadcast_fraction", Kind::Number),
     ("startup_latency", Kind::Number),
     ("ejection", Kind::Text),
+    ("dateline", Kind::Text),
+    ("tie_break", Kind::Text),
+    ("traffic", Kind::Text),
+    ("hotspot_fraction", Kind::Number),
+    ("hotspot_nodes", Kind::Text),
     ("rate", Kind::Number),
     ("fraction_of_saturation", Kind::Number),
     ("saturation_rate", Kind::Number),
@@ -80,6 +85,11 @@ pub(crate) const SCENARIO_COLUMNS: &[&str] = &[
     "broadcast_fraction",
     "startup_latency",
     "ejection",
+    "dateline",
+    "tie_break",
+    "traffic",
+    "hotspot_fraction",
+    "hotspot_nodes",
 ];
 
 /// The scenario columns that describe a system in prose, in display order.

@@ -28,7 +28,7 @@
 
 use crate::scenario::{Ejection, Scenario};
 
-use super::routing::{Candidate, Router};
+use super::routing::{Candidate, Header, Router};
 use super::stats::Batches;
 use super::topology::{Geometry, NO_LINK};
 use super::traffic::{Pattern, Traffic};
@@ -63,6 +63,8 @@ pub(crate) enum Outcome {
     Ok,
     Saturated(String),
     Deadlock(String),
+    /// Precision mode stopped at `max_cycles` short of its target (or measured nothing).
+    Imprecise(String),
 }
 
 /// A header waiting for an output VC.
@@ -84,12 +86,22 @@ struct Message {
     hops: u32,
     /// Routing state (Nbc's escape level).
     level: u32,
+    /// Tie-break bits of a torus dimension-order route (see `routing::Header`).
+    ties: u32,
     delivered: u32,
     /// Next message in the same source queue.
     next: u32,
     /// The VC whose buffer holds the header.
     head_vc: u32,
     measured: bool,
+}
+
+impl Message {
+    /// What the routing function needs to know about the message.
+    #[inline]
+    fn header(&self) -> Header {
+        Header { source: self.source, dest: self.dest, level: self.level, ties: self.ties }
+    }
 }
 
 /// Counters over the measurement window (rates are derived in `stats::summarize`).
@@ -115,6 +127,8 @@ pub(crate) struct Window {
     pub(crate) escape_hops: u64,
     /// Channel-cycles with v VCs allocated, v = 0..=V.
     pub(crate) busy_time: Vec<u64>,
+    /// Flits that crossed each physical channel (by channel slot).
+    pub(crate) channel_flits: Vec<u64>,
     /// Messages generated in the window (measured), and those not delivered yet.
     pub(crate) measured: u64,
     pub(crate) outstanding: u64,
@@ -202,6 +216,8 @@ pub(crate) struct Engine {
     fixed_end: Option<u64>,
     /// Saturated when more messages than this wait in source queues.
     backlog_limit: u64,
+    /// Precision mode: the window closed at `max_cycles` (second), short of the target (first).
+    stopped_short: Option<(f64, u64)>,
     pub(crate) batches: Batches,
     pub(crate) window: Window,
 }
@@ -227,7 +243,8 @@ impl Engine {
             )));
         }
         let mut rng = Rng::new(seed);
-        let traffic = Traffic::new(geometry.nodes, rate, Pattern::Uniform, &mut rng);
+        let pattern = Pattern::new(&scenario.traffic, &geometry)?;
+        let traffic = Traffic::new(geometry.nodes, rate, pattern, &mut rng);
         let (fixed_end, batch_length) = match plan.precision {
             None => {
                 (Some(plan.warmup.saturating_add(plan.cycles)), plan.cycles.div_ceil(plan.batches))
@@ -278,8 +295,13 @@ impl Engine {
             generated_total: 0,
             fixed_end,
             backlog_limit: plan.backlog_limit,
+            stopped_short: None,
             batches: Batches::new(batch_length, batch_cap),
-            window: Window { busy_time: vec![0; v as usize + 1], ..Window::default() },
+            window: Window {
+                busy_time: vec![0; v as usize + 1],
+                channel_flits: vec![0; slots],
+                ..Window::default()
+            },
             geometry,
         })
     }
@@ -309,10 +331,13 @@ impl Engine {
                 let close = match (self.fixed_end, plan.precision) {
                     (Some(end), _) => now >= end,
                     (None, Some(target)) => {
-                        now >= planned
-                            || (elapsed > 0
-                                && elapsed.is_multiple_of(self.batches.length())
-                                && self.precise_enough(elapsed, target))
+                        let precise = elapsed > 0
+                            && elapsed.is_multiple_of(self.batches.length())
+                            && self.precise_enough(elapsed, target);
+                        if now >= planned && !precise {
+                            self.stopped_short = Some((target, planned));
+                        }
+                        precise || now >= planned
                     }
                     (None, None) => now >= planned,
                 };
@@ -334,7 +359,7 @@ impl Engine {
             }
             if let Some(end) = self.window.end {
                 if self.window.outstanding == 0 {
-                    return Outcome::Ok;
+                    return self.verdict();
                 }
                 let drain_limit = (end - self.window.start).max(50_000);
                 if now - end >= drain_limit {
@@ -375,6 +400,36 @@ impl Engine {
             {
                 report(self.now.min(planned), planned);
             }
+        }
+    }
+
+    /// The verdict once every message of the window is delivered: `Ok` unless the latency
+    /// batch means grow steadily with generation time (the source backlog grows: the run
+    /// is unstable, whatever its absolute backlog).
+    fn verdict(&self) -> Outcome {
+        match self.batches.trend(self.batches.len()) {
+            Some(trend) if trend.unstable() => Outcome::Saturated(format!(
+                "the latency grew steadily over the measurement window, from {:.0} to {:.0} \
+                 cycles ({:.3} cycles per cycle, t = {:.1}): the source queues keep growing, \
+                 the offered load exceeds what the network accepts",
+                trend.first, trend.last, trend.slope, trend.t
+            )),
+            _ => match self.stopped_short {
+                Some((target, max_cycles)) => {
+                    let reached = match self.batches.confidence(self.batches.len()) {
+                        Some((mean, half, _)) if mean > 0.0 => format!(
+                            "the 95% half-width was {:.2}% of the mean latency",
+                            100.0 * half / mean
+                        ),
+                        _ => "fewer than 2 batches held a delivered message".to_string(),
+                    };
+                    Outcome::Imprecise(format!(
+                        "stopped at max_cycles = {max_cycles} short of target_precision \
+                         {target}: {reached}"
+                    ))
+                }
+                None => Outcome::Ok,
+            },
         }
     }
 
@@ -435,9 +490,13 @@ impl Engine {
             self.batches.generated(now - self.window.start);
         }
         self.generated_total += 1;
+        // One random bit per dimension, drawn only where ties are broken at random (so the
+        // random streams of every other configuration are unchanged).
+        let ties = if self.router.random_ties { self.rng.next_u64() as u32 } else { u32::MAX };
         let record = Message {
             source,
             dest,
+            ties,
             length: self.length,
             generated: now,
             next: NONE,
@@ -530,13 +589,7 @@ impl Engine {
             self.ejecting.push(vc);
             return true;
         }
-        self.router.candidates(
-            &self.geometry,
-            cur,
-            message.dest,
-            message.level,
-            &mut self.candidates,
-        );
+        self.router.candidates(&self.geometry, cur, message.header(), &mut self.candidates);
         let base = (cur * self.geometry.ports) as usize;
         let Some((channel, v)) = self.select(base, false).or_else(|| self.select(base, true))
         else {
@@ -666,6 +719,9 @@ impl Engine {
             let src = self.vc_src[out] as usize;
             self.vc_count[src] -= 1;
             self.vc_count[out] += 1;
+            if counting {
+                self.window.channel_flits[out / self.v as usize] += 1;
+            }
             let id = self.vc_owner[out] as usize;
             if self.vc_received[out] == 0 {
                 self.pending.push(Pending { vc: out as u32, ready: now + 1 + self.delay });

@@ -18,7 +18,8 @@
 //! Inside, `engine` runs the cycle loop over struct-of-arrays state (`engine/deadlock`
 //! explains a stuck network, `engine/invariants` checks the bookkeeping in tests); `topology`
 //! numbers nodes, ports and channels; `routing` says which output virtual channels a header may
-//! request; `traffic` generates messages (Poisson process, uniform pattern); `stats` keeps batch
+//! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
+//! patterns); `stats` keeps batch
 //! means and builds the [`Measurement`]; `rng` is xoshiro256++ with our own distributions.
 //!
 //! # Model and conventions
@@ -95,7 +96,7 @@ use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology};
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
-pub const VERSION: &str = "sim-1.0.0";
+pub const VERSION: &str = "sim-1.1.0";
 
 /// Largest number of virtual channels (network plus injection) the simulator allocates.
 const MAX_VIRTUAL_CHANNELS: u64 = 1 << 27;
@@ -189,6 +190,9 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     }
     if scenario.topology.nodes() < 2 {
         return Err(SimError("the network needs at least 2 nodes".into()));
+    }
+    if !scenario.traffic.is_uniform() {
+        traffic::Pattern::new(&scenario.traffic, &topology::Geometry::new(&scenario.topology)?)?;
     }
     Ok(())
 }

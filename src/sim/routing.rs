@@ -13,13 +13,38 @@
 //!
 //! Virtual-channel layout on every physical channel (VC index = bit in the masks):
 //! - `dimension_order`: torus VCs split into two dateline classes by parity (even VCs: class 0,
-//!   used while the route in the current dimension still has to cross the wrap-around link;
-//!   odd VCs: class 1, after it); meshes and hypercubes (e-cube) use all V VCs.
+//!   odd VCs: class 1); meshes and hypercubes (e-cube) use all V VCs. Which class a hop uses
+//!   is the scenario's `dateline` convention:
+//!   - `per_traversal` (the default): the class is fixed once per ring traversal, class 0 for
+//!     the whole traversal if it crosses the wrap-around link, class 1 otherwise. Deadlock-free
+//!     for minimal routing: class 1 never uses the wrap link, so its dependencies in a ring
+//!     direction form a path; in class 0 a dependency from link `i` to link `i + 1` needs a
+//!     traversal holding both and the wrap link, at most k/2 links long, so no dependency joins
+//!     the two links k/2 - 1 and k/2 hops after the wrap link and the chain is cut. In each
+//!     ring direction only the wrap link (class 0 only) and the links next to it carry one
+//!     class; everywhere else both classes share the traffic.
+//!   - `switch` (Dally-Seitz): class 0 while the route in the current dimension still has to
+//!     cross the wrap-around link, class 1 after it (or throughout when it never wraps). In
+//!     each ring direction k/2 + 1 of the k links then carry a single class, so with V = 2
+//!     they behave like one-VC links and the network saturates earlier.
+//!
+//!   At distance exactly k/2 both directions are minimal; the `tie_break` convention picks
+//!   `random` (the default: a bit per message and dimension, drawn when the message is
+//!   generated and kept across header retries, so each message's route is deterministic and
+//!   the + and - links carry equal load under uniform traffic) or `positive` (always +, which
+//!   loads the + links of an 8-ring 25% more than the - links).
 //! - `adaptive`: all V VCs on every minimal port, no deadlock avoidance.
 //! - `duato`: VCs `0..E` are the escape class (dimension order; on a torus E >= 2 split into
 //!   the two dateline classes by parity, default E = 2, because a torus ring with a single
 //!   escape VC has a cyclic channel dependency); VCs `E..V` are adaptive on every minimal port.
 //!   On the hypercube E = 1: the papers' class b (one e-cube VC) and class a (V - 1 adaptive).
+//!   The escape class keeps `dateline: switch` and `tie_break: positive`. A message may enter
+//!   the escape network anywhere in a ring, after adaptive hops, so fixing its class per
+//!   traversal would need per-message state that Duato's sufficient condition (an escape
+//!   routing function of the current node and destination whose extended dependency graph is
+//!   acyclic) does not cover; likewise a per-message random tie makes the escape function
+//!   depend on more than (node, destination). Both may well be safe, but that is not proved
+//!   here, so the simulator refuses them for `duato`.
 //! - `nbc` (Duato-Nbc, errata E-NBC-1): VCs `0..V2` are the negative-hop escape levels and
 //!   VCs `V2..V` are adaptive (V1 = V - V2). Nodes are coloured like a checkerboard (parity of
 //!   the coordinate sum; the network must be bipartite, so a torus needs an even radix); a hop
@@ -34,7 +59,7 @@
 //!   the escape network is acyclic; `m + need` never grows, so a level always exists. The
 //!   minimum V2 is `floor(diameter / 2) + 1` (k/2 + 1 on the 2-D torus), the default.
 
-use crate::scenario::{Routing, Scenario};
+use crate::scenario::{Dateline, Routing, Scenario, TieBreak};
 
 use super::SimError;
 use super::topology::{Geometry, Shape, diameter};
@@ -48,9 +73,25 @@ pub(crate) struct Candidate {
     pub(crate) fallback: u64,
 }
 
+/// What the routing function knows about a message.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Header {
+    pub(crate) source: u32,
+    pub(crate) dest: u32,
+    /// Routing state (Nbc's escape level).
+    pub(crate) level: u32,
+    /// Tie-break bits, one per dimension: bit `d` set = + at distance k/2 in dimension `d`.
+    pub(crate) ties: u32,
+}
+
 /// A configured routing function (see the module docs for the VC layout).
 #[derive(Clone, Debug)]
 pub(crate) struct Router {
+    /// Dimension order on a torus: the class is fixed per ring traversal (else it switches
+    /// at the wrap link).
+    per_traversal: bool,
+    /// Messages draw random tie-break bits (else every tie goes +).
+    pub(crate) random_ties: bool,
     /// Virtual channels allowed on every minimal port.
     adaptive: u64,
     /// Dimension-order (or escape) VCs for dateline class 0 and 1; 0 when unused.
@@ -89,6 +130,19 @@ impl Router {
         let all = bits(0, v);
         let torus = shape == Shape::Torus;
         let diameter = diameter(shape, radix, dims);
+        let dateline = scenario.dateline_convention();
+        let tie_break = scenario.tie_break_convention();
+        if scenario.routing == Routing::Duato
+            && (dateline == Some(Dateline::PerTraversal) || tie_break == Some(TieBreak::Random))
+        {
+            return Err(SimError(
+                "duato's escape class supports only dateline: switch and tie_break: positive \
+                 (a message enters the escape network mid-ring; see docs/router.md)"
+                    .into(),
+            ));
+        }
+        let per_traversal = dateline == Some(Dateline::PerTraversal);
+        let random_ties = tie_break == Some(TieBreak::Random);
         let router = match scenario.routing {
             Routing::DimensionOrder => {
                 if torus && v < 2 {
@@ -101,15 +155,22 @@ impl Router {
                 let classes =
                     if torus { [parity_bits(v, 0), parity_bits(v, 1)] } else { [all, all] };
                 Router {
+                    per_traversal,
+                    random_ties,
                     adaptive: 0,
                     dimension_order: classes,
                     nbc_levels: 0,
                     name: "dimension_order",
                 }
             }
-            Routing::Adaptive => {
-                Router { adaptive: all, dimension_order: [0, 0], nbc_levels: 0, name: "adaptive" }
-            }
+            Routing::Adaptive => Router {
+                per_traversal,
+                random_ties,
+                adaptive: all,
+                dimension_order: [0, 0],
+                nbc_levels: 0,
+                name: "adaptive",
+            },
             Routing::Duato => {
                 let default_escape = if torus { 2 } else { 1 };
                 let escape = scenario.escape_channels.unwrap_or(default_escape);
@@ -134,6 +195,8 @@ impl Router {
                     [escape_bits, escape_bits]
                 };
                 Router {
+                    per_traversal,
+                    random_ties,
                     adaptive: all & !escape_bits,
                     dimension_order: classes,
                     nbc_levels: 0,
@@ -162,6 +225,8 @@ impl Router {
                     )));
                 }
                 Router {
+                    per_traversal,
+                    random_ties,
                     adaptive: all & !bits(0, levels),
                     dimension_order: [0, 0],
                     nbc_levels: levels,
@@ -178,16 +243,16 @@ impl Router {
         Ok(router)
     }
 
-    /// Fills `out` with the allowed output VCs from `cur` towards `dest != cur`.
+    /// Fills `out` with the allowed output VCs from `cur` towards `header.dest != cur`.
     #[inline]
     pub(crate) fn candidates(
         &self,
         geometry: &Geometry,
         cur: u32,
-        dest: u32,
-        level: u32,
+        header: Header,
         out: &mut Vec<Candidate>,
     ) {
+        let Header { source, dest, level, ties } = header;
         out.clear();
         if self.adaptive != 0 || self.nbc_levels != 0 {
             let distance = geometry.minimal_steps(cur, dest, |step| {
@@ -205,9 +270,17 @@ impl Router {
             }
         }
         if self.dimension_order != [0, 0]
-            && let Some(step) = geometry.dimension_order_step(cur, dest)
+            && let Some((step, d)) = geometry.dimension_order_step(cur, dest, ties)
         {
-            let vcs = self.dimension_order[usize::from(!step.wraps)];
+            let wraps = if self.per_traversal {
+                // Dimension order: this dimension's traversal started at the source's
+                // coordinate; it crosses the wrap link iff it runs past coordinate 0.
+                let (s, t) = (geometry.coord(source, d), geometry.coord(dest, d));
+                if step.port.is_multiple_of(2) { t < s } else { t > s }
+            } else {
+                step.wraps
+            };
+            let vcs = self.dimension_order[usize::from(!wraps)];
             // Duato (adaptive VCs present): the escape class is the fallback.
             let (mask, fallback) = if self.adaptive != 0 { (0, vcs) } else { (vcs, 0) };
             match out.iter_mut().find(|c| c.port == step.port) {
@@ -252,6 +325,11 @@ mod tests {
 
     const T8: Topology = Topology::Torus { radix: 8, dimensions: 2 };
 
+    /// A message from `source` to `dest` at level 0 whose ties all go +.
+    fn header(source: u32, dest: u32) -> Header {
+        Header { source, dest, level: 0, ties: u32::MAX }
+    }
+
     #[test]
     fn invalid_combinations_are_rejected() {
         assert!(router(&scenario(T8, Routing::DimensionOrder, 1)).is_err());
@@ -274,11 +352,44 @@ mod tests {
         let g = Geometry::new(&T8).unwrap();
         let mut out = Vec::new();
         // From x = 6 to x = 1: + direction, crosses the wrap link: escape class 0 (VC 0).
-        r.candidates(&g, 6, 1, 0, &mut out);
+        r.candidates(&g, 6, header(6, 1), &mut out);
         assert_eq!(out, vec![Candidate { port: 0, mask: 0b1100, fallback: 0b0001 }]);
         // From x = 1 to x = 3: no wrap: escape class 1 (VC 1).
-        r.candidates(&g, 1, 3, 0, &mut out);
+        r.candidates(&g, 1, header(1, 3), &mut out);
         assert_eq!(out, vec![Candidate { port: 0, mask: 0b1100, fallback: 0b0010 }]);
+    }
+
+    #[test]
+    fn dimension_order_classes_follow_the_dateline_convention() {
+        let g = Geometry::new(&T8).unwrap();
+        let mut out = Vec::new();
+        let mut class_at = |dateline, cur| {
+            let s =
+                Scenario { dateline: Some(dateline), ..scenario(T8, Routing::DimensionOrder, 2) };
+            router(&s).unwrap().candidates(&g, cur, header(6, 1), &mut out);
+            out[0].mask
+        };
+        // 6 -> 1 in the + direction crosses the wrap link 7 -> 0.
+        for cur in [6, 7, 0] {
+            assert_eq!(class_at(Dateline::PerTraversal, cur), 0b01, "at {cur}");
+        }
+        assert_eq!(class_at(Dateline::Switch, 7), 0b01);
+        assert_eq!(class_at(Dateline::Switch, 0), 0b10);
+        // A route that never wraps uses class 1 either way; a tie follows the message's bit.
+        let s = scenario(T8, Routing::DimensionOrder, 2);
+        let r = router(&s).unwrap();
+        r.candidates(&g, 1, header(1, 3), &mut out);
+        assert_eq!(out, vec![Candidate { port: 0, mask: 0b10, fallback: 0 }]);
+        r.candidates(&g, 1, Header { ties: 0, ..header(1, 5) }, &mut out);
+        assert_eq!(out[0].port, 1, "distance 4 with a 0 tie bit goes -");
+        r.candidates(&g, 1, header(1, 5), &mut out);
+        assert_eq!(out[0].port, 0, "distance 4 with a 1 tie bit goes +");
+        let duato =
+            Scenario { dateline: Some(Dateline::PerTraversal), ..scenario(T8, Routing::Duato, 4) };
+        assert!(router(&duato).is_err());
+        let duato =
+            Scenario { tie_break: Some(TieBreak::Random), ..scenario(T8, Routing::Duato, 4) };
+        assert!(router(&duato).is_err());
     }
 
     #[test]
@@ -293,7 +404,7 @@ mod tests {
                 for pick_high in [false, true] {
                     let (mut cur, mut level) = (src, 0);
                     while cur != dst {
-                        r.candidates(&g, cur, dst, level, &mut out);
+                        r.candidates(&g, cur, Header { level, ..header(src, dst) }, &mut out);
                         let c = out[0];
                         let escape = c.mask & 0b11111;
                         assert_ne!(escape, 0, "{src}->{dst} at {cur} level {level}");

@@ -113,6 +113,66 @@ impl Batches {
     }
 }
 
+/// A run is unstable when the latency of its messages grows with their generation time by at
+/// least this many cycles per cycle (the fitted slope of the batch means): the sources'
+/// backlog then grows steadily, the offered load exceeding what the network accepts by about
+/// this fraction. The slope of a stable point tends to 0 as the window grows and that of an
+/// unstable one to its excess load, so the verdict does not depend on the window length.
+pub(crate) const UNSTABLE_SLOPE: f64 = 0.01;
+
+/// ... and the slope is significant: its t statistic exceeds this.
+pub(crate) const UNSTABLE_T: f64 = 3.0;
+
+/// Least-squares line through the batch means against batch mid-time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Trend {
+    /// Cycles of latency per cycle of generation time.
+    pub(crate) slope: f64,
+    /// Slope over its standard error (infinite for a perfect fit).
+    pub(crate) t: f64,
+    /// Fitted latency at the first and the last batch used.
+    pub(crate) first: f64,
+    pub(crate) last: f64,
+}
+
+impl Trend {
+    /// Whether the latency grows steadily (see [`UNSTABLE_SLOPE`]).
+    pub(crate) fn unstable(&self) -> bool {
+        self.slope >= UNSTABLE_SLOPE && self.t >= UNSTABLE_T
+    }
+}
+
+impl Batches {
+    /// The trend of the batch means over the first `n` batches holding a message; `None`
+    /// with fewer than 3 such batches.
+    pub(crate) fn trend(&self, n: usize) -> Option<Trend> {
+        let points: Vec<(f64, f64)> = (0..n.min(self.sum.len()))
+            .filter(|&i| self.count[i] > 0)
+            .map(|i| ((i as f64 + 0.5) * self.length as f64, self.sum[i] / self.count[i] as f64))
+            .collect();
+        let b = points.len() as f64;
+        if points.len() < 3 {
+            return None;
+        }
+        let mean_x = points.iter().map(|p| p.0).sum::<f64>() / b;
+        let mean_y = points.iter().map(|p| p.1).sum::<f64>() / b;
+        let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+        let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+        let slope = sxy / sxx;
+        let residual: f64 =
+            points.iter().map(|p| (p.1 - mean_y - slope * (p.0 - mean_x)).powi(2)).sum();
+        let standard_error = (residual / (b - 2.0) / sxx).sqrt();
+        let t = if standard_error > 0.0 { slope / standard_error } else { f64::INFINITY };
+        let at = |x: f64| mean_y + slope * (x - mean_x);
+        Some(Trend {
+            slope,
+            t: if slope == 0.0 { 0.0 } else { t },
+            first: at(points[0].0),
+            last: at(points[points.len() - 1].0),
+        })
+    }
+}
+
 /// The 0.975 quantile of Student's t with `dof >= 1` degrees of freedom (table to 30, then a
 /// Cornish-Fisher expansion accurate to 1e-5).
 pub(crate) fn student_t975(dof: u64) -> f64 {
@@ -150,6 +210,10 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
             m.status = Status::Saturated;
             m.detail = Some(detail);
         }
+        Outcome::Imprecise(detail) => {
+            m.status = Status::Imprecise;
+            m.detail = Some(detail);
+        }
         Outcome::Deadlock(detail) => {
             m.status = Status::Deadlock;
             m.detail = Some(detail);
@@ -182,7 +246,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     }
     let done = w.measured - w.outstanding;
     m.messages_measured = Some(done);
-    if m.status == Status::Ok && done > 0 {
+    if matches!(m.status, Status::Ok | Status::Imprecise) && done > 0 {
         let done = done as f64;
         m.latency = Some(w.latency_sum / done);
         m.network_latency = Some(w.network_sum / done);
@@ -196,6 +260,8 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     add("offered_throughput", w.generated as f64 / (nodes * span));
     add("flit_throughput", w.delivered_flits as f64 / (nodes * span));
     add("channel_utilization", w.flit_hops as f64 / (links * span));
+    let busiest = w.channel_flits.iter().copied().max().unwrap_or(0);
+    add("max_channel_utilization", busiest as f64 / span);
     add("blocking_per_hop", ratio(w.hops_blocked, w.hop_requests));
     add("blocked_cycles_per_hop", ratio(w.blocked_cycles, w.hop_requests));
     add("escape_hop_fraction", ratio(w.escape_hops, w.hop_requests));

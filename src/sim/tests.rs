@@ -304,7 +304,7 @@ fn results_are_pinned() {
     let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
     let options = SimOptions { warmup_cycles: 1_000, cycles: 5_000, ..SimOptions::default() };
     let m = simulate(&s, 0.03, &options, 2024, None).unwrap();
-    assert_eq!(VERSION, "sim-1.0.0");
+    assert_eq!(VERSION, "sim-1.1.0");
     assert_eq!((m.messages_measured, m.flit_hops, m.cycles), (Some(2368), Some(48117), Some(6011)));
     assert_eq!(m.latency, Some(12.407516891891891));
 }
@@ -467,3 +467,133 @@ fn a_multiplexed_channel_is_processor_sharing() {
         );
     }
 }
+
+/// Flits per cycle on each link of an 8-ring (both directions) under uniform traffic with
+/// dimension-order routing, V = 2.
+fn ring_link_loads(tie_break: crate::scenario::TieBreak) -> Vec<f64> {
+    let s = Scenario {
+        tie_break: Some(tie_break),
+        ..scenario(torus(8, 1), Routing::DimensionOrder, 2, 8)
+    };
+    let run = plan(2_000, 200_000);
+    let mut engine = Engine::new(&s, 0.03, 5, &run).unwrap();
+    let outcome = engine.run(&run, None);
+    assert_eq!(outcome, engine::Outcome::Ok);
+    let span = (engine.window.end.unwrap() - engine.window.start) as f64;
+    engine.window.channel_flits.iter().map(|&f| f as f64 / span).collect()
+}
+
+/// With the random tie-break every link of the ring carries the same load (the ring is
+/// vertex-transitive and the k/2 traffic splits evenly between the directions). With ties
+/// always going + (`tie_break: positive`, the convention before sim-1.1.0) the + links carry
+/// 1 + 2 + 3 + 4 = 10 units of distance per source against 6 for the - links.
+#[test]
+fn every_link_of_a_ring_carries_the_same_load() {
+    let loads = ring_link_loads(crate::scenario::TieBreak::Random);
+    assert_eq!(loads.len(), 16);
+    // Expected: rate * M * (mean distance 16/7) * nodes / links = 0.03 * 8 * 16/7 / 2.
+    let expected = 0.03 * 8.0 * 16.0 / 7.0 / 2.0;
+    for (channel, load) in loads.iter().enumerate() {
+        assert!((load - expected).abs() < 0.03 * expected, "link {channel}: {load} vs {expected}");
+    }
+    let loads = ring_link_loads(crate::scenario::TieBreak::Positive);
+    let plus: f64 = loads.iter().step_by(2).sum::<f64>() / 8.0;
+    let minus: f64 = loads.iter().skip(1).step_by(2).sum::<f64>() / 8.0;
+    assert!((plus / minus - 10.0 / 6.0).abs() < 0.05, "+ {plus} vs - {minus}");
+}
+
+/// Precision mode never reports `ok` for a point it did not measure to its target: stopping
+/// at `max_cycles` short of the target, or with no message at all, is `imprecise`, with the
+/// estimate kept and the reason in the detail.
+#[test]
+fn precision_mode_short_of_its_target_is_imprecise() {
+    let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
+    let options = SimOptions {
+        warmup_cycles: 1_000,
+        cycles: 2_000,
+        target_precision: Some(1e-6),
+        max_cycles: 20_000,
+        ..SimOptions::default()
+    };
+    let m = simulate(&s, 0.03, &options, 2, None).unwrap();
+    assert_eq!(m.status, Status::Imprecise, "{:?}", m.detail);
+    let detail = m.detail.unwrap();
+    assert!(detail.contains("max_cycles = 20000") && detail.contains("half-width"), "{detail}");
+    assert!(m.latency.is_some() && m.latency_ci95.is_some());
+    let nothing = simulate(&s, 0.0, &options, 2, None).unwrap();
+    assert_eq!(nothing.status, Status::Imprecise);
+    assert!(nothing.detail.unwrap().contains("fewer than 2 batches"));
+    assert_eq!(nothing.latency, None);
+}
+
+/// Every traffic pattern runs through the engine without losing a message or breaking the
+/// bookkeeping, self-addressed messages included; the models refuse all but uniform.
+#[test]
+fn every_traffic_pattern_is_delivered() {
+    use crate::scenario::Traffic;
+    // Every pattern but uniform (tested everywhere else).
+    let patterns = Traffic::every(0.2, vec![0, 5]).into_iter().skip(1);
+    for traffic in patterns {
+        let s = Scenario {
+            traffic: traffic.clone(),
+            ..scenario(torus(4, 2), Routing::DimensionOrder, 2, 8)
+        };
+        let mut engine = Engine::new(&s, 0.02, 3, &plan(0, 4_000)).unwrap();
+        engine.open_window();
+        for cycle in 1..=4_000u64 {
+            engine.step();
+            if cycle % 101 == 0 {
+                engine.check_invariants();
+            }
+        }
+        assert!(engine.delivered_total > 200, "{traffic:?}: {}", engine.delivered_total);
+        let options = SimOptions { warmup_cycles: 1_000, cycles: 10_000, ..SimOptions::default() };
+        let m = simulate(&s, 0.02, &options, 3, None).unwrap();
+        assert_eq!(m.status, Status::Ok, "{traffic:?}: {:?}", m.detail);
+        let model = crate::model::check(crate::model::ModelName::NbcTorus, &s);
+        assert!(model.unwrap_err().to_string().contains("assumes uniform traffic"));
+    }
+    let odd = Scenario {
+        traffic: Traffic::BitComplement,
+        ..scenario(torus(3, 2), Routing::DimensionOrder, 2, 8)
+    };
+    assert!(check(&odd).unwrap_err().0.contains("power-of-two"));
+}
+
+/// The verdict at 0.9 and 1.05 times a network's saturation throughput, for five seeds with
+/// the default options (10,000 warm-up, 100,000-cycle window). The saturation throughputs were
+/// measured by bisection with 1,000,000-cycle windows (docs/validation.md, "Saturation
+/// verdict"): the largest load that stayed `ok` and the smallest that did not, midpoint here.
+fn verdict_holds_around_saturation(s: &Scenario, saturation: f64) {
+    let options = SimOptions::default();
+    for seed in 1..=5 {
+        let below = simulate(s, 0.9 * saturation, &options, seed, None).unwrap();
+        assert_eq!(below.status, Status::Ok, "seed {seed} at 0.9x: {:?}", below.detail);
+        let above = simulate(s, 1.05 * saturation, &options, seed, None).unwrap();
+        assert_eq!(above.status, Status::Saturated, "seed {seed} at 1.05x: {:?}", above.latency);
+    }
+}
+
+fn torus8_dimension_order(v: u32) -> Scenario {
+    Scenario { buffer_depth: 8, ..scenario(torus(8, 2), Routing::DimensionOrder, v, 32) }
+}
+
+#[test]
+fn verdict_around_saturation_dimension_order_v2() {
+    verdict_holds_around_saturation(&torus8_dimension_order(2), SATURATION_DOR_V2);
+}
+
+#[test]
+fn verdict_around_saturation_dimension_order_v6() {
+    verdict_holds_around_saturation(&torus8_dimension_order(6), SATURATION_DOR_V6);
+}
+
+#[test]
+fn verdict_around_saturation_nbc() {
+    verdict_holds_around_saturation(&scenario(torus(8, 2), Routing::Nbc, 10, 32), SATURATION_NBC);
+}
+
+/// Saturation throughputs (messages/node/cycle) of the three configurations above.
+const SATURATION_DOR_V2: f64 = 0.01035;
+const SATURATION_DOR_V6: f64 = 0.01568;
+const SATURATION_NBC: f64 = 0.01338;

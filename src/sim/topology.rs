@@ -200,13 +200,21 @@ impl Geometry {
         distance
     }
 
-    /// The dimension-order (e-cube) step: lowest differing dimension first; on a torus the
-    /// + direction when both are minimal. `None` when `cur == dest`.
+    /// The dimension-order (e-cube) step: lowest differing dimension first; on a torus, when
+    /// both directions are minimal (distance k/2) in dimension `d`, the + direction if bit `d`
+    /// of `ties` is set and the - direction otherwise. Also returns the dimension. `None` when
+    /// `cur == dest`.
     #[inline]
-    pub(crate) fn dimension_order_step(&self, cur: u32, dest: u32) -> Option<Step> {
+    pub(crate) fn dimension_order_step(
+        &self,
+        cur: u32,
+        dest: u32,
+        ties: u32,
+    ) -> Option<(Step, u32)> {
         if self.shape == Shape::Hypercube {
             let diff = cur ^ dest;
-            return (diff != 0).then(|| Step { port: diff.trailing_zeros(), wraps: false });
+            let d = diff.trailing_zeros();
+            return (diff != 0).then_some((Step { port: d, wraps: false }, d));
         }
         let k = self.radix;
         for d in 0..self.dims {
@@ -214,11 +222,19 @@ impl Geometry {
             if c == t {
                 continue;
             }
-            return Some(match self.shape {
-                Shape::Torus if 2 * ((t + k - c) % k) <= k => Step { port: 2 * d, wraps: t < c },
-                Shape::Torus => Step { port: 2 * d + 1, wraps: t > c },
+            let step = match self.shape {
+                Shape::Torus => {
+                    let twice = 2 * ((t + k - c) % k);
+                    let plus = twice < k || (twice == k && (ties >> (d % 32)) & 1 == 1);
+                    if plus {
+                        Step { port: 2 * d, wraps: t < c }
+                    } else {
+                        Step { port: 2 * d + 1, wraps: t > c }
+                    }
+                }
                 _ => Step { port: 2 * d + u32::from(t < c), wraps: false },
-            });
+            };
+            return Some((step, d));
         }
         None
     }
@@ -284,7 +300,7 @@ mod tests {
         assert_eq!(m.distance(0, 8), 4);
         let h = Geometry::new(&Topology::Hypercube { dimensions: 3 }).unwrap();
         assert_eq!(h.downstream(5 * 3 + 1), 7);
-        assert_eq!(h.dimension_order_step(5, 2).map(|s| s.port), Some(0));
+        assert_eq!(h.dimension_order_step(5, 2, 0).map(|s| s.0.port), Some(0));
         assert_eq!(h.distance(5, 2), 3);
     }
 
@@ -297,8 +313,10 @@ mod tests {
                     g.minimal_steps(a, b, |s| {
                         assert_eq!(g.distance(g.downstream(a * g.ports + s.port), b) + 1, d)
                     });
-                    if let Some(s) = g.dimension_order_step(a, b) {
-                        assert_eq!(g.distance(g.downstream(a * g.ports + s.port), b) + 1, d);
+                    for ties in [0, u32::MAX] {
+                        if let Some((s, _)) = g.dimension_order_step(a, b, ties) {
+                            assert_eq!(g.distance(g.downstream(a * g.ports + s.port), b) + 1, d);
+                        }
                     }
                 }
             }

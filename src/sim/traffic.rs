@@ -3,17 +3,121 @@
 //! The process is Poisson at `rate` messages per node per cycle. Independent Poisson sources
 //! superpose to one Poisson stream of rate `nodes * rate` whose arrivals pick their source
 //! uniformly, which is what [`Traffic::next_arrival`] draws: exact exponential gaps, any number
-//! of arrivals in one cycle, and cost proportional to the arrivals only. The pattern is uniform
-//! over the other nodes. Later issues add patterns (broadcast trees, fault-aware destinations)
-//! as new [`Pattern`] variants; the engine only asks for the next (cycle, source, destination).
+//! of arrivals in one cycle, and cost proportional to the arrivals only. The pattern
+//! ([`crate::scenario::Traffic`]) picks the destination: uniform over the other nodes (the
+//! papers'), uniform including the source, a hotspot mix, or a permutation (transpose, bit
+//! complement, bit reverse, tornado, neighbour) precomputed as a table. Permutations address
+//! nodes by digits: coordinates of a torus or mesh, bits of a hypercube. Later issues add
+//! patterns (broadcast trees, fault-aware destinations) as new [`Pattern`] variants; the engine
+//! only asks for the next (cycle, source, destination).
 
+use crate::scenario::Traffic as Spec;
+
+use super::SimError;
 use super::rng::Rng;
+use super::topology::{Geometry, Shape};
 
 /// Where a new message goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Pattern {
     /// Uniform over all nodes except the source.
     Uniform,
+    /// Uniform over all nodes.
+    UniformWithSelf,
+    /// A fixed destination per source.
+    Permutation(Vec<u32>),
+    /// With probability `fraction` one of `nodes` (not the source), else uniform.
+    Hotspot { fraction: f64, nodes: Vec<u32> },
+}
+
+impl Pattern {
+    /// The pattern of `spec` on `geometry`, or why the network cannot serve it.
+    pub(crate) fn new(spec: &Spec, geometry: &Geometry) -> Result<Pattern, SimError> {
+        let nodes = geometry.nodes;
+        let (radix, dims) = (geometry.radix, geometry.dims);
+        let name = spec.as_str();
+        let power_of_two = || {
+            if nodes.is_power_of_two() {
+                Ok(nodes.trailing_zeros())
+            } else {
+                Err(SimError(format!(
+                    "traffic `{name}` needs a power-of-two number of nodes, this network has \
+                     {nodes}"
+                )))
+            }
+        };
+        let digits =
+            |node: u32| -> Vec<u32> { (0..dims).map(|d| geometry.coord(node, d)).collect() };
+        let number =
+            |digits: &[u32]| -> u32 { digits.iter().rev().fold(0, |n, &digit| n * radix + digit) };
+        let table = |f: &dyn Fn(u32) -> u32| Pattern::Permutation((0..nodes).map(f).collect());
+        Ok(match spec {
+            Spec::Uniform => Pattern::Uniform,
+            Spec::UniformWithSelf => Pattern::UniformWithSelf,
+            Spec::Transpose => {
+                if dims % 2 != 0 {
+                    return Err(SimError(format!(
+                        "traffic `transpose` needs an even number of dimensions (a square node \
+                         array), this network has {dims}"
+                    )));
+                }
+                let half = dims as usize / 2;
+                table(&|node| {
+                    let mut d = digits(node);
+                    d.rotate_left(half);
+                    number(&d)
+                })
+            }
+            Spec::BitComplement => {
+                power_of_two()?;
+                table(&|node| !node & (nodes - 1))
+            }
+            Spec::BitReverse => {
+                let bits = power_of_two()?;
+                table(&|node| if bits == 0 { 0 } else { node.reverse_bits() >> (32 - bits) })
+            }
+            Spec::Tornado => {
+                if geometry.shape == Shape::Hypercube || radix < 3 {
+                    return Err(SimError(
+                        "traffic `tornado` needs a torus or mesh with radix k >= 3 (each \
+                         coordinate moves ceil(k/2) - 1 places)"
+                            .into(),
+                    ));
+                }
+                let shift = radix.div_ceil(2) - 1;
+                table(&|node| {
+                    let d: Vec<u32> = digits(node).iter().map(|&x| (x + shift) % radix).collect();
+                    number(&d)
+                })
+            }
+            Spec::Neighbor => table(&|node| {
+                let d: Vec<u32> = digits(node).iter().map(|&x| (x + 1) % radix).collect();
+                number(&d)
+            }),
+            Spec::Hotspot { fraction, nodes: hot } => {
+                if !(fraction.is_finite() && (0.0..=1.0).contains(fraction)) {
+                    return Err(SimError(format!(
+                        "hotspot fraction must lie in [0, 1], got {fraction}"
+                    )));
+                }
+                if hot.is_empty() {
+                    return Err(SimError(
+                        "traffic `hotspot` needs at least one hotspot node".into(),
+                    ));
+                }
+                if let Some(bad) = hot.iter().find(|&&n| n >= nodes) {
+                    return Err(SimError(format!(
+                        "hotspot node {bad} does not exist: the network has nodes 0 to {}",
+                        nodes - 1
+                    )));
+                }
+                let mut hot = hot.clone();
+                hot.sort_unstable();
+                hot.dedup();
+                Pattern::Hotspot { fraction: *fraction, nodes: hot }
+            }
+        })
+    }
 }
 
 /// A Poisson message source for the whole network.
@@ -41,6 +145,13 @@ impl Traffic {
         if self.mean_gap.is_finite() { rng.exponential(self.mean_gap) } else { f64::INFINITY }
     }
 
+    /// A node other than `source`, uniformly.
+    #[inline]
+    fn other(&self, source: u32, rng: &mut Rng) -> u32 {
+        let other = rng.below(u64::from(self.nodes - 1)) as u32;
+        if other >= source { other + 1 } else { other }
+    }
+
     /// The next message generated before time `until`, as (source, destination), if any.
     #[inline]
     pub(crate) fn next_arrival(&mut self, until: u64, rng: &mut Rng) -> Option<(u32, u32)> {
@@ -49,10 +160,25 @@ impl Traffic {
         }
         self.next_time += self.gap(rng);
         let source = rng.below(u64::from(self.nodes)) as u32;
-        let dest = match self.pattern {
-            Pattern::Uniform => {
-                let other = rng.below(u64::from(self.nodes - 1)) as u32;
-                if other >= source { other + 1 } else { other }
+        let dest = match &self.pattern {
+            Pattern::Uniform => self.other(source, rng),
+            Pattern::UniformWithSelf => rng.below(u64::from(self.nodes)) as u32,
+            Pattern::Permutation(table) => table[source as usize],
+            Pattern::Hotspot { fraction, nodes } => {
+                let hot = rng.open_unit() < *fraction;
+                // Hotspot nodes other than the source; uniform when the source is the only one.
+                let others = nodes.len() - usize::from(nodes.binary_search(&source).is_ok());
+                if hot && others > 0 {
+                    let mut pick = rng.below(others as u64) as usize;
+                    if let Ok(at) = nodes.binary_search(&source)
+                        && pick >= at
+                    {
+                        pick += 1;
+                    }
+                    nodes[pick]
+                } else {
+                    self.other(source, rng)
+                }
             }
         };
         Some((source, dest))
@@ -62,6 +188,72 @@ impl Traffic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Topology;
+
+    fn table(spec: &Spec, topology: Topology) -> Result<Vec<u32>, SimError> {
+        match Pattern::new(spec, &Geometry::new(&topology)?)? {
+            Pattern::Permutation(table) => Ok(table),
+            other => panic!("{other:?} is not a permutation"),
+        }
+    }
+
+    #[test]
+    fn permutations_map_the_textbook_examples() {
+        let t44 = Topology::Torus { radix: 4, dimensions: 2 };
+        // (x, y) = (1, 2) is node 9; transposed (2, 1) is node 6.
+        assert_eq!(table(&Spec::Transpose, t44).unwrap()[9], 6);
+        assert_eq!(table(&Spec::Transpose, t44).unwrap()[5], 5, "diagonal sends to itself");
+        assert_eq!(table(&Spec::BitComplement, t44).unwrap()[9], 6);
+        let cube = Topology::Hypercube { dimensions: 3 };
+        assert_eq!(table(&Spec::BitReverse, cube).unwrap()[1], 4);
+        assert_eq!(table(&Spec::BitReverse, cube).unwrap()[6], 3);
+        assert_eq!(table(&Spec::Transpose, Topology::Hypercube { dimensions: 4 }).unwrap()[1], 4);
+        let ring = Topology::Torus { radix: 8, dimensions: 1 };
+        assert_eq!(table(&Spec::Tornado, ring).unwrap(), vec![3, 4, 5, 6, 7, 0, 1, 2]);
+        assert_eq!(table(&Spec::Neighbor, t44).unwrap()[15], 0);
+        assert_eq!(table(&Spec::Neighbor, t44).unwrap()[0], 5);
+        for spec in [Spec::Transpose, Spec::BitComplement, Spec::BitReverse, Spec::Neighbor] {
+            let mut t = table(&spec, t44).unwrap();
+            t.sort_unstable();
+            assert_eq!(t, (0..16).collect::<Vec<u32>>(), "{spec:?} is a permutation");
+        }
+    }
+
+    #[test]
+    fn networks_a_pattern_cannot_serve_are_refused() {
+        let t33 = Topology::Torus { radix: 3, dimensions: 2 };
+        let error = table(&Spec::BitComplement, t33).unwrap_err().0;
+        assert!(error.contains("power-of-two number of nodes, this network has 9"), "{error}");
+        assert!(table(&Spec::BitReverse, t33).is_err());
+        let ring = Topology::Torus { radix: 8, dimensions: 1 };
+        assert!(table(&Spec::Transpose, ring).unwrap_err().0.contains("even number of dimensions"));
+        assert!(table(&Spec::Tornado, Topology::Hypercube { dimensions: 3 }).is_err());
+        let g = Geometry::new(&ring).unwrap();
+        for (fraction, nodes) in [(1.5, vec![0]), (0.5, vec![]), (0.5, vec![8])] {
+            assert!(Pattern::new(&Spec::Hotspot { fraction, nodes }, &g).is_err());
+        }
+    }
+
+    #[test]
+    fn hotspot_nodes_receive_their_fraction() {
+        let g = Geometry::new(&Topology::Torus { radix: 4, dimensions: 2 }).unwrap();
+        let pattern =
+            Pattern::new(&Spec::Hotspot { fraction: 0.5, nodes: vec![3, 3] }, &g).unwrap();
+        let mut rng = Rng::new(4);
+        let mut traffic = Traffic::new(16, 0.05, pattern, &mut rng);
+        let (mut total, mut hot, mut self_sent) = (0u32, 0u32, 0u32);
+        for cycle in 1..=20_000u64 {
+            while let Some((s, d)) = traffic.next_arrival(cycle, &mut rng) {
+                total += 1;
+                hot += u32::from(d == 3);
+                self_sent += u32::from(s == d);
+            }
+        }
+        assert_eq!(self_sent, 0);
+        // 15/16 of the sources send half their messages to node 3, and 1/15 of the rest.
+        let expected = f64::from(total) * (15.0 / 16.0) * (0.5 + 0.5 / 15.0);
+        assert!((f64::from(hot) - expected).abs() < 0.05 * expected, "{hot} vs {expected}");
+    }
 
     #[test]
     fn rate_and_destinations_are_right() {

@@ -118,6 +118,18 @@ pub struct ScenarioSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<EjectionName>>", extend("default" = "single"))]
     pub ejection: Option<Field<EjectionName>>,
+    /// Dateline convention of dimension-order routes on a torus (simulator): `per_traversal`
+    /// (class fixed per ring traversal; the default for `dimension_order`) or `switch`
+    /// (Dally-Seitz; the only one Duato's escape class supports, and its default).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<DatelineName>>")]
+    pub dateline: Option<Field<DatelineName>>,
+    /// Direction of dimension-order routes on a torus at distance exactly k/2 (simulator):
+    /// `random` (per message and dimension; the default for `dimension_order`) or `positive`
+    /// (always +; the only one Duato's escape class supports, and its default).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<TieBreakName>>")]
+    pub tie_break: Option<Field<TieBreakName>>,
     /// Traffic pattern; uniform unicast when left out.
     #[serde(default)]
     pub traffic: Option<TrafficSpec>,
@@ -166,10 +178,20 @@ pub struct SwitchingSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficSpec {
-    /// `uniform` unicast, or `broadcast_mix` (a fraction of messages are broadcasts).
+    /// Where messages go: `uniform` (every other node; the papers'), `uniform_with_self`,
+    /// `transpose`, `bit_complement`, `bit_reverse`, `tornado`, `neighbor`, `hotspot`
+    /// (simulator only; the models assume uniform), or `broadcast_mix` (uniform unicast plus a
+    /// fraction of broadcasts).
     #[serde(default)]
-    #[schemars(extend("default" = "uniform"))]
-    pub pattern: Option<TrafficPattern>,
+    #[schemars(with = "Option<Sweep<TrafficPattern>>", extend("default" = "uniform"))]
+    pub pattern: Option<Field<TrafficPattern>>,
+    /// `hotspot` only: probability that a message goes to one of `hotspot_nodes`.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>")]
+    pub hotspot_fraction: Option<Field<f64>>,
+    /// `hotspot` only: the hotspot node numbers (dimension 0 varies fastest); not swept.
+    #[serde(default)]
+    pub hotspot_nodes: Option<Vec<u32>>,
     /// Fraction beta of messages that are broadcasts, 0 <= beta <= 1 (broadcast_mix).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_BROADCAST_FRACTION))]
@@ -299,6 +321,26 @@ pub enum EjectionName {
     Unlimited,
 }
 
+/// `scenario.dateline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DatelineName {
+    /// Class fixed once per ring traversal.
+    PerTraversal,
+    /// Class 0 until the wrap-around link, class 1 after it (Dally-Seitz).
+    Switch,
+}
+
+/// `scenario.tie_break`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TieBreakName {
+    /// At random, once per message and dimension.
+    Random,
+    /// Always the + direction.
+    Positive,
+}
+
 /// `scenario.traffic.pattern`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -307,6 +349,20 @@ pub enum TrafficPattern {
     Uniform,
     /// Uniform unicast mixed with broadcasts (`broadcast_fraction`).
     BroadcastMix,
+    /// Uniform over all nodes, the source included.
+    UniformWithSelf,
+    /// Matrix transpose of the node's digits (even number of dimensions).
+    Transpose,
+    /// Complemented node number (power-of-two node count).
+    BitComplement,
+    /// Reversed node number bits (power-of-two node count).
+    BitReverse,
+    /// Every coordinate ceil(k/2) - 1 places forward.
+    Tornado,
+    /// Every coordinate one place forward.
+    Neighbor,
+    /// A fraction of messages to a set of hotspot nodes, the rest uniform.
+    Hotspot,
 }
 
 /// `methods.model.name`.
@@ -335,4 +391,12 @@ macro_rules! named_values {
     )*};
 }
 
-named_values!(TopologyKind, SwitchingKind, RoutingName, EjectionName);
+named_values!(
+    TopologyKind,
+    SwitchingKind,
+    RoutingName,
+    EjectionName,
+    DatelineName,
+    TieBreakName,
+    TrafficPattern
+);

@@ -16,11 +16,13 @@ use super::sweep::{Sweep, SweepValue};
 use super::types::*;
 use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelName, ModelOptions};
-use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
+use crate::scenario::{
+    Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
+};
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 17] = [
+pub const FIELDS: [&str; 21] = [
     "topology",
     "radix",
     "dimensions",
@@ -38,6 +40,10 @@ pub const FIELDS: [&str; 17] = [
     "broadcast_fraction",
     "startup_latency",
     "ejection",
+    "dateline",
+    "tie_break",
+    "traffic",
+    "hotspot_fraction",
 ];
 
 const TOPOLOGY: usize = 0;
@@ -57,6 +63,10 @@ const FAULT_RATE: usize = 13;
 const BROADCAST: usize = 14;
 const STARTUP: usize = 15;
 const EJECTION: usize = 16;
+const DATELINE: usize = 17;
+const TIE_BREAK: usize = 18;
+const TRAFFIC: usize = 19;
+const HOTSPOT: usize = 20;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -104,8 +114,13 @@ struct Columns {
     broadcast_fraction: Values<f64>,
     startup_latency: Values<f64>,
     ejection: Values<EjectionName>,
+    dateline: Values<DatelineName>,
+    tie_break: Values<TieBreakName>,
+    traffic: Values<TrafficPattern>,
+    hotspot_fraction: Values<f64>,
+    hotspot_nodes: Vec<u32>,
     /// Where each field was written (`None`: left out, default used or not applicable).
-    written: [Option<Location>; 17],
+    written: [Option<Location>; FIELDS.len()],
 }
 
 impl Columns {
@@ -127,7 +142,11 @@ impl Columns {
             FAULT_RATE => self.fault_rate.len(),
             BROADCAST => self.broadcast_fraction.len(),
             STARTUP => self.startup_latency.len(),
-            _ => self.ejection.len(),
+            EJECTION => self.ejection.len(),
+            DATELINE => self.dateline.len(),
+            TIE_BREAK => self.tie_break.len(),
+            TRAFFIC => self.traffic.len(),
+            _ => self.hotspot_fraction.len(),
         }
     }
 }
@@ -440,7 +459,7 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     let topology = &s.topology;
     let switching = s.switching.as_ref();
     let traffic = s.traffic.as_ref();
-    let mut written = [None; 17];
+    let mut written = [None; FIELDS.len()];
     let mut mark = |field: usize, location: Option<Location>| written[field] = location;
     mark(TOPOLOGY, Some(topology.kind.referenced));
     mark(RADIX, topology.radix.as_ref().map(|f| f.referenced));
@@ -459,9 +478,14 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(BROADCAST, traffic.and_then(|t| t.broadcast_fraction.as_ref()).map(|f| f.referenced));
     mark(STARTUP, traffic.and_then(|t| t.startup_latency.as_ref()).map(|f| f.referenced));
     mark(EJECTION, s.ejection.as_ref().map(|f| f.referenced));
+    mark(DATELINE, s.dateline.as_ref().map(|f| f.referenced));
+    mark(TIE_BREAK, s.tie_break.as_ref().map(|f| f.referenced));
+    mark(TRAFFIC, traffic.and_then(|t| t.pattern.as_ref()).map(|f| f.referenced));
+    mark(HOTSPOT, traffic.and_then(|t| t.hotspot_fraction.as_ref()).map(|f| f.referenced));
 
     if let Some(traffic) = traffic
-        && traffic.pattern == Some(TrafficPattern::Uniform)
+        && let Some(pattern) = &traffic.pattern
+        && !matches!(pattern.value.values(pattern.referenced), Ok(values) if values.iter().any(|v| v.0 == TrafficPattern::BroadcastMix))
         && let Some(field) = &traffic.broadcast_fraction
     {
         diags.error(
@@ -540,6 +564,21 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             finite_in(0.0, 1e9, true, "startup_latency"),
         ),
         ejection: column(diags, s.ejection.as_ref(), Some(EjectionName::Single), any),
+        dateline: column(diags, s.dateline.as_ref(), None, any),
+        tie_break: column(diags, s.tie_break.as_ref(), None, any),
+        traffic: column(
+            diags,
+            traffic.and_then(|t| t.pattern.as_ref()),
+            Some(TrafficPattern::Uniform),
+            any,
+        ),
+        hotspot_fraction: column(
+            diags,
+            traffic.and_then(|t| t.hotspot_fraction.as_ref()),
+            None,
+            finite_in(0.0, 1.0, true, "hotspot_fraction"),
+        ),
+        hotspot_nodes: traffic.and_then(|t| t.hotspot_nodes.clone()).unwrap_or_default(),
         written,
     }
 }
@@ -754,7 +793,7 @@ fn expand(
         );
         return Vec::new();
     };
-    let mut used = [false; 17];
+    let mut used = [false; FIELDS.len()];
     let mut points = Vec::with_capacity(total);
     let mut seen = std::collections::HashSet::with_capacity(total);
     let mut index = vec![0usize; FIELDS.len()];
@@ -792,6 +831,9 @@ fn expand(
                 DIMENSIONS => "`topology.kind: torus`, `mesh` or `hypercube`",
                 PROCESSORS => "`topology.kind: fat_tree`",
                 SCOUTING => "`switching.kind: scouting`",
+                DATELINE => "`routing: dimension_order` or `duato` on a torus",
+                TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
+                HOTSPOT => "`traffic.pattern: hotspot`",
                 _ => "other settings",
             };
             diags.error(
@@ -815,7 +857,7 @@ fn get<T: Copy>(values: &Values<T>, index: usize) -> Option<T> {
 fn build(
     c: &Columns,
     index: &[usize],
-    used: &mut [bool; 17],
+    used: &mut [bool; FIELDS.len()],
     diags: &mut Diags,
 ) -> Option<ScenarioPoint> {
     let kind_location = c.topology.get(index[TOPOLOGY])?.1;
@@ -901,7 +943,7 @@ fn build(
     for field in [VIRTUAL_CHANNELS, ESCAPE, BUFFER, ROUTER_DELAY, MESSAGE_LENGTH, SECOND_MOMENT] {
         used[field] = true;
     }
-    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION] {
+    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC] {
         used[field] = true;
     }
     let message_length = get(&c.message_length, index[MESSAGE_LENGTH])?;
@@ -939,7 +981,40 @@ fn build(
             EjectionName::Single => Ejection::Single,
             EjectionName::Unlimited => Ejection::Unlimited,
         },
+        dateline: get(&c.dateline, index[DATELINE]).map(|d| match d {
+            DatelineName::PerTraversal => Dateline::PerTraversal,
+            DatelineName::Switch => Dateline::Switch,
+        }),
+        tie_break: get(&c.tie_break, index[TIE_BREAK]).map(|t| match t {
+            TieBreakName::Random => TieBreak::Random,
+            TieBreakName::Positive => TieBreak::Positive,
+        }),
+        traffic: match get(&c.traffic, index[TRAFFIC])? {
+            TrafficPattern::Uniform | TrafficPattern::BroadcastMix => Traffic::Uniform,
+            TrafficPattern::UniformWithSelf => Traffic::UniformWithSelf,
+            TrafficPattern::Transpose => Traffic::Transpose,
+            TrafficPattern::BitComplement => Traffic::BitComplement,
+            TrafficPattern::BitReverse => Traffic::BitReverse,
+            TrafficPattern::Tornado => Traffic::Tornado,
+            TrafficPattern::Neighbor => Traffic::Neighbor,
+            TrafficPattern::Hotspot => {
+                used[HOTSPOT] = true;
+                let Some(fraction) = get(&c.hotspot_fraction, index[HOTSPOT]) else {
+                    let location = c.written[TRAFFIC].unwrap_or(kind_location);
+                    diags.error(
+                        location,
+                        "traffic `hotspot` needs `traffic.hotspot_fraction` and `traffic.hotspot_nodes`",
+                        None,
+                    );
+                    return None;
+                };
+                Traffic::Hotspot { fraction, nodes: c.hotspot_nodes.clone() }
+            }
+        },
     };
+    used[DATELINE] |= scenario.dateline.is_some() && scenario.dateline_convention().is_some();
+    used[TIE_BREAK] |= scenario.tie_break.is_some() && scenario.tie_break_convention().is_some();
+    let scenario = scenario.with_conventions_resolved();
     Some(ScenarioPoint { label: label(&scenario), scenario })
 }
 
@@ -993,6 +1068,17 @@ pub fn label(s: &Scenario) -> String {
     }
     if s.broadcast_fraction > 0.0 {
         text.push_str(&format!(", beta={}", s.broadcast_fraction));
+    }
+    if s.routing == Routing::DimensionOrder {
+        if let Some(dateline) = s.dateline.filter(|&d| d != Dateline::PerTraversal) {
+            text.push_str(&format!(", dateline {}", dateline.as_str()));
+        }
+        if let Some(tie) = s.tie_break.filter(|&t| t != TieBreak::Random) {
+            text.push_str(&format!(", ties {}", tie.as_str()));
+        }
+    }
+    if !s.traffic.is_uniform() {
+        text.push_str(&format!(", {} traffic", s.traffic.as_str()));
     }
     text
 }

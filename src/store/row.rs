@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Traffic};
 
 /// One result row. Field order is column order in `results.parquet`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -59,6 +59,19 @@ pub struct Row {
     pub startup_latency: f64,
     /// `single` or `unlimited`.
     pub ejection: String,
+    /// Dateline convention of torus dimension-order routes (`per_traversal` or `switch`); null
+    /// where routes have no dateline (meshes, hypercubes, adaptive and Nbc routing).
+    pub dateline: Option<String>,
+    /// Direction at distance k/2 of torus dimension-order routes (`random` or `positive`);
+    /// null where no route has such a tie.
+    pub tie_break: Option<String>,
+    /// Traffic pattern: `uniform`, `uniform_with_self`, `transpose`, `bit_complement`,
+    /// `bit_reverse`, `tornado`, `neighbor` or `hotspot`.
+    pub traffic: String,
+    /// Probability that a message goes to a hotspot node; null unless traffic is `hotspot`.
+    pub hotspot_fraction: Option<f64>,
+    /// The hotspot node numbers, comma-separated; null unless traffic is `hotspot`.
+    pub hotspot_nodes: Option<String>,
     /// Offered load (messages/node/cycle).
     pub rate: f64,
     /// `rate / saturation_rate` (the load as written, when given as `fraction_of_saturation`).
@@ -85,7 +98,7 @@ pub struct Row {
     pub throughput: Option<f64>,
     /// Mean hops per message.
     pub hops: Option<f64>,
-    /// `ok`, `saturated`, `deadlock`, `failed` or `skipped`.
+    /// `ok`, `saturated`, `deadlock`, `imprecise` (precision mode stopped at `max_cycles` short of `target_precision`, or measured nothing: the numbers are an estimate), `failed` or `skipped`.
     pub status: String,
     /// Error message or saturation/deadlock detail.
     pub error: Option<String>,
@@ -129,6 +142,19 @@ impl Row {
             broadcast_fraction: scenario.broadcast_fraction,
             startup_latency: scenario.startup_latency,
             ejection: scenario.ejection.as_str().to_string(),
+            dateline: scenario.dateline_convention().map(|d| d.as_str().to_string()),
+            tie_break: scenario.tie_break_convention().map(|t| t.as_str().to_string()),
+            traffic: scenario.traffic.as_str().to_string(),
+            hotspot_fraction: match &scenario.traffic {
+                Traffic::Hotspot { fraction, .. } => Some(*fraction),
+                _ => None,
+            },
+            hotspot_nodes: match &scenario.traffic {
+                Traffic::Hotspot { nodes, .. } => {
+                    Some(nodes.iter().map(u32::to_string).collect::<Vec<_>>().join(","))
+                }
+                _ => None,
+            },
             ..Row::default()
         }
     }

@@ -273,3 +273,46 @@ methods: {model: {name: fat_tree}}
     assert!(err.contains("`buffer_depth` is swept over 2 values, but only the simulator"), "{err}");
     assert!(err.contains("`router_delay` is swept"), "{err}");
 }
+
+fn routing_conventions_and_traffic_patterns_are_checked() {
+    let err = rejected(
+        VALID
+            .replace("virtual_channels: 3", "virtual_channels: 3\n  dateline: per_traversal")
+            .as_bytes(),
+    );
+    assert!(err.contains("duato's escape class supports only dateline: switch"), "{err}");
+    let err = rejected(
+        VALID
+            .replace("routing: duato", "routing: adaptive")
+            .replace("virtual_channels: 3", "virtual_channels: 3\n  tie_break: [random, positive]")
+            .as_bytes(),
+    );
+    assert!(err.contains("`tie_break` applies only to"), "{err}");
+    let err = rejected(
+        VALID
+            .replace("radix: 8", "radix: 3")
+            .replace(
+                "virtual_channels: 3",
+                "virtual_channels: 3\n  traffic: {pattern: bit_complement}",
+            )
+            .as_bytes(),
+    );
+    assert!(err.contains("power-of-two") && err.contains("this network has 9"), "{err}");
+    let err = rejected(
+        VALID
+            .replace("virtual_channels: 3", "virtual_channels: 3\n  traffic: {pattern: hotspot}")
+            .as_bytes(),
+    );
+    assert!(err.contains("needs `traffic.hotspot_fraction`"), "{err}");
+    let scratch = Scratch::new();
+    let swept = VALID
+        .replace("routing: duato", "routing: dimension_order")
+        .replace(
+            "virtual_channels: 3",
+            "virtual_channels: 2\n  dateline: [per_traversal, switch]\n  tie_break: [random, positive]\n  \
+             traffic: {pattern: [uniform, transpose, hotspot], hotspot_fraction: 0.1, hotspot_nodes: [0, 9]}",
+        );
+    scratch.spec("ok.yaml", &swept);
+    let output = scratch.run(&["validate", "ok.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

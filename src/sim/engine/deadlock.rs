@@ -44,13 +44,7 @@ impl Engine {
             if p.ready > self.now || cur == message.dest {
                 continue;
             }
-            self.router.candidates(
-                &self.geometry,
-                cur,
-                message.dest,
-                message.level,
-                &mut self.candidates,
-            );
+            self.router.candidates(&self.geometry, cur, message.header(), &mut self.candidates);
             let mut held = Vec::new();
             for c in &self.candidates {
                 let mut mask = c.mask | c.fallback;
