@@ -274,6 +274,7 @@ methods: {model: {name: fat_tree}}
     assert!(err.contains("`router_delay` is swept"), "{err}");
 }
 
+#[test]
 fn routing_conventions_and_traffic_patterns_are_checked() {
     let err = rejected(
         VALID
