@@ -309,6 +309,11 @@ pub struct Scenario {
     pub buffer_depth: u32,
     /// Extra pipeline cycles per hop in the router (simulator only; the papers assume 0).
     pub router_delay: u32,
+    /// Flits one input port (the VCs behind one incoming channel, or a node's injection VCs)
+    /// may send per cycle, ejection included (simulator only); `None`: unlimited. Left out of
+    /// the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_speedup: Option<u32>,
     /// Message length M in flits (the mean when `message_length_second_moment` is set).
     pub message_length: u32,
     /// E[M^2] in flits^2 for random message lengths; `None` means fixed length M.
@@ -347,6 +352,7 @@ impl Scenario {
             escape_channels: None,
             buffer_depth: 2,
             router_delay: 0,
+            input_speedup: None,
             message_length: 32,
             message_length_second_moment: None,
             fault_rate: 0.0,

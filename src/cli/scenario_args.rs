@@ -101,6 +101,7 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         "escape_channels" => s.escape_channels = Some(number(key, value)?),
         "buffer_depth" => s.buffer_depth = number(key, value)?,
         "router_delay" => s.router_delay = number(key, value)?,
+        "input_speedup" => s.input_speedup = Some(number(key, value)?),
         "message_length" => s.message_length = number(key, value)?,
         "message_length_second_moment" => {
             s.message_length_second_moment = Some(number(key, value)?)

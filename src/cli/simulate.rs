@@ -15,7 +15,7 @@ use crate::sim::{self, SimOptions};
   runner simulate topology=hypercube dimensions=8 routing=duato virtual_channels=4 --rate 0.01 --json")]
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
-    /// escape_channels, buffer_depth, router_delay, message_length, ejection, ...).
+    /// escape_channels, buffer_depth, router_delay, input_speedup, message_length, ejection, ...).
     /// Default: an 8x8 torus, dimension_order routing, V = 2, M = 32.
     params: Vec<String>,
     /// Offered load in messages/node/cycle.

@@ -20,6 +20,13 @@
 //!    the earliest in the next one, and a freed slot is seen upstream one cycle later (so a
 //!    buffer depth of 2 sustains one flit per cycle per VC; depth 1 halves it).
 //!
+//! With `input_speedup = s` an input port (the VCs of one physical channel, whose buffers sit
+//! at its downstream router, or the injection VCs of one node: VC `vc` belongs to port
+//! `vc / V` either way) sends at most `s` flits per cycle. Ejection is accounted first (the
+//! ejecting VCs in `ejecting` order each take a slot while one is left), then phase A gives
+//! the remaining slots to outputs in `active` order: an output whose round-robin candidate's
+//! port is full moves on to its next candidate. Unset, nothing is counted.
+//!
 //! Only channels with an allocated VC (`active`) and VCs holding a routed-to-ejection message
 //! (`ejecting`) are visited. Switching techniques other than wormhole (scouting, circuit)
 //! change what happens in steps 2 and 3 for a message (how far the header may run ahead, acks,
@@ -149,6 +156,22 @@ pub(crate) struct Engine {
     delay: u64,
     length: u32,
     unlimited_ejection: bool,
+    /// Flits one input port may send per cycle; `None`: unlimited (nothing counted).
+    speedup: Option<u32>,
+    /// Flits sent this cycle by each input port (index `vc / V`); used only with `speedup`.
+    port_sent: Vec<u32>,
+    /// Ports whose `port_sent` is non-zero (reset at the start of each traversal).
+    port_touched: Vec<u32>,
+    /// Ejecting VCs denied this cycle's flit by the input speedup (used only with `speedup`).
+    eject_held: Vec<bool>,
+    /// Test builds: the most flits one input port has sent in a cycle (checked by the tests).
+    #[cfg(test)]
+    pub(crate) max_port_flits: u32,
+    /// Test builds: flits sent by each input port in the cycle `port_stamp` says.
+    #[cfg(test)]
+    port_check: Vec<u32>,
+    #[cfg(test)]
+    port_stamp: Vec<u64>,
     /// Number of network VCs; injection VCs follow them.
     network_vcs: u32,
     /// Bits 0..V set.
@@ -262,6 +285,28 @@ impl Engine {
             delay: u64::from(scenario.router_delay),
             length: scenario.message_length,
             unlimited_ejection: scenario.ejection == Ejection::Unlimited,
+            speedup: scenario.input_speedup,
+            port_sent: if scenario.input_speedup.is_some() {
+                vec![0; slots + nodes]
+            } else {
+                vec![]
+            },
+            port_touched: Vec::with_capacity(if scenario.input_speedup.is_some() {
+                slots + nodes
+            } else {
+                0
+            }),
+            eject_held: if scenario.input_speedup.is_some() {
+                vec![false; total_vcs]
+            } else {
+                vec![]
+            },
+            #[cfg(test)]
+            max_port_flits: 0,
+            #[cfg(test)]
+            port_check: vec![0; slots + nodes],
+            #[cfg(test)]
+            port_stamp: vec![u64::MAX; slots + nodes],
             network_vcs: network_vcs as u32,
             full_mask: if v == 64 { u64::MAX } else { (1 << v) - 1 },
             vc_owner: vec![NONE; total_vcs],
@@ -664,8 +709,24 @@ impl Engine {
     fn traverse(&mut self) -> bool {
         let v = self.v;
         let depth = self.depth;
+        let cap = self.speedup.unwrap_or(u32::MAX);
+        let limited = self.speedup.is_some();
+        if limited {
+            self.account_ejection(cap);
+        }
         {
-            let Engine { active, ch_busy, ch_rr, vc_src, vc_count, moves, full_mask, .. } = self;
+            let Engine {
+                active,
+                ch_busy,
+                ch_rr,
+                vc_src,
+                vc_count,
+                moves,
+                full_mask,
+                port_sent,
+                port_touched,
+                ..
+            } = self;
             moves.clear();
             for &channel in active.iter() {
                 let ch = channel as usize;
@@ -683,6 +744,16 @@ impl Engine {
                     let out = (channel * v + vv) as usize;
                     let src = vc_src[out];
                     if src != NONE && vc_count[src as usize] > 0 && vc_count[out] < depth {
+                        if limited {
+                            let port = (src / v) as usize;
+                            if port_sent[port] >= cap {
+                                continue;
+                            }
+                            if port_sent[port] == 0 {
+                                port_touched.push(port as u32);
+                            }
+                            port_sent[port] += 1;
+                        }
                         moves.push(out as u32);
                         ch_rr[ch] = if vv + 1 == v { 0 } else { vv + 1 };
                         break;
@@ -694,7 +765,14 @@ impl Engine {
         let mut i = 0;
         while i < self.ejecting.len() {
             let vc = self.ejecting[i];
+            if limited && self.eject_held[vc as usize] {
+                self.eject_held[vc as usize] = false;
+                i += 1;
+                continue;
+            }
             if self.vc_count[vc as usize] > 0 {
+                #[cfg(test)]
+                self.count_port_flit(vc);
                 moved = true;
                 self.vc_count[vc as usize] -= 1;
                 let id = self.vc_owner[vc as usize];
@@ -717,6 +795,8 @@ impl Engine {
         for k in 0..self.moves.len() {
             let out = self.moves[k] as usize;
             let src = self.vc_src[out] as usize;
+            #[cfg(test)]
+            self.count_port_flit(src as u32);
             self.vc_count[src] -= 1;
             self.vc_count[out] += 1;
             if counting {
@@ -742,6 +822,43 @@ impl Engine {
             self.window.flit_hops += self.moves.len() as u64;
         }
         moved
+    }
+
+    /// Input speedup, before phase A: resets last cycle's port counters, then gives each
+    /// ejecting VC with a flit a slot of its input port in `ejecting` order, or holds it
+    /// (`eject_held`) for this cycle when the port has none left.
+    fn account_ejection(&mut self, cap: u32) {
+        for &port in &self.port_touched {
+            self.port_sent[port as usize] = 0;
+        }
+        self.port_touched.clear();
+        for &vc in &self.ejecting {
+            if self.vc_count[vc as usize] == 0 {
+                continue;
+            }
+            let port = (vc / self.v) as usize;
+            if self.port_sent[port] >= cap {
+                self.eject_held[vc as usize] = true;
+                continue;
+            }
+            if self.port_sent[port] == 0 {
+                self.port_touched.push(port as u32);
+            }
+            self.port_sent[port] += 1;
+        }
+    }
+
+    /// Test builds: counts a flit leaving `vc`'s input port, independently of the speedup
+    /// bookkeeping, and records the largest per-port count of a cycle.
+    #[cfg(test)]
+    fn count_port_flit(&mut self, vc: u32) {
+        let port = (vc / self.v) as usize;
+        if self.port_stamp[port] != self.now {
+            self.port_stamp[port] = self.now;
+            self.port_check[port] = 0;
+        }
+        self.port_check[port] += 1;
+        self.max_port_flits = self.max_port_flits.max(self.port_check[port]);
     }
 
     /// Frees a VC whose buffer the tail flit has left.

@@ -42,6 +42,11 @@
 //!   The models' wormhole figure `M + D - 1` (errata E-SS-3) omits that ejection cycle; the
 //!   simulator's is one cycle larger. `router_delay` is paid at each router a header enters
 //!   over a link (not at the source).
+//! - Input speedup: unset, an input port (the VCs of one incoming channel, or a node's
+//!   injection VCs) sends up to one flit per VC per cycle, to any outputs. `input_speedup = s`
+//!   caps it at `s` flits per cycle, ejected flits included; ejection takes its slots first,
+//!   then the output channels in the engine's order of active channels, each passing over
+//!   candidate VCs of a full port in its round-robin (see `engine`).
 //! - Network latency = latency - source wait; source wait = cycles from generation until the
 //!   message holds an injection VC.
 //! - Measurement: warm-up, then a window of `cycles` cycles (or, with `target_precision`, until
@@ -167,6 +172,9 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     }
     if scenario.buffer_depth == 0 {
         return Err(SimError("buffer_depth must be at least 1 flit".into()));
+    }
+    if scenario.input_speedup == Some(0) {
+        return Err(SimError("input_speedup must be at least 1 flit per cycle".into()));
     }
     if scenario.message_length == 0 {
         return Err(SimError("message_length must be at least 1 flit".into()));

@@ -597,3 +597,75 @@ fn verdict_around_saturation_nbc() {
 const SATURATION_DOR_V2: f64 = 0.01035;
 const SATURATION_DOR_V6: f64 = 0.01568;
 const SATURATION_NBC: f64 = 0.01338;
+
+/// The 8x8 torus of the input-speedup tests: dimension order, V = 4, depth 8, M = 16.
+fn torus8_speedup(input_speedup: Option<u32>) -> Scenario {
+    Scenario {
+        buffer_depth: 8,
+        input_speedup,
+        ..scenario(torus(8, 2), Routing::DimensionOrder, 4, 16)
+    }
+}
+
+#[test]
+fn an_unreachable_input_speedup_changes_nothing() {
+    let options = SimOptions { warmup_cycles: 1_000, cycles: 8_000, ..SimOptions::default() };
+    let cases = [
+        (torus8_speedup(None), 0.02),
+        (
+            Scenario {
+                ejection: Ejection::Unlimited,
+                traffic: crate::scenario::Traffic::UniformWithSelf,
+                ..scenario(torus(4, 2), Routing::Duato, 3, 8)
+            },
+            0.05,
+        ),
+    ];
+    for (s, rate) in &cases {
+        let unlimited = simulate(s, *rate, &options, 5, None).unwrap();
+        let huge = Scenario { input_speedup: Some(1_000), ..s.clone() };
+        assert_eq!(unlimited, simulate(&huge, *rate, &options, 5, None).unwrap(), "{s:?}");
+        assert_eq!(unlimited.status, Status::Ok);
+    }
+    // Unset, the field is left out of the serialized scenario: scenario ids and cache keys of
+    // existing scenarios are unchanged.
+    let json = serde_json::to_string(&torus8_speedup(None)).unwrap();
+    assert!(!json.contains("input_speedup"), "{json}");
+}
+
+#[test]
+fn input_speedup_caps_every_port_and_loses_no_flit() {
+    for (speedup, rate) in [(Some(1), 0.025), (Some(2), 0.03), (None, 0.03)] {
+        let s = torus8_speedup(speedup);
+        let mut engine = Engine::new(&s, rate, 11, &plan(500, 4_000)).unwrap();
+        engine.open_window();
+        for cycle in 1..=6_000u64 {
+            engine.step();
+            if cycle % 200 == 0 {
+                engine.check_invariants();
+            }
+        }
+        assert!(engine.delivered_total > 500, "{speedup:?}: {} delivered", engine.delivered_total);
+        assert_eq!(
+            engine.window.delivered_flits,
+            engine.window.delivered * u64::from(s.message_length) + engine.flits_in_delivery(),
+        );
+        match speedup {
+            Some(cap) => assert!(engine.max_port_flits <= cap, "{}", engine.max_port_flits),
+            // The check bites: unlimited ports do send several flits in one cycle.
+            None => assert!(engine.max_port_flits > 2, "{}", engine.max_port_flits),
+        }
+    }
+}
+
+#[test]
+fn a_speedup_of_one_slows_the_network_down() {
+    let options = SimOptions { warmup_cycles: 2_000, cycles: 20_000, ..SimOptions::default() };
+    let rate = 0.012;
+    let unlimited = simulate(&torus8_speedup(None), rate, &options, 7, None).unwrap();
+    let one = simulate(&torus8_speedup(Some(1)), rate, &options, 7, None).unwrap();
+    assert_eq!(unlimited.status, Status::Ok);
+    let (fast, slow) = (unlimited.latency.unwrap(), one.latency.unwrap());
+    assert!(slow >= fast, "speedup 1: {slow}, unlimited: {fast}");
+    assert!(check(&Scenario { input_speedup: Some(0), ..torus8_speedup(None) }).is_err());
+}

@@ -102,6 +102,12 @@ pub struct ScenarioSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_ROUTER_DELAY))]
     pub router_delay: Option<Field<u32>>,
+    /// Flits one router input port (the VCs of one incoming channel, or a node's injection
+    /// VCs) may send per cycle, ejection included, at least 1 (simulator); unlimited when left
+    /// out.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub input_speedup: Option<Field<u32>>,
     /// Message length M in flits (the mean, with `message_length_second_moment`).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_MESSAGE_LENGTH))]

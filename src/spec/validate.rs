@@ -22,7 +22,7 @@ use crate::scenario::{
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 21] = [
+pub const FIELDS: [&str; 22] = [
     "topology",
     "radix",
     "dimensions",
@@ -34,6 +34,7 @@ pub const FIELDS: [&str; 21] = [
     "escape_channels",
     "buffer_depth",
     "router_delay",
+    "input_speedup",
     "message_length",
     "message_length_second_moment",
     "fault_rate",
@@ -57,16 +58,17 @@ const VIRTUAL_CHANNELS: usize = 7;
 const ESCAPE: usize = 8;
 const BUFFER: usize = 9;
 const ROUTER_DELAY: usize = 10;
-const MESSAGE_LENGTH: usize = 11;
-const SECOND_MOMENT: usize = 12;
-const FAULT_RATE: usize = 13;
-const BROADCAST: usize = 14;
-const STARTUP: usize = 15;
-const EJECTION: usize = 16;
-const DATELINE: usize = 17;
-const TIE_BREAK: usize = 18;
-const TRAFFIC: usize = 19;
-const HOTSPOT: usize = 20;
+const INPUT_SPEEDUP: usize = 11;
+const MESSAGE_LENGTH: usize = 12;
+const SECOND_MOMENT: usize = 13;
+const FAULT_RATE: usize = 14;
+const BROADCAST: usize = 15;
+const STARTUP: usize = 16;
+const EJECTION: usize = 17;
+const DATELINE: usize = 18;
+const TIE_BREAK: usize = 19;
+const TRAFFIC: usize = 20;
+const HOTSPOT: usize = 21;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -108,6 +110,7 @@ struct Columns {
     escape_channels: Values<u32>,
     buffer_depth: Values<u32>,
     router_delay: Values<u32>,
+    input_speedup: Values<u32>,
     message_length: Values<u32>,
     second_moment: Values<f64>,
     fault_rate: Values<f64>,
@@ -137,6 +140,7 @@ impl Columns {
             ESCAPE => self.escape_channels.len(),
             BUFFER => self.buffer_depth.len(),
             ROUTER_DELAY => self.router_delay.len(),
+            INPUT_SPEEDUP => self.input_speedup.len(),
             MESSAGE_LENGTH => self.message_length.len(),
             SECOND_MOMENT => self.second_moment.len(),
             FAULT_RATE => self.fault_rate.len(),
@@ -339,7 +343,7 @@ fn simulator_only_sweeps(columns: &Columns, simulate: bool) -> Vec<Diagnostic> {
     if simulate {
         return Vec::new();
     }
-    [BUFFER, ROUTER_DELAY]
+    [BUFFER, ROUTER_DELAY, INPUT_SPEEDUP]
         .into_iter()
         .filter(|&field| columns.len(field) > 1)
         .map(|field| Diagnostic {
@@ -472,6 +476,7 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(ESCAPE, s.escape_channels.as_ref().map(|f| f.referenced));
     mark(BUFFER, s.buffer_depth.as_ref().map(|f| f.referenced));
     mark(ROUTER_DELAY, s.router_delay.as_ref().map(|f| f.referenced));
+    mark(INPUT_SPEEDUP, s.input_speedup.as_ref().map(|f| f.referenced));
     mark(MESSAGE_LENGTH, s.message_length.as_ref().map(|f| f.referenced));
     mark(SECOND_MOMENT, s.message_length_second_moment.as_ref().map(|f| f.referenced));
     mark(FAULT_RATE, s.fault_rate.as_ref().map(|f| f.referenced));
@@ -533,6 +538,7 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             at_least(1, "buffer_depth"),
         ),
         router_delay: column(diags, s.router_delay.as_ref(), Some(DEFAULT_ROUTER_DELAY), u32_ok),
+        input_speedup: column(diags, s.input_speedup.as_ref(), None, at_least(1, "input_speedup")),
         message_length: column(
             diags,
             s.message_length.as_ref(),
@@ -940,7 +946,15 @@ fn build(
         );
         return None;
     }
-    for field in [VIRTUAL_CHANNELS, ESCAPE, BUFFER, ROUTER_DELAY, MESSAGE_LENGTH, SECOND_MOMENT] {
+    for field in [
+        VIRTUAL_CHANNELS,
+        ESCAPE,
+        BUFFER,
+        ROUTER_DELAY,
+        INPUT_SPEEDUP,
+        MESSAGE_LENGTH,
+        SECOND_MOMENT,
+    ] {
         used[field] = true;
     }
     for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC] {
@@ -972,6 +986,7 @@ fn build(
         escape_channels: get(&c.escape_channels, index[ESCAPE]),
         buffer_depth: get(&c.buffer_depth, index[BUFFER])?,
         router_delay: get(&c.router_delay, index[ROUTER_DELAY])?,
+        input_speedup: get(&c.input_speedup, index[INPUT_SPEEDUP]),
         message_length,
         message_length_second_moment: second_moment,
         fault_rate: get(&c.fault_rate, index[FAULT_RATE])?,

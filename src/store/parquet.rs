@@ -149,6 +149,7 @@ columns! {
     escape_channels: OptU32,
     buffer_depth: U32,
     router_delay: U32,
+    input_speedup: OptU32,
     message_length: U32,
     message_length_second_moment: OptF64,
     fault_rate: F64,

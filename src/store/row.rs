@@ -47,6 +47,8 @@ pub struct Row {
     pub buffer_depth: u32,
     /// Extra router pipeline cycles per hop.
     pub router_delay: u32,
+    /// Flits one router input port may send per cycle (simulator); null: unlimited.
+    pub input_speedup: Option<u32>,
     /// Message length M (flits).
     pub message_length: u32,
     /// E[M^2] for random message lengths; null for fixed length.
@@ -136,6 +138,7 @@ impl Row {
             escape_channels: scenario.escape_channels,
             buffer_depth: scenario.buffer_depth,
             router_delay: scenario.router_delay,
+            input_speedup: scenario.input_speedup,
             message_length: scenario.message_length,
             message_length_second_moment: scenario.message_length_second_moment,
             fault_rate: scenario.fault_rate,

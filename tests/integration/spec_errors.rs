@@ -261,6 +261,7 @@ scenario:
   routing: up_down
   buffer_depth: [2, 4]
   router_delay: [0, 1]
+  input_speedup: [1, 2]
 load: {rates: [0.001]}
 methods: {model: {name: fat_tree}}
 ";
@@ -272,6 +273,18 @@ methods: {model: {name: fat_tree}}
     assert!(err.contains("warning: m.yaml:5:"), "{err}");
     assert!(err.contains("`buffer_depth` is swept over 2 values, but only the simulator"), "{err}");
     assert!(err.contains("`router_delay` is swept"), "{err}");
+    assert!(err.contains("`input_speedup` is swept"), "{err}");
+}
+
+#[test]
+fn an_input_speedup_of_zero_is_rejected_where_written() {
+    let err = rejected(
+        VALID
+            .replace("virtual_channels: 3", "virtual_channels: 3\n  input_speedup: [1, 0]")
+            .as_bytes(),
+    );
+    assert!(err.contains("input_speedup must be at least 1, found 0"), "{err}");
+    assert!(err.contains("bad.yaml:6:"), "{err}");
 }
 
 #[test]
