@@ -574,6 +574,27 @@ fn verdict_holds_around_saturation(s: &Scenario, saturation: f64) {
     }
 }
 
+/// Whether a point is stable does not depend on the window length: a quarter and four times
+/// the default window give the same verdicts at 0.9 and 1.05 times saturation.
+#[test]
+fn the_verdict_does_not_depend_on_the_window_length() {
+    let s = torus8_dimension_order(2);
+    for cycles in [25_000, 400_000] {
+        let options = SimOptions { cycles, ..SimOptions::default() };
+        for seed in [11, 12] {
+            let below = simulate(&s, 0.9 * SATURATION_DOR_V2, &options, seed, None).unwrap();
+            assert_eq!(
+                below.status,
+                Status::Ok,
+                "{cycles} cycles, seed {seed}: {:?}",
+                below.detail
+            );
+            let above = simulate(&s, 1.05 * SATURATION_DOR_V2, &options, seed, None).unwrap();
+            assert_eq!(above.status, Status::Saturated, "{cycles} cycles, seed {seed}");
+        }
+    }
+}
+
 fn torus8_dimension_order(v: u32) -> Scenario {
     Scenario { buffer_depth: 8, ..scenario(torus(8, 2), Routing::DimensionOrder, v, 32) }
 }
