@@ -134,8 +134,9 @@ pub(crate) struct Window {
     pub(crate) escape_hops: u64,
     /// Channel-cycles with v VCs allocated, v = 0..=V.
     pub(crate) busy_time: Vec<u64>,
-    /// Flits that crossed each physical channel (by channel slot).
-    pub(crate) channel_flits: Vec<u64>,
+    /// Flits that entered each network VC's buffer over its link (by VC id, so the hot loop
+    /// needs no division; [`Window::channel_flits`] sums them per physical channel).
+    pub(crate) vc_flits: Vec<u64>,
     /// Messages generated in the window (measured), and those not delivered yet.
     pub(crate) measured: u64,
     pub(crate) outstanding: u64,
@@ -146,12 +147,19 @@ pub(crate) struct Window {
     pub(crate) hops_sum: f64,
 }
 
+impl Window {
+    /// Flits that crossed each physical channel (by channel slot), `v` VCs per channel.
+    pub(crate) fn channel_flits(&self, v: u32) -> impl Iterator<Item = u64> + '_ {
+        self.vc_flits.chunks(v.max(1) as usize).map(|vcs| vcs.iter().sum())
+    }
+}
+
 /// The simulator state.
 pub(crate) struct Engine {
     pub(crate) geometry: Geometry,
     router: Router,
     /// V, buffer depth, router delay and message length of the scenario.
-    v: u32,
+    pub(crate) v: u32,
     depth: u32,
     delay: u64,
     length: u32,
@@ -344,7 +352,7 @@ impl Engine {
             batches: Batches::new(batch_length, batch_cap),
             window: Window {
                 busy_time: vec![0; v as usize + 1],
-                channel_flits: vec![0; slots],
+                vc_flits: vec![0; slots * v as usize],
                 ..Window::default()
             },
             geometry,
@@ -800,7 +808,7 @@ impl Engine {
             self.vc_count[src] -= 1;
             self.vc_count[out] += 1;
             if counting {
-                self.window.channel_flits[out / self.v as usize] += 1;
+                self.window.vc_flits[out] += 1;
             }
             let id = self.vc_owner[out] as usize;
             if self.vc_received[out] == 0 {

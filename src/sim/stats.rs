@@ -260,7 +260,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     add("offered_throughput", w.generated as f64 / (nodes * span));
     add("flit_throughput", w.delivered_flits as f64 / (nodes * span));
     add("channel_utilization", w.flit_hops as f64 / (links * span));
-    let busiest = w.channel_flits.iter().copied().max().unwrap_or(0);
+    let busiest = w.channel_flits(engine.v).max().unwrap_or(0);
     add("max_channel_utilization", busiest as f64 / span);
     add("blocking_per_hop", ratio(w.hops_blocked, w.hop_requests));
     add("blocked_cycles_per_hop", ratio(w.blocked_cycles, w.hop_requests));

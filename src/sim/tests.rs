@@ -480,7 +480,7 @@ fn ring_link_loads(tie_break: crate::scenario::TieBreak) -> Vec<f64> {
     let outcome = engine.run(&run, None);
     assert_eq!(outcome, engine::Outcome::Ok);
     let span = (engine.window.end.unwrap() - engine.window.start) as f64;
-    engine.window.channel_flits.iter().map(|&f| f as f64 / span).collect()
+    engine.window.channel_flits(engine.v).map(|f| f as f64 / span).collect()
 }
 
 /// With the random tie-break every link of the ring carries the same load (the ring is
