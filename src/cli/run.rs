@@ -128,11 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 continue;
             }
             Err(ExecError::Setup(message)) => return Err(InputError(message).into()),
-            Err(ExecError::Io(error)) if matches!(executor, Executor::Local(_)) => {
-                return Err(anyhow::Error::new(error)
-                    .context(format!("{}: the cache cannot be written", experiment.name)));
-            }
-            Err(error) => return Err(error.into()),
+            Err(error) => return Err(anyhow::Error::new(error).context(experiment.name.clone())),
         };
         if !summary.corrupt.is_empty() {
             eprintln!(

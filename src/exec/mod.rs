@@ -76,6 +76,32 @@ pub struct RunSummary {
     pub interrupted: bool,
 }
 
+/// The task states a run starts from: every compute task with a valid cache entry `Done` (none
+/// with `force`), the rest `Pending`; also how many were cached and why each corrupt entry was
+/// rejected. Both executors start here.
+pub(crate) fn cached_states(
+    plan: &Plan,
+    cache: &Cache,
+    force: bool,
+) -> (Vec<TaskState>, usize, Vec<String>) {
+    let graph = &plan.graph;
+    let mut states = vec![TaskState::Pending; graph.node_count()];
+    let (mut cached, mut corrupt) = (0, Vec::new());
+    if !force {
+        for node in graph.node_indices().filter(|&i| graph[i].kind.is_compute()) {
+            match cache.lookup(&graph[node].id, graph[node].kind) {
+                Lookup::Hit(output) => {
+                    states[node.index()] = TaskState::Done(output);
+                    cached += 1;
+                }
+                Lookup::Corrupt(why) => corrupt.push(why),
+                Lookup::Missing => {}
+            }
+        }
+    }
+    (states, cached, corrupt)
+}
+
 /// Runs every compute task of `plan`, using and filling `cache`.
 ///
 /// Fails (after the tasks in flight finish) when a cache entry cannot be written: that is the
@@ -89,23 +115,9 @@ pub fn run(
 ) -> std::io::Result<RunSummary> {
     let graph = &plan.graph;
     let n = graph.node_count();
-    let mut states = vec![TaskState::Pending; n];
     let compute: Vec<NodeIndex> =
         graph.node_indices().filter(|&i| graph[i].kind.is_compute()).collect();
-    let mut cached = 0;
-    let mut corrupt = Vec::new();
-    if !options.force {
-        for &node in &compute {
-            match cache.lookup(&graph[node].id, graph[node].kind) {
-                Lookup::Hit(output) => {
-                    states[node.index()] = TaskState::Done(output);
-                    cached += 1;
-                }
-                Lookup::Corrupt(why) => corrupt.push(why),
-                Lookup::Missing => {}
-            }
-        }
-    }
+    let (mut states, cached, corrupt) = cached_states(plan, cache, options.force);
     let mut waiting: Vec<usize> = vec![0; n];
     let mut ready = Vec::new();
     let mut to_run = 0u64;
@@ -215,7 +227,7 @@ pub fn run(
     }
     progress.finish();
     if let Some(cause) = cache_error {
-        return Err(std::io::Error::other(cause));
+        return Err(std::io::Error::other(format!("the cache cannot be written: {cause}")));
     }
     if interrupt.load(Ordering::SeqCst) {
         interrupted = true;

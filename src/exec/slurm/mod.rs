@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
 
-use super::cache::{Lookup, Output};
+use super::cache::Output;
 use super::executor::{Completion, ExecError, Job};
 use super::progress::Progress;
 use super::{RunSummary, TaskState, evaluate};
@@ -133,22 +133,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
     };
     let attached = submission.is_some();
 
-    let n = graph.node_count();
-    let mut states = vec![TaskState::Pending; n];
-    let mut cached = 0;
-    let mut corrupt = Vec::new();
-    if !options.force {
-        for node in graph.node_indices().filter(|&i| graph[i].kind.is_compute()) {
-            match job.cache.lookup(&graph[node].id, graph[node].kind) {
-                Lookup::Hit(output) => {
-                    states[node.index()] = TaskState::Done(output);
-                    cached += 1;
-                }
-                Lookup::Corrupt(why) => corrupt.push(why),
-                Lookup::Missing => {}
-            }
-        }
-    }
+    let (mut states, cached, corrupt) = super::cached_states(job.plan, job.cache, options.force);
     let mut tally = Tally::default();
     if attached {
         for node in graph.node_indices().filter(|&i| graph[i].kind == TaskKind::Simulate) {
