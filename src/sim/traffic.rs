@@ -167,12 +167,11 @@ impl Traffic {
             Pattern::Hotspot { fraction, nodes } => {
                 let hot = rng.open_unit() < *fraction;
                 // Hotspot nodes other than the source; uniform when the source is the only one.
-                let others = nodes.len() - usize::from(nodes.binary_search(&source).is_ok());
+                let source_at = nodes.binary_search(&source).ok();
+                let others = nodes.len() - usize::from(source_at.is_some());
                 if hot && others > 0 {
                     let mut pick = rng.below(others as u64) as usize;
-                    if let Ok(at) = nodes.binary_search(&source)
-                        && pick >= at
-                    {
+                    if source_at.is_some_and(|at| pick >= at) {
                         pick += 1;
                     }
                     nodes[pick]
