@@ -337,6 +337,16 @@ pub struct Scenario {
     /// Where messages go. Left out of the serialized form when uniform.
     #[serde(skip_serializing_if = "Traffic::is_uniform")]
     pub traffic: Traffic,
+    /// Circuit switching (simulator only): cycles a message waits at its source after a failed
+    /// set-up attempt before it retries; `None`: 0, as in the paper. Left out of the
+    /// serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub circuit_backoff: Option<u32>,
+    /// Circuit switching (simulator only): failed set-up attempts after the first that a
+    /// message may retry before it is dropped (counted and reported); `None`: the simulator's
+    /// default. Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub circuit_retry_limit: Option<u32>,
 }
 
 impl Scenario {
@@ -362,6 +372,8 @@ impl Scenario {
             dateline: None,
             tie_break: None,
             traffic: Traffic::Uniform,
+            circuit_backoff: None,
+            circuit_retry_limit: None,
         }
     }
 

@@ -102,6 +102,8 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         "buffer_depth" => s.buffer_depth = number(key, value)?,
         "router_delay" => s.router_delay = number(key, value)?,
         "input_speedup" => s.input_speedup = Some(number(key, value)?),
+        "circuit_backoff" => s.circuit_backoff = Some(number(key, value)?),
+        "circuit_retry_limit" => s.circuit_retry_limit = Some(number(key, value)?),
         "message_length" => s.message_length = number(key, value)?,
         "message_length_second_moment" => {
             s.message_length_second_moment = Some(number(key, value)?)

@@ -16,7 +16,9 @@ use crate::sim::{self, SimOptions};
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
     /// escape_channels, buffer_depth, router_delay, input_speedup, message_length, ejection, ...).
-    /// Default: an 8x8 torus, dimension_order routing, V = 2, M = 32.
+    /// Default: an 8x8 torus, dimension_order routing, V = 2, M = 32. Circuit switching also
+    /// takes circuit_backoff (cycles, default 0) and circuit_retry_limit (default 10000), keys
+    /// of this command only.
     params: Vec<String>,
     /// Offered load in messages/node/cycle.
     #[arg(long)]

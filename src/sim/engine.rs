@@ -28,10 +28,11 @@
 //! port is full moves on to its next candidate. Unset, nothing is counted.
 //!
 //! Only channels with an allocated VC (`active`) and VCs holding a routed-to-ejection message
-//! (`ejecting`) are visited. Switching techniques other than wormhole (scouting, circuit)
-//! change what happens in steps 2 and 3 for a message (how far the header may run ahead, acks,
-//! backtracking, teardown), which is why the per-message state is kept in `Message` and the
-//! per-VC state in flat arrays rather than in the loop.
+//! (`ejecting`) are visited. Scouting and circuit switching change what happens in steps 2 and
+//! 3 (a separate header, acknowledgements that gate the data, backtracking, teardown): that is
+//! the `switching` module (`src/sim/switching/`), reached through a few hooks marked `S`; each
+//! cycle runs `step_with::<S>()`, monomorphised per technique, so the wormhole loop is as
+//! before.
 
 use crate::scenario::{Ejection, Scenario};
 
@@ -44,6 +45,10 @@ use super::{SimError, rng::Rng};
 mod deadlock;
 #[cfg(test)]
 mod invariants;
+#[path = "switching/mod.rs"]
+mod switching;
+
+use switching::{CIRCUIT, SCOUTING, WORMHOLE};
 
 /// No message / no VC.
 const NONE: u32 = u32::MAX;
@@ -251,6 +256,8 @@ pub(crate) struct Engine {
     stopped_short: Option<(f64, u64)>,
     pub(crate) batches: Batches,
     pub(crate) window: Window,
+    /// The switching technique (`switching`): its kind and the separate header's state.
+    pub(crate) switching: switching::State,
 }
 
 impl Engine {
@@ -286,6 +293,8 @@ impl Engine {
             None => plan.batches as usize,
             Some(_) => 2 * plan.batches.max(16) as usize,
         };
+        let diameter = super::topology::diameter(geometry.shape, geometry.radix, geometry.dims);
+        let switching = switching::State::new(scenario, network_vcs, total_vcs, diameter);
         Ok(Engine {
             router,
             v,
@@ -356,6 +365,7 @@ impl Engine {
                 ..Window::default()
             },
             geometry,
+            switching,
         })
     }
 
@@ -513,11 +523,26 @@ impl Engine {
         self.window.end = Some(now);
     }
 
-    /// Simulates one cycle; returns whether any flit moved.
+    /// Simulates one cycle; returns whether any flit moved (or, with a separate header, the
+    /// header moved or an acknowledgement, teardown or back-off is under way).
     pub(crate) fn step(&mut self) -> bool {
+        match self.switching.kind {
+            WORMHOLE => self.step_with::<WORMHOLE>(),
+            SCOUTING => self.step_with::<SCOUTING>(),
+            _ => self.step_with::<CIRCUIT>(),
+        }
+    }
+
+    /// One cycle of switching technique `S` (monomorphised: the wormhole loop has no trace of
+    /// the others).
+    fn step_with<const S: u8>(&mut self) -> bool {
         self.generate();
-        self.route();
-        let moved = self.traverse();
+        self.route::<S>();
+        let mut moved = self.traverse::<S>();
+        if S != WORMHOLE {
+            moved |=
+                std::mem::take(&mut self.switching.moved) || self.switching.busy_until > self.now;
+        }
         self.now += 1;
         moved
     }
@@ -591,6 +616,9 @@ impl Engine {
         self.vc_received[vcu] = length;
         self.vc_out[vcu] = NONE;
         self.inj_busy[node as usize] |= 1 << v;
+        if self.switching.kind != WORMHOLE {
+            self.switching.start(id, vc);
+        }
         let message = &mut self.messages[id as usize];
         message.injected = at;
         message.head_vc = vc;
@@ -612,21 +640,37 @@ impl Engine {
         }
     }
 
-    fn route(&mut self) {
+    fn route<const S: u8>(&mut self) {
         let mut keep = 0;
-        for i in 0..self.pending.len() {
-            let p = self.pending[i];
-            if p.ready <= self.now && self.try_route(p) {
-                continue;
+        let listed = self.pending.len();
+        for i in 0..listed {
+            let mut p = self.pending[i];
+            if p.ready <= self.now {
+                if S == WORMHOLE {
+                    if self.try_route::<S>(p) {
+                        continue;
+                    }
+                } else {
+                    // A separate header: its new position, or done (see `switching`).
+                    match self.route_probe::<S>(p) {
+                        Some(next) => p = next,
+                        None => continue,
+                    }
+                }
             }
             self.pending[keep] = p;
             keep += 1;
         }
-        self.pending.truncate(keep);
+        if S == WORMHOLE {
+            self.pending.truncate(keep);
+        } else {
+            // Keeps headers injected meanwhile (a dropped message frees its injection VC).
+            self.pending.drain(keep..listed);
+        }
     }
 
     /// Tries to give the header in `p.vc` an output VC; true on success.
-    fn try_route(&mut self, p: Pending) -> bool {
+    fn try_route<const S: u8>(&mut self, p: Pending) -> bool {
         let vc = p.vc;
         let id = self.vc_owner[vc as usize];
         let message = self.messages[id as usize];
@@ -643,6 +687,9 @@ impl Engine {
             return true;
         }
         self.router.candidates(&self.geometry, cur, message.header(), &mut self.candidates);
+        if S == SCOUTING {
+            self.skip_failed_outputs(id, vc);
+        }
         let base = (cur * self.geometry.ports) as usize;
         let Some((channel, v)) = self.select(base, false).or_else(|| self.select(base, true))
         else {
@@ -714,7 +761,7 @@ impl Engine {
     }
 
     /// Phase A (choose) and phase B (apply) of switch and link traversal, plus ejection.
-    fn traverse(&mut self) -> bool {
+    fn traverse<const S: u8>(&mut self) -> bool {
         let v = self.v;
         let depth = self.depth;
         let cap = self.speedup.unwrap_or(u32::MAX);
@@ -723,16 +770,19 @@ impl Engine {
             self.account_ejection(cap);
         }
         {
+            let now = self.now;
             let Engine {
                 active,
                 ch_busy,
                 ch_rr,
                 vc_src,
                 vc_count,
+                vc_received,
                 moves,
                 full_mask,
                 port_sent,
                 port_touched,
+                switching,
                 ..
             } = self;
             moves.clear();
@@ -751,7 +801,11 @@ impl Engine {
                     let vv = if start + i >= v { start + i - v } else { start + i };
                     let out = (channel * v + vv) as usize;
                     let src = vc_src[out];
-                    if src != NONE && vc_count[src as usize] > 0 && vc_count[out] < depth {
+                    if src != NONE
+                        && vc_count[src as usize] > 0
+                        && vc_count[out] < depth
+                        && (S == WORMHOLE || vc_received[out] > 0 || switching.gate[out] <= now)
+                    {
                         if limited {
                             let port = (src / v) as usize;
                             if port_sent[port] >= cap {
@@ -812,16 +866,20 @@ impl Engine {
             }
             let id = self.vc_owner[out] as usize;
             if self.vc_received[out] == 0 {
-                self.pending.push(Pending { vc: out as u32, ready: now + 1 + self.delay });
-                let message = &mut self.messages[id];
-                message.head_vc = out as u32;
-                message.hops += 1;
-                if counting {
-                    self.window.header_hops += 1;
+                if S == WORMHOLE {
+                    self.pending.push(Pending { vc: out as u32, ready: now + 1 + self.delay });
+                    self.messages[id].head_vc = out as u32;
+                    if counting {
+                        self.window.header_hops += 1;
+                    }
                 }
+                self.messages[id].hops += 1;
             }
             self.vc_received[out] += 1;
             if self.vc_count[src] == 0 && self.vc_received[src] == self.messages[id].length {
+                if S == CIRCUIT && src >= self.network_vcs as usize {
+                    self.source_released(id as u32);
+                }
                 self.release(src as u32);
             }
         }

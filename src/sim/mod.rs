@@ -1,4 +1,5 @@
-//! Flit-level simulator of wormhole-switched k-ary n-cubes, meshes and hypercubes.
+//! Flit-level simulator of k-ary n-cubes, meshes and hypercubes with wormhole, scouting and
+//! circuit switching.
 //!
 //! # Brief overview
 //!
@@ -16,7 +17,8 @@
 //! ```
 //!
 //! Inside, `engine` runs the cycle loop over struct-of-arrays state (`engine/deadlock`
-//! explains a stuck network, `engine/invariants` checks the bookkeeping in tests); `topology`
+//! explains a stuck network, `engine/invariants` checks the bookkeeping in tests, `switching/`
+//! holds what scouting and circuit switching do differently from wormhole); `topology`
 //! numbers nodes, ports and channels; `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
 //! patterns); `stats` keeps batch
@@ -73,12 +75,7 @@
 //!
 //! # Where the next features go
 //!
-//! Scouting switching (header up to K links ahead, positive/negative acknowledgements,
-//! backtracking) and circuit switching (probe, ack, teardown, retry) become variants of a
-//! switching enum (today the engine is implicitly wormhole) consulted in the engine's routing
-//! and traversal phases: the header's
-//! progress and the data flits' permission to advance are per-message state in `Message`, and
-//! backtracking releases VCs through the same `release` path wormhole uses. Static node faults
+//! Scouting and circuit switching are in `switching/` (see its module docs). Static node faults
 //! are a per-node mask applied in `routing` (candidate ports towards faulty nodes are removed)
 //! and in `traffic` (faulty nodes neither send nor receive). Hypercube broadcast via spanning
 //! binomial trees is a new `traffic::Pattern` plus a delivery hook in the engine that spawns
@@ -96,6 +93,9 @@ mod traffic;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod switching_tests;
 
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology};
@@ -151,14 +151,17 @@ pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
 /// Checks that the simulator supports `scenario` (cheap: no tables are built).
 pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     let (shape, radix, dims) = topology::Geometry::check(&scenario.topology)?;
-    match scenario.switching {
-        Switching::Wormhole => {}
-        Switching::Scouting { .. } | Switching::Circuit => {
-            return Err(SimError(format!(
-                "{} switching is not supported by the simulator yet (a later issue adds it); \
-                 use wormhole",
-                scenario.switching.kind()
-            )));
+    if scenario.switching != Switching::Circuit {
+        for (key, set) in [
+            ("circuit_backoff", scenario.circuit_backoff.is_some()),
+            ("circuit_retry_limit", scenario.circuit_retry_limit.is_some()),
+        ] {
+            if set {
+                return Err(SimError(format!(
+                    "{key} applies to circuit switching only, but switching is {}: leave it unset",
+                    scenario.switching.kind()
+                )));
+            }
         }
     }
     routing::Router::new(scenario, shape, radix, dims)?;
@@ -275,8 +278,9 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
     })
 }
 
-/// The three fixed benchmark configurations used by `runner bench`: (name, scenario, rate,
-/// options). Each runs for about 1 to 3 seconds in release on a 2-core machine.
+/// The fixed benchmark configurations used by `runner bench`: (name, scenario, rate, options).
+/// Each runs for about 1 to 3 seconds in release on a 2-core machine. The first three are
+/// wormhole; then scouting switching (K = 3) and circuit switching.
 pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> {
     let options = |warmup: u64, cycles: u64| SimOptions {
         warmup_cycles: warmup,
@@ -316,6 +320,31 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
                 ..Scenario::new(Topology::Hypercube { dimensions: 8 })
             },
             0.01,
+            options(10_000, 150_000),
+        ),
+        (
+            "torus8x8_scouting3_duato_v6",
+            Scenario {
+                switching: Switching::Scouting { scouting_distance: 3 },
+                routing: Routing::Duato,
+                virtual_channels: 6,
+                message_length: 32,
+                ..Scenario::new(Topology::Torus { radix: 8, dimensions: 2 })
+            },
+            0.008,
+            options(10_000, 150_000),
+        ),
+        (
+            "torus8x8_circuit_adaptive_v6",
+            Scenario {
+                switching: Switching::Circuit,
+                routing: Routing::Adaptive,
+                virtual_channels: 6,
+                message_length: 32,
+                ejection: crate::scenario::Ejection::Unlimited,
+                ..Scenario::new(Topology::Torus { radix: 8, dimensions: 2 })
+            },
+            0.006,
             options(10_000, 150_000),
         ),
     ]

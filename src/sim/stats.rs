@@ -84,6 +84,15 @@ impl Batches {
         }
     }
 
+    /// A measured message generated at `offset` was dropped (circuit retry limit): it is no
+    /// longer outstanding and has no latency.
+    pub(crate) fn dropped(&mut self, offset: u64) {
+        let index = (offset / self.length) as usize;
+        if let Some(outstanding) = self.outstanding.get_mut(index) {
+            *outstanding -= 1;
+        }
+    }
+
     /// Number of leading batches that ended before `offset` and have no message in flight.
     pub(crate) fn complete(&self, offset: u64) -> usize {
         let ended = (offset / self.length) as usize;
@@ -244,7 +253,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         let all_busy = w.busy_time.last().copied().unwrap_or(0);
         m.blocking_probability = Some(all_busy as f64 / total_busy as f64);
     }
-    let done = w.measured - w.outstanding;
+    let done = w.measured - w.outstanding - engine.dropped_measured();
     m.messages_measured = Some(done);
     if matches!(m.status, Status::Ok | Status::Imprecise) && done > 0 {
         let done = done as f64;
@@ -272,6 +281,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     add("source_backlog", engine.backlog_per_node());
     add("window_cycles", span);
     add("batches", engine.batches.len() as f64);
+    engine.add_switching_measurements(&mut m, done);
     m
 }
 

@@ -6,7 +6,7 @@
 use super::engine::{Engine, RunPlan};
 use super::*;
 use crate::measurement::Status;
-use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
+use crate::scenario::{Ejection, Routing, Scenario, Topology};
 
 fn scenario(topology: Topology, routing: Routing, v: u32, m: u32) -> Scenario {
     Scenario { routing, virtual_channels: v, message_length: m, ..Scenario::new(topology) }
@@ -263,8 +263,6 @@ fn unsupported_scenarios_are_errors() {
     let base = scenario(torus(8, 2), Routing::Duato, 4, 32);
     let bad = [
         Scenario { topology: Topology::FatTree { processors: 64 }, ..base.clone() },
-        Scenario { switching: Switching::Scouting { scouting_distance: 2 }, ..base.clone() },
-        Scenario { switching: Switching::Circuit, ..base.clone() },
         Scenario { routing: Routing::UpDown, ..base.clone() },
         Scenario { fault_rate: 0.1, ..base.clone() },
         Scenario { broadcast_fraction: 0.5, ..base.clone() },

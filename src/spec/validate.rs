@@ -1026,6 +1026,9 @@ fn build(
                 Traffic::Hotspot { fraction, nodes: c.hotspot_nodes.clone() }
             }
         },
+        // Simulator-only circuit parameters: `runner simulate` keys, not spec fields.
+        circuit_backoff: None,
+        circuit_retry_limit: None,
     };
     used[DATELINE] |= scenario.dateline.is_some() && scenario.dateline_convention().is_some();
     used[TIE_BREAK] |= scenario.tie_break.is_some() && scenario.tie_break_convention().is_some();

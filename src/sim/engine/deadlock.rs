@@ -22,7 +22,8 @@ impl Engine {
         }
         let mut room = 0u64;
         let mut at = self.vc_out[vc as usize];
-        while at < EJECT {
+        // With a separate header the data stops at the first channel not acknowledged.
+        while at < EJECT && self.data_may_enter(at) {
             room += u64::from(self.depth - self.vc_count[at as usize]);
             at = self.vc_out[at as usize];
         }
@@ -41,7 +42,7 @@ impl Engine {
             let id = self.vc_owner[p.vc as usize];
             let message = self.messages[id as usize];
             let cur = self.node_of(p.vc);
-            if p.ready > self.now || cur == message.dest {
+            if p.ready > self.now || cur == message.dest || !self.header_only_waits(id, p.vc) {
                 continue;
             }
             self.router.candidates(&self.geometry, cur, message.header(), &mut self.candidates);

@@ -69,10 +69,18 @@ impl Engine {
         }
         assert_eq!(queued, self.queued);
         assert!(owned_injection <= in_network);
-        assert_eq!(self.generated_total, self.delivered_total + self.in_network + self.queued);
+        assert_eq!(
+            self.generated_total,
+            self.delivered_total + self.switching.dropped + self.in_network + self.queued
+        );
         let (done, outstanding) = self.batches.totals();
         assert_eq!(outstanding, self.window.outstanding, "batch outstanding counts");
-        assert_eq!(done + outstanding, self.window.measured, "batch message counts");
+        assert_eq!(
+            done + outstanding + self.dropped_measured(),
+            self.window.measured,
+            "batch message counts"
+        );
+        self.check_switching_invariants();
         for (ch, &busy) in self.ch_busy.iter().enumerate() {
             let listed = self.ch_pos[ch] != NONE;
             assert_eq!(busy != 0, listed, "active list out of sync at channel {ch}");
