@@ -245,6 +245,20 @@ fn invariants_hold_under_load() {
         (scenario(torus(4, 2), Switching::Circuit, Routing::Adaptive, 2, 8), 0.03),
         (
             Scenario {
+                traffic: crate::scenario::Traffic::UniformWithSelf,
+                ..scenario(torus(4, 2), Switching::Circuit, Routing::Duato, 3, 8)
+            },
+            0.03,
+        ),
+        (
+            Scenario {
+                traffic: crate::scenario::Traffic::Transpose,
+                ..scenario(torus(4, 2), scouting(2), Routing::Duato, 3, 8)
+            },
+            0.02,
+        ),
+        (
+            Scenario {
                 ejection: Ejection::Unlimited,
                 ..scenario(torus(6, 2), Switching::Circuit, Routing::Adaptive, 1, 16)
             },
@@ -391,4 +405,49 @@ fn circuit_parameters_are_checked() {
     // Unset, the fields are left out of the serialized scenario: existing ids are unchanged.
     let json = serde_json::to_string(&Scenario::new(torus(4, 2))).unwrap();
     assert!(!json.contains("circuit_"), "{json}");
+}
+
+/// Random networks, routings, buffer depths, router delays, ejection, K and back-off: every
+/// invariant holds at regular steps (no VC leaks, conservation with drops, consistent chains).
+#[test]
+fn random_configurations_keep_the_invariants() {
+    let mut rng = super::rng::Rng::new(91);
+    let mut pick = |n: u64| rng.below(n) as u32;
+    let mut checked = 0;
+    while checked < 40 {
+        let topology = match pick(3) {
+            0 => torus(2 + pick(5), 1 + pick(2)),
+            1 => Topology::Mesh { radix: 2 + pick(4), dimensions: 1 + pick(2) },
+            _ => Topology::Hypercube { dimensions: 1 + pick(5) },
+        };
+        let routing = [Routing::DimensionOrder, Routing::Adaptive, Routing::Duato, Routing::Nbc]
+            [pick(4) as usize];
+        let circuit = pick(2) == 0;
+        let s = Scenario {
+            switching: if circuit { Switching::Circuit } else { scouting(1 + pick(6)) },
+            routing,
+            virtual_channels: 1 + pick(8),
+            buffer_depth: 1 + pick(4),
+            router_delay: pick(3),
+            message_length: 1 + pick(20),
+            ejection: if pick(2) == 0 { Ejection::Single } else { Ejection::Unlimited },
+            circuit_backoff: if circuit { Some(pick(4)) } else { None },
+            circuit_retry_limit: if circuit { Some(pick(30)) } else { None },
+            ..Scenario::new(topology)
+        };
+        if check(&s).is_err() {
+            continue;
+        }
+        let rate = f64::from(1 + pick(10)) * 0.05 / f64::from(s.message_length);
+        let mut engine = Engine::new(&s, rate, u64::from(pick(1000)), &plan(0, 2_000)).unwrap();
+        engine.open_window();
+        for cycle in 1..=2_000u64 {
+            engine.step();
+            if cycle % 97 == 0 {
+                engine.check_invariants();
+            }
+        }
+        engine.check_invariants();
+        checked += 1;
+    }
 }
