@@ -41,16 +41,20 @@
 //! Counted for messages generated in the measurement window (like the latency) and divided by
 //! the delivered ones; rates over the window. Keys follow the models where the quantity
 //! corresponds (`mean_c00`, `setup_time`, `pb_i`, `p_s`, `p_f`, `p_f_j`, `t_n`, `p_v`,
-//! `v_bar`); see `Engine::add_switching_measurements`.
+//! `v_bar`); see `measurements`. `invariants` holds the test-build leak checks.
 
-use crate::measurement::{Measurement, Status};
 use crate::scenario::Scenario;
 
 use super::{EJECT, Engine, NONE, Pending};
 
 mod circuit;
+#[cfg(test)]
+mod invariants;
+mod measurements;
 mod scouting;
 mod wormhole;
+
+use measurements::Counts;
 
 pub(super) use circuit::CIRCUIT;
 pub(super) use scouting::SCOUTING;
@@ -75,28 +79,6 @@ struct Probe {
     failures: u32,
     /// Circuit: the partial path is being torn down.
     teardown: bool,
-}
-
-/// Counters over messages generated in the measurement window (and drops in the window).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Counts {
-    /// Headers that reached their destination, and the cycles they took from the source.
-    arrivals: u64,
-    travel: u64,
-    /// Scouting: backtracks (negative acknowledgements); both: positive acknowledgement hops.
-    backtracks: u64,
-    ack_hops: u64,
-    /// Circuit: circuits set up, failed attempts by hop index j - 1, teardown hops.
-    circuits: u64,
-    failures_at: Vec<u64>,
-    teardown_hops: u64,
-    /// Circuit: cycles the delivered messages held their injection VC.
-    source_service: u64,
-    /// First routing attempts of a header after i hops, and those that were blocked.
-    requests_at: Vec<u64>,
-    blocked_at: Vec<u64>,
-    /// Messages dropped (retry limit), generated in the window.
-    dropped: u64,
 }
 
 /// The switching technique's configuration and state.
@@ -308,134 +290,5 @@ impl Engine {
             SCOUTING => !self.may_backtrack(id, vc),
             _ => false,
         }
-    }
-
-    /// Messages dropped among those generated in the measurement window.
-    pub(crate) fn dropped_measured(&self) -> u64 {
-        self.switching.counts.dropped
-    }
-
-    /// Adds the switching technique's measurements to `m` (nothing for wormhole, so its
-    /// results stay identical); `delivered` is the number of delivered measured messages.
-    pub(crate) fn add_switching_measurements(&self, m: &mut Measurement, delivered: u64) {
-        let kind = self.switching.kind;
-        if kind == WORMHOLE {
-            return;
-        }
-        let c = &self.switching.counts;
-        let per = |x: u64| if delivered > 0 { x as f64 / delivered as f64 } else { 0.0 };
-        let ratio = |a: u64, b: u64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
-        let mut add = |key: String, value: f64| m.intermediates.push((key, value));
-        if let Some(p_v) = m.blocking_probability {
-            add("p_v".into(), p_v);
-        }
-        if let Some(v_bar) = m.multiplexing_degree {
-            add("v_bar".into(), v_bar);
-        }
-        add("mean_c00".into(), ratio(c.travel, c.arrivals));
-        if let (Some(network), true) = (m.network_latency, delivered > 0) {
-            add("setup_time".into(), network - f64::from(self.length));
-        }
-        add("ack_hops_per_message".into(), per(c.ack_hops));
-        if kind == SCOUTING {
-            add("backtracks_per_message".into(), per(c.backtracks));
-        } else {
-            let failures: u64 = c.failures_at.iter().sum();
-            let attempts = failures + c.circuits;
-            add("p_s".into(), ratio(c.circuits, attempts));
-            add("p_f".into(), ratio(failures, attempts));
-            add("retries_per_message".into(), per(failures));
-            add("teardown_hops_per_message".into(), per(c.teardown_hops));
-            add("t_n".into(), per(c.source_service));
-            for (j, &f) in c.failures_at.iter().enumerate() {
-                add(format!("p_f_{}", j + 1), ratio(f, attempts));
-            }
-        }
-        add("drops".into(), c.dropped as f64);
-        for (i, (&blocked, &requests)) in c.blocked_at.iter().zip(&c.requests_at).enumerate() {
-            if requests > 0 {
-                add(format!("pb_{i}"), ratio(blocked, requests));
-            }
-        }
-        if c.dropped > 0 && matches!(m.status, Status::Ok | Status::Imprecise) {
-            let note = format!(
-                "{} messages generated in the measurement window were dropped after \
-                 circuit_retry_limit = {} failed retries (not in the latency)",
-                c.dropped, self.switching.retry_limit
-            );
-            m.detail = Some(match m.detail.take() {
-                Some(detail) => format!("{detail}; {note}"),
-                None => note,
-            });
-        }
-    }
-
-    /// Test builds: no VC leaks. Every owned VC lies on its owner's chain from the header back
-    /// (`vc_src`), every owner is a live message, and a header's position matches its chain.
-    #[cfg(test)]
-    pub(crate) fn check_switching_invariants(&self) {
-        let mut on_chain = vec![false; self.vc_owner.len()];
-        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
-        for (id, message) in self.messages.iter().enumerate() {
-            if free.contains(&(id as u32)) || message.head_vc == NONE {
-                continue;
-            }
-            // The front of the chain: the header's VC, or (wormhole) the VC granted to a
-            // header flit that has not crossed yet.
-            let mut at = message.head_vc;
-            while self.vc_out[at as usize] < EJECT {
-                at = self.vc_out[at as usize];
-            }
-            let (mut network, mut tail) = (0, at);
-            while at != NONE {
-                assert_eq!(self.vc_owner[at as usize], id as u32, "chain of message {id}");
-                assert!(!on_chain[at as usize], "VC {at} on two chains");
-                on_chain[at as usize] = true;
-                network += u32::from(at < self.network_vcs);
-                tail = at;
-                at = self.vc_src[at as usize];
-            }
-            if self.switching.kind != WORMHOLE {
-                let probe = self.switching.probes[id];
-                // Before the first data flit leaves the source the chain is whole: the
-                // header's position is the number of network VCs on it.
-                if tail >= self.network_vcs && self.vc_count[tail as usize] == message.length {
-                    assert_eq!(probe.reserved, network, "header position of message {id}");
-                }
-                assert!(probe.reserved <= probe.furthest);
-            }
-        }
-        for (vc, &owner) in self.vc_owner.iter().enumerate() {
-            if owner != NONE {
-                assert!(on_chain[vc], "VC {vc} leaked: held by message {owner} off its chain");
-            }
-        }
-        if self.switching.kind == WORMHOLE {
-            assert_eq!(self.switching.dropped, 0);
-        }
-    }
-}
-
-#[cfg(test)]
-impl Counts {
-    /// Failed circuit set-up attempts.
-    pub(crate) fn failed(&self) -> u64 {
-        self.failures_at.iter().sum()
-    }
-
-    /// Scouting backtracks.
-    pub(crate) fn backtracked(&self) -> u64 {
-        self.backtracks
-    }
-}
-
-#[cfg(test)]
-impl Engine {
-    /// Whether no VC (network or injection) is held: nothing leaked once the network drained.
-    pub(crate) fn vc_free_everywhere(&self) -> bool {
-        self.vc_owner.iter().all(|&owner| owner == NONE)
-            && self.ch_busy.iter().all(|&busy| busy == 0)
-            && self.active.is_empty()
-            && self.inj_busy.iter().all(|&busy| busy == 0)
     }
 }
