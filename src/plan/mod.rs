@@ -92,6 +92,8 @@ pub struct Task {
     pub replication: Option<u32>,
     /// Random seed (Simulate).
     pub seed: Option<u64>,
+    /// Seed of the fault map (Simulate with `fault_rate > 0`; the same for every load point).
+    pub fault_seed: Option<u64>,
     /// Rough cost estimate in seconds, for `runner plan` and the ETA.
     pub cost: f64,
 }
@@ -140,6 +142,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 load: None,
                 replication: None,
                 seed: None,
+                fault_seed: None,
                 cost: 2e-3,
             })),
             _ => None,
@@ -162,6 +165,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     load: Some(load),
                     replication: None,
                     seed: None,
+                    fault_seed: None,
                     cost: 2e-5,
                 });
                 if let (true, Some(sat)) = (needs_saturation, sat) {
@@ -174,13 +178,23 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 let mut replicas = Vec::with_capacity(simulation.replications as usize);
                 for replication in 0..simulation.replications {
                     let seed = identity::seed(experiment.seed, scenario, load, replication);
+                    let fault_seed = identity::fault_seed(experiment.seed, scenario, replication);
+                    let id = identity::simulate(
+                        scenario,
+                        simulation,
+                        load,
+                        replication,
+                        seed,
+                        fault_seed,
+                    );
                     let node = graph.add_node(Task {
                         kind: TaskKind::Simulate,
-                        id: identity::simulate(scenario, simulation, load, replication, seed),
+                        id,
                         scenario: Some(index),
                         load: Some(load),
                         replication: Some(replication),
                         seed: Some(seed),
+                        fault_seed,
                         cost: identity::simulation_cost(scenario, &simulation.options, load),
                     });
                     if let (true, Some(sat)) = (needs_saturation, sat) {
@@ -198,6 +212,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     load: Some(load),
                     replication: None,
                     seed: None,
+                    fault_seed: None,
                     cost: 1e-5,
                 });
                 for &replica in &replicas {
@@ -215,6 +230,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
         load: None,
         replication: None,
         seed: None,
+        fault_seed: None,
         cost: 1e-6 * row_nodes.len() as f64,
     });
     for node in tail {
@@ -227,6 +243,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
         load: None,
         replication: None,
         seed: None,
+        fault_seed: None,
         cost: 0.5,
     });
     graph.add_edge(gather, report, ());
