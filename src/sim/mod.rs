@@ -195,7 +195,14 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         ));
     }
     faults::check(scenario.fault_rate, scenario.nodes(), scenario.traffic.is_uniform())?;
-    if scenario.fault_rate != 0.0 && scenario.switching == Switching::Wormhole {
+    // Faults need a switching technique whose header can give up a blocked route (a scouting
+    // header backtracks, a circuit probe tears down and retries).
+    let fault_tolerant = match scenario.switching {
+        Switching::Wormhole => false,
+        Switching::Scouting { scouting_distance } => scouting_distance >= 1,
+        Switching::Circuit => true,
+    };
+    if scenario.fault_rate != 0.0 && !fault_tolerant {
         return Err(SimError(format!(
             "fault_rate {} needs scouting (scouting_distance >= 1) or circuit switching: the \
              wormhole routings here are not fault-tolerant (dimension order has one path, and \
