@@ -30,6 +30,7 @@ use super::SimError;
 use super::rng::Rng;
 use super::routing::Candidate;
 use super::topology::{Geometry, NO_LINK, diameter};
+use crate::scenario::{Routing, Scenario};
 
 /// Draws before giving up on a map whose healthy nodes are connected.
 pub(crate) const MAX_DRAWS: u32 = 1000;
@@ -41,8 +42,11 @@ pub(crate) const MAX_FAULT_NODES: u64 = 4096;
 /// traffic stream of the same seed.
 const FAULT_STREAM: u64 = 0x6A09_E667_F3BC_C909;
 
-/// Checks the fault settings of a scenario (cheap: nothing is drawn).
-pub(crate) fn check(fault_rate: f64, nodes: u64, uniform_traffic: bool) -> Result<(), SimError> {
+/// Checks the fault settings of a scenario (cheap: nothing is drawn). Which switching
+/// techniques tolerate faults is `sim::check`'s business.
+pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
+    let fault_rate = scenario.fault_rate;
+    let nodes = scenario.nodes();
     if !(fault_rate.is_finite() && (0.0..1.0).contains(&fault_rate)) {
         return Err(SimError(format!("fault_rate must lie in [0, 1), got {fault_rate}")));
     }
@@ -55,7 +59,15 @@ pub(crate) fn check(fault_rate: f64, nodes: u64, uniform_traffic: bool) -> Resul
              fault-free minimal paths has N² bits), this one has {nodes}"
         )));
     }
-    if !uniform_traffic {
+    if scenario.routing == Routing::DimensionOrder {
+        return Err(SimError(
+            "fault_rate > 0 needs a routing with every minimal output (adaptive, duato or nbc): \
+             dimension_order has one path per pair, and a fault on it would leave the pair \
+             with no route for ever"
+                .into(),
+        ));
+    }
+    if !scenario.traffic.is_uniform() {
         return Err(SimError(
             "fault_rate > 0 needs `uniform` traffic: destinations are drawn uniformly among the \
              nodes the source reaches over a fault-free minimal path"

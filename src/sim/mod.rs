@@ -71,6 +71,9 @@
 //!   on the 2-D torus, errata E-NBC-1) and picks uniformly among its allowed VCs.
 //! - Traffic: the N Poisson sources are generated as their superposition (one
 //!   stream of rate N * rate with uniformly chosen sources), which is the same process.
+//! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map
+//!   per run, drawn from the fault seed; only healthy nodes send (`rate` per healthy node), and
+//!   only to destinations they reach over a fault-free minimal path; routes keep to such paths.
 //!
 //! # Where the next features go
 //!
@@ -194,7 +197,7 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
                 .into(),
         ));
     }
-    faults::check(scenario.fault_rate, scenario.nodes(), scenario.traffic.is_uniform())?;
+    faults::check(scenario)?;
     // Faults need a switching technique whose header can give up a blocked route (a scouting
     // header backtracks, a circuit probe tears down and retries).
     let fault_tolerant = match scenario.switching {
@@ -251,7 +254,7 @@ fn run(
     if !rate.is_finite() || rate < 0.0 {
         return Err(SimError(format!("rate must be a finite number >= 0, got {rate}")));
     }
-    faults::check(scenario.fault_rate, scenario.nodes(), scenario.traffic.is_uniform())?;
+    faults::check(scenario)?;
     let plan = plan(scenario, options)?;
     let mut engine = engine::Engine::new(scenario, rate, seed, &plan)?;
     let outcome = engine.run(&plan, progress);

@@ -295,6 +295,9 @@ fn check_refuses_faults_where_they_are_not_simulated() {
     let scouting =
         Scenario { switching: Switching::Scouting { scouting_distance: 2 }, ..adaptive(8, 0.1) };
     assert!(check(&scouting).is_err(), "scouting is not simulated on this branch yet");
+    let single_path = Scenario { routing: Routing::DimensionOrder, ..adaptive(8, 0.1) };
+    let error = run(&single_path, 0.01, &SimOptions::default(), 1, None).unwrap_err().0;
+    assert!(error.contains("dimension_order has one path"), "{error}");
     assert!(check(&adaptive(8, 0.0)).is_ok());
 }
 
