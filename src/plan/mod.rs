@@ -298,4 +298,52 @@ methods: METHODS
             assert_eq!(planned, plan.graph.node_count() as u64, "{methods}");
         }
     }
+
+    /// A scenario with faults gets one fault seed per replication, the same at every load
+    /// point; a fault-free scenario gets none.
+    #[test]
+    fn fault_seeds_follow_the_replication_not_the_load() {
+        let text = "\
+name: faults
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: adaptive
+  virtual_channels: [2, 3]
+load: {rates: [0.001, 0.002, 0.003]}
+methods: {simulation: {replications: 2}}
+";
+        let source =
+            SpecSource { path: "faults.yaml".into(), text: text.into(), sha256: String::new() };
+        let mut experiment = spec::parse(&source).unwrap_or_else(|e| panic!("{e}"));
+        // The simulator refuses faults under wormhole switching; the planner does not care.
+        experiment.scenarios[1].scenario.fault_rate = 0.1;
+        let plan = build(&experiment, None);
+        let simulate: Vec<&super::Task> =
+            plan.graph.node_weights().filter(|t| t.kind == super::TaskKind::Simulate).collect();
+        assert_eq!(simulate.len(), 12);
+        let mut ids: Vec<&str> = simulate.iter().map(|t| t.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 12, "task ids are distinct");
+        for replication in 0..2 {
+            let seeds = |scenario: usize| -> Vec<Option<u64>> {
+                simulate
+                    .iter()
+                    .filter(|t| t.scenario == Some(scenario) && t.replication == Some(replication))
+                    .map(|t| t.fault_seed)
+                    .collect()
+            };
+            assert_eq!(seeds(0), vec![None; 3]);
+            let faulty = seeds(1);
+            assert_eq!(faulty.len(), 3);
+            assert!(faulty[0].is_some() && faulty.iter().all(|&s| s == faulty[0]), "{faulty:?}");
+        }
+        let first = |r: u32| {
+            simulate
+                .iter()
+                .find(|t| t.scenario == Some(1) && t.replication == Some(r))
+                .map(|t| t.fault_seed)
+        };
+        assert_ne!(first(0), first(1), "each replication draws its own map");
+    }
 }
