@@ -73,6 +73,11 @@ pub struct Measurement {
     pub messages_measured: Option<u64>,
     /// Every other named quantity, in a stable order under stable snake_case keys.
     pub intermediates: Vec<(String, f64)>,
+    /// Faulty nodes of the run's fault map (simulation with `fault_rate > 0` only).
+    pub fault_count: Option<u64>,
+    /// Short hash of the run's fault map: equal hashes, same faulty nodes (simulation with
+    /// `fault_rate > 0` only).
+    pub fault_map: Option<String>,
 }
 
 impl Measurement {

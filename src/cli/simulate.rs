@@ -36,6 +36,10 @@ pub struct Args {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Seed of the fault map (with fault_rate > 0); default: derived from --seed. Runs with the
+    /// same fault seed simulate the same faulty nodes, whatever their rate and --seed.
+    #[arg(long)]
+    fault_seed: Option<u64>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -75,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         return Err(InputError("--cycles must be at least 1".into()).into());
     }
     options.target_precision = args.target_precision;
+    options.fault_seed = args.fault_seed;
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(options.warmup_cycles + options.cycles);
         if let Ok(style) =

@@ -92,10 +92,14 @@ pub fn print_measurement(
         ("cycles", m.cycles),
         ("flit_hops", m.flit_hops),
         ("messages_measured", m.messages_measured),
+        ("fault_count", m.fault_count),
     ] {
         if let Some(v) = value {
             map.insert(key.into(), v.into());
         }
+    }
+    if let Some(hash) = &m.fault_map {
+        map.insert("fault_map".into(), hash.clone().into());
     }
     for (key, value) in &m.intermediates {
         map.entry(key.clone()).or_insert(

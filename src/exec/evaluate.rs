@@ -73,12 +73,15 @@ fn evaluate_inner(
             let simulation = experiment.simulation.as_ref().ok_or("no simulation in the spec")?;
             let rate = resolve_rate(task.load, saturation)?;
             let seed = task.seed.ok_or("simulation task without a seed")?;
-            let measurement = sim::simulate(scenario, rate, &simulation.options, seed, None)
-                .map_err(|e| e.to_string())?;
+            let options =
+                sim::SimOptions { fault_seed: task.fault_seed, ..simulation.options.clone() };
+            let measurement =
+                sim::simulate(scenario, rate, &options, seed, None).map_err(|e| e.to_string())?;
             let mut row = base_row(scenario, task, rate, "simulation");
             row.evaluator = format!("simulator@{}", sim::VERSION);
             row.replication = task.replication;
             row.seed = Some(seed);
+            row.fault_seed = task.fault_seed;
             fill(&mut row, &measurement);
             row.wall_seconds = started.elapsed().as_secs_f64();
             Ok(Output::Rows(vec![row]))
@@ -138,6 +141,8 @@ fn fill(row: &mut Row, m: &Measurement) {
     row.cycles = m.cycles;
     row.flit_hops = m.flit_hops;
     row.messages_measured = m.messages_measured;
+    row.fault_count = m.fault_count;
+    row.fault_map = m.fault_map.clone();
     let map: serde_json::Map<String, serde_json::Value> = m
         .intermediates
         .iter()
@@ -210,6 +215,10 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     row.task_id = task.id.clone();
     row.replication = None;
     row.seed = None;
+    // Each replication has its own fault map: they stay on the replication rows.
+    row.fault_seed = None;
+    row.fault_count = None;
+    row.fault_map = None;
     row.replications = Some(replications.len() as u32);
     row.wall_seconds = replications.iter().map(|r| r.wall_seconds).sum();
     row.cycles = replications.iter().map(|r| r.cycles).sum();

@@ -51,13 +51,15 @@ pub fn solve(scenario: &Scenario, model: &ModelChoice, load: LoadPoint) -> Strin
     })
 }
 
-/// Id of one simulation replication.
+/// Id of one simulation replication. `fault_seed` is part of the id only when set (only
+/// scenarios with `fault_rate > 0` have one), so the ids of fault-free tasks are unchanged.
 pub fn simulate(
     scenario: &Scenario,
     simulation: &SimulationChoice,
     load: LoadPoint,
     replication: u32,
     seed: u64,
+    fault_seed: Option<u64>,
 ) -> String {
     #[derive(Serialize)]
     struct Key<'a> {
@@ -68,6 +70,8 @@ pub fn simulate(
         load: LoadPoint,
         replication: u32,
         seed: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fault_seed: Option<u64>,
     }
     hash(&Key {
         kind: TaskKind::Simulate,
@@ -77,6 +81,7 @@ pub fn simulate(
         load,
         replication,
         seed,
+        fault_seed,
     })
 }
 
@@ -94,6 +99,21 @@ pub fn seed(spec_seed: u64, scenario: &Scenario, load: LoadPoint, replication: u
     u64::from_le_bytes(first)
 }
 
+/// The seed of one replication's fault map (`fault_rate > 0` only, else `None`): from the spec
+/// seed, the scenario and the replication index, but not the load, so every load point of a
+/// scenario simulates the same faulty nodes and each replication draws its own.
+pub fn fault_seed(spec_seed: u64, scenario: &Scenario, replication: u32) -> Option<u64> {
+    if scenario.fault_rate == 0.0 {
+        return None;
+    }
+    let bytes =
+        serde_json::to_vec(&("fault_map", spec_seed, scenario, replication)).unwrap_or_default();
+    let digest = blake3::hash(&bytes);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest.as_bytes()[..8]);
+    Some(u64::from_le_bytes(first))
+}
+
 /// A rough cost of one replication in seconds: flit-hops at ~50 ns plus ~2 ns per node-cycle.
 pub fn simulation_cost(scenario: &Scenario, options: &sim::SimOptions, load: LoadPoint) -> f64 {
     let nodes = scenario.nodes() as f64;
@@ -105,4 +125,30 @@ pub fn simulation_cost(scenario: &Scenario, options: &sim::SimOptions, load: Loa
     let hops = f64::from(scenario.topology.dimensions() * scenario.topology.radix()) / 4.0 + 1.0;
     let flit_hops = cycles * nodes * rate * f64::from(scenario.message_length) * hops;
     flit_hops * 50e-9 + cycles * nodes * 2e-9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Topology;
+
+    #[test]
+    fn the_fault_seed_ignores_the_load_and_only_faulty_tasks_have_one() {
+        let clean = Scenario::new(Topology::Torus { radix: 8, dimensions: 2 });
+        assert_eq!(fault_seed(7, &clean, 0), None);
+        let faulty = Scenario { fault_rate: 0.1, ..clean.clone() };
+        let first = fault_seed(7, &faulty, 0);
+        assert!(first.is_some());
+        assert_ne!(first, fault_seed(7, &faulty, 1), "each replication draws its own map");
+        assert_ne!(first, fault_seed(8, &faulty, 0), "the spec seed changes the map");
+        let other_rate = Scenario { fault_rate: 0.2, ..clean.clone() };
+        assert_ne!(first, fault_seed(7, &other_rate, 0));
+        // A fault-free task's key serializes exactly as before fault seeds existed.
+        let options = serde_json::to_string(&sim::SimOptions::default()).unwrap_or_default();
+        assert!(!options.contains("fault_seed"), "{options}");
+        let simulation = SimulationChoice { options: sim::SimOptions::default(), replications: 1 };
+        let load = LoadPoint::Rate(0.01);
+        let id = simulate(&faulty, &simulation, load, 0, 5, first);
+        assert_ne!(id, simulate(&faulty, &simulation, load, 0, 5, fault_seed(7, &faulty, 1)));
+    }
 }

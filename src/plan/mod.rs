@@ -92,6 +92,8 @@ pub struct Task {
     pub replication: Option<u32>,
     /// Random seed (Simulate).
     pub seed: Option<u64>,
+    /// Seed of the fault map (Simulate with `fault_rate > 0`; the same for every load point).
+    pub fault_seed: Option<u64>,
     /// Rough cost estimate in seconds, for `runner plan` and the ETA.
     pub cost: f64,
 }
@@ -140,6 +142,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 load: None,
                 replication: None,
                 seed: None,
+                fault_seed: None,
                 cost: 2e-3,
             })),
             _ => None,
@@ -162,6 +165,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     load: Some(load),
                     replication: None,
                     seed: None,
+                    fault_seed: None,
                     cost: 2e-5,
                 });
                 if let (true, Some(sat)) = (needs_saturation, sat) {
@@ -174,13 +178,23 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 let mut replicas = Vec::with_capacity(simulation.replications as usize);
                 for replication in 0..simulation.replications {
                     let seed = identity::seed(experiment.seed, scenario, load, replication);
+                    let fault_seed = identity::fault_seed(experiment.seed, scenario, replication);
+                    let id = identity::simulate(
+                        scenario,
+                        simulation,
+                        load,
+                        replication,
+                        seed,
+                        fault_seed,
+                    );
                     let node = graph.add_node(Task {
                         kind: TaskKind::Simulate,
-                        id: identity::simulate(scenario, simulation, load, replication, seed),
+                        id,
                         scenario: Some(index),
                         load: Some(load),
                         replication: Some(replication),
                         seed: Some(seed),
+                        fault_seed,
                         cost: identity::simulation_cost(scenario, &simulation.options, load),
                     });
                     if let (true, Some(sat)) = (needs_saturation, sat) {
@@ -198,6 +212,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     load: Some(load),
                     replication: None,
                     seed: None,
+                    fault_seed: None,
                     cost: 1e-5,
                 });
                 for &replica in &replicas {
@@ -215,6 +230,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
         load: None,
         replication: None,
         seed: None,
+        fault_seed: None,
         cost: 1e-6 * row_nodes.len() as f64,
     });
     for node in tail {
@@ -227,6 +243,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
         load: None,
         replication: None,
         seed: None,
+        fault_seed: None,
         cost: 0.5,
     });
     graph.add_edge(gather, report, ());
@@ -280,5 +297,53 @@ methods: METHODS
             let plan = build(&experiment, None);
             assert_eq!(planned, plan.graph.node_count() as u64, "{methods}");
         }
+    }
+
+    /// A scenario with faults gets one fault seed per replication, the same at every load
+    /// point; a fault-free scenario gets none.
+    #[test]
+    fn fault_seeds_follow_the_replication_not_the_load() {
+        let text = "\
+name: faults
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: adaptive
+  virtual_channels: [2, 3]
+load: {rates: [0.001, 0.002, 0.003]}
+methods: {simulation: {replications: 2}}
+";
+        let source =
+            SpecSource { path: "faults.yaml".into(), text: text.into(), sha256: String::new() };
+        let mut experiment = spec::parse(&source).unwrap_or_else(|e| panic!("{e}"));
+        // The simulator refuses faults under wormhole switching; the planner does not care.
+        experiment.scenarios[1].scenario.fault_rate = 0.1;
+        let plan = build(&experiment, None);
+        let simulate: Vec<&super::Task> =
+            plan.graph.node_weights().filter(|t| t.kind == super::TaskKind::Simulate).collect();
+        assert_eq!(simulate.len(), 12);
+        let mut ids: Vec<&str> = simulate.iter().map(|t| t.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 12, "task ids are distinct");
+        for replication in 0..2 {
+            let seeds = |scenario: usize| -> Vec<Option<u64>> {
+                simulate
+                    .iter()
+                    .filter(|t| t.scenario == Some(scenario) && t.replication == Some(replication))
+                    .map(|t| t.fault_seed)
+                    .collect()
+            };
+            assert_eq!(seeds(0), vec![None; 3]);
+            let faulty = seeds(1);
+            assert_eq!(faulty.len(), 3);
+            assert!(faulty[0].is_some() && faulty.iter().all(|&s| s == faulty[0]), "{faulty:?}");
+        }
+        let first = |r: u32| {
+            simulate
+                .iter()
+                .find(|t| t.scenario == Some(1) && t.replication == Some(r))
+                .map(|t| t.fault_seed)
+        };
+        assert_ne!(first(0), first(1), "each replication draws its own map");
     }
 }

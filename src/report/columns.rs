@@ -65,6 +65,9 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("messages_measured", Kind::Number),
     ("wall_seconds", Kind::Number),
     ("intermediates", Kind::Text),
+    ("fault_seed", Kind::Number),
+    ("fault_count", Kind::Number),
+    ("fault_map", Kind::Text),
 ];
 
 /// The columns that describe a scenario (the system evaluated), in display order.

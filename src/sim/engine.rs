@@ -36,6 +36,7 @@
 
 use crate::scenario::{Ejection, Scenario};
 
+use super::faults::FaultMap;
 use super::routing::{Candidate, Header, Router};
 use super::stats::Batches;
 use super::topology::{Geometry, NO_LINK};
@@ -67,6 +68,8 @@ pub(crate) struct RunPlan {
     pub(crate) batches: u64,
     /// Saturated when more messages than this wait in source queues.
     pub(crate) backlog_limit: u64,
+    /// Seed of the fault map (`fault_rate > 0`); `None`: derived from the run seed.
+    pub(crate) fault_seed: Option<u64>,
 }
 
 /// How a run ended.
@@ -238,6 +241,8 @@ pub(crate) struct Engine {
 
     rng: Rng,
     traffic: Traffic,
+    /// Static node faults (`fault_rate > 0`), shared with the traffic pattern.
+    pub(crate) faults: Option<std::sync::Arc<FaultMap>>,
 
     pub(crate) now: u64,
     /// Messages in source queues / holding an injection or network VC.
@@ -281,7 +286,11 @@ impl Engine {
             )));
         }
         let mut rng = Rng::new(seed);
-        let pattern = Pattern::new(&scenario.traffic, &geometry)?;
+        let faults = FaultMap::for_run(&geometry, scenario.fault_rate, plan.fault_seed, seed)?;
+        let pattern = match &faults {
+            Some(map) => Pattern::Served(map.clone()),
+            None => Pattern::new(&scenario.traffic, &geometry)?,
+        };
         let traffic = Traffic::new(geometry.nodes, rate, pattern, &mut rng);
         let (fixed_end, batch_length) = match plan.precision {
             None => {
@@ -348,6 +357,7 @@ impl Engine {
             free: Vec::with_capacity(nodes * 8),
             rng,
             traffic,
+            faults,
             now: 0,
             queued: 0,
             in_network: 0,
@@ -687,6 +697,9 @@ impl Engine {
             return true;
         }
         self.router.candidates(&self.geometry, cur, message.header(), &mut self.candidates);
+        if let Some(faults) = &self.faults {
+            faults.retain(&self.geometry, cur, message.dest, &mut self.candidates);
+        }
         if S == SCOUTING {
             self.skip_failed_outputs(id, vc);
         }

@@ -22,7 +22,8 @@
 //! numbers nodes, ports and channels; `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
 //! patterns); `stats` keeps batch
-//! means and builds the [`Measurement`]; `rng` is xoshiro256++ with our own distributions.
+//! means and builds the [`Measurement`]; `rng` is xoshiro256++ with our own distributions;
+//! `faults` draws static node faults and filters routes and destinations around them.
 //!
 //! # Model and conventions
 //!
@@ -72,6 +73,9 @@
 //!   on the 2-D torus, errata E-NBC-1) and picks uniformly among its allowed VCs.
 //! - Traffic: the N Poisson sources are generated as their superposition (one
 //!   stream of rate N * rate with uniformly chosen sources), which is the same process.
+//! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map
+//!   per run, drawn from the fault seed; only healthy nodes send (`rate` per healthy node), and
+//!   only to destinations they reach over a fault-free minimal path; routes keep to such paths.
 //!
 //! # Where the next features go
 //!
@@ -85,6 +89,7 @@
 //! None of these needs a change to the cycle loop's data layout.
 
 mod engine;
+mod faults;
 mod rng;
 mod routing;
 mod stats;
@@ -124,6 +129,11 @@ pub struct SimOptions {
     pub batches: u64,
     /// Saturated when source queues hold more than this many messages per node on average.
     pub saturation_backlog: f64,
+    /// Seed of the fault map's random stream (`fault_rate > 0`); `None`: derived from the run
+    /// seed. The planner sets it per scenario and replication, the same for every load point.
+    /// Left out of the serialized form when `None`, so task ids without faults are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault_seed: Option<u64>,
 }
 
 impl Default for SimOptions {
@@ -136,6 +146,7 @@ impl Default for SimOptions {
             deadlock_cycles: 10_000,
             batches: 20,
             saturation_backlog: 50.0,
+            fault_seed: None,
         }
     }
 }
@@ -189,10 +200,21 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
                 .into(),
         ));
     }
-    if scenario.fault_rate != 0.0 {
-        return Err(SimError(
-            "the simulator does not model faults yet: fault_rate must be 0".into(),
-        ));
+    faults::check(scenario)?;
+    // Faults need a switching technique whose header can give up a blocked route (a scouting
+    // header backtracks, a circuit probe tears down and retries).
+    let fault_tolerant = match scenario.switching {
+        Switching::Wormhole => false,
+        Switching::Scouting { scouting_distance } => scouting_distance >= 1,
+        Switching::Circuit => true,
+    };
+    if scenario.fault_rate != 0.0 && !fault_tolerant {
+        return Err(SimError(format!(
+            "fault_rate {} needs scouting (scouting_distance >= 1) or circuit switching: the \
+             wormhole routings here are not fault-tolerant (dimension order has one path, and \
+             Duato's escape path may cross a faulty node), so wormhole runs with fault_rate 0",
+            scenario.fault_rate
+        )));
     }
     if scenario.broadcast_fraction != 0.0 {
         return Err(SimError(
@@ -220,13 +242,29 @@ pub fn simulate(
     progress: Option<Progress<'_>>,
 ) -> Result<Measurement, SimError> {
     check(scenario)?;
+    run(scenario, rate, options, seed, progress)
+}
+
+/// [`simulate`] without [`check`] (the unit tests also run fault maps under wormhole switching,
+/// which `check` refuses).
+fn run(
+    scenario: &Scenario,
+    rate: f64,
+    options: &SimOptions,
+    seed: u64,
+    progress: Option<Progress<'_>>,
+) -> Result<Measurement, SimError> {
     if !rate.is_finite() || rate < 0.0 {
         return Err(SimError(format!("rate must be a finite number >= 0, got {rate}")));
     }
+    faults::check(scenario)?;
     let plan = plan(scenario, options)?;
     let mut engine = engine::Engine::new(scenario, rate, seed, &plan)?;
     let outcome = engine.run(&plan, progress);
-    let measurement = stats::summarize(&engine, outcome);
+    let mut measurement = stats::summarize(&engine, outcome);
+    if let Some(map) = &engine.faults {
+        map.annotate(&mut measurement);
+    }
     if measurement.status == Status::Ok && measurement.latency.is_none() {
         // `ok` promises a measured latency; a window in which no message was generated and
         // delivered measured nothing.
@@ -275,6 +313,7 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
         deadlock_cycles: options.deadlock_cycles,
         batches: options.batches,
         backlog_limit: (options.saturation_backlog * nodes).ceil() as u64,
+        fault_seed: options.fault_seed,
     })
 }
 

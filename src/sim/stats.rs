@@ -206,7 +206,13 @@ pub(crate) fn student_t975(dof: u64) -> f64 {
 
 /// Turns a finished run into a [`Measurement`] (keys of `intermediates` are stable).
 pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
-    let nodes = f64::from(engine.geometry.nodes);
+    // With faults, rates are per healthy node and channel statistics cover the links between
+    // healthy nodes (a link with a faulty end is never used: it would only add idle time).
+    let (nodes, dead_links) = match &engine.faults {
+        Some(map) => (map.healthy_count(), map.dead_links),
+        None => (engine.geometry.nodes, 0),
+    };
+    let nodes = f64::from(nodes);
     let w = &engine.window;
     let mut m = Measurement {
         cycles: Some(engine.now),
@@ -238,19 +244,25 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         }
         return m;
     }
+    let dead_time = dead_links * span;
     let span = span as f64;
-    let links = engine.geometry.links() as f64;
+    let links = (engine.geometry.links() - dead_links) as f64;
     m.throughput = Some(w.delivered as f64 / (nodes * span));
     m.channel_rate = Some(w.header_hops as f64 / (links * span));
-    let total_busy: u64 = w.busy_time.iter().sum();
-    let weighted: f64 = w.busy_time.iter().enumerate().map(|(v, &t)| v as f64 * t as f64).sum();
-    let squared: f64 =
-        w.busy_time.iter().enumerate().map(|(v, &t)| (v * v) as f64 * t as f64).sum();
+    let busy_time: Vec<u64> = w
+        .busy_time
+        .iter()
+        .enumerate()
+        .map(|(v, &t)| if v == 0 { t.saturating_sub(dead_time) } else { t })
+        .collect();
+    let total_busy: u64 = busy_time.iter().sum();
+    let weighted: f64 = busy_time.iter().enumerate().map(|(v, &t)| v as f64 * t as f64).sum();
+    let squared: f64 = busy_time.iter().enumerate().map(|(v, &t)| (v * v) as f64 * t as f64).sum();
     if weighted > 0.0 {
         m.multiplexing_degree = Some(squared / weighted);
     }
     if total_busy > 0 {
-        let all_busy = w.busy_time.last().copied().unwrap_or(0);
+        let all_busy = busy_time.last().copied().unwrap_or(0);
         m.blocking_probability = Some(all_busy as f64 / total_busy as f64);
     }
     let done = w.measured - w.outstanding - engine.dropped_measured();
@@ -275,7 +287,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     add("blocked_cycles_per_hop", ratio(w.blocked_cycles, w.hop_requests));
     add("escape_hop_fraction", ratio(w.escape_hops, w.hop_requests));
     add("mean_busy_vcs", if total_busy > 0 { weighted / total_busy as f64 } else { 0.0 });
-    for (v, &t) in w.busy_time.iter().enumerate() {
+    for (v, &t) in busy_time.iter().enumerate() {
         add(&format!("p_busy_{v}"), ratio(t, total_busy));
     }
     add("source_backlog", engine.backlog_per_node());

@@ -7,13 +7,18 @@
 //! ([`crate::scenario::Traffic`]) picks the destination: uniform over the other nodes (the
 //! papers'), uniform including the source, a hotspot mix, or a permutation (transpose, bit
 //! complement, bit reverse, tornado, neighbour) precomputed as a table. Permutations address
-//! nodes by digits: coordinates of a torus or mesh, bits of a hypercube. Later issues add
-//! patterns (broadcast trees, fault-aware destinations) as new [`Pattern`] variants; the engine
-//! only asks for the next (cycle, source, destination).
+//! nodes by digits: coordinates of a torus or mesh, bits of a hypercube. With static node
+//! faults, uniform traffic becomes [`Pattern::Served`]: healthy sources only (so the network-wide
+//! rate is `healthy nodes * rate`), each sending uniformly to the destinations it reaches over a
+//! fault-free minimal path (see `faults`). Later issues add patterns (broadcast trees) as new
+//! [`Pattern`] variants; the engine only asks for the next (cycle, source, destination).
 
 use crate::scenario::Traffic as Spec;
 
+use std::sync::Arc;
+
 use super::SimError;
+use super::faults::FaultMap;
 use super::rng::Rng;
 use super::topology::{Geometry, Shape};
 
@@ -28,6 +33,8 @@ pub(crate) enum Pattern {
     Permutation(Vec<u32>),
     /// With probability `fraction` one of `nodes` (not the source), else uniform.
     Hotspot { fraction: f64, nodes: Vec<u32> },
+    /// Uniform among the pairs of healthy nodes with a fault-free minimal path.
+    Served(Arc<FaultMap>),
 }
 
 impl Pattern {
@@ -134,7 +141,11 @@ pub(crate) struct Traffic {
 impl Traffic {
     /// A source of `rate` messages per node per cycle on `nodes >= 2` nodes.
     pub(crate) fn new(nodes: u32, rate: f64, pattern: Pattern, rng: &mut Rng) -> Traffic {
-        let total = rate * f64::from(nodes);
+        let senders = match &pattern {
+            Pattern::Served(faults) => faults.healthy_count(),
+            _ => nodes,
+        };
+        let total = rate * f64::from(senders);
         let mean_gap = if total > 0.0 { 1.0 / total } else { f64::INFINITY };
         let mut traffic = Traffic { nodes, pattern, mean_gap, next_time: 0.0 };
         traffic.next_time = traffic.gap(rng);
@@ -159,6 +170,9 @@ impl Traffic {
             return None;
         }
         self.next_time += self.gap(rng);
+        if let Pattern::Served(faults) = &self.pattern {
+            return Some(faults.arrival(rng));
+        }
         let source = rng.below(u64::from(self.nodes)) as u32;
         let dest = match &self.pattern {
             Pattern::Uniform => self.other(source, rng),
@@ -179,6 +193,7 @@ impl Traffic {
                     self.other(source, rng)
                 }
             }
+            Pattern::Served(faults) => faults.arrival(rng).1,
         };
         Some((source, dest))
     }

@@ -47,6 +47,7 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                 row.error = Some(error.clone());
                 row.replication = task.replication;
                 row.seed = task.seed;
+                row.fault_seed = task.fault_seed;
                 row.evaluator = match (task.kind, &experiment.model) {
                     (TaskKind::Solve, Some(m)) => {
                         format!("{}@{}", m.name.as_str(), crate::model::VERSION)

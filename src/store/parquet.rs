@@ -184,6 +184,9 @@ columns! {
     messages_measured: OptU64,
     wall_seconds: F64,
     intermediates: Str,
+    fault_seed: OptU64,
+    fault_count: OptU64,
+    fault_map: OptStr,
 }
 
 fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, String> {

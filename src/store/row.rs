@@ -121,6 +121,14 @@ pub struct Row {
     pub wall_seconds: f64,
     /// All other named quantities of the evaluator, as a JSON object.
     pub intermediates: String,
+    /// Seed of the fault map of a simulation replication with `fault_rate > 0` (the same for
+    /// every load point of a scenario); null otherwise.
+    pub fault_seed: Option<u64>,
+    /// Faulty nodes in that replication's fault map; null without faults.
+    pub fault_count: Option<u64>,
+    /// Short hash (16 hex digits) of that fault map: equal hashes, same faulty nodes; null
+    /// without faults.
+    pub fault_map: Option<String>,
 }
 
 impl Row {

@@ -1,4 +1,5 @@
-//! Bookkeeping invariants checked by the tests (flit conservation, VC chains, counters).
+//! Bookkeeping invariants checked by the tests (flit conservation, VC chains, counters, and
+//! with static faults: nothing in or through a faulty node).
 
 use super::{EJECT, Engine, NONE};
 
@@ -87,6 +88,34 @@ impl Engine {
             if listed {
                 assert_eq!(self.active[self.ch_pos[ch] as usize] as usize, ch);
             }
+        }
+        self.check_fault_invariants();
+    }
+
+    /// With faults: no allocated VC (flit, header, or reservation) in or leading out of a
+    /// faulty node, and every message between healthy nodes with a fault-free minimal path.
+    fn check_fault_invariants(&self) {
+        let Some(faults) = &self.faults else {
+            return;
+        };
+        for vc in 0..self.vc_owner.len() as u32 {
+            if self.vc_owner[vc as usize] == NONE {
+                continue;
+            }
+            let at = self.node_of(vc);
+            assert!(!faults.is_faulty(at), "VC {vc} in use at faulty node {at}");
+            if vc < self.network_vcs {
+                let from = vc / self.v / self.geometry.ports;
+                assert!(!faults.is_faulty(from), "VC {vc} in use from faulty node {from}");
+            }
+        }
+        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+        for (id, message) in self.messages.iter().enumerate() {
+            if free.contains(&(id as u32)) {
+                continue;
+            }
+            let (s, d) = (message.source, message.dest);
+            assert!(faults.reaches(s, d) && s != d, "message {id} {s}->{d} is not a served pair");
         }
     }
 }
