@@ -25,6 +25,7 @@ fn plan(warmup: u64, cycles: u64) -> RunPlan {
         deadlock_cycles: 2_000,
         batches: 20,
         backlog_limit: u64::MAX,
+        source_queue_capacity: None,
     }
 }
 

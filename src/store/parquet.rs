@@ -184,6 +184,14 @@ columns! {
     messages_measured: OptU64,
     wall_seconds: F64,
     intermediates: Str,
+    measure: OptStr,
+    offered_throughput: OptF64,
+    throughput_min: OptF64,
+    throughput_max: OptF64,
+    flit_throughput: OptF64,
+    flit_throughput_min: OptF64,
+    flit_throughput_max: OptF64,
+    source_drops: OptU64,
 }
 
 fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, String> {

@@ -121,6 +121,35 @@ pub struct Row {
     pub wall_seconds: f64,
     /// All other named quantities of the evaluator, as a JSON object.
     pub intermediates: String,
+    /// What the simulation measured: `latency` or `throughput` (`methods.simulation.measure`);
+    /// null for model rows.
+    #[serde(default)]
+    pub measure: Option<String>,
+    /// Offered load the simulation generated in its window, messages dropped at full source
+    /// queues included (messages/node/cycle).
+    #[serde(default)]
+    pub offered_throughput: Option<f64>,
+    /// Accepted throughput of the least-served destination node (messages/node/cycle;
+    /// throughput mode).
+    #[serde(default)]
+    pub throughput_min: Option<f64>,
+    /// Accepted throughput of the best-served destination node (messages/node/cycle;
+    /// throughput mode).
+    #[serde(default)]
+    pub throughput_max: Option<f64>,
+    /// Accepted throughput in flits/node/cycle (simulation).
+    #[serde(default)]
+    pub flit_throughput: Option<f64>,
+    /// Accepted flits/node/cycle of the least-served destination node (throughput mode).
+    #[serde(default)]
+    pub flit_throughput_min: Option<f64>,
+    /// Accepted flits/node/cycle of the best-served destination node (throughput mode).
+    #[serde(default)]
+    pub flit_throughput_max: Option<f64>,
+    /// Messages dropped at full source queues in the window (throughput mode; summed over the
+    /// replications in an aggregate row).
+    #[serde(default)]
+    pub source_drops: Option<u64>,
 }
 
 impl Row {
