@@ -121,12 +121,12 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
         })
         .collect();
     let note = if lines.is_empty() {
-        "No throughput-mode simulation rows and no model saturation rate in this run: add \
-         `measure: throughput` to `methods.simulation` and sweep the load past saturation."
+        "No throughput-mode simulation rows and no model saturation rate in this run: set \
+         measure: throughput in methods.simulation and sweep the load past saturation."
             .to_owned()
     } else {
         "Rates in messages/node/cycle. The model's saturation rate against the highest \
-         throughput the simulator accepted in throughput mode (`measure: throughput`), and the \
+         throughput the simulator accepted in throughput mode (measure: throughput), and the \
          offered rate at that point. A scenario without saturated points was not swept past \
          saturation: its maximum is a lower bound."
             .to_owned()
