@@ -14,8 +14,8 @@
 //!
 //! The saturation throughput is the highest accepted rate over every point simulated (a
 //! network whose throughput drops past saturation has its peak near the knee, not under full
-//! overload; one whose unfairly served sources keep raising the total past the knee has it
-//! under full overload); the bracket says where the knee lies, the first load whose accepted
+//! overload; one that takes more when every source always has a message waiting has it under
+//! full overload); the bracket says where the knee lies, the first load whose accepted
 //! rate falls short of the offered one. A curve that peaked strictly between the knee and the
 //! injection bound would be sampled only at the bisection's points there. Every point uses the same seed (common
 //! random numbers), so the search is reproducible bit for bit, and each point is an ordinary
