@@ -12,7 +12,9 @@ use crate::sim::{self, SimOptions};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   runner simulate topology=torus radix=8 dimensions=2 routing=dimension_order virtual_channels=2 --rate 0.005
-  runner simulate topology=hypercube dimensions=8 routing=duato virtual_channels=4 --rate 0.01 --json")]
+  runner simulate topology=hypercube dimensions=8 routing=duato virtual_channels=4 --rate 0.01 --json
+  runner simulate routing=dimension_order buffer_depth=8 --rate 0.026 --measure throughput --json
+  runner simulate routing=duato virtual_channels=2 --saturation --cycles 20000 --json")]
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
     /// escape_channels, buffer_depth, router_delay, input_speedup, message_length, ejection, ...).
@@ -21,8 +23,20 @@ pub struct Args {
     /// of this command only.
     params: Vec<String>,
     /// Offered load in messages/node/cycle.
+    #[arg(long, required_unless_present = "saturation")]
+    rate: Option<f64>,
+    /// Find the simulator's saturation throughput (the highest accepted rate, in throughput
+    /// mode) instead of simulating one load; the counterpart of `runner solve --saturation`.
+    #[arg(long, conflicts_with = "rate")]
+    saturation: bool,
+    /// What to measure: `latency` (the run stops early as saturated past saturation) or
+    /// `throughput` (the accepted rate over the whole window at any load, source queues capped).
+    #[arg(long, value_enum, default_value_t = MeasureArg::Latency)]
+    measure: MeasureArg,
+    /// Throughput mode: messages one node's source queue holds at most; a message generated
+    /// for a full queue is dropped and counted [default: 100].
     #[arg(long)]
-    rate: f64,
+    source_queue_capacity: Option<u32>,
     /// Measurement window in cycles (`window_cycles` in the output). The run goes on until the
     /// window's messages are delivered, so `cycles` in the output (all cycles simulated) is larger.
     #[arg(long)]
@@ -48,16 +62,25 @@ pub struct Args {
     quiet: bool,
 }
 
+/// `--measure`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum MeasureArg {
+    /// Latency at a stable load.
+    Latency,
+    /// Accepted throughput against offered load.
+    Throughput,
+}
+
 /// Simulates and prints.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut scenario = Scenario::new(Topology::Torus { radix: 8, dimensions: 2 });
     scenario.routing = Routing::DimensionOrder;
     scenario.virtual_channels = 2;
     scenario_args::apply(&mut scenario, &args.params)?;
-    if !(args.rate.is_finite() && args.rate > 0.0) {
-        return Err(
-            InputError(format!("--rate must be a positive number, found {}", args.rate)).into()
-        );
+    if let Some(rate) = args.rate
+        && !(rate.is_finite() && rate > 0.0)
+    {
+        return Err(InputError(format!("--rate must be a positive number, found {rate}")).into());
     }
     sim::check(&scenario).map_err(|e| InputError(e.to_string()))?;
     let mut options = SimOptions::default();
@@ -80,6 +103,23 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     options.target_precision = args.target_precision;
     options.fault_seed = args.fault_seed;
+
+    options.measure = match (args.measure, args.saturation, args.source_queue_capacity) {
+        (MeasureArg::Latency, false, Some(_)) => {
+            return Err(InputError(
+                "--source-queue-capacity applies to --measure throughput (or --saturation)".into(),
+            )
+            .into());
+        }
+        (MeasureArg::Latency, false, None) => sim::Measure::Latency,
+        (_, _, capacity) => sim::Measure::Throughput {
+            source_queue_capacity: capacity.unwrap_or(sim::DEFAULT_SOURCE_QUEUE_CAPACITY),
+        },
+    };
+    if args.saturation {
+        return saturation(&scenario, &options, &args);
+    }
+    let rate = args.rate.ok_or_else(|| InputError("--rate is required".into()))?;
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(options.warmup_cycles + options.cycles);
         if let Ok(style) =
@@ -95,11 +135,60 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             bar.set_position(done);
         }
     };
-    let measurement = sim::simulate(&scenario, args.rate, &options, args.seed, Some(&report))
+    let measurement = sim::simulate(&scenario, rate, &options, args.seed, Some(&report))
         .map_err(|e| InputError(e.to_string()))?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    print_measurement(&format!("simulator@{}", sim::VERSION), args.rate, &measurement, args.json)?;
+    print_measurement(&format!("simulator@{}", sim::VERSION), rate, &measurement, args.json)?;
+    Ok(Outcome::Success)
+}
+
+/// `--saturation`: the search of `sim::saturation`, printed.
+fn saturation(scenario: &Scenario, options: &SimOptions, args: &Args) -> anyhow::Result<Outcome> {
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::new(0);
+        if let Ok(style) = ProgressStyle::with_template("searching saturation: {pos} points done") {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let report = |done: u64, _: u64| {
+        if let Some(bar) = &bar {
+            bar.set_position(done);
+        }
+    };
+    let found = sim::saturation::saturation_throughput(scenario, options, args.seed, Some(&report))
+        .map_err(|e| InputError(e.to_string()))?;
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let evaluator = format!("simulator@{}", sim::VERSION);
+    if args.json {
+        let mut value = serde_json::to_value(&found)?;
+        if let Some(map) = value.as_object_mut() {
+            map.insert("evaluator".into(), evaluator.into());
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        println!("{:<28} {evaluator}", "evaluator");
+        println!(
+            "{:<28} {} messages/node/cycle (offered {})",
+            "saturation_throughput", found.saturation_throughput, found.offered_at_maximum
+        );
+        if let Some(flits) = found.flit_saturation_throughput {
+            println!("{:<28} {flits} flits/node/cycle", "flit_saturation_throughput");
+        }
+        let saturated = found.saturated_rate.map_or("none".to_string(), |r| r.to_string());
+        println!("{:<28} {} .. {saturated}", "knee (stable .. saturated)", found.stable_rate);
+        for point in &found.points {
+            let accepted = point.throughput.map_or("-".to_string(), |t| format!("{t:.6}"));
+            println!(
+                "  rate {:<12.6} accepted {accepted:<10} {}",
+                point.rate,
+                point.status.as_str()
+            );
+        }
+    }
     Ok(Outcome::Success)
 }

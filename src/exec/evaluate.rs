@@ -83,6 +83,7 @@ fn evaluate_inner(
             row.seed = Some(seed);
             row.fault_seed = task.fault_seed;
             fill(&mut row, &measurement);
+            fill_throughput(&mut row, &measurement, &simulation.options.measure);
             row.wall_seconds = started.elapsed().as_secs_f64();
             Ok(Output::Rows(vec![row]))
         }
@@ -154,6 +155,19 @@ fn fill(row: &mut Row, m: &Measurement) {
         })
         .collect();
     row.intermediates = serde_json::Value::Object(map).to_string();
+}
+
+/// The simulation's throughput columns (`sim::Measure`), from its intermediates.
+fn fill_throughput(row: &mut Row, m: &Measurement, measure: &sim::Measure) {
+    row.measure = Some(measure.as_str().to_string());
+    let get = |key: &str| finite(m.intermediate(key));
+    row.offered_throughput = get("offered_throughput");
+    row.throughput_min = get("throughput_min");
+    row.throughput_max = get("throughput_max");
+    row.flit_throughput = get("flit_throughput");
+    row.flit_throughput_min = get("flit_throughput_min");
+    row.flit_throughput_max = get("flit_throughput_max");
+    row.source_drops = get("source_drops").map(|drops| drops as u64);
 }
 
 fn finite(value: Option<f64>) -> Option<f64> {
@@ -252,6 +266,14 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     row.blocking_probability = mean(|r| r.blocking_probability);
     row.throughput = mean(|r| r.throughput);
     row.hops = mean(|r| r.hops);
+    row.offered_throughput = mean(|r| r.offered_throughput);
+    row.throughput_min = mean(|r| r.throughput_min);
+    row.throughput_max = mean(|r| r.throughput_max);
+    row.flit_throughput = mean(|r| r.flit_throughput);
+    row.flit_throughput_min = mean(|r| r.flit_throughput_min);
+    row.flit_throughput_max = mean(|r| r.flit_throughput_max);
+    let drops: Option<Vec<u64>> = replications.iter().map(|r| r.source_drops).collect();
+    row.source_drops = drops.map(|d| d.iter().sum());
     row.latency_ci95 = if replications.len() == 1 {
         first.latency_ci95
     } else {

@@ -68,6 +68,14 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("fault_seed", Kind::Number),
     ("fault_count", Kind::Number),
     ("fault_map", Kind::Text),
+    ("measure", Kind::Text),
+    ("offered_throughput", Kind::Number),
+    ("throughput_min", Kind::Number),
+    ("throughput_max", Kind::Number),
+    ("flit_throughput", Kind::Number),
+    ("flit_throughput_min", Kind::Number),
+    ("flit_throughput_max", Kind::Number),
+    ("source_drops", Kind::Number),
 ];
 
 /// The columns that describe a scenario (the system evaluated), in display order.
@@ -202,6 +210,13 @@ pub(crate) fn axis_label(name: &str) -> String {
         "broadcast_fraction" => "Broadcast fraction",
         "startup_latency" => "Start-up latency (cycles)",
         "wall_seconds" => "Wall-clock time (s)",
+        "offered_throughput" => "Offered throughput (messages/node/cycle)",
+        "throughput_min" => "Accepted throughput, least-served node (messages/node/cycle)",
+        "throughput_max" => "Accepted throughput, best-served node (messages/node/cycle)",
+        "flit_throughput" => "Accepted throughput (flits/node/cycle)",
+        "flit_throughput_min" => "Accepted throughput, least-served node (flits/node/cycle)",
+        "flit_throughput_max" => "Accepted throughput, best-served node (flits/node/cycle)",
+        "source_drops" => "Messages dropped at the source",
         other => return other.replace('_', " "),
     };
     label.to_owned()

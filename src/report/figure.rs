@@ -287,7 +287,9 @@ fn build_series(spec: &FigureSpec, style_index: usize, members: &[&PlotRow<'_>])
             }
         } else {
             match y {
-                Some(y) if row.status == "ok" => {
+                // Throughput mode measures the whole window past saturation too: its
+                // throughput columns are results there (its latency is empty).
+                Some(y) if row.status == "ok" || measured_past_saturation(row) => {
                     let ci = if spec.y == "latency" {
                         row.latency_ci95.filter(|ci| ci.is_finite() && *ci >= 0.0)
                     } else {
@@ -308,6 +310,11 @@ fn build_series(spec: &FigureSpec, style_index: usize, members: &[&PlotRow<'_>])
     series.model.sort_by(|a, b| a.0.total_cmp(&b.0));
     series.simulation.sort_by(|a, b| a.0.total_cmp(&b.0));
     series
+}
+
+/// A simulation row measured in throughput mode past saturation (`sim::Measure`).
+fn measured_past_saturation(row: &Row) -> bool {
+    row.status == "saturated" && row.measure.as_deref() == Some("throughput")
 }
 
 /// Axis ranges of one panel.

@@ -29,6 +29,7 @@ mod figure;
 mod manifest;
 mod pages;
 mod pdf;
+mod saturation;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -210,6 +211,7 @@ fn render_files(
 
     let mut agreement_table = None;
     let mut results_table = None;
+    let mut saturation_table = None;
     for kind in &input.spec.tables {
         match kind {
             TableKind::ModelVsSimulation if agreement_table.is_none() => {
@@ -224,6 +226,12 @@ fn render_files(
                 let csv = tables::results_csv(input.rows);
                 results_table =
                     Some(write_table(&tables_dir, "results", table, &csv, input, written)?);
+            }
+            TableKind::Saturation if saturation_table.is_none() => {
+                let lines = saturation::compute(input.rows);
+                let (table, csv) = (saturation::table(&lines), saturation::csv(&lines));
+                saturation_table =
+                    Some(write_table(&tables_dir, "saturation", table, &csv, input, written)?);
             }
             _ => {}
         }
@@ -240,6 +248,7 @@ fn render_files(
         figures: page_figures,
         agreement: agreement_table,
         results: results_table,
+        saturation: saturation_table,
         seed_count: seeds.len(),
     };
     for (template, file) in

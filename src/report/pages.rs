@@ -53,6 +53,9 @@ pub(crate) struct PageContext {
     pub(crate) results: Option<PageTable>,
     /// Number of distinct simulation seeds.
     pub(crate) seed_count: usize,
+    /// The saturation table (model saturation rate vs simulated maximum throughput), when the
+    /// spec asks for it.
+    pub(crate) saturation: Option<PageTable>,
 }
 
 /// Counts for the summary.

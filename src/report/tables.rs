@@ -50,11 +50,11 @@ pub(crate) struct Cell {
 }
 
 impl Cell {
-    fn text(text: impl Into<String>) -> Self {
+    pub(super) fn text(text: impl Into<String>) -> Self {
         Cell { text: text.into(), sort: None }
     }
 
-    fn number(value: Option<f64>) -> Self {
+    pub(super) fn number(value: Option<f64>) -> Self {
         match value.filter(|value| value.is_finite()) {
             Some(value) => Cell { text: format_number(value), sort: Some(value) },
             None => Cell::missing(),
@@ -68,7 +68,7 @@ impl Cell {
         }
     }
 
-    fn count(value: usize) -> Self {
+    pub(super) fn count(value: usize) -> Self {
         Cell { text: value.to_string(), sort: Some(value as f64) }
     }
 
@@ -379,7 +379,7 @@ pub(crate) fn md_escape(text: &str) -> String {
     out
 }
 
-fn column(header: &str, tex: &str, numeric: bool) -> Column {
+pub(super) fn column(header: &str, tex: &str, numeric: bool) -> Column {
     Column { header: header.to_owned(), tex: tex.to_owned(), numeric }
 }
 
@@ -405,7 +405,7 @@ fn capitalize(name: &str) -> String {
     }
 }
 
-fn csv_field(text: &str) -> String {
+pub(super) fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {

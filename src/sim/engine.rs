@@ -39,6 +39,7 @@ use crate::scenario::{Ejection, Scenario};
 use super::faults::FaultMap;
 use super::routing::{Candidate, Header, Router};
 use super::stats::Batches;
+use super::throughput::Tracker;
 use super::topology::{Geometry, NO_LINK};
 use super::traffic::{Pattern, Traffic};
 use super::{SimError, rng::Rng};
@@ -70,6 +71,9 @@ pub(crate) struct RunPlan {
     pub(crate) backlog_limit: u64,
     /// Seed of the fault map (`fault_rate > 0`); `None`: derived from the run seed.
     pub(crate) fault_seed: Option<u64>,
+
+    /// Throughput mode: the source-queue capacity (`sim::throughput`); `None`: latency mode.
+    pub(crate) source_queue_capacity: Option<u32>,
 }
 
 /// How a run ended.
@@ -263,6 +267,9 @@ pub(crate) struct Engine {
     pub(crate) window: Window,
     /// The switching technique (`switching`): its kind and the separate header's state.
     pub(crate) switching: switching::State,
+
+    /// Throughput mode's source-queue cap and per-node counters; `None` in latency mode.
+    pub(crate) throughput: Option<Tracker>,
 }
 
 impl Engine {
@@ -374,6 +381,7 @@ impl Engine {
                 vc_flits: vec![0; slots * v as usize],
                 ..Window::default()
             },
+            throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
             geometry,
             switching,
         })
@@ -417,15 +425,21 @@ impl Engine {
                 if close {
                     self.close_window();
                     let w = &self.window;
-                    let deficit = w.generated.saturating_sub(w.delivered);
-                    if deficit as f64 > 0.02 * w.generated as f64
+                    // Throughput mode: the messages dropped at full source queues were offered.
+                    let dropped = self.throughput.as_ref().map_or(0, |t| t.window_drops);
+                    let offered = w.generated + dropped;
+                    let deficit = offered.saturating_sub(w.delivered);
+                    if deficit as f64 > 0.02 * offered as f64
                         && deficit > 5 * u64::from(self.geometry.nodes)
                     {
-                        let detail = format!(
-                            "the network accepted {} of the {} messages generated in the \
-                             measurement window",
-                            w.delivered, w.generated
-                        );
+                        let detail = match &self.throughput {
+                            None => format!(
+                                "the network accepted {} of the {} messages generated in the \
+                                 measurement window",
+                                w.delivered, w.generated
+                            ),
+                            Some(t) => t.shortfall_detail(w.generated, w.delivered, elapsed),
+                        };
                         return self.saturated_unless_deadlocked(detail);
                     }
                 }
@@ -519,6 +533,18 @@ impl Engine {
         self.window.open = true;
         self.window.start = self.now;
         self.ch_since.fill(self.now);
+        self.count_ejections_in_progress(true);
+    }
+
+    /// Throughput mode: tells the tracker how far the ejections in progress are when the window
+    /// opens or closes (per-node flit counts without per-flit work).
+    fn count_ejections_in_progress(&mut self, opening: bool) {
+        if let Some(t) = &mut self.throughput {
+            for &vc in &self.ejecting {
+                let message = &self.messages[self.vc_owner[vc as usize] as usize];
+                t.ejection_in_progress(message.dest, message.delivered, opening);
+            }
+        }
     }
 
     fn close_window(&mut self) {
@@ -529,6 +555,7 @@ impl Engine {
                 self.window.busy_time[busy] += now - self.ch_since[ch];
             }
         }
+        self.count_ejections_in_progress(false);
         self.window.open = false;
         self.window.end = Some(now);
     }
@@ -562,6 +589,12 @@ impl Engine {
         while self.queued <= self.backlog_limit
             && let Some((source, dest)) = self.traffic.next_arrival(self.now + 1, &mut self.rng)
         {
+            let in_window = self.window.open;
+            if let Some(t) = &mut self.throughput
+                && t.drops(source, in_window)
+            {
+                continue;
+            }
             self.send(source, dest);
         }
     }
@@ -613,6 +646,9 @@ impl Engine {
             }
             self.queue_tail[node] = id;
             self.queued += 1;
+            if let Some(t) = &mut self.throughput {
+                t.enqueued(source);
+            }
         }
     }
 
@@ -966,6 +1002,9 @@ impl Engine {
                     self.queue_tail[node as usize] = NONE;
                 }
                 self.queued -= 1;
+                if let Some(t) = &mut self.throughput {
+                    t.dequeued(node);
+                }
                 self.inject(node, v, head, self.now + 1);
             }
         }
@@ -984,6 +1023,9 @@ impl Engine {
         let w = &mut self.window;
         if w.open {
             w.delivered += 1;
+            if let Some(t) = &mut self.throughput {
+                t.delivered(message.dest, message.length);
+            }
         }
         if message.measured {
             let latency = (self.now + 1 - message.generated) as f64;

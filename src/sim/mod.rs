@@ -66,6 +66,10 @@
 //!   by another such header and cannot be vacated by compacting its worm), because a deadlocked
 //!   network also fills its source queues, often before the watchdog fires. The detail names a
 //!   waiting cycle.
+//! - Throughput mode (`SimOptions::measure`, module `throughput`): source queues are capped
+//!   (a generated message finding its queue full is dropped and counted), the run never stops
+//!   for a backlog and measures the accepted rate over the whole window, past saturation too;
+//!   `saturation` searches the highest accepted rate.
 //! - Routing decisions (documented in `routing`): Duato uses 2 escape VCs on a torus (the two
 //!   dateline classes of dimension-order routing; one would leave each ring's dependency
 //!   cycle) and 1 on meshes and hypercubes, and takes an escape VC only when no adaptive VC is
@@ -92,9 +96,13 @@ mod engine;
 mod faults;
 mod rng;
 mod routing;
+pub mod saturation;
 mod stats;
+mod throughput;
 mod topology;
 mod traffic;
+
+pub use throughput::{DEFAULT_SOURCE_QUEUE_CAPACITY, Measure};
 
 #[cfg(test)]
 mod tests;
@@ -134,6 +142,11 @@ pub struct SimOptions {
     /// Left out of the serialized form when `None`, so task ids without faults are unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault_seed: Option<u64>,
+
+    /// What to measure: latency (the default) or accepted throughput past saturation too
+    /// (`throughput`). Left out of the serialized options (the cache keys) when latency.
+    #[serde(skip_serializing_if = "Measure::is_latency")]
+    pub measure: Measure,
 }
 
 impl Default for SimOptions {
@@ -147,6 +160,8 @@ impl Default for SimOptions {
             batches: 20,
             saturation_backlog: 50.0,
             fault_seed: None,
+
+            measure: Measure::Latency,
         }
     }
 }
@@ -259,6 +274,15 @@ fn run(
     }
     faults::check(scenario)?;
     let plan = plan(scenario, options)?;
+    if plan.source_queue_capacity.is_some() && rate > f64::from(scenario.virtual_channels) {
+        // Each node injects at most one flit per injection VC and cycle: the rest would be
+        // dropped anyway, and generating it would only cost time.
+        return Err(SimError(format!(
+            "throughput mode: rate must be at most virtual_channels = {} messages/node/cycle \
+             (what the injection channels can take), got {rate}",
+            scenario.virtual_channels
+        )));
+    }
     let mut engine = engine::Engine::new(scenario, rate, seed, &plan)?;
     let outcome = engine.run(&plan, progress);
     let mut measurement = stats::summarize(&engine, outcome);
@@ -305,6 +329,15 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
         return Err(SimError("saturation_backlog must be a positive number".into()));
     }
     let nodes = scenario.topology.nodes() as f64;
+    let source_queue_capacity = options.measure.source_queue_capacity();
+    if source_queue_capacity == Some(0) {
+        return Err(SimError("source_queue_capacity must be at least 1 message".into()));
+    }
+    if source_queue_capacity.is_some() && options.target_precision.is_some() {
+        return Err(SimError(
+            "throughput mode measures a fixed window: leave target_precision unset".into(),
+        ));
+    }
     Ok(engine::RunPlan {
         warmup: options.warmup_cycles,
         cycles: options.cycles,
@@ -312,8 +345,13 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
         max_cycles: options.max_cycles,
         deadlock_cycles: options.deadlock_cycles,
         batches: options.batches,
-        backlog_limit: (options.saturation_backlog * nodes).ceil() as u64,
         fault_seed: options.fault_seed,
+        backlog_limit: match source_queue_capacity {
+            // Throughput mode never stops for a backlog; the cap bounds the queues.
+            Some(_) => u64::MAX,
+            None => (options.saturation_backlog * nodes).ceil() as u64,
+        },
+        source_queue_capacity,
     })
 }
 

@@ -278,7 +278,9 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     }
     let ratio = |a: u64, b: u64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
     let mut add = |key: &str, value: f64| m.intermediates.push((key.to_string(), value));
-    add("offered_throughput", w.generated as f64 / (nodes * span));
+    // Throughput mode: the messages dropped at full source queues were offered too.
+    let dropped = engine.throughput.as_ref().map_or(0, |t| t.window_drops);
+    add("offered_throughput", (w.generated + dropped) as f64 / (nodes * span));
     add("flit_throughput", w.delivered_flits as f64 / (nodes * span));
     add("channel_utilization", w.flit_hops as f64 / (links * span));
     let busiest = w.channel_flits(engine.v).max().unwrap_or(0);
@@ -293,6 +295,9 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     add("source_backlog", engine.backlog_per_node());
     add("window_cycles", span);
     add("batches", engine.batches.len() as f64);
+    if let Some(t) = &engine.throughput {
+        t.add_intermediates(&mut add, span);
+    }
     engine.add_switching_measurements(&mut m, done);
     m
 }

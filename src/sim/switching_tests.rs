@@ -41,6 +41,7 @@ fn plan(warmup: u64, cycles: u64) -> RunPlan {
         batches: 20,
         backlog_limit: u64::MAX,
         fault_seed: None,
+        source_queue_capacity: None,
     }
 }
 

@@ -65,6 +65,9 @@ pub enum TableKind {
     ModelVsSimulation,
     /// Every result row.
     Results,
+    /// Model saturation rate vs the simulator's highest accepted throughput, per scenario
+    /// (throughput mode, `measure: throughput`).
+    Saturation,
 }
 
 fn default_x() -> String {

@@ -39,6 +39,8 @@ pub const DEFAULT_WARMUP_CYCLES: u64 = 10_000;
 pub const DEFAULT_REPLICATIONS: u32 = 1;
 /// Default simulation `deadlock_cycles`.
 pub const DEFAULT_DEADLOCK_CYCLES: u64 = 10_000;
+/// Default simulation `source_queue_capacity` (messages per node, throughput mode).
+pub const DEFAULT_SOURCE_QUEUE_CAPACITY: u32 = crate::sim::DEFAULT_SOURCE_QUEUE_CAPACITY;
 
 /// An experiment spec: one YAML file in `experiments/`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -273,6 +275,26 @@ pub struct SimulationMethod {
     #[serde(default)]
     #[schemars(with = "Option<u64>", extend("default" = DEFAULT_DEADLOCK_CYCLES))]
     pub deadlock_cycles: Option<Spanned<u64>>,
+    /// What to measure: `latency` (stop early as saturated past saturation) or `throughput`
+    /// (the accepted rate over the whole window at any load, with capped source queues).
+    #[serde(default)]
+    #[schemars(with = "Option<MeasureName>", extend("default" = "latency"))]
+    pub measure: Option<Spanned<MeasureName>>,
+    /// Throughput mode: messages one node's source queue holds at most (>= 1); a message
+    /// generated for a full queue is dropped and counted.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", extend("default" = DEFAULT_SOURCE_QUEUE_CAPACITY))]
+    pub source_queue_capacity: Option<Spanned<u32>>,
+}
+
+/// `methods.simulation.measure`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasureName {
+    /// Latency at stable loads (the default).
+    Latency,
+    /// Accepted throughput against offered load, past saturation too.
+    Throughput,
 }
 
 /// `scenario.topology.kind`.

@@ -650,6 +650,7 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
             Some("raise `max_cycles` above `warmup_cycles`".into()),
         );
     }
+    let measure = measure(method, diags);
     let defaults = SimOptions::default();
     Some(SimulationChoice {
         options: SimOptions {
@@ -658,10 +659,47 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
             target_precision: method.target_precision.as_ref().map(|p| p.value),
             max_cycles: method.max_cycles.unwrap_or(defaults.max_cycles.max(cycles)),
             deadlock_cycles,
+            measure,
             ..defaults
         },
         replications,
     })
+}
+
+/// `methods.simulation.measure` and its `source_queue_capacity`.
+fn measure(method: &SimulationMethod, diags: &mut Diags) -> sim::Measure {
+    let capacity = method.source_queue_capacity.as_ref();
+    if let Some(c) = capacity
+        && c.value == 0
+    {
+        diags.error(c.referenced, "`source_queue_capacity` must be at least 1 message", None);
+    }
+    match method.measure.as_ref().map(|m| m.value) {
+        None | Some(MeasureName::Latency) => {
+            if let Some(c) = capacity {
+                diags.error(
+                    c.referenced,
+                    "`source_queue_capacity` applies to `measure: throughput` only",
+                    Some("add `measure: throughput`, or leave `source_queue_capacity` out".into()),
+                );
+            }
+            sim::Measure::Latency
+        }
+        Some(MeasureName::Throughput) => {
+            if let Some(p) = &method.target_precision {
+                diags.error(
+                    p.referenced,
+                    "`target_precision` applies to `measure: latency` only: throughput mode \
+                     measures a fixed window of `cycles`",
+                    Some("leave `target_precision` out, or use `measure: latency`".into()),
+                );
+            }
+            sim::Measure::Throughput {
+                source_queue_capacity: capacity
+                    .map_or(DEFAULT_SOURCE_QUEUE_CAPACITY, |c| c.value.max(1)),
+            }
+        }
+    }
 }
 
 /// The one rule for a target precision, in specs and on `runner simulate`'s command line.

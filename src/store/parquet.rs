@@ -187,6 +187,15 @@ columns! {
     fault_seed: OptU64,
     fault_count: OptU64,
     fault_map: OptStr,
+
+    measure: OptStr,
+    offered_throughput: OptF64,
+    throughput_min: OptF64,
+    throughput_max: OptF64,
+    flit_throughput: OptF64,
+    flit_throughput_min: OptF64,
+    flit_throughput_max: OptF64,
+    source_drops: OptU64,
 }
 
 fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, String> {

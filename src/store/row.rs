@@ -129,6 +129,36 @@ pub struct Row {
     /// Short hash (16 hex digits) of that fault map: equal hashes, same faulty nodes; null
     /// without faults.
     pub fault_map: Option<String>,
+
+    /// What the simulation measured: `latency` or `throughput` (`methods.simulation.measure`);
+    /// null for model rows.
+    #[serde(default)]
+    pub measure: Option<String>,
+    /// Offered load the simulation generated in its window, messages dropped at full source
+    /// queues included (messages/node/cycle).
+    #[serde(default)]
+    pub offered_throughput: Option<f64>,
+    /// Accepted throughput of the least-served destination node (messages/node/cycle;
+    /// throughput mode).
+    #[serde(default)]
+    pub throughput_min: Option<f64>,
+    /// Accepted throughput of the best-served destination node (messages/node/cycle;
+    /// throughput mode).
+    #[serde(default)]
+    pub throughput_max: Option<f64>,
+    /// Accepted throughput in flits/node/cycle (simulation).
+    #[serde(default)]
+    pub flit_throughput: Option<f64>,
+    /// Accepted flits/node/cycle of the least-served destination node (throughput mode).
+    #[serde(default)]
+    pub flit_throughput_min: Option<f64>,
+    /// Accepted flits/node/cycle of the best-served destination node (throughput mode).
+    #[serde(default)]
+    pub flit_throughput_max: Option<f64>,
+    /// Messages dropped at full source queues in the window (throughput mode; summed over the
+    /// replications in an aggregate row).
+    #[serde(default)]
+    pub source_drops: Option<u64>,
 }
 
 impl Row {

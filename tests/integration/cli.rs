@@ -229,6 +229,40 @@ fn simulate_prints_json() {
 }
 
 #[test]
+fn simulate_measures_throughput_past_saturation_and_finds_saturation() {
+    let scratch = Scratch::new();
+    let small = ["topology=torus", "radix=4", "dimensions=2", "message_length=8"];
+    let window = ["--cycles", "3000", "--warmup-cycles", "500", "--json", "-q"];
+    let args = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut all = vec!["simulate"];
+        all.extend(small);
+        all.extend(window);
+        all.extend(extra);
+        all
+    };
+    let output = scratch.run(&args(&["--rate", "0.2", "--measure", "throughput"]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(value["status"], "saturated");
+    assert_eq!(value["cycles"], 3500, "the whole window is simulated: {value}");
+    let accepted = value["throughput"].as_f64().expect("throughput");
+    let offered = value["offered_throughput"].as_f64().expect("offered_throughput");
+    assert!(accepted > 0.0 && accepted < offered, "{value}");
+    assert!(value["source_drops"].as_f64().is_some_and(|d| d > 0.0), "{value}");
+
+    let output = scratch.run(&args(&["--saturation", "--source-queue-capacity", "10"]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let saturation = value["saturation_throughput"].as_f64().expect("saturation_throughput");
+    assert!(saturation > 0.0 && saturation < 0.125, "{value}");
+    assert!(value["points"].as_array().is_some_and(|p| p.len() >= 2), "{value}");
+
+    let refused = scratch.run(&args(&["--rate", "0.01", "--source-queue-capacity", "10"]));
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("--measure throughput"), "{}", stderr(&refused));
+}
+
+#[test]
 fn ctrl_c_stops_scheduling_keeps_finished_tasks_and_a_rerun_resumes() {
     interrupt_keeps_finished_tasks_and_a_rerun_resumes("-INT");
 }

@@ -330,3 +330,39 @@ fn routing_conventions_and_traffic_patterns_are_checked() {
     let output = scratch.run(&["validate", "ok.yaml"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+#[test]
+fn throughput_options_are_checked_where_they_stand() {
+    let scratch = Scratch::new();
+    let throughput = VALID.replace(
+        "methods: {simulation: {}}",
+        "methods: {simulation: {measure: throughput, source_queue_capacity: 20}}",
+    );
+    scratch.spec("ok.yaml", &throughput);
+    let output = scratch.run(&["validate", "ok.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let err = flat(&rejected(
+        VALID.replace("simulation: {}", "simulation: {source_queue_capacity: 20}").as_bytes(),
+    ));
+    assert!(err.contains("applies to `measure: throughput` only"), "{err}");
+    assert!(err.contains("bad.yaml:7:"), "{err}");
+    let err = flat(&rejected(
+        VALID
+            .replace(
+                "simulation: {}",
+                "simulation: {measure: throughput, source_queue_capacity: 0}",
+            )
+            .as_bytes(),
+    ));
+    assert!(err.contains("must be at least 1 message"), "{err}");
+    let err = flat(&rejected(
+        VALID
+            .replace("simulation: {}", "simulation: {measure: throughput, target_precision: 0.05}")
+            .as_bytes(),
+    ));
+    assert!(err.contains("`target_precision` applies to `measure: latency` only"), "{err}");
+    let err =
+        flat(&rejected(VALID.replace("simulation: {}", "simulation: {measure: both}").as_bytes()));
+    assert!(err.contains("both"), "{err}");
+}

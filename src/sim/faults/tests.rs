@@ -199,6 +199,7 @@ fn run_plan(warmup: u64, cycles: u64, fault_seed: Option<u64>) -> RunPlan {
         batches: 20,
         backlog_limit: u64::MAX,
         fault_seed,
+        source_queue_capacity: None,
     }
 }
 

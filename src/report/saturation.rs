@@ -1,0 +1,219 @@
+//! The `saturation` table: the model's saturation rate beside the simulator's highest accepted
+//! throughput, per scenario.
+//!
+//! The simulated figure is the largest `throughput` of the scenario's aggregate simulation rows
+//! measured in throughput mode (`measure = throughput`, status `ok` or `saturated`: past
+//! saturation the accepted rate is a valid throughput-mode result), with the offered rate at
+//! which it was accepted. It is the saturation throughput only when the sweep went past
+//! saturation: the table counts the saturated points, and with none the maximum is a lower
+//! bound. The model's figure is `saturation_rate`, which the run fills in whenever the model
+//! ran. Like every table it reads rows only.
+
+use std::collections::BTreeMap;
+
+use super::columns;
+use super::tables::{Cell, Table, column, csv_field};
+use crate::store::row::Row;
+
+/// One scenario's line.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SaturationLine {
+    pub(crate) scenario_id: String,
+    pub(crate) label: String,
+    /// The model's saturation rate.
+    pub(crate) model: Option<f64>,
+    /// The highest accepted throughput (messages and flits/node/cycle) and its offered rate.
+    pub(crate) simulated: Option<f64>,
+    pub(crate) flits: Option<f64>,
+    pub(crate) offered: Option<f64>,
+    /// Throughput-mode points, and how many of them were saturated.
+    pub(crate) points: usize,
+    pub(crate) saturated: usize,
+}
+
+/// The lines of the table, in scenario order (first appearance among the rows).
+pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut by_scenario: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+    for row in rows.iter().filter(|row| row.replication.is_none()) {
+        let entry = by_scenario.entry(row.scenario_id.as_str()).or_default();
+        if entry.is_empty() {
+            order.push(row.scenario_id.as_str());
+        }
+        entry.push(row);
+    }
+    let relevant = |rows: &[&Row]| {
+        rows.iter().any(|row| is_throughput_point(row) || row.saturation_rate.is_some())
+    };
+    let shown: Vec<(&str, &Vec<&Row>)> = order
+        .iter()
+        .filter_map(|id| by_scenario.get(id).map(|rows| (*id, rows)))
+        .filter(|(_, rows)| relevant(rows))
+        .collect();
+    let json: Vec<serde_json::Value> = shown
+        .iter()
+        .filter_map(|(_, rows)| rows.first().map(|row| columns::to_json(row)))
+        .collect();
+    let (_, varying) = columns::constant_and_varying(&json);
+    shown
+        .iter()
+        .zip(&json)
+        .map(|((id, rows), first)| {
+            let points: Vec<&&Row> = rows.iter().filter(|row| is_throughput_point(row)).collect();
+            let best = points
+                .iter()
+                .filter_map(|row| row.throughput.map(|t| (t, row)))
+                .filter(|(t, _)| t.is_finite())
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            SaturationLine {
+                scenario_id: (*id).to_owned(),
+                label: if shown.len() > 1 {
+                    columns::describe(first, &varying)
+                } else {
+                    columns::describe(first, columns::DESCRIBE_COLUMNS)
+                },
+                model: rows.iter().find_map(|row| row.saturation_rate),
+                simulated: best.map(|(t, _)| t),
+                flits: best.and_then(|(_, row)| row.flit_throughput),
+                offered: best.map(|(_, row)| row.rate),
+                points: points.len(),
+                saturated: points.iter().filter(|row| row.status == "saturated").count(),
+            }
+        })
+        .collect()
+}
+
+/// An aggregate simulation row measured in throughput mode with a valid throughput.
+fn is_throughput_point(row: &Row) -> bool {
+    row.method == "simulation"
+        && row.measure.as_deref() == Some("throughput")
+        && matches!(row.status.as_str(), "ok" | "saturated")
+        && row.throughput.is_some()
+}
+
+/// The table for display.
+pub(crate) fn table(lines: &[SaturationLine]) -> Table {
+    let columns = vec![
+        column("Scenario", "Scenario", false),
+        column("Id", "Id", false),
+        column("Model saturation rate", "Model sat.", true),
+        column("Simulated max. accepted", "Sim. max.", true),
+        column("Simulated / model", "Sim./model", true),
+        column("Offered at max.", "Offered", true),
+        column("Flits/node/cycle at max.", "Flits", true),
+        column("Points", "Points", true),
+        column("Saturated points", "Sat. points", true),
+    ];
+    let rows = lines
+        .iter()
+        .map(|line| {
+            vec![
+                Cell::text(&line.label),
+                Cell::text(&line.scenario_id),
+                Cell::number(line.model),
+                Cell::number(line.simulated),
+                Cell::number(ratio(line)),
+                Cell::number(line.offered),
+                Cell::number(line.flits),
+                Cell::count(line.points),
+                Cell::count(line.saturated),
+            ]
+        })
+        .collect();
+    let note = if lines.is_empty() {
+        "No throughput-mode simulation rows and no model saturation rate in this run: set \
+         measure: throughput in methods.simulation and sweep the load past saturation."
+            .to_owned()
+    } else {
+        "Rates in messages/node/cycle. The model's saturation rate against the highest \
+         throughput the simulator accepted in throughput mode (measure: throughput), and the \
+         offered rate at that point. A scenario without saturated points was not swept past \
+         saturation: its maximum is a lower bound."
+            .to_owned()
+    };
+    Table { columns, rows, tex_groups: Vec::new(), note: Some(note) }
+}
+
+/// The table as CSV, unrounded.
+pub(crate) fn csv(lines: &[SaturationLine]) -> String {
+    let mut out = String::from(
+        "scenario_id,scenario,model_saturation_rate,simulated_max_throughput,simulated_over_model,\
+         offered_at_max,flit_throughput_at_max,throughput_points,saturated_points\n",
+    );
+    let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
+    for line in lines {
+        let fields = [
+            csv_field(&line.scenario_id),
+            csv_field(&line.label),
+            number(line.model),
+            number(line.simulated),
+            number(ratio(line)),
+            number(line.offered),
+            number(line.flits),
+            line.points.to_string(),
+            line.saturated.to_string(),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn ratio(line: &SaturationLine) -> Option<f64> {
+    match (line.simulated, line.model) {
+        (Some(simulated), Some(model)) if model > 0.0 => Some(simulated / model),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(scenario: &str, method: &str, rate: f64, throughput: f64, status: &str) -> Row {
+        Row {
+            scenario_id: scenario.into(),
+            method: method.into(),
+            topology: "torus".into(),
+            routing: if scenario == "a" { "duato" } else { "nbc" }.into(),
+            rate,
+            throughput: Some(throughput),
+            flit_throughput: Some(32.0 * throughput),
+            status: status.into(),
+            measure: (method == "simulation").then(|| "throughput".to_string()),
+            saturation_rate: (scenario == "b").then_some(0.02),
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn the_maximum_accepted_throughput_is_taken_over_valid_throughput_rows() {
+        let mut replication = row("a", "simulation", 0.03, 0.5, "saturated");
+        replication.replication = Some(0);
+        let mut latency_mode = row("a", "simulation", 0.03, 0.4, "saturated");
+        latency_mode.measure = Some("latency".into());
+        let rows = vec![
+            row("a", "simulation", 0.01, 0.01, "ok"),
+            row("a", "simulation", 0.02, 0.016, "saturated"),
+            row("a", "simulation", 0.03, 0.015, "saturated"),
+            replication,
+            latency_mode,
+            row("b", "model", 0.01, 0.01, "ok"),
+            row("b", "simulation", 0.01, 0.01, "ok"),
+            row("c", "model", 0.01, 0.01, "ok"),
+        ];
+        let lines = compute(&rows);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let a = &lines[0];
+        assert_eq!((a.simulated, a.offered, a.model), (Some(0.016), Some(0.02), None));
+        assert_eq!((a.points, a.saturated), (3, 2));
+        assert_eq!(a.flits, Some(32.0 * 0.016));
+        let b = &lines[1];
+        assert_eq!((b.simulated, b.model, b.saturated), (Some(0.01), Some(0.02), 0));
+        assert_eq!(ratio(b), Some(0.5));
+        let text = csv(&lines);
+        assert_eq!(text.lines().count(), 3);
+        assert_eq!(table(&lines).rows.len(), 2);
+        assert!(table(&[]).note.unwrap().contains("measure: throughput"));
+    }
+}
