@@ -7,7 +7,8 @@
 //! ([`crate::scenario::Traffic`]) picks the destination: uniform over the other nodes (the
 //! papers'), uniform including the source, a hotspot mix, or a permutation (transpose, bit
 //! complement, bit reverse, tornado, neighbour) precomputed as a table. Permutations address
-//! nodes by digits: coordinates of a torus or mesh, bits of a hypercube. Later issues add
+//! nodes by digits: coordinates of a torus or mesh, bits of a hypercube, base-4 digits of a
+//! fat-tree processor (tornado needs a torus or mesh). Later issues add
 //! patterns (broadcast trees, fault-aware destinations) as new [`Pattern`] variants; the engine
 //! only asks for the next (cycle, source, destination).
 
@@ -77,7 +78,7 @@ impl Pattern {
                 table(&|node| if bits == 0 { 0 } else { node.reverse_bits() >> (32 - bits) })
             }
             Spec::Tornado => {
-                if geometry.shape == Shape::Hypercube || radix < 3 {
+                if matches!(geometry.shape, Shape::Hypercube | Shape::FatTree) || radix < 3 {
                     return Err(SimError(
                         "traffic `tornado` needs a torus or mesh with radix k >= 3 (each \
                          coordinate moves ceil(k/2) - 1 places)"
