@@ -224,7 +224,7 @@ fn lone_message(scenario: &Scenario, source: u32, dest: u32) -> (f64, f64) {
 /// is routed `1 + router_delay` cycles after it moved, so the header reaches the destination
 /// processor's buffer at the end of cycle `g + 2h - 1 + (2h - 1) router_delay` (the delay is
 /// paid at the `2h - 1` switches and once more at the destination) and is ejected in cycle
-/// `g + 2h + 2h router_delay - 1 + 1`. With `buffer_depth >= 2` (or one flit) the flits follow
+/// `g + 2h + 2h router_delay`. With `buffer_depth >= 2` (or one flit) the flits follow
 /// one per cycle, so the tail is ejected `M - 1` cycles later and the latency (delivery at the
 /// end of that cycle, minus `g`) is `2h + M + 2h router_delay`, the same `hops + M +
 /// router_delay hops` as on the tori. Greenberg and Guan's `M + D - 1` (eq. 1, 25) omits the
