@@ -19,8 +19,8 @@
 //! Inside, `engine` runs the cycle loop over struct-of-arrays state (`engine/deadlock`
 //! explains a stuck network, `engine/invariants` checks the bookkeeping in tests); `topology`
 //! numbers nodes, ports and channels (`fat_tree`: the butterfly fat-tree's routers and wiring);
-//! `routing` says which output virtual channels a header may request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
-//! patterns); `stats` keeps batch
+//! `routing` says which output virtual channels a header may request; `traffic` generates
+//! messages (Poisson process; uniform, permutation and hotspot patterns); `stats` keeps batch
 //! means and builds the [`Measurement`]; `rng` is xoshiro256++ with our own distributions.
 //!
 //! # Model and conventions
