@@ -30,7 +30,7 @@ use super::SimError;
 use super::rng::Rng;
 use super::routing::Candidate;
 use super::topology::{Geometry, NO_LINK, diameter};
-use crate::scenario::{Routing, Scenario};
+use crate::scenario::{Routing, Scenario, Topology};
 
 /// Draws before giving up on a map whose healthy nodes are connected.
 pub(crate) const MAX_DRAWS: u32 = 1000;
@@ -58,6 +58,13 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
             "faults are simulated on networks of at most {MAX_FAULT_NODES} nodes (the table of \
              fault-free minimal paths has N² bits), this one has {nodes}"
         )));
+    }
+    if let Topology::FatTree { .. } = scenario.topology {
+        return Err(SimError(
+            "fault_rate > 0 is simulated on tori, meshes and hypercubes (the fault papers' \
+             networks), not on the butterfly fat-tree: leave fault_rate at 0"
+                .into(),
+        ));
     }
     if scenario.routing == Routing::DimensionOrder {
         return Err(SimError(

@@ -34,6 +34,21 @@
 //!   the + and - links carry equal load under uniform traffic) or `positive` (always +, which
 //!   loads the + links of an 8-ring 25% more than the - links).
 //! - `adaptive`: all V VCs on every minimal port, no deadlock avoidance.
+//! - `up_down` (butterfly fat-tree only, Greenberg and Guan, Sec. 3.1): all V VCs on every
+//!   minimal port, which on the fat-tree are both parent links of a switch below the lowest
+//!   common ancestor level and the one child link towards the destination above it
+//!   (`fat_tree`), so a worm climbs to that level, turns there and descends deterministically.
+//!   The engine's selection (uniform among the free VCs of both candidates) is, with one VC per
+//!   link (V = 1, the paper's network), exactly the paper's "selects an up-link randomly, if
+//!   that link is blocked, it tries the other": the random draw happens only when both are
+//!   free. With V > 1 it is uniform over the free VCs of both links, so the link with more
+//!   free VCs is the likelier. A header blocked at both waits and retries every cycle, and
+//!   takes whichever VC frees first. Contention for a link is first come, first served: the
+//!   engine retries waiting headers oldest first (in the order they entered the pending list:
+//!   by arrival cycle, and within a cycle in the engine's order of moves, i.e. its list of
+//!   active channels, then injections in generation order), so the longest-waiting header
+//!   gets a freed VC. Up then down never closes a cycle of channel dependencies, so the
+//!   routing is deadlock-free with any V and needs no escape channels.
 //! - `duato`: VCs `0..E` are the escape class (dimension order; on a torus E >= 2 split into
 //!   the two dateline classes by parity, default E = 2, because a torus ring with a single
 //!   escape VC has a cyclic channel dependency); VCs `E..V` are adaptive on every minimal port.
@@ -141,6 +156,23 @@ impl Router {
                     .into(),
             ));
         }
+        match (shape == Shape::FatTree, scenario.routing == Routing::UpDown) {
+            (true, false) => {
+                return Err(SimError(format!(
+                    "the butterfly fat-tree routes up_down only (up either parent link to a \
+                     lowest common ancestor, then down), got routing {}",
+                    scenario.routing.as_str()
+                )));
+            }
+            (false, true) => {
+                return Err(SimError(
+                    "up_down routing is for the fat_tree topology (a torus, mesh or hypercube \
+                     has no up and down)"
+                        .into(),
+                ));
+            }
+            _ => {}
+        }
         let per_traversal = dateline == Some(Dateline::PerTraversal);
         let random_ties = tie_break == Some(TieBreak::Random);
         let router = match scenario.routing {
@@ -234,10 +266,20 @@ impl Router {
                 }
             }
             Routing::UpDown => {
-                return Err(SimError(
-                    "up_down routing is for the fat-tree, which the simulator does not support yet"
-                        .into(),
-                ));
+                if let Some(e) = scenario.escape_channels {
+                    return Err(SimError(format!(
+                        "up_down routing has no escape channels (routes up then down never \
+                         form a cycle): leave escape_channels unset, got {e}"
+                    )));
+                }
+                Router {
+                    per_traversal,
+                    random_ties,
+                    adaptive: all,
+                    dimension_order: [0, 0],
+                    nbc_levels: 0,
+                    name: "up_down",
+                }
             }
         };
         Ok(router)
@@ -342,6 +384,13 @@ mod tests {
         let odd = Topology::Torus { radix: 5, dimensions: 2 };
         assert!(router(&scenario(odd, Routing::Nbc, 10)).is_err());
         assert!(router(&scenario(T8, Routing::UpDown, 4)).is_err());
+        let tree = Topology::FatTree { processors: 64 };
+        assert!(router(&scenario(tree, Routing::UpDown, 1)).is_ok());
+        for routing in [Routing::DimensionOrder, Routing::Adaptive, Routing::Duato, Routing::Nbc] {
+            assert!(router(&scenario(tree, routing, 4)).is_err(), "{routing:?}");
+        }
+        let escape = Scenario { escape_channels: Some(1), ..scenario(tree, Routing::UpDown, 2) };
+        assert!(router(&escape).is_err());
         assert!(router(&scenario(T8, Routing::Adaptive, 65)).is_err());
     }
 

@@ -5,12 +5,15 @@
 //! output ports; physical channel `node * ports + port` leaves `node` through `port`:
 //! tori and meshes use `port = 2 d` for the + direction and `2 d + 1` for the - direction of
 //! dimension `d`; the hypercube uses `port = d`. Mesh ports at the border have no link.
-//! A butterfly fat-tree would add a [`Shape`] variant with its own port numbering and
-//! neighbour table; everything above this module only sees ports and channel ids.
+//! The butterfly fat-tree ([`Shape::FatTree`], numbering and wiring in `fat_tree`) has more
+//! routers than endpoints: `nodes` counts its processors (ids `0..N`, the traffic endpoints),
+//! and its switches are routers with the ids after them, each with six ports; everything above
+//! this module only sees ports, router ids and channel ids.
 
 use crate::scenario::Topology;
 
 use super::SimError;
+use super::fat_tree::{self, FatTree};
 
 /// Marks a missing link (mesh border).
 pub(crate) const NO_LINK: u32 = u32::MAX;
@@ -24,6 +27,8 @@ pub(crate) enum Shape {
     Torus,
     Mesh,
     Hypercube,
+    /// Butterfly fat-tree (`radix` 4, `dims` = its number of switch levels n).
+    FatTree,
 }
 
 /// Largest minimal distance of a network of this shape.
@@ -32,6 +37,7 @@ pub(crate) fn diameter(shape: Shape, radix: u32, dims: u32) -> u32 {
         Shape::Hypercube => dims,
         Shape::Torus => dims * (radix / 2),
         Shape::Mesh => dims * (radix - 1),
+        Shape::FatTree => 2 * dims,
     }
 }
 
@@ -57,8 +63,10 @@ pub(crate) struct Geometry {
     pub(crate) ports: u32,
     /// k^d for each dimension d.
     strides: Vec<u32>,
-    /// Downstream node of each physical channel, `NO_LINK` where there is no link.
+    /// Downstream router of each physical channel, `NO_LINK` where there is no link.
     neighbor: Vec<u32>,
+    /// The fat-tree's levels and blocks (`Shape::FatTree` only).
+    tree: Option<FatTree>,
 }
 
 impl Geometry {
@@ -68,13 +76,7 @@ impl Geometry {
             Topology::Torus { radix, dimensions } => (Shape::Torus, radix, dimensions),
             Topology::Mesh { radix, dimensions } => (Shape::Mesh, radix, dimensions),
             Topology::Hypercube { dimensions } => (Shape::Hypercube, 2, dimensions),
-            Topology::FatTree { .. } => {
-                return Err(SimError(
-                    "the fat_tree topology is not yet supported by the simulator \
-                     (a later issue adds the butterfly fat-tree)"
-                        .into(),
-                ));
-            }
+            Topology::FatTree { processors } => (Shape::FatTree, 4, fat_tree::levels(processors)?),
         };
         if dims == 0 {
             return Err(SimError(format!("{} needs at least 1 dimension", topology.kind())));
@@ -95,15 +97,33 @@ impl Geometry {
     pub(crate) fn new(topology: &Topology) -> Result<Geometry, SimError> {
         let (shape, radix, dims) = Geometry::check(topology)?;
         let nodes = topology.nodes() as u32;
-        let ports = if shape == Shape::Hypercube { dims } else { 2 * dims };
+        let ports = match shape {
+            Shape::Hypercube => dims,
+            Shape::FatTree => fat_tree::PORTS,
+            _ => 2 * dims,
+        };
         let mut strides = Vec::with_capacity(dims as usize);
         let mut stride = 1u32;
         for _ in 0..dims {
             strides.push(stride);
             stride = stride.saturating_mul(radix);
         }
-        let mut geometry =
-            Geometry { shape, radix, dims, nodes, ports, strides, neighbor: Vec::new() };
+        let mut geometry = Geometry {
+            shape,
+            radix,
+            dims,
+            nodes,
+            ports,
+            strides,
+            neighbor: Vec::new(),
+            tree: None,
+        };
+        if shape == Shape::FatTree {
+            let (tree, neighbor) = FatTree::new(nodes)?;
+            geometry.tree = Some(tree);
+            geometry.neighbor = neighbor;
+            return Ok(geometry);
+        }
         let mut neighbor = Vec::with_capacity(nodes as usize * ports as usize);
         for node in 0..nodes {
             for port in 0..ports {
@@ -114,7 +134,7 @@ impl Geometry {
         Ok(geometry)
     }
 
-    /// Number of physical channel slots (`nodes * ports`, including missing mesh links).
+    /// Number of physical channel slots (`routers * ports`, including missing links).
     pub(crate) fn channel_slots(&self) -> usize {
         self.neighbor.len()
     }
@@ -124,7 +144,7 @@ impl Geometry {
         self.neighbor.iter().filter(|&&n| n != NO_LINK).count() as u64
     }
 
-    /// The node a channel leads to (`NO_LINK` if the channel does not exist).
+    /// The router a channel leads to (`NO_LINK` if the channel does not exist).
     #[inline]
     pub(crate) fn downstream(&self, channel: u32) -> u32 {
         self.neighbor[channel as usize]
@@ -140,6 +160,8 @@ impl Geometry {
         let k = self.radix;
         match self.shape {
             Shape::Hypercube => node ^ (1 << port),
+            // Built by `FatTree::new`, never here.
+            Shape::FatTree => NO_LINK,
             Shape::Torus | Shape::Mesh => {
                 let d = port / 2;
                 let stride = self.strides[d as usize];
@@ -157,12 +179,18 @@ impl Geometry {
     }
 
     /// Calls `visit` with every minimal step from `cur` towards `dest` (both directions of a
-    /// torus dimension at distance exactly k/2) and returns the distance in hops.
+    /// torus dimension at distance exactly k/2; both parent links of a fat-tree switch below
+    /// the lowest common ancestors) and returns the distance in hops.
     #[inline]
     pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
         let k = self.radix;
         let mut distance = 0;
         match self.shape {
+            Shape::FatTree => {
+                if let Some(tree) = &self.tree {
+                    distance = tree.minimal_steps(cur, dest, visit);
+                }
+            }
             Shape::Hypercube => {
                 let mut diff = cur ^ dest;
                 while diff != 0 {
@@ -211,6 +239,14 @@ impl Geometry {
         dest: u32,
         ties: u32,
     ) -> Option<(Step, u32)> {
+        if self.shape == Shape::FatTree {
+            // No routing uses it on the fat-tree (`up_down` only): the first minimal step.
+            let mut first = None;
+            self.minimal_steps(cur, dest, |step| {
+                first.get_or_insert((step, 0));
+            });
+            return first;
+        }
         if self.shape == Shape::Hypercube {
             let diff = cur ^ dest;
             let d = diff.trailing_zeros();
@@ -248,14 +284,18 @@ impl Geometry {
     /// Checkerboard colour: parity of the coordinate sum (meaningful when bipartite).
     #[inline]
     pub(crate) fn parity(&self, node: u32) -> u32 {
-        match self.shape {
-            Shape::Hypercube => node.count_ones() % 2,
+        match (self.shape, &self.tree) {
+            (Shape::Hypercube, _) => node.count_ones() % 2,
+            (Shape::FatTree, Some(tree)) => tree.parity(node),
             _ => (0..self.dims).map(|d| self.coord(node, d)).sum::<u32>() % 2,
         }
     }
 
     /// Human-readable coordinates, e.g. `(3,0)`.
     pub(crate) fn describe(&self, node: u32) -> String {
+        if let Some(tree) = &self.tree {
+            return tree.describe(node);
+        }
         let coords: Vec<String> = (0..self.dims).map(|d| self.coord(node, d).to_string()).collect();
         format!("({})", coords.join(","))
     }
@@ -264,6 +304,7 @@ impl Geometry {
     pub(crate) fn describe_port(&self, port: u32) -> String {
         match self.shape {
             Shape::Hypercube => format!("x{port}"),
+            Shape::FatTree => FatTree::describe_port(port),
             _ => format!("{}x{}", if port.is_multiple_of(2) { '+' } else { '-' }, port / 2),
         }
     }

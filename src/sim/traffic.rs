@@ -7,10 +7,11 @@
 //! ([`crate::scenario::Traffic`]) picks the destination: uniform over the other nodes (the
 //! papers'), uniform including the source, a hotspot mix, or a permutation (transpose, bit
 //! complement, bit reverse, tornado, neighbour) precomputed as a table. Permutations address
-//! nodes by digits: coordinates of a torus or mesh, bits of a hypercube. With static node
-//! faults, uniform traffic becomes [`Pattern::Served`]: healthy sources only (so the network-wide
-//! rate is `healthy nodes * rate`), each sending uniformly to the destinations it reaches over a
-//! fault-free minimal path (see `faults`). Later issues add patterns (broadcast trees) as new
+//! nodes by digits: coordinates of a torus or mesh, bits of a hypercube, base-4 digits of a
+//! fat-tree processor (tornado needs a torus or mesh). With static node faults, uniform traffic
+//! becomes [`Pattern::Served`]: healthy sources only (so the network-wide rate is `rate` times
+//! the healthy nodes), each sending uniformly to the destinations it reaches over a fault-free minimal
+//! path (see `faults`). Later issues add patterns (broadcast trees) as new
 //! [`Pattern`] variants; the engine only asks for the next (cycle, source, destination).
 
 use crate::scenario::Traffic as Spec;
@@ -84,7 +85,7 @@ impl Pattern {
                 table(&|node| if bits == 0 { 0 } else { node.reverse_bits() >> (32 - bits) })
             }
             Spec::Tornado => {
-                if geometry.shape == Shape::Hypercube || radix < 3 {
+                if matches!(geometry.shape, Shape::Hypercube | Shape::FatTree) || radix < 3 {
                     return Err(SimError(
                         "traffic `tornado` needs a torus or mesh with radix k >= 3 (each \
                          coordinate moves ceil(k/2) - 1 places)"

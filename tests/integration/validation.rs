@@ -255,3 +255,32 @@ fn scouting_torus_k0_matches_adaptive_wormhole_at_light_load() {
         .collect();
     check(&cases);
 }
+
+/// The butterfly fat-tree of Greenberg and Guan's Fig. 3: N = 1024 processors, M = 16, 32 and
+/// 64, one channel per link, up/down routing, destinations consuming on arrival
+/// (`ejection=unlimited`, the paper's assumption 4). All three meet the 5% target (measured
+/// 4.42%, 2.67% and 1.45%, model below simulation, of which one cycle is the simulator's
+/// ejection cycle that the model's `M + D - 1` omits; docs/validation.md, "Butterfly
+/// fat-tree"). M = 16 is above 3.5%, so its bound is the measured error plus the margin.
+#[test]
+fn fat_tree_matches_simulation_at_light_load() {
+    let cases: Vec<Case> = [(16, 0.07), (32, TARGET), (64, TARGET)]
+        .into_iter()
+        .map(|(m, bound)| Case {
+            label: format!("fat_tree N=1024 M={m}"),
+            model: "fat_tree",
+            model_params: vec!["processors=1024".into(), format!("message_length={m}")],
+            sim_params: vec![
+                "topology=fat_tree".into(),
+                "processors=1024".into(),
+                "routing=up_down".into(),
+                "virtual_channels=1".into(),
+                format!("message_length={m}"),
+                "ejection=unlimited".into(),
+            ],
+            model_field: "latency",
+            bound,
+        })
+        .collect();
+    check(&cases);
+}

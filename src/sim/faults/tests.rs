@@ -335,6 +335,14 @@ fn check_refuses_faults_where_they_are_not_simulated() {
     let wormhole_like =
         Scenario { switching: Switching::Scouting { scouting_distance: 0 }, ..adaptive(8, 0.1) };
     assert!(check(&wormhole_like).unwrap_err().0.contains("scouting_distance >= 1"));
+    let fat_tree = Scenario {
+        switching: Switching::Circuit,
+        routing: Routing::UpDown,
+        virtual_channels: 1,
+        fault_rate: 0.1,
+        ..Scenario::new(Topology::FatTree { processors: 64 })
+    };
+    assert!(check(&fat_tree).unwrap_err().0.contains("fat-tree"));
     let single_path = Scenario { routing: Routing::DimensionOrder, ..adaptive(8, 0.1) };
     let error = run(&single_path, 0.01, &SimOptions::default(), 1, None).unwrap_err().0;
     assert!(error.contains("dimension_order has one path"), "{error}");
