@@ -764,7 +764,10 @@ impl Engine {
 
     /// Picks uniformly among the free VCs of the current candidates' preferred (or fallback)
     /// masks at the router whose first channel is `base`; returns (channel, VC).
-    #[inline]
+    // `always`: with `try_route` monomorphised per switching technique the compiler stopped
+    // inlining it, which cost the wormhole loop 4% more instructions (callgrind, release,
+    // 8x8 dimension order) and 10% of wall time in `runner bench`.
+    #[inline(always)]
     fn select(&mut self, base: usize, fallback: bool) -> Option<(u32, u32)> {
         let free = |c: &Candidate, busy: &[u64]| {
             (if fallback { c.fallback } else { c.mask }) & !busy[base + c.port as usize]
