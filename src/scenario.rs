@@ -179,6 +179,33 @@ impl Ejection {
     }
 }
 
+/// How a hypercube broadcast chooses the base dimension of its spanning binomial tree
+/// (Abraham and Padmanabhan's balancing: a different base for every new broadcast tree).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BroadcastOrder {
+    /// Uniformly at random per broadcast (the default).
+    #[default]
+    Random,
+    /// Round-robin per source node: its first broadcast starts at dimension 0, the next at 1.
+    RoundRobin,
+}
+
+impl BroadcastOrder {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            BroadcastOrder::Random => "random",
+            BroadcastOrder::RoundRobin => "round_robin",
+        }
+    }
+
+    /// Whether this is the default (`random`), left out of serialized scenarios (cache keys).
+    pub fn is_random(&self) -> bool {
+        *self == BroadcastOrder::Random
+    }
+}
+
 /// Which dateline virtual-channel class a torus dimension-order route uses on each hop.
 ///
 /// Both are deadlock-free for minimal routing; they differ in how evenly the two classes share
@@ -324,6 +351,10 @@ pub struct Scenario {
     pub broadcast_fraction: f64,
     /// Message start-up latency Delta in cycles (hypercube broadcast model).
     pub startup_latency: f64,
+    /// Base dimension of each broadcast's spanning binomial tree (simulator only). Left out of
+    /// the serialized form when `random` (the default).
+    #[serde(skip_serializing_if = "BroadcastOrder::is_random")]
+    pub broadcast_order: BroadcastOrder,
     /// Ejection port capacity.
     pub ejection: Ejection,
     /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
@@ -368,6 +399,7 @@ impl Scenario {
             fault_rate: 0.0,
             broadcast_fraction: 0.0,
             startup_latency: 1.0,
+            broadcast_order: BroadcastOrder::Random,
             ejection: Ejection::Single,
             dateline: None,
             tie_break: None,

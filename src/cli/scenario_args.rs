@@ -4,7 +4,7 @@
 
 use super::InputError;
 use crate::scenario::{
-    Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
+    BroadcastOrder, Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
 };
 use crate::spec::suggest::did_you_mean;
 
@@ -111,6 +111,13 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         "fault_rate" => s.fault_rate = number(key, value)?,
         "broadcast_fraction" => s.broadcast_fraction = number(key, value)?,
         "startup_latency" => s.startup_latency = number(key, value)?,
+        "broadcast_order" => {
+            s.broadcast_order = match value {
+                "random" => BroadcastOrder::Random,
+                "round_robin" => BroadcastOrder::RoundRobin,
+                _ => return Err(choice(key, value, &["random", "round_robin"])),
+            }
+        }
         "ejection" => {
             s.ejection = match value {
                 "single" => Ejection::Single,

@@ -14,13 +14,15 @@ use crate::sim::{self, SimOptions};
   runner simulate topology=torus radix=8 dimensions=2 routing=dimension_order virtual_channels=2 --rate 0.005
   runner simulate topology=hypercube dimensions=8 routing=duato virtual_channels=4 --rate 0.01 --json
   runner simulate routing=dimension_order buffer_depth=8 --rate 0.026 --measure throughput --json
-  runner simulate routing=duato virtual_channels=2 --saturation --cycles 20000 --json")]
+  runner simulate routing=duato virtual_channels=2 --saturation --cycles 20000 --json
+  runner simulate topology=hypercube dimensions=6 routing=duato virtual_channels=2 ejection=unlimited broadcast_fraction=0.01 --rate 0.002 --json")]
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
     /// escape_channels, buffer_depth, router_delay, input_speedup, message_length, ejection, ...).
     /// Default: an 8x8 torus, dimension_order routing, V = 2, M = 32. Circuit switching also
-    /// takes circuit_backoff (cycles, default 0) and circuit_retry_limit (default 10000), keys
-    /// of this command only.
+    /// takes circuit_backoff (cycles, default 0) and circuit_retry_limit (default 10000), and
+    /// hypercube broadcasts (broadcast_fraction > 0) broadcast_order (random, the default, or
+    /// round_robin), keys of this command only.
     params: Vec<String>,
     /// Offered load in messages/node/cycle.
     #[arg(long, required_unless_present = "saturation")]

@@ -44,6 +44,8 @@ use super::topology::{Geometry, NO_LINK};
 use super::traffic::{Pattern, Traffic};
 use super::{SimError, rng::Rng};
 
+#[path = "broadcast.rs"]
+mod broadcast;
 mod deadlock;
 #[cfg(test)]
 mod invariants;
@@ -112,6 +114,10 @@ struct Message {
     next: u32,
     /// The VC whose buffer holds the header.
     head_vc: u32,
+    /// Broadcast copies: the broadcast (`broadcast::Broadcasts` slab id) and the tree position
+    /// the copy is sent over; `NONE` for a unicast.
+    broadcast: u32,
+    position: u32,
     measured: bool,
 }
 
@@ -270,6 +276,8 @@ pub(crate) struct Engine {
 
     /// Throughput mode's source-queue cap and per-node counters; `None` in latency mode.
     pub(crate) throughput: Option<Tracker>,
+    /// Hypercube broadcasts (`broadcast_fraction > 0`); `None` for unicast traffic.
+    pub(crate) broadcasts: Option<Box<broadcast::Broadcasts>>,
 }
 
 impl Engine {
@@ -382,6 +390,7 @@ impl Engine {
                 ..Window::default()
             },
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
+            broadcasts: broadcast::Broadcasts::new(scenario, geometry.dims, geometry.nodes),
             geometry,
             switching,
         })
@@ -445,7 +454,7 @@ impl Engine {
                 }
             }
             if let Some(end) = self.window.end {
-                if self.window.outstanding == 0 {
+                if self.window.outstanding == 0 && self.broadcasts_outstanding() == 0 {
                     return self.verdict();
                 }
                 let drain_limit = (end - self.window.start).max(50_000);
@@ -453,7 +462,7 @@ impl Engine {
                     let detail = format!(
                         "{} messages generated in the measurement window were still undelivered \
                          {drain_limit} cycles after it ended",
-                        self.window.outstanding
+                        self.window.outstanding + self.broadcasts_outstanding()
                     );
                     return self.saturated_unless_deadlocked(detail);
                 }
@@ -590,12 +599,22 @@ impl Engine {
             && let Some((source, dest)) = self.traffic.next_arrival(self.now + 1, &mut self.rng)
         {
             let in_window = self.window.open;
+            let broadcast = self.next_is_broadcast();
+            let copies = if broadcast { self.copies_per_broadcast() } else { 1 };
             if let Some(t) = &mut self.throughput
                 && t.drops(source, in_window)
             {
+                if in_window {
+                    // A broadcast would have offered all its copies.
+                    t.window_drops += copies - 1;
+                }
                 continue;
             }
-            self.send(source, dest);
+            if broadcast {
+                self.broadcast(source);
+            } else {
+                self.send(source, dest);
+            }
         }
     }
 
@@ -608,13 +627,16 @@ impl Engine {
             self.window.generated += 1;
             self.window.outstanding += 1;
             self.window.measured += 1;
-            self.batches.generated(now - self.window.start);
+            if self.broadcasts.is_none() {
+                // With broadcasts the batches hold the broadcast latencies (`broadcast`).
+                self.batches.generated(now - self.window.start);
+            }
         }
         self.generated_total += 1;
         // One random bit per dimension, drawn only where ties are broken at random (so the
         // random streams of every other configuration are unchanged).
         let ties = if self.router.random_ties { self.rng.next_u64() as u32 } else { u32::MAX };
-        let record = Message {
+        let id = self.allocate(Message {
             source,
             dest,
             ties,
@@ -622,10 +644,16 @@ impl Engine {
             generated: now,
             next: NONE,
             head_vc: NONE,
+            broadcast: NONE,
             measured,
             ..Message::default()
-        };
-        let id = match self.free.pop() {
+        });
+        self.enqueue(source, id, now);
+    }
+
+    /// Stores a message record in the slab; returns its id.
+    fn allocate(&mut self, record: Message) -> u32 {
+        match self.free.pop() {
             Some(id) => {
                 self.messages[id as usize] = record;
                 id
@@ -634,20 +662,25 @@ impl Engine {
                 self.messages.push(record);
                 self.messages.len() as u32 - 1
             }
-        };
-        let node = source as usize;
-        let free_vcs = !self.inj_busy[node] & self.full_mask;
-        if free_vcs != 0 && self.queue_head[node] == NONE {
-            self.inject(source, free_vcs.trailing_zeros(), id, now);
+        }
+    }
+
+    /// Message `id`, created at `node` in cycle `at`, takes a free injection VC or joins the
+    /// node's source queue.
+    fn enqueue(&mut self, node: u32, id: u32, at: u64) {
+        let n = node as usize;
+        let free_vcs = !self.inj_busy[n] & self.full_mask;
+        if free_vcs != 0 && self.queue_head[n] == NONE {
+            self.inject(node, free_vcs.trailing_zeros(), id, at);
         } else {
-            match self.queue_tail[node] {
-                NONE => self.queue_head[node] = id,
+            match self.queue_tail[n] {
+                NONE => self.queue_head[n] = id,
                 tail => self.messages[tail as usize].next = id,
             }
-            self.queue_tail[node] = id;
+            self.queue_tail[n] = id;
             self.queued += 1;
             if let Some(t) = &mut self.throughput {
-                t.enqueued(source);
+                t.enqueued(node);
             }
         }
     }
@@ -668,7 +701,14 @@ impl Engine {
         let message = &mut self.messages[id as usize];
         message.injected = at;
         message.head_vc = vc;
-        self.pending.push(Pending { vc, ready: at });
+        let broadcast = message.broadcast;
+        let mut ready = at;
+        if broadcast != NONE {
+            // A broadcast copy: the send's start-up (Delta) before the header may route.
+            ready += self.broadcasts.as_ref().map_or(0, |b| b.startup);
+            self.copy_started(broadcast, at);
+        }
+        self.pending.push(Pending { vc, ready });
         if self.in_network == 0 {
             // The watchdog measures idle time while messages are in the network only.
             self.last_move = self.now;
@@ -1038,9 +1078,14 @@ impl Engine {
             w.network_sum += latency - wait;
             w.hops_sum += f64::from(message.hops);
             w.outstanding -= 1;
-            self.batches.delivered(message.generated - w.start, latency);
+            if self.broadcasts.is_none() {
+                self.batches.delivered(message.generated - w.start, latency);
+            }
         }
         self.free.push(id);
+        if self.broadcasts.is_some() {
+            self.delivered_with_broadcasts(&message);
+        }
     }
 
     /// Mean number of messages per node waiting in source queues.

@@ -1,5 +1,5 @@
 //! Flit-level simulator of k-ary n-cubes, meshes, hypercubes and butterfly fat-trees with
-//! wormhole, scouting and circuit switching.
+//! wormhole, scouting and circuit switching, static node faults and hypercube broadcasts.
 //!
 //! # Brief overview
 //!
@@ -18,7 +18,8 @@
 //!
 //! Inside, `engine` runs the cycle loop over struct-of-arrays state (`engine/deadlock`
 //! explains a stuck network, `engine/invariants` checks the bookkeeping in tests, `switching/`
-//! holds what scouting and circuit switching do differently from wormhole); `topology`
+//! holds what scouting and circuit switching do differently from wormhole, `broadcast` sends
+//! hypercube broadcasts down spanning binomial trees); `topology`
 //! numbers nodes, ports and channels (`fat_tree`: the butterfly
 //! fat-tree's routers and wiring); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
@@ -94,16 +95,24 @@
 //!   `2h` links, h the level of their lowest common ancestors, so its zero-load latency is
 //!   exactly `2h + M + router_delay 2h` (derived and tested per pair in `fat_tree/tests.rs`).
 //!
+//! - Hypercube broadcast (`broadcast_fraction` beta > 0, Shahrabi, Ould-Khaoua and Mackenzie,
+//!   ACM SAC 2001; `engine/broadcast`): a generated message is a broadcast with probability
+//!   beta, sent as one-hop wormhole copies down the spanning binomial tree rooted at its source
+//!   (base dimension random or round-robin per broadcast); copies join the sending node's
+//!   source queue like any message and wait `startup_latency` cycles on their injection VC. A
+//!   row's `latency` is then the broadcast latency (first send to last reception; exactly
+//!   `n (M + Delta + 1 + router_delay)` at zero load), `unicast_latency` the unicasts'.
+//!   beta = 0 draws nothing, so results are bit-identical to a unicast run.
+//!
 //! # Where the next features go
 //!
-//! Scouting and circuit switching are in `switching/` (see its module docs). Static node faults
-//! are a per-node mask applied in `routing` (candidate ports towards faulty nodes are removed)
-//! and in `traffic` (faulty nodes neither send nor receive). Hypercube broadcast via spanning
-//! binomial trees is a new `traffic::Pattern` plus a delivery hook in the engine that spawns
-//! the next unicast copies when a message reaches an inner tree node. (The butterfly fat-tree
-//! came this way: `topology::Shape::FatTree` with its own router numbering and neighbour
-//! table in `fat_tree`, and `up_down` a `routing` case whose candidates are the minimal ports,
-//! without a change to the engine.) None of these needs a change to the cycle loop's data
+//! Each seed paper's system is simulated. The extension points, and how the last features came
+//! in: a switching technique is a module in `switching/` answering the engine's few questions
+//! (scouting and circuit switching); a network is a `topology::Shape` with its own numbering
+//! and neighbour table plus a `routing` case (the butterfly fat-tree, without an engine
+//! change); a per-node property is a mask consulted by `routing` and `traffic` (static faults);
+//! a traffic class that spawns messages is a delivery hook in the engine (`complete` calls
+//! `broadcast`, which queues the next copies). None of these changed the cycle loop's data
 //! layout.
 
 mod engine;
@@ -253,16 +262,65 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
             scenario.fault_rate
         )));
     }
-    if scenario.broadcast_fraction != 0.0 {
-        return Err(SimError(
-            "the simulator does not generate broadcasts yet: broadcast_fraction must be 0".into(),
-        ));
-    }
+    check_broadcasts(scenario)?;
     if scenario.topology.nodes() < 2 {
         return Err(SimError("the network needs at least 2 nodes".into()));
     }
     if !scenario.traffic.is_uniform() {
         traffic::Pattern::new(&scenario.traffic, &topology::Geometry::new(&scenario.topology)?)?;
+    }
+    Ok(())
+}
+
+/// Largest start-up latency Delta the simulator accepts, in cycles.
+const MAX_STARTUP_LATENCY: f64 = 1e6;
+
+/// Broadcasts (`broadcast_fraction > 0`, module `engine/broadcast`): binomial trees of the
+/// binary hypercube, wormhole copies, uniform unicasts, no faults, an integral Delta.
+fn check_broadcasts(scenario: &Scenario) -> Result<(), SimError> {
+    let beta = scenario.broadcast_fraction;
+    if beta == 0.0 {
+        return Ok(());
+    }
+    if !(0.0..=1.0).contains(&beta) {
+        return Err(SimError(format!(
+            "broadcast_fraction is a probability: 0 <= beta <= 1, got {beta}"
+        )));
+    }
+    if !matches!(scenario.topology, Topology::Hypercube { .. }) {
+        return Err(SimError(format!(
+            "broadcasts follow the hypercube's spanning binomial tree: broadcast_fraction > 0 \
+             needs topology hypercube, got {}",
+            scenario.topology.kind()
+        )));
+    }
+    if scenario.switching != Switching::Wormhole {
+        return Err(SimError(format!(
+            "broadcast copies are wormhole messages (the paper's network): broadcast_fraction > 0 \
+             needs switching wormhole, got {}",
+            scenario.switching.kind()
+        )));
+    }
+    if !scenario.traffic.is_uniform() {
+        return Err(SimError(
+            "broadcast_fraction > 0 mixes broadcasts with uniform unicasts: leave the traffic \
+             pattern uniform (broadcast_mix)"
+                .into(),
+        ));
+    }
+    if scenario.fault_rate != 0.0 {
+        return Err(SimError(
+            "broadcasts with faulty nodes are not simulated: the binomial tree would lose the \
+             subtrees behind a faulty node; use fault_rate 0"
+                .into(),
+        ));
+    }
+    let delta = scenario.startup_latency;
+    if !((0.0..=MAX_STARTUP_LATENCY).contains(&delta) && delta.fract() == 0.0) {
+        return Err(SimError(format!(
+            "the simulator counts whole cycles: startup_latency must be an integer from 0 to \
+             {MAX_STARTUP_LATENCY}, got {delta}"
+        )));
     }
     Ok(())
 }
@@ -379,7 +437,8 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
 
 /// The fixed benchmark configurations used by `runner bench`: (name, scenario, rate, options).
 /// Each runs for about 1 to 3 seconds in release on a 2-core machine. The first three are
-/// wormhole; then scouting switching (K = 3), circuit switching and the butterfly fat-tree.
+/// wormhole; then scouting switching (K = 3), circuit switching, the butterfly fat-tree and
+/// hypercube broadcasts.
 pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> {
     let options = |warmup: u64, cycles: u64| SimOptions {
         warmup_cycles: warmup,
@@ -459,6 +518,21 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
             },
             0.00061,
             options(10_000, 300_000),
+        ),
+        (
+            // Shahrabi et al.'s largest network with 1% broadcasts, at 40% of the model's
+            // saturation rate (0.0230 messages/node/cycle).
+            "hypercube8_broadcast_duato_v4",
+            Scenario {
+                routing: Routing::Duato,
+                virtual_channels: 4,
+                message_length: 32,
+                broadcast_fraction: 0.01,
+                ejection: crate::scenario::Ejection::Unlimited,
+                ..Scenario::new(Topology::Hypercube { dimensions: 8 })
+            },
+            0.0092,
+            options(10_000, 150_000),
         ),
     ]
 }

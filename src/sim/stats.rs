@@ -299,6 +299,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         t.add_intermediates(&mut add, span);
     }
     engine.add_switching_measurements(&mut m, done);
+    engine.add_broadcast_measurements(&mut m, done, span, links);
     m
 }
 

@@ -1030,6 +1030,8 @@ fn build(
         fault_rate: get(&c.fault_rate, index[FAULT_RATE])?,
         broadcast_fraction: get(&c.broadcast_fraction, index[BROADCAST])?,
         startup_latency: get(&c.startup_latency, index[STARTUP])?,
+        // Simulator-only broadcast tree order: a `runner simulate` key, not a spec field.
+        broadcast_order: crate::scenario::BroadcastOrder::Random,
         ejection: match get(&c.ejection, index[EJECTION])? {
             EjectionName::Single => Ejection::Single,
             EjectionName::Unlimited => Ejection::Unlimited,

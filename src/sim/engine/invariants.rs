@@ -74,13 +74,14 @@ impl Engine {
             self.generated_total,
             self.delivered_total + self.switching.dropped + self.in_network + self.queued
         );
-        let (done, outstanding) = self.batches.totals();
-        assert_eq!(outstanding, self.window.outstanding, "batch outstanding counts");
-        assert_eq!(
-            done + outstanding + self.dropped_measured(),
-            self.window.measured,
-            "batch message counts"
-        );
+        // The batches hold the messages' latencies, or with broadcasts the broadcasts'.
+        let (measured, outstanding, dropped) = match &self.broadcasts {
+            None => (self.window.measured, self.window.outstanding, self.dropped_measured()),
+            Some(b) => (b.counts.measured, b.counts.outstanding, 0),
+        };
+        let (done, batch_outstanding) = self.batches.totals();
+        assert_eq!(batch_outstanding, outstanding, "batch outstanding counts");
+        assert_eq!(done + outstanding + dropped, measured, "batch message counts");
         self.check_switching_invariants();
         for (ch, &busy) in self.ch_busy.iter().enumerate() {
             let listed = self.ch_pos[ch] != NONE;
