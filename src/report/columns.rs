@@ -42,6 +42,7 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("traffic", Kind::Text),
     ("hotspot_fraction", Kind::Number),
     ("hotspot_nodes", Kind::Text),
+    ("broadcast_order", Kind::Text),
     ("rate", Kind::Number),
     ("fraction_of_saturation", Kind::Number),
     ("saturation_rate", Kind::Number),
@@ -103,6 +104,7 @@ pub(crate) const SCENARIO_COLUMNS: &[&str] = &[
     "traffic",
     "hotspot_fraction",
     "hotspot_nodes",
+    "broadcast_order",
 ];
 
 /// The scenario columns that describe a system in prose, in display order.

@@ -208,6 +208,12 @@ pub struct TrafficSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_STARTUP_LATENCY))]
     pub startup_latency: Option<Field<f64>>,
+    /// Base dimension of each broadcast's spanning binomial tree (broadcast_mix with
+    /// broadcast_fraction > 0; simulator only): `random` per broadcast or `round_robin` per
+    /// source node.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<BroadcastOrderName>>", extend("default" = "random"))]
+    pub broadcast_order: Option<Field<BroadcastOrderName>>,
 }
 
 /// `load:` give exactly one of `rates` and `fraction_of_saturation`.
@@ -369,6 +375,16 @@ pub enum TieBreakName {
     Positive,
 }
 
+/// `scenario.traffic.broadcast_order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BroadcastOrderName {
+    /// Drawn uniformly per broadcast.
+    Random,
+    /// Round-robin per source node.
+    RoundRobin,
+}
+
 /// `scenario.traffic.pattern`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -426,5 +442,6 @@ named_values!(
     EjectionName,
     DatelineName,
     TieBreakName,
-    TrafficPattern
+    TrafficPattern,
+    BroadcastOrderName
 );

@@ -17,12 +17,12 @@ use super::types::*;
 use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelName, ModelOptions};
 use crate::scenario::{
-    Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
+    BroadcastOrder, Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
 };
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 22] = [
+pub const FIELDS: [&str; 23] = [
     "topology",
     "radix",
     "dimensions",
@@ -45,6 +45,7 @@ pub const FIELDS: [&str; 22] = [
     "tie_break",
     "traffic",
     "hotspot_fraction",
+    "broadcast_order",
 ];
 
 const TOPOLOGY: usize = 0;
@@ -69,6 +70,7 @@ const DATELINE: usize = 18;
 const TIE_BREAK: usize = 19;
 const TRAFFIC: usize = 20;
 const HOTSPOT: usize = 21;
+const BROADCAST_ORDER: usize = 22;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -122,6 +124,7 @@ struct Columns {
     traffic: Values<TrafficPattern>,
     hotspot_fraction: Values<f64>,
     hotspot_nodes: Vec<u32>,
+    broadcast_order: Values<BroadcastOrderName>,
     /// Where each field was written (`None`: left out, default used or not applicable).
     written: [Option<Location>; FIELDS.len()],
 }
@@ -150,7 +153,8 @@ impl Columns {
             DATELINE => self.dateline.len(),
             TIE_BREAK => self.tie_break.len(),
             TRAFFIC => self.traffic.len(),
-            _ => self.hotspot_fraction.len(),
+            HOTSPOT => self.hotspot_fraction.len(),
+            _ => self.broadcast_order.len(),
         }
     }
 }
@@ -487,6 +491,7 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(TIE_BREAK, s.tie_break.as_ref().map(|f| f.referenced));
     mark(TRAFFIC, traffic.and_then(|t| t.pattern.as_ref()).map(|f| f.referenced));
     mark(HOTSPOT, traffic.and_then(|t| t.hotspot_fraction.as_ref()).map(|f| f.referenced));
+    mark(BROADCAST_ORDER, traffic.and_then(|t| t.broadcast_order.as_ref()).map(|f| f.referenced));
 
     if let Some(traffic) = traffic
         && let Some(pattern) = &traffic.pattern
@@ -585,6 +590,12 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             finite_in(0.0, 1.0, true, "hotspot_fraction"),
         ),
         hotspot_nodes: traffic.and_then(|t| t.hotspot_nodes.clone()).unwrap_or_default(),
+        broadcast_order: column(
+            diags,
+            traffic.and_then(|t| t.broadcast_order.as_ref()),
+            Some(BroadcastOrderName::Random),
+            any,
+        ),
         written,
     }
 }
@@ -878,6 +889,7 @@ fn expand(
                 DATELINE => "`routing: dimension_order` or `duato` on a torus",
                 TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
                 HOTSPOT => "`traffic.pattern: hotspot`",
+                BROADCAST_ORDER => "`traffic.broadcast_fraction` > 0",
                 _ => "other settings",
             };
             diags.error(
@@ -1030,8 +1042,10 @@ fn build(
         fault_rate: get(&c.fault_rate, index[FAULT_RATE])?,
         broadcast_fraction: get(&c.broadcast_fraction, index[BROADCAST])?,
         startup_latency: get(&c.startup_latency, index[STARTUP])?,
-        // Simulator-only broadcast tree order: a `runner simulate` key, not a spec field.
-        broadcast_order: crate::scenario::BroadcastOrder::Random,
+        broadcast_order: match get(&c.broadcast_order, index[BROADCAST_ORDER])? {
+            BroadcastOrderName::Random => BroadcastOrder::Random,
+            BroadcastOrderName::RoundRobin => BroadcastOrder::RoundRobin,
+        },
         ejection: match get(&c.ejection, index[EJECTION])? {
             EjectionName::Single => Ejection::Single,
             EjectionName::Unlimited => Ejection::Unlimited,
@@ -1071,6 +1085,17 @@ fn build(
         circuit_retry_limit: None,
     };
     used[DATELINE] |= scenario.dateline.is_some() && scenario.dateline_convention().is_some();
+    used[BROADCAST_ORDER] |= scenario.broadcast_fraction > 0.0;
+    // Only broadcasts have a tree order: with beta = 0 the default stands for "none", so that
+    // equal systems compare (and hash) equal.
+    let scenario = Scenario {
+        broadcast_order: if scenario.broadcast_fraction > 0.0 {
+            scenario.broadcast_order
+        } else {
+            BroadcastOrder::Random
+        },
+        ..scenario
+    };
     used[TIE_BREAK] |= scenario.tie_break.is_some() && scenario.tie_break_convention().is_some();
     let scenario = scenario.with_conventions_resolved();
     Some(ScenarioPoint { label: label(&scenario), scenario })
@@ -1126,6 +1151,9 @@ pub fn label(s: &Scenario) -> String {
     }
     if s.broadcast_fraction > 0.0 {
         text.push_str(&format!(", beta={}", s.broadcast_fraction));
+        if s.broadcast_order != BroadcastOrder::Random {
+            text.push_str(&format!(", {} trees", s.broadcast_order.as_str()));
+        }
     }
     if s.routing == Routing::DimensionOrder {
         if let Some(dateline) = s.dateline.filter(|&d| d != Dateline::PerTraversal) {

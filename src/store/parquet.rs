@@ -161,6 +161,7 @@ columns! {
     traffic: Str,
     hotspot_fraction: OptF64,
     hotspot_nodes: OptStr,
+    broadcast_order: OptStr,
     rate: F64,
     fraction_of_saturation: OptF64,
     saturation_rate: OptF64,

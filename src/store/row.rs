@@ -74,6 +74,9 @@ pub struct Row {
     pub hotspot_fraction: Option<f64>,
     /// The hotspot node numbers, comma-separated; null unless traffic is `hotspot`.
     pub hotspot_nodes: Option<String>,
+    /// Base dimension of each broadcast tree, `random` or `round_robin`; null without
+    /// broadcasts (`broadcast_fraction = 0`).
+    pub broadcast_order: Option<String>,
     /// Offered load (messages/node/cycle).
     pub rate: f64,
     /// `rate / saturation_rate` (the load as written, when given as `fraction_of_saturation`).
@@ -196,6 +199,8 @@ impl Row {
                 }
                 _ => None,
             },
+            broadcast_order: (scenario.broadcast_fraction > 0.0)
+                .then(|| scenario.broadcast_order.as_str().to_string()),
             ..Row::default()
         }
     }

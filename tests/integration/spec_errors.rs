@@ -366,3 +366,29 @@ fn throughput_options_are_checked_where_they_stand() {
         flat(&rejected(VALID.replace("simulation: {}", "simulation: {measure: both}").as_bytes()));
     assert!(err.contains("both"), "{err}");
 }
+
+#[test]
+fn broadcast_order_needs_broadcasts() {
+    let hypercube = "\
+name: ok
+scenario:
+  topology: {kind: hypercube, dimensions: 4}
+  routing: duato
+  virtual_channels: 2
+  traffic: {pattern: broadcast_mix, broadcast_fraction: 0.1, broadcast_order: [random, round_robin]}
+load: {rates: [0.01]}
+methods: {simulation: {}}
+";
+    let scratch = Scratch::new();
+    scratch.spec("ok.yaml", hypercube);
+    let output = scratch.run(&["validate", "ok.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let err =
+        rejected(hypercube.replace("broadcast_fraction: 0.1", "broadcast_fraction: 0").as_bytes());
+    assert!(
+        err.contains("`broadcast_order` applies only to `traffic.broadcast_fraction` > 0"),
+        "{err}"
+    );
+    let err = rejected(hypercube.replace("round_robin]", "round_robbin]").as_bytes());
+    assert!(flat(&err).contains("round_robin"), "{err}");
+}
