@@ -78,6 +78,25 @@ pub(crate) struct RunPlan {
     pub(crate) source_queue_capacity: Option<u32>,
 }
 
+#[cfg(test)]
+impl RunPlan {
+    /// Test builds: a fixed window of `cycles` after `warmup`, 20 batches, no backlog limit,
+    /// deadlock after 2,000 idle cycles, latency mode, the fault map from the run seed.
+    pub(crate) fn fixed(warmup: u64, cycles: u64) -> RunPlan {
+        RunPlan {
+            warmup,
+            cycles,
+            precision: None,
+            max_cycles: u64::MAX,
+            deadlock_cycles: 2_000,
+            batches: 20,
+            backlog_limit: u64::MAX,
+            fault_seed: None,
+            source_queue_capacity: None,
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Outcome {

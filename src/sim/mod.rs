@@ -397,6 +397,17 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
             scenario.router_delay, options.deadlock_cycles
         )));
     }
+    if scenario.broadcast_fraction > 0.0
+        && options.deadlock_cycles as f64
+            <= scenario.startup_latency + f64::from(scenario.router_delay)
+    {
+        // A lone broadcast copy holds its injection VC for Delta cycles without any flit moving.
+        return Err(SimError(format!(
+            "deadlock_cycles must exceed startup_latency + router_delay ({}), got {}",
+            scenario.startup_latency + f64::from(scenario.router_delay),
+            options.deadlock_cycles
+        )));
+    }
     if let Some(target) = options.target_precision {
         if !(target.is_finite() && target > 0.0) {
             return Err(SimError(format!("target_precision must be > 0, got {target}")));

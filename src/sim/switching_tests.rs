@@ -32,17 +32,7 @@ fn scenario(
 }
 
 fn plan(warmup: u64, cycles: u64) -> RunPlan {
-    RunPlan {
-        warmup,
-        cycles,
-        precision: None,
-        max_cycles: u64::MAX,
-        deadlock_cycles: 2_000,
-        batches: 20,
-        backlog_limit: u64::MAX,
-        fault_seed: None,
-        source_queue_capacity: None,
-    }
+    RunPlan::fixed(warmup, cycles)
 }
 
 /// Sends one message through an otherwise empty network; returns (latency, hops).

@@ -10,17 +10,7 @@ use crate::scenario::{BroadcastOrder, Ejection, Routing, Scenario, Topology};
 use crate::sim::{SimOptions, simulate};
 
 fn plan(warmup: u64, cycles: u64) -> RunPlan {
-    RunPlan {
-        warmup,
-        cycles,
-        precision: None,
-        max_cycles: u64::MAX,
-        deadlock_cycles: 2_000,
-        batches: 20,
-        backlog_limit: u64::MAX,
-        fault_seed: None,
-        source_queue_capacity: None,
-    }
+    RunPlan::fixed(warmup, cycles)
 }
 
 fn hypercube(n: u32, routing: Routing, v: u32, m: u32) -> Scenario {
@@ -235,6 +225,9 @@ fn broadcasts_outside_the_hypercube_are_refused() {
     };
     let err = crate::sim::check(&torus).unwrap_err();
     assert!(err.0.contains("hypercube"), "{err}");
+    let slow = Scenario { startup_latency: 20_000.0, ..hypercube(3, Routing::Duato, 2, 4) };
+    let err = simulate(&slow, 0.01, &SimOptions::default(), 1, None).unwrap_err();
+    assert!(err.0.contains("deadlock_cycles"), "{err}");
     let fractional = Scenario { startup_latency: 0.5, ..hypercube(3, Routing::Duato, 2, 4) };
     let err = crate::sim::check(&fractional).unwrap_err();
     assert!(err.0.contains("startup_latency"), "{err}");

@@ -20,17 +20,7 @@ fn fat_tree(processors: u32, v: u32, m: u32) -> Scenario {
 }
 
 fn plan(warmup: u64, cycles: u64) -> RunPlan {
-    RunPlan {
-        warmup,
-        cycles,
-        precision: None,
-        max_cycles: u64::MAX,
-        deadlock_cycles: 2_000,
-        batches: 20,
-        backlog_limit: u64::MAX,
-        fault_seed: None,
-        source_queue_capacity: None,
-    }
+    RunPlan::fixed(warmup, cycles)
 }
 
 /// Sec. 3.1 written out as printed: `parent_p` of `S(l, a)` goes to `child_i` of

@@ -190,17 +190,7 @@ fn adaptive(k: u32, theta: f64) -> Scenario {
 }
 
 fn run_plan(warmup: u64, cycles: u64, fault_seed: Option<u64>) -> RunPlan {
-    RunPlan {
-        warmup,
-        cycles,
-        precision: None,
-        max_cycles: u64::MAX,
-        deadlock_cycles: 2_000,
-        batches: 20,
-        backlog_limit: u64::MAX,
-        fault_seed,
-        source_queue_capacity: None,
-    }
+    RunPlan { fault_seed, ..RunPlan::fixed(warmup, cycles) }
 }
 
 #[test]
