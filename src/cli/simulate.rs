@@ -22,7 +22,7 @@ pub struct Args {
     /// Default: an 8x8 torus, dimension_order routing, V = 2, M = 32. Circuit switching also
     /// takes circuit_backoff (cycles, default 0) and circuit_retry_limit (default 10000), and
     /// hypercube broadcasts (broadcast_fraction > 0) broadcast_order (random, the default, or
-    /// round_robin), keys of this command only.
+    /// round_robin).
     params: Vec<String>,
     /// Offered load in messages/node/cycle.
     #[arg(long, required_unless_present = "saturation")]

@@ -43,6 +43,8 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("hotspot_fraction", Kind::Number),
     ("hotspot_nodes", Kind::Text),
     ("broadcast_order", Kind::Text),
+    ("circuit_backoff", Kind::Number),
+    ("circuit_retry_limit", Kind::Number),
     ("rate", Kind::Number),
     ("fraction_of_saturation", Kind::Number),
     ("saturation_rate", Kind::Number),
@@ -105,6 +107,8 @@ pub(crate) const SCENARIO_COLUMNS: &[&str] = &[
     "hotspot_fraction",
     "hotspot_nodes",
     "broadcast_order",
+    "circuit_backoff",
+    "circuit_retry_limit",
 ];
 
 /// The scenario columns that describe a system in prose, in display order.

@@ -140,6 +140,10 @@ use crate::scenario::{Routing, Scenario, Switching, Topology};
 /// Version string of the simulator; part of every cache key. Bump when results change.
 pub const VERSION: &str = "sim-1.1.0";
 
+/// Default `circuit_retry_limit`: failed set-up attempts after the first before a circuit-switched
+/// message is dropped.
+pub const DEFAULT_CIRCUIT_RETRY_LIMIT: u32 = 10_000;
+
 /// Largest number of virtual channels (network plus injection) the simulator allocates.
 const MAX_VIRTUAL_CHANNELS: u64 = 1 << 27;
 

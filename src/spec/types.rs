@@ -180,6 +180,16 @@ pub struct SwitchingSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>")]
     pub scouting_distance: Option<Field<u32>>,
+    /// Circuit switching (simulator only): cycles a message waits at its source after a failed
+    /// set-up attempt before it retries; 0, the paper's, by default.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>", extend("default" = 0))]
+    pub circuit_backoff: Option<Field<u32>>,
+    /// Circuit switching (simulator only): failed set-up attempts after the first that a
+    /// message may retry before it is dropped (counted and reported); 10,000 by default.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>", extend("default" = 10_000))]
+    pub circuit_retry_limit: Option<Field<u32>>,
 }
 
 /// `scenario.traffic`.

@@ -22,7 +22,7 @@ use crate::scenario::{
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 23] = [
+pub const FIELDS: [&str; 25] = [
     "topology",
     "radix",
     "dimensions",
@@ -46,6 +46,8 @@ pub const FIELDS: [&str; 23] = [
     "traffic",
     "hotspot_fraction",
     "broadcast_order",
+    "circuit_backoff",
+    "circuit_retry_limit",
 ];
 
 const TOPOLOGY: usize = 0;
@@ -71,6 +73,8 @@ const TIE_BREAK: usize = 19;
 const TRAFFIC: usize = 20;
 const HOTSPOT: usize = 21;
 const BROADCAST_ORDER: usize = 22;
+const CIRCUIT_BACKOFF: usize = 23;
+const CIRCUIT_RETRY_LIMIT: usize = 24;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -125,6 +129,8 @@ struct Columns {
     hotspot_fraction: Values<f64>,
     hotspot_nodes: Vec<u32>,
     broadcast_order: Values<BroadcastOrderName>,
+    circuit_backoff: Values<u32>,
+    circuit_retry_limit: Values<u32>,
     /// Where each field was written (`None`: left out, default used or not applicable).
     written: [Option<Location>; FIELDS.len()],
 }
@@ -154,7 +160,9 @@ impl Columns {
             TIE_BREAK => self.tie_break.len(),
             TRAFFIC => self.traffic.len(),
             HOTSPOT => self.hotspot_fraction.len(),
-            _ => self.broadcast_order.len(),
+            BROADCAST_ORDER => self.broadcast_order.len(),
+            CIRCUIT_BACKOFF => self.circuit_backoff.len(),
+            _ => self.circuit_retry_limit.len(),
         }
     }
 }
@@ -492,6 +500,11 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(TRAFFIC, traffic.and_then(|t| t.pattern.as_ref()).map(|f| f.referenced));
     mark(HOTSPOT, traffic.and_then(|t| t.hotspot_fraction.as_ref()).map(|f| f.referenced));
     mark(BROADCAST_ORDER, traffic.and_then(|t| t.broadcast_order.as_ref()).map(|f| f.referenced));
+    mark(CIRCUIT_BACKOFF, switching.and_then(|f| f.circuit_backoff.as_ref()).map(|f| f.referenced));
+    mark(
+        CIRCUIT_RETRY_LIMIT,
+        switching.and_then(|f| f.circuit_retry_limit.as_ref()).map(|f| f.referenced),
+    );
 
     if let Some(traffic) = traffic
         && let Some(pattern) = &traffic.pattern
@@ -594,6 +607,20 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             diags,
             traffic.and_then(|t| t.broadcast_order.as_ref()),
             Some(BroadcastOrderName::Random),
+            any,
+        ),
+        circuit_backoff: column(
+            diags,
+            switching.and_then(|f| f.circuit_backoff.as_ref()),
+            None,
+            |&v: &u32| {
+                if v <= 1 << 30 { Ok(()) } else { Err(format!("circuit_backoff {v} is too large")) }
+            },
+        ),
+        circuit_retry_limit: column(
+            diags,
+            switching.and_then(|f| f.circuit_retry_limit.as_ref()),
+            None,
             any,
         ),
         written,
@@ -890,6 +917,7 @@ fn expand(
                 TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
                 HOTSPOT => "`traffic.pattern: hotspot`",
                 BROADCAST_ORDER => "`traffic.broadcast_fraction` > 0",
+                CIRCUIT_BACKOFF | CIRCUIT_RETRY_LIMIT => "`switching.kind: circuit`",
                 _ => "other settings",
             };
             diags.error(
@@ -1080,10 +1108,20 @@ fn build(
                 Traffic::Hotspot { fraction, nodes: c.hotspot_nodes.clone() }
             }
         },
-        // Simulator-only circuit parameters: `runner simulate` keys, not spec fields.
-        circuit_backoff: None,
-        circuit_retry_limit: None,
+        // Simulator-only circuit parameters, for circuit switching only; the defaults (no
+        // back-off, the simulator's retry limit) are left unset, so that equal systems compare
+        // (and hash) equal.
+        circuit_backoff: (switching == Switching::Circuit)
+            .then(|| get(&c.circuit_backoff, index[CIRCUIT_BACKOFF]))
+            .flatten()
+            .filter(|&b| b != 0),
+        circuit_retry_limit: (switching == Switching::Circuit)
+            .then(|| get(&c.circuit_retry_limit, index[CIRCUIT_RETRY_LIMIT]))
+            .flatten()
+            .filter(|&r| r != sim::DEFAULT_CIRCUIT_RETRY_LIMIT),
     };
+    used[CIRCUIT_BACKOFF] |= switching == Switching::Circuit;
+    used[CIRCUIT_RETRY_LIMIT] |= switching == Switching::Circuit;
     used[DATELINE] |= scenario.dateline.is_some() && scenario.dateline_convention().is_some();
     used[BROADCAST_ORDER] |= scenario.broadcast_fraction > 0.0;
     // Only broadcasts have a tree order: with beta = 0 the default stands for "none", so that

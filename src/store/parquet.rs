@@ -162,6 +162,8 @@ columns! {
     hotspot_fraction: OptF64,
     hotspot_nodes: OptStr,
     broadcast_order: OptStr,
+    circuit_backoff: OptU32,
+    circuit_retry_limit: OptU32,
     rate: F64,
     fraction_of_saturation: OptF64,
     saturation_rate: OptF64,

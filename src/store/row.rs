@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{Scenario, Traffic};
+use crate::scenario::{Scenario, Switching, Traffic};
 
 /// One result row. Field order is column order in `results.parquet`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -77,6 +77,11 @@ pub struct Row {
     /// Base dimension of each broadcast tree, `random` or `round_robin`; null without
     /// broadcasts (`broadcast_fraction = 0`).
     pub broadcast_order: Option<String>,
+    /// Circuit switching: cycles a message waits at its source before retrying a failed set-up
+    /// (0: none, the paper's); null for other switching.
+    pub circuit_backoff: Option<u32>,
+    /// Circuit switching: retries after which a message is dropped; null for other switching.
+    pub circuit_retry_limit: Option<u32>,
     /// Offered load (messages/node/cycle).
     pub rate: f64,
     /// `rate / saturation_rate` (the load as written, when given as `fraction_of_saturation`).
@@ -201,6 +206,11 @@ impl Row {
             },
             broadcast_order: (scenario.broadcast_fraction > 0.0)
                 .then(|| scenario.broadcast_order.as_str().to_string()),
+            circuit_backoff: (scenario.switching == Switching::Circuit)
+                .then(|| scenario.circuit_backoff.unwrap_or(0)),
+            circuit_retry_limit: (scenario.switching == Switching::Circuit).then(|| {
+                scenario.circuit_retry_limit.unwrap_or(crate::sim::DEFAULT_CIRCUIT_RETRY_LIMIT)
+            }),
             ..Row::default()
         }
     }

@@ -392,3 +392,26 @@ methods: {simulation: {}}
     let err = rejected(hypercube.replace("round_robin]", "round_robbin]").as_bytes());
     assert!(flat(&err).contains("round_robin"), "{err}");
 }
+
+#[test]
+fn circuit_parameters_need_circuit_switching() {
+    let circuit = "\
+name: ok
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  switching: {kind: circuit, circuit_backoff: [0, 3], circuit_retry_limit: 50}
+  routing: adaptive
+  virtual_channels: 2
+load: {rates: [0.01]}
+methods: {simulation: {}}
+";
+    let scratch = Scratch::new();
+    scratch.spec("ok.yaml", circuit);
+    let output = scratch.run(&["validate", "ok.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let err = rejected(circuit.replace("kind: circuit", "kind: wormhole").as_bytes());
+    assert!(err.contains("`circuit_backoff` applies only to `switching.kind: circuit`"), "{err}");
+    let err =
+        rejected(circuit.replace("circuit_retry_limit: 50", "circuit_retry_limit: -1").as_bytes());
+    assert!(err.contains("bad.yaml:4:"), "{err}");
+}

@@ -64,7 +64,7 @@ pub(super) use wormhole::WORMHOLE;
 pub(super) const NEVER: u64 = u64::MAX;
 
 /// Default `circuit_retry_limit`: failed set-up attempts after the first before a drop.
-pub(crate) const DEFAULT_RETRY_LIMIT: u32 = 10_000;
+pub(crate) const DEFAULT_RETRY_LIMIT: u32 = crate::sim::DEFAULT_CIRCUIT_RETRY_LIMIT;
 
 /// Per-message state of a separate header.
 #[derive(Clone, Copy, Debug, Default)]
