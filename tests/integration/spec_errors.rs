@@ -21,6 +21,14 @@ fn rejected(text: &[u8]) -> String {
     err
 }
 
+/// Validates `text` and asserts that it is accepted (exit code 0).
+fn accepted(text: &str) {
+    let scratch = Scratch::new();
+    scratch.spec("ok.yaml", text);
+    let output = scratch.run(&["validate", "ok.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
 const VALID: &str = "\
 name: ok
 scenario:
@@ -33,10 +41,7 @@ methods: {simulation: {}}
 
 #[test]
 fn the_valid_base_spec_is_valid() {
-    let scratch = Scratch::new();
-    scratch.spec("ok.yaml", VALID);
-    let output = scratch.run(&["validate", "ok.yaml"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    accepted(VALID);
 }
 
 #[test]
@@ -318,7 +323,6 @@ fn routing_conventions_and_traffic_patterns_are_checked() {
             .as_bytes(),
     );
     assert!(err.contains("needs `traffic.hotspot_fraction`"), "{err}");
-    let scratch = Scratch::new();
     let swept = VALID
         .replace("routing: duato", "routing: dimension_order")
         .replace(
@@ -326,21 +330,16 @@ fn routing_conventions_and_traffic_patterns_are_checked() {
             "virtual_channels: 2\n  dateline: [per_traversal, switch]\n  tie_break: [random, positive]\n  \
              traffic: {pattern: [uniform, transpose, hotspot], hotspot_fraction: 0.1, hotspot_nodes: [0, 9]}",
         );
-    scratch.spec("ok.yaml", &swept);
-    let output = scratch.run(&["validate", "ok.yaml"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    accepted(&swept);
 }
 
 #[test]
 fn throughput_options_are_checked_where_they_stand() {
-    let scratch = Scratch::new();
     let throughput = VALID.replace(
         "methods: {simulation: {}}",
         "methods: {simulation: {measure: throughput, source_queue_capacity: 20}}",
     );
-    scratch.spec("ok.yaml", &throughput);
-    let output = scratch.run(&["validate", "ok.yaml"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    accepted(&throughput);
 
     let err = flat(&rejected(
         VALID.replace("simulation: {}", "simulation: {source_queue_capacity: 20}").as_bytes(),
@@ -379,10 +378,7 @@ scenario:
 load: {rates: [0.01]}
 methods: {simulation: {}}
 ";
-    let scratch = Scratch::new();
-    scratch.spec("ok.yaml", hypercube);
-    let output = scratch.run(&["validate", "ok.yaml"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    accepted(hypercube);
     let err =
         rejected(hypercube.replace("broadcast_fraction: 0.1", "broadcast_fraction: 0").as_bytes());
     assert!(
@@ -405,10 +401,7 @@ scenario:
 load: {rates: [0.01]}
 methods: {simulation: {}}
 ";
-    let scratch = Scratch::new();
-    scratch.spec("ok.yaml", circuit);
-    let output = scratch.run(&["validate", "ok.yaml"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    accepted(circuit);
     let err = rejected(circuit.replace("kind: circuit", "kind: wormhole").as_bytes());
     assert!(err.contains("`circuit_backoff` applies only to `switching.kind: circuit`"), "{err}");
     let err =
