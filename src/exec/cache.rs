@@ -40,8 +40,12 @@ pub struct Cache {
     root: PathBuf,
 }
 
-/// Version of the entry format; entries of another version are ignored (a plain miss).
-const FORMAT: u32 = 2;
+/// Version of the entry format; entries of an older version are a plain miss (recomputed,
+/// no warning). Bump it whenever `Row` gains, loses or renames a field: an entry written with
+/// the old shape would otherwise read back with the new columns empty and fail its checksum,
+/// and every cached task would be reported corrupt. `ROW_SHAPE` (tests) catches a forgotten
+/// bump. 3: the `broadcast_order`, `circuit_backoff` and `circuit_retry_limit` columns.
+const FORMAT: u32 = 3;
 
 #[derive(Serialize, Deserialize)]
 struct Entry {
@@ -212,6 +216,22 @@ mod tests {
 
     const ID: &str = "ab0123456789";
 
+    /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
+    const ROW_SHAPE: &str = "1ec8dd48fd10a561";
+
+    #[test]
+    fn the_entry_format_follows_the_row_shape() {
+        let row = serde_json::to_value(Row::default()).expect("row");
+        let names: Vec<&str> =
+            row.as_object().expect("object").keys().map(String::as_str).collect();
+        let shape = blake3::hash(names.join(",").as_bytes()).to_hex()[..16].to_string();
+        assert_eq!(
+            shape, ROW_SHAPE,
+            "Row's fields changed: bump FORMAT in src/exec/cache.rs (old entries would read as \
+             corrupt) and set ROW_SHAPE to {shape}"
+        );
+    }
+
     #[test]
     fn a_written_entry_reads_back() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -271,7 +291,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let cache = Cache::new(dir.path());
         cache.put(ID, TaskKind::Solve, &Output::Rows(vec![row(ID, 1.0)])).expect("put");
-        for garbage in [&b"{\"rows\": []}"[..], b"{\"format\": 2, \"rows\": []}", b"\0\0"] {
+        let current = format!("{{\"format\": {FORMAT}, \"rows\": []}}");
+        for garbage in [&b"{\"rows\": []}"[..], current.as_bytes(), b"\0\0"] {
             fs::write(entry_path(&cache, ID), garbage).expect("write");
             assert!(matches!(cache.lookup(ID, TaskKind::Solve), Lookup::Corrupt(_)));
         }

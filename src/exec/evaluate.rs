@@ -238,7 +238,7 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     row.cycles = replications.iter().map(|r| r.cycles).sum();
     row.flit_hops = replications.iter().map(|r| r.flit_hops).sum();
     row.messages_measured = replications.iter().map(|r| r.messages_measured).sum();
-    row.intermediates = "{}".into();
+    row.intermediates = mean_intermediates(replications);
     let worst = replications
         .iter()
         .map(|r| r.status.as_str())
@@ -288,9 +288,49 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     Ok(row)
 }
 
+/// The mean over replications of each intermediate every replication reports as a finite
+/// number, as a JSON object (keys in the first replication's order).
+fn mean_intermediates(replications: &[Row]) -> String {
+    let parsed: Vec<serde_json::Map<String, serde_json::Value>> = replications
+        .iter()
+        .map(|r| serde_json::from_str(&r.intermediates).unwrap_or_default())
+        .collect();
+    let mut means = serde_json::Map::new();
+    let Some(first) = parsed.first() else {
+        return "{}".into();
+    };
+    for key in first.keys() {
+        let values: Option<Vec<f64>> = parsed
+            .iter()
+            .map(|map| map.get(key).and_then(serde_json::Value::as_f64).filter(|v| v.is_finite()))
+            .collect();
+        if let Some(values) = values {
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            if let Some(number) = serde_json::Number::from_f64(mean) {
+                means.insert(key.clone(), serde_json::Value::Number(number));
+            }
+        }
+    }
+    serde_json::Value::Object(means).to_string()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::t_quantile_975;
+    use super::{mean_intermediates, t_quantile_975};
+    use crate::store::row::Row;
+
+    #[test]
+    fn aggregate_intermediates_are_means_of_keys_every_replication_has() {
+        let row = |json: &str| Row { intermediates: json.into(), ..Row::default() };
+        let replications =
+            [row(r#"{"p_s":0.5,"drops":1,"odd":2}"#), row(r#"{"p_s":0.7,"drops":3}"#)];
+        let means: serde_json::Value =
+            serde_json::from_str(&mean_intermediates(&replications)).expect("json");
+        assert_eq!(means["p_s"].as_f64(), Some(0.6));
+        assert_eq!(means["drops"].as_f64(), Some(2.0));
+        assert!(means.get("odd").is_none(), "a key one replication lacks has no mean");
+        assert_eq!(mean_intermediates(&[]), "{}");
+    }
 
     #[test]
     fn t_quantiles_match_tables() {

@@ -85,9 +85,13 @@ pub fn simulate(
     })
 }
 
+/// Version of the Aggregate task's output; part of its id. Bump when aggregate rows change
+/// (2: the intermediates are the replications' means).
+const AGGREGATE_VERSION: u32 = 2;
+
 /// Id of the Aggregate task over the given replication ids.
 pub fn aggregate(replications: &[&str]) -> String {
-    hash(&(TaskKind::Aggregate, replications))
+    hash(&(TaskKind::Aggregate, AGGREGATE_VERSION, replications))
 }
 
 /// The seed of one replication: from the spec seed and the task's inputs only.

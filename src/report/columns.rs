@@ -168,9 +168,20 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
     COLUMNS.iter().find(|(column, _)| *column == name).map(|(_, kind)| *kind)
 }
 
-/// The value of column `name` in `row` as a number (`None` for null, text or unknown names).
+/// Prefix of a figure axis that reads one of a row's intermediates: `intermediates.p_s`.
+pub(crate) const INTERMEDIATE_PREFIX: &str = "intermediates.";
+
+/// The value of column `name` in `row` as a number (`None` for null, text or unknown names);
+/// `intermediates.<key>` reads that key of the row's `intermediates` object.
 pub(crate) fn number(row_json: &Value, name: &str) -> Option<f64> {
-    row_json.get(name).and_then(Value::as_f64).filter(|value| value.is_finite())
+    let value = match name.strip_prefix(INTERMEDIATE_PREFIX) {
+        Some(key) => {
+            let text = row_json.get("intermediates").and_then(Value::as_str)?;
+            serde_json::from_str::<Value>(text).ok()?.get(key).and_then(Value::as_f64)
+        }
+        None => row_json.get(name).and_then(Value::as_f64),
+    };
+    value.filter(|value| value.is_finite())
 }
 
 /// The value of column `name` in `row` as display text (`None` for null).
@@ -223,7 +234,11 @@ pub(crate) fn axis_label(name: &str) -> String {
         "flit_throughput_min" => "Accepted throughput, least-served node (flits/node/cycle)",
         "flit_throughput_max" => "Accepted throughput, best-served node (flits/node/cycle)",
         "source_drops" => "Messages dropped at the source",
-        other => return other.replace('_', " "),
+        // An intermediate keeps its key, the model's symbol (`p_s`, `lambda_cr`).
+        other => match other.strip_prefix(INTERMEDIATE_PREFIX) {
+            Some(key) => return key.to_owned(),
+            None => return other.replace('_', " "),
+        },
     };
     label.to_owned()
 }
@@ -304,13 +319,29 @@ pub(crate) fn format_number(value: f64) -> String {
 }
 
 fn check_axis(field: &str, name: &str) -> Result<(), String> {
+    if let Some(key) = name.strip_prefix(INTERMEDIATE_PREFIX) {
+        let valid = !key.is_empty()
+            && key.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        return if valid {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{name}` in figure `{field}`: an intermediate is `intermediates.<key>` with a \
+                 key of lowercase letters, digits and `_` (`runner solve` and `runner simulate` \
+                 print each evaluator's keys), for example `intermediates.p_s`"
+            ))
+        };
+    }
     match kind(name) {
         Some(Kind::Number) => Ok(()),
         Some(Kind::Text) => Err(format!(
             "column `{name}` in figure `{field}` is not numeric; `{field}` needs one of: {}",
             numeric_names().join(", ")
         )),
-        None => Err(unknown_message(field, name, &numeric_names(), "numeric columns")),
+        None => Err(format!(
+            "{}, or `intermediates.<key>` for one of the evaluator's intermediates",
+            unknown_message(field, name, &numeric_names(), "numeric columns")
+        )),
     }
 }
 

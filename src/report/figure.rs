@@ -124,7 +124,7 @@ pub(crate) fn build(
         svg.insert_str(end + 1, &format!("\n<title>{}</title>", xml_escape(&title)));
     }
     Ok(Figure {
-        stem: format!("fig{number}_{}_vs_{}", spec.y, spec.x),
+        stem: format!("fig{number}_{}_vs_{}", spec.y, spec.x).replace('.', "_"),
         caption: caption(spec, &data, clipped),
         title,
         svg,

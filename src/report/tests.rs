@@ -717,6 +717,40 @@ fn check_figure_suggests_close_column_names() {
 }
 
 #[test]
+fn figures_plot_intermediates_of_model_and_simulation_rows() {
+    let mut rows = fixture_rows();
+    for row in &mut rows {
+        if row.status == "ok" {
+            row.intermediates = format!("{{\"p_s\":{},\"only_here\":1.0}}", 1.0 - 10.0 * row.rate);
+        }
+    }
+    let mut spec = fixture_spec();
+    spec.figures = vec![FigureSpec {
+        x: "rate".into(),
+        y: "intermediates.p_s".into(),
+        panels: Vec::new(),
+        lines: vec!["virtual_channels".into()],
+        log_y: false,
+        title: None,
+    }];
+    assert_eq!(check_figure(&spec.figures[0]), Ok(()));
+    let (dir, _) = render_fixture("t", &rows, &spec, None);
+    let svg = read(dir.path(), "figures/fig1_intermediates_p_s_vs_rate.svg");
+    assert!(!svg.contains("No finite data points"), "nothing plotted");
+    assert!(svg.contains(">\np_s\n</text>"), "axis label");
+    assert!(svg.contains("V = 1") && svg.contains("V = 2"), "legend entries");
+    let json = super::columns::to_json(&rows[0]);
+    assert_eq!(super::columns::number(&json, "intermediates.p_s"), Some(1.0 - 10.0 * 0.002));
+    assert_eq!(super::columns::number(&json, "intermediates.missing"), None);
+    let bad = FigureSpec { y: "intermediates.P-s".into(), ..spec.figures[0].clone() };
+    let error = check_figure(&bad).expect_err("bad key");
+    assert!(error.contains("intermediates.<key>"), "{error}");
+    let unknown = FigureSpec { y: "p_s".into(), ..spec.figures[0].clone() };
+    let error = check_figure(&unknown).expect_err("not a column");
+    assert!(error.contains("`intermediates.<key>`"), "{error}");
+}
+
+#[test]
 fn unknown_column_fails_render_with_a_figure_error() {
     let mut spec = fixture_spec();
     spec.figures[0].y = "latncy".into();

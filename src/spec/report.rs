@@ -37,10 +37,12 @@ impl Default for ReportSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FigureSpec {
-    /// Column on the x axis.
+    /// Column on the x axis, or `intermediates.<key>` for one of the evaluators' intermediates.
     #[serde(default = "default_x")]
     pub x: String,
-    /// Column on the y axis.
+    /// Column on the y axis, or `intermediates.<key>` for one of the evaluators' intermediates
+    /// (for example `intermediates.p_s`: model lines and simulation markers where both report
+    /// the key).
     #[serde(default = "default_y")]
     pub y: String,
     /// Columns whose value combinations each get their own panel.
