@@ -137,6 +137,8 @@ struct FigureData {
     panels: Vec<Panel>,
     has_model: bool,
     has_simulation: bool,
+    /// Some simulation point has a confidence interval (latency figures only).
+    has_ci: bool,
     has_saturation: bool,
     /// Series labels in colour order (empty when there is a single unlabelled series).
     legend: Vec<String>,
@@ -232,6 +234,7 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         panels: Vec::new(),
         has_model: false,
         has_simulation: false,
+        has_ci: false,
         has_saturation: false,
         legend: if single_unlabelled { Vec::new() } else { labels.clone() },
     };
@@ -244,6 +247,7 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
             data.has_model |= !series.model.is_empty();
             data.has_simulation |=
                 !series.simulation.is_empty() || !series.simulation_saturated.is_empty();
+            data.has_ci |= series.simulation.iter().any(|point| point.2.is_some());
             data.has_saturation |= series.saturation_x.is_some();
             panel.series.push(series);
         }

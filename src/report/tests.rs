@@ -739,6 +739,7 @@ fn figures_plot_intermediates_of_model_and_simulation_rows() {
     assert!(!svg.contains("No finite data points"), "nothing plotted");
     assert!(svg.contains(">\np_s\n</text>"), "axis label");
     assert!(svg.contains("V = 1") && svg.contains("V = 2"), "legend entries");
+    assert!(!svg.contains("95% CI"), "no confidence intervals to show");
     let json = super::columns::to_json(&rows[0]);
     assert_eq!(super::columns::number(&json, "intermediates.p_s"), Some(1.0 - 10.0 * 0.002));
     assert_eq!(super::columns::number(&json, "intermediates.missing"), None);

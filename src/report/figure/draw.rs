@@ -213,7 +213,7 @@ fn legend_entries(data: &FigureData) -> Vec<LegendEntry> {
     }
     if data.has_simulation {
         entries.push(LegendEntry {
-            label: "Simulation (95% CI)".to_owned(),
+            label: if data.has_ci { "Simulation (95% CI)" } else { "Simulation" }.to_owned(),
             line: None,
             mark: Some((0, neutral)),
         });
