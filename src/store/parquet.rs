@@ -98,9 +98,10 @@ macro_rules! columns {
         for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.value(i).to_string(); }
     }};
     (@read $batch:ident, $rows:ident, $field:ident, OptStr) => {{
-        let a = column::<StringArray>($batch, stringify!($field))?;
-        for (i, r) in $rows.iter_mut().enumerate() {
-            r.$field = a.is_valid(i).then(|| a.value(i).to_string());
+        if let Some(a) = optional_column::<StringArray>($batch, stringify!($field))? {
+            for (i, r) in $rows.iter_mut().enumerate() {
+                r.$field = a.is_valid(i).then(|| a.value(i).to_string());
+            }
         }
     }};
     (@read $batch:ident, $rows:ident, $field:ident, $kind:ident) => {{
@@ -111,24 +112,27 @@ macro_rules! columns {
         for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.value(i); }
     }};
     (@readnum $batch:ident, $rows:ident, $field:ident, OptU32) => {{
-        let a = column::<UInt32Array>($batch, stringify!($field))?;
-        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+        if let Some(a) = optional_column::<UInt32Array>($batch, stringify!($field))? {
+            for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+        }
     }};
     (@readnum $batch:ident, $rows:ident, $field:ident, U64) => {{
         let a = column::<UInt64Array>($batch, stringify!($field))?;
         for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.value(i); }
     }};
     (@readnum $batch:ident, $rows:ident, $field:ident, OptU64) => {{
-        let a = column::<UInt64Array>($batch, stringify!($field))?;
-        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+        if let Some(a) = optional_column::<UInt64Array>($batch, stringify!($field))? {
+            for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+        }
     }};
     (@readnum $batch:ident, $rows:ident, $field:ident, F64) => {{
         let a = column::<Float64Array>($batch, stringify!($field))?;
         for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.value(i); }
     }};
     (@readnum $batch:ident, $rows:ident, $field:ident, OptF64) => {{
-        let a = column::<Float64Array>($batch, stringify!($field))?;
-        for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+        if let Some(a) = optional_column::<Float64Array>($batch, stringify!($field))? {
+            for (i, r) in $rows.iter_mut().enumerate() { r.$field = a.is_valid(i).then(|| a.value(i)); }
+        }
     }};
 }
 
@@ -210,6 +214,18 @@ fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, S
         .ok_or_else(|| format!("column `{name}` has an unexpected type"))
 }
 
+/// A nullable column, or `None` when the file has no such column: a file written before the
+/// column existed reads with the column null, so `runner report` re-renders older bundles.
+fn optional_column<'a, T: 'static>(
+    batch: &'a RecordBatch,
+    name: &str,
+) -> Result<Option<&'a T>, String> {
+    match batch.column_by_name(name) {
+        None => Ok(None),
+        Some(_) => column(batch, name).map(Some),
+    }
+}
+
 /// The Arrow schema of `results.parquet`.
 pub fn schema() -> Schema {
     Schema::new(schema_fields())
@@ -267,4 +283,58 @@ pub fn read(path: &Path) -> Result<(Vec<Row>, HashMap<String, String>), StoreErr
         read_batch(&batch, &mut rows).map_err(format)?;
     }
     Ok((rows, metadata))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<Row> {
+        vec![Row {
+            experiment: "e".into(),
+            status: "ok".into(),
+            latency: Some(41.5),
+            broadcast_order: Some("random".into()),
+            circuit_backoff: Some(3),
+            intermediates: "{}".into(),
+            ..Row::default()
+        }]
+    }
+
+    #[test]
+    fn rows_round_trip() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("results.parquet");
+        write(&path, &sample(), &[("k".into(), "v".into())]).expect("write");
+        let (rows, metadata) = read(&path).expect("read");
+        assert_eq!(rows, sample());
+        assert_eq!(metadata.get("k").map(String::as_str), Some("v"));
+    }
+
+    /// A file written before a nullable column existed reads with that column null; a
+    /// missing non-nullable column is still an error.
+    #[test]
+    fn an_older_file_without_a_nullable_column_reads_it_as_null() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write_without = |dropped: &str| {
+            let path = dir.path().join(format!("without_{dropped}.parquet"));
+            let (fields, columns): (Vec<Field>, Vec<ArrayRef>) = schema_fields()
+                .into_iter()
+                .zip(arrays(&sample()))
+                .filter(|(field, _)| field.name() != dropped)
+                .unzip();
+            let schema = Arc::new(Schema::new(fields));
+            let batch = RecordBatch::try_new(schema.clone(), columns).expect("batch");
+            let file = File::create(&path).expect("create");
+            let mut writer = ArrowWriter::try_new(file, schema, None).expect("writer");
+            writer.write(&batch).expect("write");
+            writer.close().expect("close");
+            path
+        };
+        let (rows, _) = read(&write_without("circuit_backoff")).expect("read");
+        let expected = Row { circuit_backoff: None, ..sample()[0].clone() };
+        assert_eq!(rows, vec![expected]);
+        let error = read(&write_without("status")).expect_err("required column");
+        assert!(error.to_string().contains("column `status` is missing"), "{error}");
+    }
 }
