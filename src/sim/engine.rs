@@ -32,7 +32,10 @@
 //! 3 (a separate header, acknowledgements that gate the data, backtracking, teardown): that is
 //! the `switching` module (`src/sim/switching/`), reached through a few hooks marked `S`; each
 //! cycle runs `step_with::<S>()`, monomorphised per technique, so the wormhole loop is as
-//! before.
+//! before. Hypercube broadcasts (`broadcast`, `broadcast_fraction > 0`) hook into generation
+//! (a broadcast's first copies), injection (a copy's start-up latency) and completion (a
+//! delivered copy queues the next ones); with no broadcasts the hooks are one `None` test per
+//! message.
 
 use crate::scenario::{Ejection, Scenario};
 
