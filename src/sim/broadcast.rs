@@ -48,7 +48,7 @@
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{BroadcastOrder, Scenario};
 
-use super::{Engine, Message, NONE};
+use super::{Engine, Message, NONE, slab_insert};
 
 #[cfg(test)]
 #[path = "broadcast/tests.rs"]
@@ -202,16 +202,7 @@ impl Engine {
                 b.serials
             },
         };
-        let id = match b.free.pop() {
-            Some(id) => {
-                b.records[id as usize] = record;
-                id
-            }
-            None => {
-                b.records.push(record);
-                b.records.len() as u32 - 1
-            }
-        };
+        let id = slab_insert(&mut b.records, &mut b.free, record);
         if measured {
             b.counts.measured += 1;
             b.counts.outstanding += 1;

@@ -62,6 +62,20 @@ const NONE: u32 = u32::MAX;
 /// `vc_out` value of a buffer whose message is being ejected at this node.
 const EJECT: u32 = u32::MAX - 1;
 
+/// Stores `item` in a slab (`items` with the free list `free` of reusable ids); returns its id.
+fn slab_insert<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
+    match free.pop() {
+        Some(id) => {
+            items[id as usize] = item;
+            id
+        }
+        None => {
+            items.push(item);
+            items.len() as u32 - 1
+        }
+    }
+}
+
 /// How long to run and when to stop (resolved from `SimOptions`).
 #[derive(Clone, Debug)]
 pub(crate) struct RunPlan {
@@ -675,16 +689,7 @@ impl Engine {
 
     /// Stores a message record in the slab; returns its id.
     fn allocate(&mut self, record: Message) -> u32 {
-        match self.free.pop() {
-            Some(id) => {
-                self.messages[id as usize] = record;
-                id
-            }
-            None => {
-                self.messages.push(record);
-                self.messages.len() as u32 - 1
-            }
-        }
+        slab_insert(&mut self.messages, &mut self.free, record)
     }
 
     /// Message `id`, created at `node` in cycle `at`, takes a free injection VC or joins the

@@ -613,9 +613,7 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             diags,
             switching.and_then(|f| f.circuit_backoff.as_ref()),
             None,
-            |&v: &u32| {
-                if v <= 1 << 30 { Ok(()) } else { Err(format!("circuit_backoff {v} is too large")) }
-            },
+            u32_ok,
         ),
         circuit_retry_limit: column(
             diags,
