@@ -18,6 +18,7 @@
 
 pub mod cli;
 pub mod exec;
+pub mod files;
 pub mod measurement;
 pub mod model;
 pub mod plan;

@@ -41,30 +41,30 @@ pub enum Group {
 /// Runs the benchmarks and prints the figures.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if cfg!(debug_assertions) && !args.json {
-        eprintln!(
-            "runner: warning: this is a debug build; benchmark with `cargo run --release -- bench`"
+        super::print_error(
+            "warning: this is a debug build; benchmark with `cargo run --release -- bench`\n",
         );
     }
     let mut results = serde_json::Map::new();
     if args.only.is_none_or(|g| g == Group::Sim) {
-        results.insert("simulator".into(), bench_sim(args.json));
+        results.insert("simulator".into(), bench_sim(args.json)?);
     }
     if args.only.is_none_or(|g| g == Group::Model) {
-        results.insert("models".into(), bench_models(args.json));
+        results.insert("models".into(), bench_models(args.json)?);
     }
     if args.only.is_none_or(|g| g == Group::Scheduler) {
         results.insert("scheduler".into(), bench_scheduler(args.json)?);
     }
     results.insert("peak_memory_mib".into(), serde_json::json!(peak_memory_mib()));
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&results)?)?;
     } else {
-        println!("peak memory (VmHWM): {:.1} MiB", peak_memory_mib().unwrap_or(f64::NAN));
+        outln!("peak memory (VmHWM): {:.1} MiB", peak_memory_mib().unwrap_or(f64::NAN))?;
     }
     Ok(Outcome::Success)
 }
 
-fn bench_sim(quiet: bool) -> serde_json::Value {
+fn bench_sim(quiet: bool) -> anyhow::Result<serde_json::Value> {
     let mut out = Vec::new();
     for (name, scenario, rate, options) in sim::bench_configurations() {
         let started = Instant::now();
@@ -75,14 +75,14 @@ fn bench_sim(quiet: bool) -> serde_json::Value {
                 let cycles = m.cycles.unwrap_or(0) as f64;
                 let hops = m.flit_hops.unwrap_or(0) as f64;
                 if !quiet {
-                    println!(
+                    outln!(
                         "sim   {name:<40} {:>12.0} cycles/s {:>8.2} M flit-hops/s {:>7.1} ns/flit-hop  latency {:.2} ({})",
                         cycles / seconds,
                         hops / seconds / 1e6,
                         seconds * 1e9 / hops.max(1.0),
                         m.latency.unwrap_or(f64::NAN),
                         m.status.as_str()
-                    );
+                    )?;
                 }
                 serde_json::json!({
                     "name": name, "seconds": seconds, "cycles": cycles, "flit_hops": hops,
@@ -93,14 +93,14 @@ fn bench_sim(quiet: bool) -> serde_json::Value {
             }
             Err(e) => {
                 if !quiet {
-                    println!("sim   {name:<40} error: {e}");
+                    outln!("sim   {name:<40} error: {e}")?;
                 }
                 serde_json::json!({"name": name, "error": e.to_string()})
             }
         };
         out.push(value);
     }
-    serde_json::Value::Array(out)
+    Ok(serde_json::Value::Array(out))
 }
 
 fn model_configurations() -> Vec<(&'static str, ModelName, Scenario, f64)> {
@@ -132,7 +132,7 @@ fn model_configurations() -> Vec<(&'static str, ModelName, Scenario, f64)> {
     ]
 }
 
-fn bench_models(quiet: bool) -> serde_json::Value {
+fn bench_models(quiet: bool) -> anyhow::Result<serde_json::Value> {
     let options = ModelOptions::default();
     let mut out = Vec::new();
     for (name, model, scenario, fraction) in model_configurations() {
@@ -145,7 +145,7 @@ fn bench_models(quiet: bool) -> serde_json::Value {
             .collect::<Vec<_>>();
         let Some((_, Ok(rate))) = saturation.first().cloned() else {
             if !quiet {
-                println!("model {name:<40} error: {:?}", saturation.first().map(|s| &s.1));
+                outln!("model {name:<40} error: {:?}", saturation.first().map(|s| &s.1))?;
             }
             out.push(serde_json::json!({"name": name, "error": "saturation failed"}));
             continue;
@@ -163,18 +163,18 @@ fn bench_models(quiet: bool) -> serde_json::Value {
         let solve_median = median(&mut times);
         let sat_median = median(&mut sat_times);
         if !quiet {
-            println!(
+            outln!(
                 "model {name:<40} solve median {:>8.2} us   saturation {:>8.3} ms (rate {rate:.6})",
                 solve_median * 1e6,
                 sat_median * 1e3
-            );
+            )?;
         }
         out.push(serde_json::json!({
             "name": name, "solve_median_us": solve_median * 1e6,
             "saturation_median_ms": sat_median * 1e3, "saturation_rate": rate,
         }));
     }
-    serde_json::Value::Array(out)
+    Ok(serde_json::Value::Array(out))
 }
 
 const SCHEDULER_SPEC: &str = "\
@@ -214,10 +214,13 @@ fn bench_scheduler(quiet: bool) -> anyhow::Result<serde_json::Value> {
     crate::store::parquet::write(&dir.path().join("results.parquet"), &rows2, &[])?;
     let cached = again.elapsed().as_secs_f64();
     if !quiet {
-        println!(
+        outln!(
             "sched 10,000-point model-only spec: plan {:.3} s, plan+run+write {:.3} s ({} tasks), cached re-run {:.3} s",
-            planned, first, summary.executed, cached
-        );
+            planned,
+            first,
+            summary.executed,
+            cached
+        )?;
     }
     Ok(serde_json::json!({
         "points": rows.len(), "plan_seconds": planned, "run_seconds": first,

@@ -56,6 +56,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
     }
     let verb = if args.dry_run { "would remove" } else { "removed" };
-    println!("{verb} {removed} cache entries; kept {kept} referenced by {} spec(s)", specs.len());
+    outln!("{verb} {removed} cache entries; kept {kept} referenced by {} spec(s)", specs.len())?;
     Ok(Outcome::Success)
 }

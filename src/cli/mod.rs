@@ -8,6 +8,23 @@
 //! `runner: ...`, naming the path and the cause once. `docs/inputs.md` lists
 //! every input class with its exit code; a test keeps that table true.
 
+/// `println!` for a command's output: writes through [`write_stdout`], returning its error.
+macro_rules! outln {
+    () => {
+        $crate::cli::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` for a command's output: writes through [`write_stdout`], returning its error.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!($($arg)*))
+    };
+}
+
 mod bench;
 mod clean;
 mod cluster_args;
@@ -103,7 +120,6 @@ enum Command {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    quiet_on_broken_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -132,6 +148,12 @@ pub fn main() -> ExitCode {
         Ok(Outcome::SomeFailed) => ExitCode::from(1),
         Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(error) => {
+            if let Some(StdoutError(e)) = error.downcast_ref::<StdoutError>()
+                && e.kind() == std::io::ErrorKind::BrokenPipe
+            {
+                // The reader has what it wanted (`runner plan --dot | head`).
+                return ExitCode::SUCCESS;
+            }
             if let Some(spec_error) = error.downcast_ref::<crate::spec::SpecError>() {
                 print_error(&format!("{spec_error}"));
             } else {
@@ -181,28 +203,32 @@ fn worker_threads(jobs: Option<usize>) -> Result<usize, InputError> {
     }
 }
 
-/// Exits quietly (code 0) when stdout or stderr is a closed pipe, as in `runner plan --dot | head`,
-/// instead of printing a panic; every other panic goes to the default hook.
-fn quiet_on_broken_pipe() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let payload = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if payload.contains("Broken pipe") {
-            std::process::exit(0);
-        }
-        default(info);
-    }));
+/// A command's output could not be written to stdout.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write to standard output: {0}")]
+pub struct StdoutError(#[source] pub std::io::Error);
+
+/// Writes a command's output (its product: a table, JSON, DOT, ids) to stdout. A write error
+/// is returned, never a panic: a closed pipe (`runner plan --dot | head`) then ends the command
+/// quietly with exit 0, any other error (`> /dev/full`) with exit 2 and one message.
+pub(crate) fn write_stdout(text: std::fmt::Arguments<'_>) -> Result<(), StdoutError> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_fmt(text).and_then(|()| stdout.flush()).map_err(StdoutError)
 }
 
-/// Writes `runner: message` to stderr, ignoring a closed pipe (no panic on `| head`).
-fn print_error(message: &str) {
+/// Writes `runner: message` to stderr. Messages and progress never fail a command: on a closed
+/// or full stderr they are dropped and the command goes on (`runner run spec 2>&1 | head -1`
+/// still finishes the run and writes its bundle, and exits with the run's own code).
+pub(crate) fn print_error(message: &str) {
     use std::io::Write;
     let _ = write!(std::io::stderr().lock(), "runner: {message}");
+}
+
+/// Writes `line` and a newline to stderr, as it is (no `runner:` prefix); see [`print_error`].
+pub(crate) fn eprint_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// `--max-tasks`, shared by the commands that load specs.

@@ -29,20 +29,20 @@ pub fn run(args: Args) -> anyhow::Result<super::Outcome> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        outln!("{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(super::Outcome::Success);
     }
     for info in infos {
-        println!("{}", info.name.as_str());
-        println!("  {}", info.scenario);
-        println!("  paper: {}", info.paper);
-        println!("  ejection: {} (\"{}\")", info.ejection.as_str(), info.ejection_quote);
-        println!("  parameters:");
+        outln!("{}", info.name.as_str())?;
+        outln!("  {}", info.scenario)?;
+        outln!("  paper: {}", info.paper)?;
+        outln!("  ejection: {} (\"{}\")", info.ejection.as_str(), info.ejection_quote)?;
+        outln!("  parameters:")?;
         for p in info.params {
             let unit = if p.unit.is_empty() { String::new() } else { format!(" [{}]", p.unit) };
-            println!("    {:<28} default {:<10}{unit}  {}", p.key, p.default, p.doc);
+            outln!("    {:<28} default {:<10}{unit}  {}", p.key, p.default, p.doc)?;
         }
-        println!();
+        outln!()?;
     }
     Ok(super::Outcome::Success)
 }

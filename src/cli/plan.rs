@@ -32,25 +32,25 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     for (_, experiment) in load_specs(&args.specs, &args.limits)? {
         let plan = plan::build(&experiment, args.only);
         if args.dot {
-            print!("{}", plan::dot::to_dot(&plan, &experiment));
+            out!("{}", plan::dot::to_dot(&plan, &experiment))?;
         } else {
-            print_summary(&experiment, &plan, &cache);
+            print_summary(&experiment, &plan, &cache)?;
         }
     }
     Ok(Outcome::Success)
 }
 
 /// Counts per task kind, how many are cached, and the estimated cost of the rest.
-pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) {
-    println!(
+pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> anyhow::Result<()> {
+    outln!(
         "{}: {} scenario{} x {} load point{}",
         experiment.name,
         experiment.scenarios.len(),
         if experiment.scenarios.len() == 1 { "" } else { "s" },
         experiment.load.len(),
         if experiment.load.len() == 1 { "" } else { "s" }
-    );
-    println!("  {:<12} {:>8} {:>8} {:>14}", "task", "count", "cached", "est. cost");
+    )?;
+    outln!("  {:<12} {:>8} {:>8} {:>14}", "task", "count", "cached", "est. cost")?;
     let mut total_cost = 0.0;
     let mut corrupt = 0;
     for kind in TaskKind::ALL {
@@ -73,21 +73,22 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) {
             }
         }
         total_cost += cost;
-        println!(
+        outln!(
             "  {:<12} {:>8} {:>8} {:>14}",
             kind.name(),
             tasks.len(),
             cached,
             human_seconds(cost)
-        );
+        )?;
     }
     if corrupt > 0 {
-        println!(
+        outln!(
             "  {corrupt} cache entr{} corrupt (not counted as cached; recomputed by `runner run`)",
             if corrupt == 1 { "y is" } else { "ies are" }
-        );
+        )?;
     }
-    println!("  estimated cost of what is not cached: {} of CPU time", human_seconds(total_cost));
+    outln!("  estimated cost of what is not cached: {} of CPU time", human_seconds(total_cost))?;
+    Ok(())
 }
 
 fn human_seconds(seconds: f64) -> String {

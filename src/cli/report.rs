@@ -67,12 +67,12 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         template_dir: template_dir.as_deref(),
     };
     let written = crate::report::render(&args.bundle, &input)?;
-    println!(
+    outln!(
         "{}: re-rendered {} files from {} rows",
         args.bundle.display(),
         written.len(),
         rows.len()
-    );
+    )?;
     Ok(Outcome::Success)
 }
 
@@ -87,11 +87,11 @@ pub fn run_verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     }
     let problems = crate::report::verify(&args.bundle)?;
     if problems.is_empty() {
-        println!("{}: every file matches manifest.json", args.bundle.display());
+        outln!("{}: every file matches manifest.json", args.bundle.display())?;
         return Ok(Outcome::Success);
     }
     for problem in &problems {
-        eprintln!("runner: {}: {problem}", args.bundle.display());
+        super::print_error(&format!("{}: {problem}\n", args.bundle.display()));
     }
     Ok(Outcome::SomeFailed)
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use super::{InputError, Outcome, load_specs};
+use super::{InputError, Outcome, load_specs, print_error};
 use crate::exec::executor::{Completion, ExecError, Executor, Job};
 use crate::exec::{self, ExecOptions, TaskState, cache::Cache};
 use crate::plan::{self, Only};
@@ -85,12 +85,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let interrupt = Arc::clone(&interrupt);
         let _ = ctrlc::set_handler(move || {
             if interrupt.swap(true, Ordering::SeqCst) {
-                eprintln!("\nrunner: interrupted again; abandoning the tasks in flight");
+                super::eprint_line("\nrunner: interrupted again; abandoning the tasks in flight");
                 std::process::exit(130);
             }
-            eprintln!(
-                "\nrunner: interrupted; finishing the tasks in flight (their results are kept). Ctrl-C again to abandon them"
-            );
+            super::eprint_line(&format!(
+                "\nrunner: interrupted; finishing the tasks in flight that end within {} s (their \
+                 results are kept), stopping the rest. Ctrl-C again to abandon them all",
+                crate::exec::evaluate::GRACE.as_secs()
+            ));
         });
     }
     let cache = Cache::new(root.join(".runner").join("cache"));
@@ -99,12 +101,24 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let started = now_rfc3339();
         let plan = plan::build(experiment, args.only);
         if args.dry_run {
-            super::plan::print_summary(experiment, &plan, &cache);
+            super::plan::print_summary(experiment, &plan, &cache)?;
             continue;
         }
         let locks = args.root.join(".runner").join("locks");
-        let _lock = exec::lock::acquire(&locks, &experiment.name, args.quiet)
-            .with_context(|| format!("cannot take the run lock in {}", locks.display()))?;
+        let _lock = match exec::lock::acquire(&locks, &experiment.name, args.quiet, &interrupt) {
+            Ok(lock) => lock,
+            Err(exec::lock::LockError::Interrupted) => {
+                print_error(&format!(
+                    "{}: interrupted while waiting for another run; nothing was run\n",
+                    experiment.name
+                ));
+                return Ok(Outcome::Interrupted);
+            }
+            Err(exec::lock::LockError::Io(e)) => {
+                return Err(anyhow::Error::new(e)
+                    .context(format!("cannot take the run lock in {}", locks.display())));
+            }
+        };
         let clock = Instant::now();
         let job = Job {
             source,
@@ -124,27 +138,27 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                     &jobs,
                     gather_job.as_deref(),
                     args.quiet,
-                );
+                )?;
                 continue;
             }
             Err(ExecError::Setup(message)) => return Err(InputError(message).into()),
             Err(error) => return Err(anyhow::Error::new(error).context(experiment.name.clone())),
         };
         if !summary.corrupt.is_empty() {
-            eprintln!(
+            super::eprint_line(&format!(
                 "runner: warning: {}: {} corrupt cache entr{} ignored and recomputed; the first: {}",
                 experiment.name,
                 summary.corrupt.len(),
                 if summary.corrupt.len() == 1 { "y" } else { "ies" },
                 summary.corrupt[0]
-            );
+            ));
         }
         let rows = store::gather(experiment, &plan, &summary.states);
         if summary.interrupted {
-            eprintln!(
+            super::eprint_line(&format!(
                 "runner: {}: interrupted after {} tasks ({} cached); run again to resume",
                 experiment.name, summary.executed, summary.cached
-            );
+            ));
             return Ok(Outcome::Interrupted);
         }
         let provenance = provenance(source, experiment, started);
@@ -158,7 +172,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                     if n == 1 { "y" } else { "ies" }
                 ),
             };
-            eprintln!(
+            super::eprint_line(&format!(
                 "{}: {} tasks run{corrupt}, {} cached, {} failed, {} skipped in {:.2}s -> {}",
                 experiment.name,
                 summary.executed,
@@ -167,7 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 summary.skipped,
                 clock.elapsed().as_secs_f64(),
                 bundle.join("results.parquet").display()
-            );
+            ));
         }
         if summary.failed > 0 {
             print_failures(experiment, &plan, &summary.states);
@@ -219,16 +233,11 @@ pub fn write_bundle(
     Ok(())
 }
 
-/// Writes a file through a temporary file and a rename.
+/// Writes a file atomically (see [`crate::files::write_atomic`]), creating its directory.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path)
-        .map_err(|e| e.error)
+    crate::files::write_atomic(path, bytes)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
@@ -279,17 +288,23 @@ fn provenance(source: &SpecSource, experiment: &Experiment, started_at: String) 
 }
 
 fn print_failures(experiment: &Experiment, plan: &plan::Plan, states: &[TaskState]) {
-    eprintln!("\n{}: failed tasks", experiment.name);
-    eprintln!("  {:<10} {:<14} {:<50} error", "kind", "task", "scenario");
+    super::eprint_line(&format!("\n{}: failed tasks", experiment.name));
+    super::eprint_line(&format!("  {:<10} {:<14} {:<50} error", "kind", "task", "scenario"));
     let mut shown = 0;
     for node in plan.graph.node_indices() {
         if let TaskState::Failed(error) = &states[node.index()] {
             let task = &plan.graph[node];
             let label = task.scenario.map(|s| experiment.scenarios[s].label.as_str()).unwrap_or("");
-            eprintln!("  {:<10} {:<14} {:<50} {}", task.kind.name(), &task.id[..12], label, error);
+            super::eprint_line(&format!(
+                "  {:<10} {:<14} {:<50} {}",
+                task.kind.name(),
+                &task.id[..12],
+                label,
+                error
+            ));
             shown += 1;
             if shown == 20 {
-                eprintln!("  ... (the error column of results.parquet lists them all)");
+                super::eprint_line("  ... (the error column of results.parquet lists them all)");
                 break;
             }
         }

@@ -6,6 +6,6 @@ pub struct Args {}
 
 /// Prints the schema that `schemas/experiment.schema.json` holds.
 pub fn run(_args: Args) -> anyhow::Result<super::Outcome> {
-    print!("{}", crate::spec::json_schema());
+    out!("{}", crate::spec::json_schema())?;
     Ok(super::Outcome::Success)
 }

@@ -136,6 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             bar.set_length(total);
             bar.set_position(done);
         }
+        std::ops::ControlFlow::Continue(())
     };
     let measurement = sim::simulate(&scenario, rate, &options, args.seed, Some(&report))
         .map_err(|e| InputError(e.to_string()))?;
@@ -159,6 +160,7 @@ fn saturation(scenario: &Scenario, options: &SimOptions, args: &Args) -> anyhow:
         if let Some(bar) = &bar {
             bar.set_position(done);
         }
+        std::ops::ControlFlow::Continue(())
     };
     let found = sim::saturation::saturation_throughput(scenario, options, args.seed, Some(&report))
         .map_err(|e| InputError(e.to_string()))?;
@@ -171,25 +173,27 @@ fn saturation(scenario: &Scenario, options: &SimOptions, args: &Args) -> anyhow:
         if let Some(map) = value.as_object_mut() {
             map.insert("evaluator".into(), evaluator.into());
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        outln!("{}", serde_json::to_string_pretty(&value)?)?;
     } else {
-        println!("{:<28} {evaluator}", "evaluator");
-        println!(
+        outln!("{:<28} {evaluator}", "evaluator")?;
+        outln!(
             "{:<28} {} messages/node/cycle (offered {})",
-            "saturation_throughput", found.saturation_throughput, found.offered_at_maximum
-        );
+            "saturation_throughput",
+            found.saturation_throughput,
+            found.offered_at_maximum
+        )?;
         if let Some(flits) = found.flit_saturation_throughput {
-            println!("{:<28} {flits} flits/node/cycle", "flit_saturation_throughput");
+            outln!("{:<28} {flits} flits/node/cycle", "flit_saturation_throughput")?;
         }
         let saturated = found.saturated_rate.map_or("none".to_string(), |r| r.to_string());
-        println!("{:<28} {} .. {saturated}", "knee (stable .. saturated)", found.stable_rate);
+        outln!("{:<28} {} .. {saturated}", "knee (stable .. saturated)", found.stable_rate)?;
         for point in &found.points {
             let accepted = point.throughput.map_or("-".to_string(), |t| format!("{t:.6}"));
-            println!(
+            outln!(
                 "  rate {:<12.6} accepted {accepted:<10} {}",
                 point.rate,
                 point.status.as_str()
-            );
+            )?;
         }
     }
     Ok(Outcome::Success)

@@ -46,9 +46,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let rate = model::saturation_rate(model, &scenario, &options)
             .map_err(|e| InputError(e.to_string()))?;
         if args.json {
-            println!("{}", serde_json::json!({"model": model.as_str(), "saturation_rate": rate}));
+            outln!("{}", serde_json::json!({"model": model.as_str(), "saturation_rate": rate}))?;
         } else {
-            println!("saturation_rate = {rate} messages/node/cycle");
+            outln!("saturation_rate = {rate} messages/node/cycle")?;
         }
         return Ok(Outcome::Success);
     }
@@ -108,14 +108,14 @@ pub fn print_measurement(
         );
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(map))?);
+        outln!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(map))?)?;
     } else {
         for (key, value) in &map {
             let text = match value {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            println!("{key:<28} {text}");
+            outln!("{key:<28} {text}")?;
         }
     }
     Ok(())

@@ -45,7 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             ExecError::Setup(message) => super::InputError(message).into(),
             other => anyhow::Error::from(other),
         })?;
-        println!(
+        outln!(
             "{}: {} tasks: {} done, {} running, {} pending, {} failed, {} not submitted, {} to run \
              here (aggregates, after their simulations)",
             experiment.name,
@@ -56,19 +56,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             report.failed,
             report.not_submitted,
             report.local
-        );
+        )?;
         for (job_id, counts) in &report.jobs {
             let states: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
-            println!("  Slurm array job {job_id}: {}", states.join(", "));
+            outln!("  Slurm array job {job_id}: {}", states.join(", "))?;
         }
         if let Some((job_id, state)) = &report.gather_job {
-            println!("  gather job {job_id}: {state}");
+            outln!("  gather job {job_id}: {state}")?;
         }
         if report.jobs.is_empty() {
-            println!("  no Slurm submission in progress");
+            outln!("  no Slurm submission in progress")?;
         }
         if let Some(note) = &report.note {
-            println!("  (job states from squeue and the cache: {note})");
+            outln!("  (job states from squeue and the cache: {note})")?;
         }
     }
     Ok(Outcome::Success)
@@ -81,19 +81,20 @@ pub fn print_detached(
     jobs: &[String],
     gather_job: Option<&str>,
     quiet: bool,
-) {
+) -> anyhow::Result<()> {
     let mut ids: Vec<&str> = jobs.iter().map(String::as_str).collect();
     ids.extend(gather_job);
-    println!("{}", ids.join(" "));
+    outln!("{}", ids.join(" "))?;
     if !quiet {
-        eprintln!(
-            "runner: {experiment}: detached; array job{} {}{}. `runner status {}` shows progress; \
-             `runner run {}` attaches and waits",
+        super::print_error(&format!(
+            "{experiment}: detached; array job{} {}{}. `runner status {}` shows progress; \
+             `runner run {}` attaches and waits\n",
             if jobs.len() == 1 { "" } else { "s" },
             jobs.join(", "),
             gather_job.map(|g| format!(", then job {g} gathers and reports")).unwrap_or_default(),
             spec.display(),
             spec.display()
-        );
+        ));
     }
+    Ok(())
 }

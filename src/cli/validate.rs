@@ -17,14 +17,14 @@ pub struct Args {
 /// Checks each spec and prints a one-line summary per valid spec.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     for (source, experiment) in load_specs(&args.specs, &args.limits)? {
-        println!(
+        outln!(
             "{}: ok: {} scenario{} x {} load point{}",
             source.path.display(),
             experiment.scenarios.len(),
             if experiment.scenarios.len() == 1 { "" } else { "s" },
             experiment.load.len(),
             if experiment.load.len() == 1 { "" } else { "s" },
-        );
+        )?;
     }
     Ok(Outcome::Success)
 }

@@ -36,13 +36,22 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 )
             })?,
     };
-    let batch = args.offset + index;
-    let mut log = |line: &str| println!("{line}");
+    let batch = args.offset.checked_add(index).ok_or_else(|| {
+        InputError(format!("--offset {} plus the array index {index} is out of range", args.offset))
+    })?;
+    // The log goes to the element's Slurm output file; a log line that cannot be written must
+    // not fail the batch, whose product is the cache entries.
+    let mut log = |line: &str| {
+        let _ = outln!("{line}");
+    };
     match worker::run_element(&args.dir, args.round, batch, &mut log) {
         Ok(report) => {
-            println!(
+            let _ = outln!(
                 "batch {batch} of round {}: {} done, {} already cached, {} failed",
-                args.round, report.done, report.already, report.failed
+                args.round,
+                report.done,
+                report.already,
+                report.failed
             );
             Ok(Outcome::Success)
         }

@@ -9,14 +9,16 @@
 //! Failed tasks are never cached: a re-run retries them.
 //!
 //! **Trust:** an entry records its task's kind and the blake3 checksum of its payload (the
-//! output as canonical JSON). [`Cache::lookup`] accepts an entry only when its format, id,
+//! output as canonical JSON). The checksum detects *damage* (a torn or truncated write, a
+//! flipped bit, a hand edit that leaves the checksum alone), not deliberate tampering: anyone
+//! who can write the cache can recompute it. Whoever can write `.runner/cache/` is trusted,
+//! as whoever can write the spec is. [`Cache::lookup`] accepts an entry only when its format, id,
 //! kind and checksum all match and the payload has the shape that kind produces (a rate for
 //! Saturation, one row naming the task for the others); anything else is
 //! [`Lookup::Corrupt`]: the caller recomputes the task and counts a warning. [`Cache::get`],
 //! [`Cache::contains`] and [`Cache::put`] are the only ways entries are read and written.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -46,6 +48,10 @@ pub struct Cache {
 /// and every cached task would be reported corrupt. `ROW_SHAPE` (tests) catches a forgotten
 /// bump. 3: the `broadcast_order`, `circuit_backoff` and `circuit_retry_limit` columns.
 const FORMAT: u32 = 3;
+
+/// The largest entry read, in bytes (entries are 1-10 KB; a saturation search's row with its
+/// intermediates stays well below this).
+const MAX_ENTRY_BYTES: u64 = 1 << 20;
 
 #[derive(Serialize, Deserialize)]
 struct Entry {
@@ -125,8 +131,14 @@ impl Cache {
     /// What the cache holds for task `id` of kind `kind`, telling a corrupt entry from none.
     pub fn lookup(&self, id: &str, kind: TaskKind) -> Lookup {
         let path = self.path(id);
-        let Ok(bytes) = fs::read(&path) else { return Lookup::Missing };
         let corrupt = |why: String| Lookup::Corrupt(format!("{}: {why}", path.display()));
+        // Only a regular file of at most MAX_ENTRY_BYTES is an entry: a FIFO or a link to
+        // `/dev/zero` in its place is corrupt at once, never read (or waited on).
+        let bytes = match crate::files::read_regular(&path, MAX_ENTRY_BYTES) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Missing,
+            Err(e) => return corrupt(format!("not a cache entry ({e})")),
+        };
         let value: serde_json::Value = match serde_json::from_slice(&bytes) {
             Ok(value) => value,
             Err(e) => return corrupt(format!("not a cache entry ({e})")),
@@ -148,7 +160,9 @@ impl Cache {
             return corrupt(format!("a {} entry for a {} task", entry.kind, kind.name()));
         }
         if entry.checksum != checksum(&entry.output) {
-            return corrupt("the payload does not match its checksum (edited or damaged)".into());
+            return corrupt(
+                "the payload does not match its checksum (damaged, or edited by hand)".into(),
+            );
         }
         if let Some(problem) = shape_problem(id, kind, &entry.output) {
             return corrupt(problem);
@@ -170,10 +184,7 @@ impl Cache {
         let write = || -> std::io::Result<()> {
             fs::create_dir_all(dir)?;
             let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;
-            let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-            temp.write_all(&bytes)?;
-            temp.persist(&path).map_err(|e| e.error)?;
-            Ok(())
+            crate::files::write_atomic_unsynced(&path, &bytes)
         };
         write().map_err(|e| {
             std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))

@@ -4,8 +4,11 @@
 //! evaluator is caught and reported the same way (as a bug), so one bad point
 //! never takes the run down.
 
+use std::ops::ControlFlow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::Instant;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use super::cache::Output;
 use crate::measurement::Measurement;
@@ -19,16 +22,29 @@ use crate::store::row::Row;
 /// Why a task failed.
 pub type Failure = String;
 
+/// The failure of a simulation stopped after an interrupt: not a result, not cached; the
+/// executor counts the task as abandoned.
+pub const CANCELLED: &str = "cancelled after an interrupt";
+
+/// After an interrupt, a running simulation goes on only if it ends within this time (by its
+/// own estimate, and at the latest this long after the interrupt was seen): a single Ctrl-C or
+/// SIGTERM keeps the results of short tasks and stops long ones.
+pub const GRACE: Duration = Duration::from_secs(10);
+
 /// Runs a compute task. `saturation` is the scenario's saturation rate when the
 /// task's load is a fraction of it; `inputs` are the replication rows of an Aggregate.
+/// Once `interrupt` is set, a simulation that would not end within [`GRACE`] stops and
+/// returns [`CANCELLED`].
 pub fn evaluate(
     experiment: &Experiment,
     task: &Task,
     saturation: Option<f64>,
     inputs: &[Row],
+    interrupt: Option<&AtomicBool>,
 ) -> Result<Output, Failure> {
-    let caught =
-        catch_unwind(AssertUnwindSafe(|| evaluate_inner(experiment, task, saturation, inputs)));
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        evaluate_inner(experiment, task, saturation, inputs, interrupt)
+    }));
     match caught {
         Ok(result) => result,
         Err(panic) => {
@@ -47,6 +63,7 @@ fn evaluate_inner(
     task: &Task,
     saturation: Option<f64>,
     inputs: &[Row],
+    interrupt: Option<&AtomicBool>,
 ) -> Result<Output, Failure> {
     let scenario_index = task.scenario.ok_or("task has no scenario")?;
     let scenario = &experiment.scenarios[scenario_index].scenario;
@@ -75,8 +92,14 @@ fn evaluate_inner(
             let seed = task.seed.ok_or("simulation task without a seed")?;
             let options =
                 sim::SimOptions { fault_seed: task.fault_seed, ..simulation.options.clone() };
+            let interrupted_at = OnceLock::new();
+            let watch = |done: u64, planned: u64| {
+                keep_going(interrupt, &interrupted_at, started, done, planned)
+            };
             let measurement =
-                sim::simulate(scenario, rate, &options, seed, None).map_err(|e| e.to_string())?;
+                sim::simulate(scenario, rate, &options, seed, Some(&watch)).map_err(|e| {
+                    if e.is_cancelled() { CANCELLED.to_string() } else { e.to_string() }
+                })?;
             let mut row = base_row(scenario, task, rate, "simulation");
             row.evaluator = format!("simulator@{}", sim::VERSION);
             row.replication = task.replication;
@@ -89,6 +112,31 @@ fn evaluate_inner(
         }
         TaskKind::Aggregate => Ok(Output::Rows(vec![aggregate(inputs, task)?])),
         TaskKind::Gather | TaskKind::Report => Err("not a compute task".into()),
+    }
+}
+
+/// Whether a simulation started at `started`, `done` of `planned` cycles in, goes on: always
+/// until `interrupt` is set; after that only while it would end within [`GRACE`] of the moment
+/// the interrupt was first seen (`interrupted_at`).
+fn keep_going(
+    interrupt: Option<&AtomicBool>,
+    interrupted_at: &OnceLock<Instant>,
+    started: Instant,
+    done: u64,
+    planned: u64,
+) -> ControlFlow<()> {
+    if !interrupt.is_some_and(|flag| flag.load(Ordering::SeqCst)) {
+        return ControlFlow::Continue(());
+    }
+    let since = interrupted_at.get_or_init(Instant::now).elapsed();
+    let remaining = match done {
+        0 => Duration::MAX,
+        _ => started.elapsed().mul_f64(planned.saturating_sub(done) as f64 / done as f64),
+    };
+    if since.saturating_add(remaining) > GRACE {
+        ControlFlow::Break(())
+    } else {
+        ControlFlow::Continue(())
     }
 }
 

@@ -174,7 +174,13 @@ pub fn run(
                     let _ = sender.send((node, None));
                     return;
                 }
-                let result = evaluate::evaluate(&experiment, &task, saturation, &inputs);
+                let result =
+                    evaluate::evaluate(&experiment, &task, saturation, &inputs, Some(&interrupt));
+                if result.as_ref().is_err_and(|e| e == evaluate::CANCELLED) {
+                    // Stopped after the interrupt: abandoned like a task never started.
+                    let _ = sender.send((node, None));
+                    return;
+                }
                 let result = match result {
                     Ok(output) => match cache.put(&task.id, task.kind, &output) {
                         Ok(()) => Ok(output),

@@ -54,9 +54,9 @@ impl Progress {
                     *last = Instant::now();
                     let elapsed = started.elapsed().as_secs_f64();
                     let eta = elapsed / (*done as f64) * ((*total - *done) as f64);
-                    eprintln!(
+                    crate::cli::eprint_line(&format!(
                         "{label}: {done}/{total} tasks, {failed} failed, {elapsed:.1}s elapsed, eta {eta:.0}s"
-                    );
+                    ));
                 }
             }
         }
@@ -68,8 +68,10 @@ impl Progress {
             return;
         }
         match self {
-            Progress::Bar(bar) => bar.suspend(|| eprintln!("runner: {text}")),
-            _ => eprintln!("runner: {text}"),
+            Progress::Bar(bar) => {
+                bar.suspend(|| crate::cli::eprint_line(&format!("runner: {text}")))
+            }
+            _ => crate::cli::eprint_line(&format!("runner: {text}")),
         }
     }
 

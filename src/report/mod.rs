@@ -36,7 +36,7 @@ mod tests;
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 pub use columns::check_figure;
@@ -351,21 +351,10 @@ fn summary(rows: &[Row]) -> pages::Summary {
     }
 }
 
-/// Writes `bytes` to `path` via a temporary file in the same directory and a rename.
+/// Writes `bytes` to `path` atomically (see [`crate::files::write_atomic`]).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let write_error = |source| ReportError::Write { path: path.to_path_buf(), source };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(write_error)?;
-    file.write_all(bytes).map_err(write_error)?;
-    // Temporary files are private (0600); bundle files are meant to be shared.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        file.as_file().set_permissions(fs::Permissions::from_mode(0o644)).map_err(write_error)?;
-    }
-    file.as_file().sync_all().map_err(write_error)?;
-    file.persist(path).map_err(|error| write_error(error.error))?;
-    Ok(())
+    crate::files::write_atomic(path, bytes)
+        .map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
 }
 
 /// Removes files in `dir` that this render did not write.

@@ -122,6 +122,8 @@ pub(crate) enum Outcome {
     Deadlock(String),
     /// Precision mode stopped at `max_cycles` short of its target (or measured nothing).
     Imprecise(String),
+    /// The progress callback asked to stop (nothing is measured).
+    Cancelled,
 }
 
 /// A header waiting for an output VC.
@@ -529,8 +531,9 @@ impl Engine {
             }
             if let Some(report) = progress
                 && self.now.is_multiple_of(4096)
+                && report(self.now.min(planned), planned).is_break()
             {
-                report(self.now.min(planned), planned);
+                return Outcome::Cancelled;
             }
         }
     }

@@ -199,8 +199,26 @@ impl Default for SimOptions {
 #[error("{0}")]
 pub struct SimError(pub String);
 
-/// Reports progress: (cycles done, cycles planned).
-pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+/// The message of the error a run stopped by its [`Progress`] callback returns.
+const CANCELLED: &str = "cancelled before the end of the run";
+
+impl SimError {
+    /// The error of a run its [`Progress`] callback stopped.
+    pub fn cancelled() -> SimError {
+        SimError(CANCELLED.into())
+    }
+
+    /// Whether this is the error of a run its [`Progress`] callback stopped.
+    pub fn is_cancelled(&self) -> bool {
+        self.0 == CANCELLED
+    }
+}
+
+/// Told the progress every 4096 cycles: (cycles done, cycles planned). Returning
+/// `ControlFlow::Break` stops the run there, and [`simulate`] returns [`SimError::cancelled`]
+/// (the pipeline stops a long task this way after an interrupt). It only reads: a run with a
+/// callback that never breaks gives the same results as one without.
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) -> std::ops::ControlFlow<()> + Sync);
 
 /// Checks that the simulator supports `scenario` (cheap: no tables are built).
 pub fn check(scenario: &Scenario) -> Result<(), SimError> {
@@ -369,6 +387,9 @@ fn run(
     }
     let mut engine = engine::Engine::new(scenario, rate, seed, &plan)?;
     let outcome = engine.run(&plan, progress);
+    if matches!(outcome, engine::Outcome::Cancelled) {
+        return Err(SimError::cancelled());
+    }
     let mut measurement = stats::summarize(&engine, outcome);
     if let Some(map) = &engine.faults {
         map.annotate(&mut measurement);

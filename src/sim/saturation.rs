@@ -79,8 +79,10 @@ pub fn saturation_throughput(
     let bound = injection_bound(scenario);
     let mut points: Vec<Point> = Vec::new();
     let run = |rate: f64, points: &mut Vec<Point>| -> Result<Status, SimError> {
-        if let Some(report) = progress {
-            report(points.len() as u64, MAX_POINTS as u64);
+        if let Some(report) = progress
+            && report(points.len() as u64, MAX_POINTS as u64).is_break()
+        {
+            return Err(SimError::cancelled());
         }
         let m = simulate(scenario, rate, &options, seed, None)?;
         points.push(Point {

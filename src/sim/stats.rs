@@ -234,6 +234,13 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
             m.detail = Some(detail);
             return m;
         }
+        // `sim::run` returns an error for a cancelled run before summarizing it; were one
+        // summarized, it would measure nothing and say why.
+        Outcome::Cancelled => {
+            m.status = Status::Imprecise;
+            m.detail = Some("cancelled before the end of the run".into());
+            return m;
+        }
     }
     let window_end = w.end.unwrap_or(engine.now);
     let span = window_end.saturating_sub(w.start);

@@ -245,9 +245,22 @@ fn progress_is_reported() {
     let report = |done: u64, planned: u64| {
         assert!(done <= planned);
         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::ops::ControlFlow::Continue(())
     };
-    simulate(&s, 0.01, &options, 2, Some(&report)).unwrap();
+    let watched = simulate(&s, 0.01, &options, 2, Some(&report)).unwrap();
     assert!(calls.into_inner() >= 2);
+    let plain = simulate(&s, 0.01, &options, 2, None).unwrap();
+    assert_eq!(watched, plain, "a callback that never breaks changes nothing");
+}
+
+#[test]
+fn a_progress_callback_can_stop_a_run() {
+    let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
+    // Planned for far longer than the test may take: the callback stops it at its first call.
+    let options = SimOptions { warmup_cycles: 0, cycles: 1_000_000_000, ..SimOptions::default() };
+    let stop = |_: u64, _: u64| std::ops::ControlFlow::Break(());
+    let error = simulate(&s, 0.01, &options, 2, Some(&stop)).expect_err("stopped");
+    assert!(error.is_cancelled(), "{error}");
 }
 
 #[test]

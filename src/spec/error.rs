@@ -80,10 +80,19 @@ impl fmt::Display for SpecError {
                 .filter(|l| l.line() > 0)
                 .map(|l| format!("{name}:{}:{}", l.line(), l.column()))
                 .unwrap_or_else(|| name.clone());
+            // miette's renderer cannot draw a snippet of a very long line (it panics past
+            // column 65,535); such a problem is reported by its position alone.
+            let snippet = !has_long_line(&self.source);
             let report = miette::Report::new(Located {
                 message: format!("{} (at {position})", diagnostic.message),
-                src: NamedSource::new(name.clone(), self.source.clone()),
-                span: diagnostic.location.and_then(|l| span_of(&self.source, l)),
+                src: NamedSource::new(
+                    name.clone(),
+                    if snippet { self.source.clone() } else { String::new() },
+                ),
+                span: diagnostic
+                    .location
+                    .filter(|_| snippet)
+                    .and_then(|l| span_of(&self.source, l)),
                 help: diagnostic.help.clone(),
             });
             writeln!(f, "{report:?}")?;
@@ -104,6 +113,15 @@ struct Located {
     span: Option<SourceSpan>,
     #[help]
     help: Option<String>,
+}
+
+/// Lines longer than this many bytes get no source snippet in a diagnostic.
+const MAX_SNIPPET_LINE: usize = 4_096;
+
+/// Whether any line of `source` (split YAML's way: LF, CRLF or a lone CR) is too long to show
+/// in a snippet: the renderer counts columns in 16 bits, and such a snippet is unreadable anyway.
+fn has_long_line(source: &str) -> bool {
+    source.split(['\n', '\r']).any(|line| line.len() > MAX_SNIPPET_LINE)
 }
 
 /// The byte span of a location in `source`: the token that starts there.
@@ -159,6 +177,19 @@ pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) 
         );
     }
     let help = unknown_field_help(&text);
+    if has_long_line(source) {
+        // No snippet for very long lines (see `has_long_line`): our own rendering, by position.
+        return SpecError {
+            path: path.to_path_buf(),
+            source: source.to_string(),
+            diagnostics: vec![Diagnostic {
+                message: text,
+                location: error.location().filter(|l| l.line() > 0),
+                help,
+            }],
+            parse_report: None,
+        };
+    }
     let mut options = serde_saphyr::RenderOptions::default();
     options.source_name = Some(&name);
     let report = serde_saphyr::miette::to_miette_report_with_options(error, source, &name, options);

@@ -203,7 +203,9 @@ pub fn parse(source: &SpecSource) -> Result<Experiment, SpecError> {
 pub fn parse_with(source: &SpecSource, limits: &Limits) -> Result<Experiment, SpecError> {
     let path = &source.path;
     let text = &source.text;
-    if text.trim().lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+    // YAML breaks lines at LF, CRLF and a lone CR (`str::lines` misses the last), so a file of
+    // CR-only lines with a leading comment is not one long comment.
+    if text.split(['\n', '\r']).all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
         return Err(SpecError::single(
             path,
             text,

@@ -5,7 +5,6 @@
 //! them in step). Files are written to a temporary file and renamed.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -250,22 +249,54 @@ pub fn write(path: &Path, rows: &[Row], metadata: &[(String, String)]) -> Result
         ))
         .set_created_by(format!("runner {}", env!("CARGO_PKG_VERSION")))
         .build();
-    let temp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    let file = temp.as_file().try_clone().map_err(io)?;
-    let mut writer =
-        ArrowWriter::try_new(file, schema, Some(properties)).map_err(|e| format(e.to_string()))?;
-    writer.write(&batch).map_err(|e| format(e.to_string()))?;
-    writer.close().map_err(|e| format(e.to_string()))?;
-    temp.as_file().sync_all().map_err(io)?;
-    temp.persist(path).map_err(|e| io(e.error))?;
+    // A Parquet error while writing is kept as such (a format error naming the path); the
+    // temporary file is then dropped and nothing replaces the previous results.
+    let mut failure = None;
+    crate::files::persist_atomic(path, |file| {
+        let written = (|| -> Result<(), parquet::errors::ParquetError> {
+            let mut writer = ArrowWriter::try_new(file.try_clone()?, schema, Some(properties))?;
+            writer.write(&batch)?;
+            writer.close()?;
+            Ok(())
+        })();
+        written.map_err(|error| {
+            let message = error.to_string();
+            failure = Some(message.clone());
+            std::io::Error::other(message)
+        })
+    })
+    .map_err(|e| match failure.take() {
+        Some(message) => format(message),
+        None => io(e),
+    })?;
     Ok(())
+}
+
+/// The compression codecs `read` understands: ours (zstd) and the ones pandas, pyarrow, polars
+/// and DuckDB write by default or on request, except Brotli and LZO.
+pub const READABLE_CODECS: &str = "zstd, snappy, gzip, lz4 or uncompressed";
+
+/// Says which codec a "disabled feature" error is about, and what to do, in our words.
+fn codec_hint(message: String) -> String {
+    match message.split("Disabled feature at compile time: ").nth(1) {
+        Some(codec) => format!(
+            "compressed with {}, which runner does not read (it reads {READABLE_CODECS}); \
+             write it again with one of those, e.g. pandas `to_parquet(..., \
+             compression=\"zstd\")`",
+            codec.trim()
+        ),
+        None => message,
+    }
 }
 
 /// Reads the rows and key-value metadata of a results file.
 pub fn read(path: &Path) -> Result<(Vec<Row>, HashMap<String, String>), StoreError> {
     let name = path.display().to_string();
     let format = |message: String| StoreError::Format { path: name.clone(), message };
-    let file = File::open(path).map_err(|source| StoreError::Io { path: name.clone(), source })?;
+    // A regular file only: a FIFO or a link to a device in its place is refused, not read.
+    let file = crate::files::open_regular(path)
+        .map_err(|source| StoreError::Io { path: name.clone(), source })?;
+    let format = |message: String| format(codec_hint(message));
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| format(e.to_string()))?;
     let metadata: HashMap<String, String> = builder
@@ -311,6 +342,49 @@ mod tests {
         assert_eq!(metadata.get("k").map(String::as_str), Some("v"));
     }
 
+    /// A results file re-written by pandas or pyarrow (snappy by default) or another tool
+    /// with a common codec reads back the same rows.
+    #[test]
+    fn common_codecs_are_read() {
+        use parquet::basic::GzipLevel;
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (name, compression) in [
+            ("snappy", Compression::SNAPPY),
+            ("gzip", Compression::GZIP(GzipLevel::default())),
+            ("lz4_raw", Compression::LZ4_RAW),
+            ("lz4", Compression::LZ4),
+            ("none", Compression::UNCOMPRESSED),
+        ] {
+            let path = dir.path().join(format!("{name}.parquet"));
+            let schema = Arc::new(schema());
+            let batch = RecordBatch::try_new(schema.clone(), arrays(&sample())).expect("batch");
+            let properties = WriterProperties::builder().set_compression(compression).build();
+            let file = std::fs::File::create(&path).expect("create");
+            let mut writer = ArrowWriter::try_new(file, schema, Some(properties)).expect("writer");
+            writer.write(&batch).expect("write");
+            writer.close().expect("close");
+            let (rows, _) = read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(rows, sample(), "{name}");
+        }
+    }
+
+    #[test]
+    fn an_unsupported_codec_is_named() {
+        let hint = codec_hint("Disabled feature at compile time: brotli".into());
+        assert!(hint.contains("compressed with brotli") && hint.contains("zstd"), "{hint}");
+        assert_eq!(codec_hint("other".into()), "other");
+    }
+
+    #[test]
+    fn a_fifo_is_refused_not_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fifo = dir.path().join("results.parquet");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+        assert!(status.success());
+        let error = read(&fifo).expect_err("a FIFO");
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+    }
+
     /// A file written before a nullable column existed reads with that column null; a
     /// missing non-nullable column is still an error.
     #[test]
@@ -325,7 +399,7 @@ mod tests {
                 .unzip();
             let schema = Arc::new(Schema::new(fields));
             let batch = RecordBatch::try_new(schema.clone(), columns).expect("batch");
-            let file = File::create(&path).expect("create");
+            let file = std::fs::File::create(&path).expect("create");
             let mut writer = ArrowWriter::try_new(file, schema, None).expect("writer");
             writer.write(&batch).expect("write");
             writer.close().expect("close");

@@ -62,6 +62,46 @@ fn interrupted(scratch: &Scratch) -> Output {
     child.wait_with_output().expect("wait")
 }
 
+/// Holds the run lock of SPEC's experiment in a second `runner run`, started while a first run
+/// (a long simulation) holds it, and sends the waiting one SIGTERM: it must exit at once.
+fn interrupted_waiting(scratch: &Scratch) -> Output {
+    let text = SIM.replace("RATE", "0.01").replace("CYCLES", "50000000");
+    scratch.spec("spec.yaml", &text);
+    let mut holder = scratch
+        .command()
+        .args(["run", "spec.yaml", "-j", "1", "-q"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let lock = scratch.path().join(".runner/locks/inputs_sim.lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid"))
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let waiter = scratch
+        .command()
+        .args(["run", "spec.yaml", "-j", "1"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let sent =
+        std::process::Command::new("kill").args(["-TERM", &waiter.id().to_string()]).status();
+    assert!(sent.is_ok_and(|s| s.success()), "could not send SIGTERM");
+    let started = std::time::Instant::now();
+    let output = waiter.wait_with_output().expect("wait");
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "the waiting run took {:?} to stop",
+        started.elapsed()
+    );
+    let _ = holder.kill();
+    let _ = holder.wait();
+    output
+}
+
 /// Sets up and runs the example of `class` in `scratch`.
 fn example(class: &str, scratch: &Scratch) -> Output {
     let with = |from: &str, to: &str| SPEC.replace(from, to);
@@ -176,6 +216,60 @@ fn example(class: &str, scratch: &Scratch) -> Output {
             scratch.run(&["simulate", "--rate", "0.01", "--target-precision", "5"])
         }
         "interrupted" => interrupted(scratch),
+        "interrupted-waiting-for-lock" => interrupted_waiting(scratch),
+        "stdout-closed" => {
+            // `runner run spec.yaml 2>&1 | head -0`: progress and messages on a closed pipe are
+            // dropped; the run still finishes, writes its bundle and exits with its own code.
+            scratch.spec("spec.yaml", SPEC);
+            let mut child = scratch
+                .command()
+                .args(["run", "spec.yaml"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            drop(child.stdout.take());
+            drop(child.stderr.take());
+            let status = child.wait().expect("wait");
+            let written = scratch.path().join("reports/inputs/manifest.json").is_file();
+            let text = format!("bundle written: {written}\n");
+            Output { status, stdout: text.into_bytes(), stderr: Vec::new() }
+        }
+        "stdout-full" => {
+            scratch.spec("spec.yaml", SPEC);
+            let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+            let mut output = scratch
+                .command()
+                .args(["plan", "spec.yaml"])
+                .stdout(full)
+                .output()
+                .expect("run");
+            output.stdout.clear();
+            output
+        }
+        "spec-long-line" => validate(
+            format!("name: q\nseed: {}x\n{}", " ".repeat(65_539), &SPEC[SPEC.find("scenario").expect("scenario")..])
+                .as_bytes(),
+        ),
+        "spec-cr-line-endings" => validate(format!("# a comment\n{SPEC}").replace('\n', "\r").as_bytes()),
+        "cache-entry-not-a-file" => {
+            ran(scratch);
+            let rows = scratch.rows("inputs");
+            let id = &rows[0].task_id;
+            let path = scratch.path().join(".runner/cache").join(&id[..2]).join(format!("{id}.json"));
+            std::fs::remove_file(&path).expect("rm");
+            let status = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+            assert!(status.success());
+            run_spec(scratch, SPEC, &[])
+        }
+        "profile-not-a-regular-file" => {
+            scratch.spec("spec.yaml", SPEC);
+            scratch.run(&["run", "spec.yaml", "--executor", "slurm", "--profile", "/dev/zero"])
+        }
+        "profile-bad-poll-interval" => {
+            scratch.spec("spec.yaml", SPEC);
+            scratch.run(&["run", "spec.yaml", "--executor", "slurm", "--poll-interval", "1e-300"])
+        }
         other => panic!("docs/inputs.md lists `{other}`, which has no example in inputs.rs"),
     }
 }
@@ -222,6 +316,14 @@ const CLASSES: &[&str] = &[
     "solve-duplicate-argument",
     "simulate-bad-precision",
     "interrupted",
+    "interrupted-waiting-for-lock",
+    "stdout-closed",
+    "stdout-full",
+    "spec-long-line",
+    "spec-cr-line-endings",
+    "cache-entry-not-a-file",
+    "profile-not-a-regular-file",
+    "profile-bad-poll-interval",
 ];
 
 /// (class, exit code, text) for every row of the table in docs/inputs.md.

@@ -92,7 +92,7 @@ fn only_name(only: Option<Only>) -> Option<String> {
 
 fn say(quiet: bool, text: &str) {
     if !quiet {
-        eprintln!("runner: {text}");
+        crate::cli::eprint_line(&format!("runner: {text}"));
     }
 }
 
@@ -639,12 +639,12 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
             .and_then(|scenario| super::saturation_rate(job.plan, states, scenario))
             .filter(|_| matches!(task.load, Some(LoadPoint::FractionOfSaturation(_))));
         let inputs = super::aggregate_inputs(job.plan, states, node);
-        let result = evaluate::evaluate(job.experiment, task, saturation, &inputs).and_then(
-            |output: Output| match job.cache.put(&task.id, task.kind, &output) {
-                Ok(()) => Ok(output),
-                Err(e) => Err(format!("cannot write the cache entry: {e}")),
-            },
-        );
+        let result =
+            evaluate::evaluate(job.experiment, task, saturation, &inputs, Some(job.interrupt))
+                .and_then(|output: Output| match job.cache.put(&task.id, task.kind, &output) {
+                    Ok(()) => Ok(output),
+                    Err(e) => Err(format!("cannot write the cache entry: {e}")),
+                });
         match result {
             Ok(output) => {
                 states[node.index()] = TaskState::Done(output);

@@ -29,6 +29,14 @@ pub const DEFAULT_PROFILE: &str = "runner.toml";
 pub const DEFAULT_POLL_SECONDS: f64 = 10.0;
 /// Default target duration of one array element's batch, in minutes.
 pub const DEFAULT_BATCH_MINUTES: f64 = 10.0;
+/// The shortest poll interval, in seconds: each poll is an `sacct` (or `squeue`) call that
+/// costs the controller, so a site setting cannot turn polling into a busy loop.
+pub const MIN_POLL_SECONDS: f64 = 0.5;
+/// The shortest batch target, in minutes (below it every batch holds one task anyway; the
+/// floor only refuses values that mean nothing, such as 1e-300).
+pub const MIN_BATCH_MINUTES: f64 = 1e-5;
+/// The longest batch target, in minutes (a week: longer than any site's time limit).
+pub const MAX_BATCH_MINUTES: f64 = 10_080.0;
 /// Default resubmissions of a failed element's unfinished tasks.
 pub const DEFAULT_RETRIES: u32 = 2;
 
@@ -110,14 +118,18 @@ impl SiteSettings {
     /// Checks the values and fills in the defaults.
     pub fn resolve(self) -> Result<Settings, String> {
         let poll = self.poll_interval.unwrap_or(DEFAULT_POLL_SECONDS);
-        if !(poll.is_finite() && poll > 0.0 && poll <= 86_400.0) {
+        if !(MIN_POLL_SECONDS..=86_400.0).contains(&poll) {
             return Err(format!(
-                "poll_interval must be a number of seconds in (0, 86400], got {poll}"
+                "poll_interval must be a number of seconds from {MIN_POLL_SECONDS} to 86400, \
+                 got {poll}"
             ));
         }
         let minutes = self.batch_minutes.unwrap_or(DEFAULT_BATCH_MINUTES);
-        if !(minutes.is_finite() && minutes > 0.0) {
-            return Err(format!("batch_minutes must be a positive number, got {minutes}"));
+        if !(MIN_BATCH_MINUTES..=MAX_BATCH_MINUTES).contains(&minutes) {
+            return Err(format!(
+                "batch_minutes must be a number of minutes from {MIN_BATCH_MINUTES} to \
+                 {MAX_BATCH_MINUTES}, got {minutes}"
+            ));
         }
         if self.max_concurrent == Some(0) {
             return Err("max_concurrent must be at least 1".into());
@@ -169,14 +181,18 @@ pub fn load(
         Some(path) => path.to_path_buf(),
         None => {
             let default = root.join(DEFAULT_PROFILE);
-            if !default.is_file() {
+            if !default.exists() {
                 return Ok((None, ProfileFile::default()));
             }
             default
         }
     };
-    let text = std::fs::read_to_string(&path)
+    // The spec loader's rules: a regular file (a FIFO or a device is refused, not waited on or
+    // read without end) of at most 1 MiB of UTF-8.
+    let bytes = crate::files::read_regular(&path, crate::spec::MAX_SPEC_BYTES)
         .map_err(|e| format!("cannot read the profile {}: {e}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| format!("cannot read the profile {}: not UTF-8 text ({e})", path.display()))?;
     let profile = parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok((Some(path), profile))
 }
@@ -224,6 +240,20 @@ mod tests {
         assert!(unknown.contains("partiton") && unknown.contains("line 2"), "{unknown}");
         let bad = SiteSettings { poll_interval: Some(0.0), ..SiteSettings::default() };
         assert!(bad.resolve().expect_err("zero poll").contains("poll_interval"));
+        for poll in [1e-300, 0.49, f64::NAN, f64::INFINITY, 86_401.0] {
+            let bad = SiteSettings { poll_interval: Some(poll), ..SiteSettings::default() };
+            assert!(bad.resolve().is_err(), "poll_interval {poll} is refused");
+        }
+        for minutes in [1e-300, 0.0, f64::NAN, 1e9] {
+            let bad = SiteSettings { batch_minutes: Some(minutes), ..SiteSettings::default() };
+            assert!(bad.resolve().is_err(), "batch_minutes {minutes} is refused");
+        }
+        let floor = SiteSettings {
+            poll_interval: Some(MIN_POLL_SECONDS),
+            batch_minutes: Some(MIN_BATCH_MINUTES),
+            ..SiteSettings::default()
+        };
+        assert!(floor.resolve().is_ok());
         let spaced = SiteSettings { mem: Some("2 G".into()), ..SiteSettings::default() };
         assert!(spaced.resolve().expect_err("space").contains("mem"));
     }

@@ -19,7 +19,6 @@
 //! is removed when a run has gathered everything, so the next run starts afresh (and retries
 //! failed tasks).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -177,7 +176,7 @@ impl RecordDir {
 
     /// The submission, if one is recorded.
     pub fn load(&self) -> std::io::Result<Option<Submission>> {
-        match std::fs::read(self.submission_path()) {
+        match read_record(&self.submission_path()) {
             Ok(bytes) => serde_json::from_slice::<Submission>(&bytes)
                 .map(|s| (s.format == FORMAT).then_some(s))
                 .map_err(|e| {
@@ -187,7 +186,7 @@ impl RecordDir {
                     ))
                 }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
+            Err(e) => Err(named(&self.submission_path(), e)),
         }
     }
 
@@ -199,7 +198,9 @@ impl RecordDir {
 
     /// Task ids of one batch.
     pub fn batch(&self, round: u32, index: usize) -> std::io::Result<Vec<String>> {
-        let text = std::fs::read_to_string(self.batch_path(round, index))?;
+        let path = self.batch_path(round, index);
+        let bytes = read_record(&path).map_err(|e| named(&path, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| named(&path, std::io::Error::other(e)))?;
         Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
     }
 
@@ -213,14 +214,15 @@ impl RecordDir {
 
     /// The recorded failure of task `id`, if any.
     pub fn failure(&self, id: &str) -> Option<String> {
-        let bytes = std::fs::read(self.failed_path(id)).ok()?;
+        let bytes = read_record(&self.failed_path(id)).ok()?;
         let failed: FailedTask = serde_json::from_slice(&bytes).ok()?;
         (failed.id == id).then_some(failed.error)
     }
 
     /// Why a worker refused to run, if one did.
     pub fn refusal(&self) -> Option<String> {
-        std::fs::read_to_string(self.refused_path()).ok().filter(|t| !t.trim().is_empty())
+        let bytes = read_record(&self.refused_path()).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned()).filter(|t| !t.trim().is_empty())
     }
 
     /// Removes the record (the submission is over), keeping the Slurm logs of its elements.
@@ -251,14 +253,26 @@ struct FailedTask {
     error: String,
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+/// The largest record file read (a submission lists task ids; 64 MiB holds a million).
+const MAX_RECORD_BYTES: u64 = 64 << 20;
+
+/// Reads a record file: a regular file of at most [`MAX_RECORD_BYTES`].
+fn read_record(path: &Path) -> std::io::Result<Vec<u8>> {
+    crate::files::read_regular(path, MAX_RECORD_BYTES)
+}
+
+/// `error` with `path` in its message (an `io::Error` alone names no file).
+fn named(path: &Path, error: std::io::Error) -> std::io::Error {
+    std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+}
+
+/// Writes `bytes` to `path` atomically (see [`crate::files::write_atomic`]), creating the
+/// directory first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.write_all(bytes)?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    crate::files::write_atomic(path, bytes)
 }
 
 #[cfg(test)]

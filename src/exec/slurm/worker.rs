@@ -85,11 +85,12 @@ pub fn run_element(
             _ => None,
         };
         let started = Instant::now();
-        let result = evaluate::evaluate(&experiment, task, saturation, &[]).and_then(|output| {
-            cache
-                .put(id, task.kind, &output)
-                .map_err(|e| format!("cannot write the cache entry: {e}"))
-        });
+        let result =
+            evaluate::evaluate(&experiment, task, saturation, &[], None).and_then(|output| {
+                cache
+                    .put(id, task.kind, &output)
+                    .map_err(|e| format!("cannot write the cache entry: {e}"))
+            });
         let short = &id[..12.min(id.len())];
         match result {
             Ok(()) => {
