@@ -314,6 +314,46 @@ fn interrupt_keeps_finished_tasks_and_a_rerun_resumes(signal: &str) {
     assert!(stderr(&rerun).contains(&format!("{kept} cached")), "{}", stderr(&rerun));
 }
 
+/// A single SIGTERM stops a simulation that would run for hours (issue: "a single SIGTERM must
+/// stop a task whose remaining cost is unbounded"), instead of waiting for it to finish.
+#[test]
+fn a_single_sigterm_stops_a_long_simulation() {
+    let spec = SIM_SPEC
+        .replace("rates: [0.005, 0.02]", "rates: [0.004]")
+        .replace("routing: [dimension_order, duato]", "routing: duato")
+        .replace("cycles: 4000", "cycles: 2000000000")
+        .replace("replications: 2", "replications: 1");
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", &spec);
+    let child = scratch
+        .command()
+        .args(["run", "s.yaml", "-j", "1"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let lock = scratch.path().join(".runner/locks/small_sim.lock");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid"))
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let signalled = Instant::now();
+    let status =
+        std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    assert!(status.is_ok_and(|s| s.success()), "could not send SIGTERM");
+    let output = child.wait_with_output().expect("wait");
+    let stopped_after = signalled.elapsed();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(stderr(&output).contains("run again to resume"), "{}", stderr(&output));
+    assert!(
+        stopped_after < runner::exec::evaluate::GRACE,
+        "the long simulation was not stopped: {stopped_after:?}"
+    );
+    assert_eq!(count(&scratch.path().join(".runner/cache")), 0, "a stopped task is not cached");
+}
+
 #[test]
 fn a_second_run_of_the_same_experiment_waits_for_the_first() {
     let spec = SIM_SPEC
