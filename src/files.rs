@@ -156,11 +156,24 @@ mod tests {
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["a.txt"], "no temporary file is left behind");
+        let unsynced = dir.path().join("b.txt");
+        write_atomic_unsynced(&unsynced, b"three").expect("unsynced write");
+        assert_eq!(fs::read(&unsynced).expect("read"), b"three");
+        // The process umask (Linux reports it in /proc/self/status); 022 unless set otherwise.
+        let umask = fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|status| {
+                let line = status.lines().find(|l| l.starts_with("Umask:"))?.to_string();
+                u32::from_str_radix(line.trim_start_matches("Umask:").trim(), 8).ok()
+            })
+            .unwrap_or(0o022);
         #[cfg(unix)]
-        {
+        if umask & 0o044 == 0 {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = fs::metadata(&path).expect("metadata").permissions().mode() & 0o777;
-            assert_eq!(mode & 0o044, 0o044, "group and others can read: {mode:o}");
+            for path in [&path, &unsynced] {
+                let mode = fs::metadata(path).expect("metadata").permissions().mode() & 0o777;
+                assert_eq!(mode & 0o044, 0o044, "group and others can read: {mode:o}");
+            }
         }
     }
 

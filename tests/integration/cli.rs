@@ -501,3 +501,26 @@ fn report_keeps_the_manifest_authoritative_and_a_failed_render_leaves_a_consiste
     assert!(stderr(&verify).contains("the last render failed"), "{}", stderr(&verify));
     assert!(!stderr(&verify).contains("not listed"), "{}", stderr(&verify));
 }
+
+/// `runner worker` (what a Slurm array element runs) refuses an offset that would wrap, and its
+/// errors name the submission directory.
+#[test]
+fn worker_refuses_a_wrapping_offset_and_names_its_paths() {
+    let scratch = Scratch::new();
+    let wrapped = scratch.run(&[
+        "worker",
+        "nowhere",
+        "--round",
+        "0",
+        "--offset",
+        &usize::MAX.to_string(),
+        "--index",
+        "1",
+    ]);
+    assert_eq!(wrapped.status.code(), Some(2), "{}", stderr(&wrapped));
+    assert!(stderr(&wrapped).contains("out of range"), "{}", stderr(&wrapped));
+    let missing = scratch.run(&["worker", "nowhere", "--round", "0", "--index", "0"]);
+    assert_eq!(missing.status.code(), Some(2), "{}", stderr(&missing));
+    assert!(stderr(&missing).contains("nowhere"), "{}", stderr(&missing));
+    assert!(!stderr(&missing).contains("panicked"), "{}", stderr(&missing));
+}

@@ -311,4 +311,22 @@ mod tests {
         assert_eq!(record.failure("t1"), None);
         assert!(record.logs_dir().join("7_0.out").is_file());
     }
+
+    /// What a worker reads names its path when it cannot be read (an `io::Error` alone does
+    /// not), and a FIFO in a record's place is refused, not waited on.
+    #[test]
+    fn record_read_errors_name_the_file() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let record = RecordDir::new(root.path(), "e");
+        let missing = record.batch(0, 5).expect_err("no batch file");
+        let path = record.batch_path(0, 5);
+        assert!(missing.to_string().contains(&path.display().to_string()), "{missing}");
+        std::fs::create_dir_all(&record.dir).expect("dir");
+        let fifo = record.submission_path();
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+        assert!(made.success());
+        let error = record.load().expect_err("a FIFO");
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+        assert!(error.to_string().contains(&fifo.display().to_string()), "{error}");
+    }
 }
