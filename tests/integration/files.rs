@@ -25,6 +25,13 @@ fn results_doc_lists_every_column_with_its_type() {
         let line = format!("| `{}` | {} |", field.name(), type_name);
         assert!(doc.contains(&line), "schemas/results.md lacks the row starting `{line}`");
     }
+    // Its `evaluator` example names the evaluator versions of this build, not old ones.
+    for version in [runner::model::VERSION, runner::sim::VERSION] {
+        assert!(
+            doc.contains(version),
+            "schemas/results.md names no `{version}`: update the example"
+        );
+    }
 }
 
 #[test]
