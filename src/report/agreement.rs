@@ -1,19 +1,28 @@
-//! Model-vs-simulation agreement: relative latency error per scenario, split by load.
+//! Model-vs-simulation agreement: signed and absolute relative latency error per scenario,
+//! split by load, with the points where only one side is stable counted, not dropped.
 //!
 //! Model rows and aggregate simulation rows (`replication = None`) are matched by
 //! `scenario_id` and `rate`. For every matched point where both latencies are finite and
-//! both statuses are `ok`, the relative error is |model - simulation| / simulation. The
-//! papers report agreement separately for light and moderate load and near saturation, so
+//! both statuses are `ok`, the signed relative error is (model - simulation) / simulation:
+//! positive where the model is pessimistic (predicts a higher latency), negative where it is
+//! optimistic. The table gives its mean (the bias), the mean of its absolute value and the
+//! largest absolute value. A matched point where the simulation saturated or deadlocked while
+//! the model is finite, or the model saturated while the simulation is stable, is counted as
+//! one-sided instability; any other matched point that cannot be compared (both unstable, a
+//! failure, an imprecise simulation) is counted as not compared. Nothing is dropped silently.
+//!
+//! The papers report agreement separately for light and moderate load and near saturation, so
 //! points are split at [`LIGHT_LOAD_LIMIT`] of the saturation rate: the load fraction is
 //! `fraction_of_saturation` when the row has it, else `rate / saturation_rate`, else the rate
 //! relative to the largest rate at which the model is still `ok` for that scenario.
+//! Scenarios come in the order their rows do: the spec's expansion order, so by scenario fields.
 //!
 //! No model has an ejection term; each paper states what happens at the destination
 //! ([`model::ModelInfo::ejection`]). Where the simulated scenario's `ejection` is not the
 //! model paper's assumption, the table says so, since the error then includes the
 //! ejection-port contention the model leaves out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
@@ -37,37 +46,90 @@ pub(crate) struct ScenarioAgreement {
     pub(crate) near: ErrorStats,
 }
 
-/// Relative errors of a set of matched points.
+/// Relative errors of a set of matched points, and the points that could not be compared.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct ErrorStats {
-    /// Matched points.
+    /// Points compared (both sides `ok` and finite).
     pub(crate) points: usize,
-    /// Mean relative error (a fraction, not a percentage).
+    /// Mean signed relative error (model - simulation) / simulation: the bias.
+    pub(crate) bias: Option<f64>,
+    /// Mean absolute relative error (a fraction, not a percentage).
     pub(crate) mean: Option<f64>,
-    /// Largest relative error.
+    /// Largest absolute relative error.
     pub(crate) max: Option<f64>,
+    /// Points where the simulation saturated or deadlocked while the model is finite.
+    pub(crate) simulation_unstable: usize,
+    /// Points where the model saturated while the simulation is stable.
+    pub(crate) model_unstable: usize,
+    /// Other matched points that could not be compared (both unstable, a failure, an
+    /// imprecise simulation, a missing latency).
+    pub(crate) not_compared: usize,
     sum: f64,
+    sum_abs: f64,
 }
 
 impl ErrorStats {
     fn add(&mut self, error: f64) {
         self.points += 1;
         self.sum += error;
-        self.mean = Some(self.sum / self.points as f64);
-        self.max = Some(self.max.map_or(error, |max| max.max(error)));
+        self.sum_abs += error.abs();
+        self.bias = Some(self.sum / self.points as f64);
+        self.mean = Some(self.sum_abs / self.points as f64);
+        self.max = Some(self.max.map_or(error.abs(), |max| max.max(error.abs())));
     }
 
     fn merge(&mut self, other: &ErrorStats) {
+        self.simulation_unstable += other.simulation_unstable;
+        self.model_unstable += other.model_unstable;
+        self.not_compared += other.not_compared;
         if other.points == 0 {
             return;
         }
         self.points += other.points;
         self.sum += other.sum;
-        self.mean = Some(self.sum / self.points as f64);
+        self.sum_abs += other.sum_abs;
+        self.bias = Some(self.sum / self.points as f64);
+        self.mean = Some(self.sum_abs / self.points as f64);
         self.max = match (self.max, other.max) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
+    }
+
+    /// Matched points of any kind.
+    pub(crate) fn matched(&self) -> usize {
+        self.points + self.simulation_unstable + self.model_unstable + self.not_compared
+    }
+}
+
+/// How one matched (model, simulation) point enters the statistics.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Comparison {
+    /// Both sides stable and finite: the signed relative error.
+    Error(f64),
+    /// The simulation saturated or deadlocked; the model is finite.
+    SimulationUnstable,
+    /// The model saturated; the simulation is stable.
+    ModelUnstable,
+    /// Anything else (both unstable, a failure, an imprecise simulation).
+    NotCompared,
+}
+
+/// Classifies one matched point (the model row at the simulation row's rate).
+pub(crate) fn compare(model_row: &Row, sim: &Row) -> Comparison {
+    let model_latency =
+        columns::comparable_model_latency(model_row).filter(|latency| latency.is_finite());
+    let sim_latency = sim.latency.filter(|latency| latency.is_finite() && *latency > 0.0);
+    let model_ok = model_row.status == "ok" && model_latency.is_some();
+    let sim_ok = sim.status == "ok" && sim_latency.is_some();
+    let sim_unstable = matches!(sim.status.as_str(), "saturated" | "deadlock");
+    match (model_latency, sim_latency) {
+        (Some(model), Some(simulated)) if model_ok && sim_ok => {
+            Comparison::Error((model - simulated) / simulated)
+        }
+        _ if model_ok && sim_unstable => Comparison::SimulationUnstable,
+        _ if model_row.status == "saturated" && sim_ok => Comparison::ModelUnstable,
+        _ => Comparison::NotCompared,
     }
 }
 
@@ -86,6 +148,9 @@ pub(crate) struct Agreement {
     /// what the model's paper assumes.
     pub(crate) assumption_notes: Vec<String>,
 }
+
+/// One scenario's model rows and aggregate simulation rows.
+type SidePair<'a> = (Vec<&'a Row>, Vec<&'a Row>);
 
 /// Computes the agreement table from all rows.
 pub(crate) fn compute(rows: &[Row]) -> Agreement {
@@ -110,15 +175,26 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
             ..Agreement::default()
         };
     }
-    let mut by_scenario: BTreeMap<&str, (Vec<&Row>, Vec<&Row>)> = BTreeMap::new();
+    // Scenarios in the order their rows come (the spec's expansion order), not by hash id.
+    let mut order: Vec<&str> = Vec::new();
+    let mut by_scenario: HashMap<&str, SidePair<'_>> = HashMap::new();
+    for row in rows {
+        if !by_scenario.contains_key(row.scenario_id.as_str()) {
+            order.push(row.scenario_id.as_str());
+            by_scenario.insert(row.scenario_id.as_str(), (Vec::new(), Vec::new()));
+        }
+    }
     for row in &model {
         by_scenario.entry(row.scenario_id.as_str()).or_default().0.push(row);
     }
     for row in &simulation {
         by_scenario.entry(row.scenario_id.as_str()).or_default().1.push(row);
     }
+    let by_scenario: Vec<(&str, SidePair<'_>)> =
+        order.into_iter().filter_map(|id| by_scenario.remove(id).map(|rows| (id, rows))).collect();
     let compared: Vec<Value> = by_scenario
-        .values()
+        .iter()
+        .map(|(_, rows)| rows)
         .filter(|(model_rows, sim_rows)| !model_rows.is_empty() && !sim_rows.is_empty())
         .filter_map(|(model_rows, _)| model_rows.first().map(|row| columns::to_json(row)))
         .collect();
@@ -161,25 +237,17 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
             else {
                 continue;
             };
-            let (Some(model_latency), Some(sim_latency)) =
-                (columns::comparable_model_latency(model_row), sim.latency)
-            else {
-                continue;
-            };
-            if model_row.status != "ok"
-                || sim.status != "ok"
-                || !model_latency.is_finite()
-                || !sim_latency.is_finite()
-                || sim_latency <= 0.0
-            {
-                continue;
-            }
-            let error = (model_latency - sim_latency).abs() / sim_latency;
             let fraction = load_fraction(model_row, sim, max_ok_rate);
-            if fraction.is_some_and(|fraction| fraction > LIGHT_LOAD_LIMIT + 1e-12) {
-                entry.near.add(error);
+            let band = if fraction.is_some_and(|fraction| fraction > LIGHT_LOAD_LIMIT + 1e-12) {
+                &mut entry.near
             } else {
-                entry.light.add(error);
+                &mut entry.light
+            };
+            match compare(model_row, sim) {
+                Comparison::Error(error) => band.add(error),
+                Comparison::SimulationUnstable => band.simulation_unstable += 1,
+                Comparison::ModelUnstable => band.model_unstable += 1,
+                Comparison::NotCompared => band.not_compared += 1,
             }
         }
         agreement.scenarios.push(entry);
@@ -214,7 +282,8 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
     agreement
 }
 
-fn load_fraction(model: &Row, sim: &Row, max_ok_rate: Option<f64>) -> Option<f64> {
+/// The load as a fraction of saturation (see the module doc).
+pub(crate) fn load_fraction(model: &Row, sim: &Row, max_ok_rate: Option<f64>) -> Option<f64> {
     model
         .fraction_of_saturation
         .or(sim.fraction_of_saturation)
@@ -226,6 +295,7 @@ fn load_fraction(model: &Row, sim: &Row, max_ok_rate: Option<f64>) -> Option<f64
         .or_else(|| max_ok_rate.map(|max| model.rate / max))
 }
 
-fn same_rate(a: f64, b: f64) -> bool {
+/// Whether two rates are the same load point (equal up to rounding).
+pub(crate) fn same_rate(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
 }

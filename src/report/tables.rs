@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::agreement::{Agreement, ErrorStats, LIGHT_LOAD_LIMIT};
+use super::agreement::{Agreement, LIGHT_LOAD_LIMIT};
 use super::columns::{self, COLUMNS, format_number};
 use crate::store::row::Row;
 
@@ -68,6 +68,17 @@ impl Cell {
         }
     }
 
+    /// A percentage with its sign always shown (`+4.2%`, `\u{2212}3.1%`).
+    fn signed_percent(value: Option<f64>) -> Self {
+        match value.filter(|value| value.is_finite()) {
+            Some(value) => {
+                let text = format!("{:+.1}%", 100.0 * value).replace('-', "\u{2212}");
+                Cell { text, sort: Some(value) }
+            }
+            None => Cell::missing(),
+        }
+    }
+
     pub(super) fn count(value: usize) -> Self {
         Cell { text: value.to_string(), sort: Some(value as f64) }
     }
@@ -77,50 +88,59 @@ impl Cell {
     }
 }
 
-/// The agreement table for display.
+/// The agreement table for display: one row per scenario and load band with matched points
+/// (and the overall rows), no hash ids. The signed bias shows which way the model errs.
 pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
     let limit = format!("{:.0}%", 100.0 * LIGHT_LOAD_LIMIT);
-    let plain = |what: &str, near: bool| {
-        format!("{what} ({} {limit})", if near { ">" } else { "\u{2264}" })
-    };
     let columns = vec![
         column("Scenario", "Scenario", false),
-        column("Id", "Id", false),
-        column(&plain("Points", false), "Points", true),
-        column(&plain("Mean error", false), "Mean err.", true),
-        column(&plain("Max error", false), "Max err.", true),
-        column(&plain("Points", true), "Points", true),
-        column(&plain("Mean error", true), "Mean err.", true),
-        column(&plain("Max error", true), "Max err.", true),
+        column("Load", "Load", false),
+        column("Points", "$n$", true),
+        column("Bias", "Bias", true),
+        column("Mean |error|", "Mean $|e|$", true),
+        column("Max |error|", "Max $|e|$", true),
+        column("Sim. unstable", "Sim.\\ unst.", true),
+        column("Model unstable", "Model unst.", true),
+        column("Not compared", "Not comp.", true),
     ];
-    let stats_cells = |stats: &ErrorStats| {
-        [Cell::count(stats.points), Cell::percent(stats.mean), Cell::percent(stats.max)]
-    };
-    let rows = agreement
-        .scenarios
-        .iter()
-        .chain(&agreement.overall)
-        .map(|scenario| {
-            let mut cells = vec![Cell::text(&scenario.label), Cell::text(&scenario.scenario_id)];
-            cells.extend(stats_cells(&scenario.light));
-            cells.extend(stats_cells(&scenario.near));
-            cells
-        })
-        .collect();
-    let tex_limit = format!("{:.0}\\,\\%", 100.0 * LIGHT_LOAD_LIMIT);
+    let bands = [(format!("\u{2264} {limit}"), false), (format!("> {limit}"), true)];
+    let mut rows = Vec::new();
+    for scenario in agreement.scenarios.iter().chain(&agreement.overall) {
+        let mut first = true;
+        for (band, near) in &bands {
+            let stats = if *near { &scenario.near } else { &scenario.light };
+            if stats.matched() == 0 {
+                continue;
+            }
+            rows.push(vec![
+                Cell::text(if first { scenario.label.as_str() } else { "" }),
+                Cell::text(band),
+                Cell::count(stats.points),
+                Cell::signed_percent(stats.bias),
+                Cell::percent(stats.mean),
+                Cell::percent(stats.max),
+                Cell::count(stats.simulation_unstable),
+                Cell::count(stats.model_unstable),
+                Cell::count(stats.not_compared),
+            ]);
+            first = false;
+        }
+    }
     Table {
         columns,
         rows,
-        tex_groups: vec![
-            (2, String::new()),
-            (3, format!("Load $\\le$ {tex_limit} of saturation")),
-            (3, format!("Load $>$ {tex_limit} of saturation")),
-        ],
+        tex_groups: Vec::new(),
         note: Some(agreement.empty_reason.clone().unwrap_or_else(|| {
             let mut note = format!(
-                "Relative latency error |model \u{2212} simulation| / simulation over the loads \
+                "Relative latency error (model \u{2212} simulation) / simulation over the loads \
                  where both are finite, at light and moderate load (up to {limit} of the \
-                 saturation rate) and near saturation."
+                 saturation rate) and near saturation. Bias: the mean signed error; positive where \
+                 the model predicts higher latencies than the simulation (pessimistic), negative \
+                 where lower (optimistic). Sim. unstable: the simulation saturated or deadlocked \
+                 where the model is finite; model unstable: the model saturated where the \
+                 simulation is stable; not compared: both unstable, a failed task, or a \
+                 simulation short of its target precision. Load is a fraction of the saturation \
+                 rate."
             );
             if let Some(common) = agreement.common.as_deref().filter(|common| !common.is_empty()) {
                 note.push_str(&format!(" All scenarios: {common}."));
@@ -227,26 +247,31 @@ pub(crate) fn results_csv(rows: &[Row]) -> String {
     out
 }
 
-/// The agreement table as CSV with raw fractions.
+/// The agreement table as CSV with raw fractions, one row per scenario and load band (the
+/// overall rows have an empty `scenario_id`).
 pub(crate) fn agreement_csv(agreement: &Agreement) -> String {
     let mut out = String::from(
-        "scenario_id,scenario,light_points,light_mean_relative_error,light_max_relative_error,\
-         near_points,near_mean_relative_error,near_max_relative_error\n",
+        "scenario_id,scenario,load_band,points,bias,mean_abs_relative_error,\
+         max_abs_relative_error,simulation_unstable,model_unstable,not_compared\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
     for scenario in agreement.scenarios.iter().chain(&agreement.overall) {
-        let fields = [
-            csv_field(&scenario.scenario_id),
-            csv_field(&scenario.label),
-            scenario.light.points.to_string(),
-            number(scenario.light.mean),
-            number(scenario.light.max),
-            scenario.near.points.to_string(),
-            number(scenario.near.mean),
-            number(scenario.near.max),
-        ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
+        for (band, stats) in [("light", &scenario.light), ("near_saturation", &scenario.near)] {
+            let fields = [
+                csv_field(&scenario.scenario_id),
+                csv_field(&scenario.label),
+                band.to_owned(),
+                stats.points.to_string(),
+                number(stats.bias),
+                number(stats.mean),
+                number(stats.max),
+                stats.simulation_unstable.to_string(),
+                stats.model_unstable.to_string(),
+                stats.not_compared.to_string(),
+            ];
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
     }
     out
 }

@@ -458,7 +458,8 @@ fn latex_tables_are_well_formed_and_escaped() {
         "{results}"
     );
     let agreement = read(dir.path(), "tables/agreement.tex");
-    assert!(agreement.contains("\\multicolumn{3}{c}{Load $\\le$ 70\\,\\% of saturation}"));
+    assert!(agreement.contains(" & $\\le$ 70\\% & "), "{agreement}");
+    assert!(agreement.contains(" & \\textgreater{} 70\\% & "), "{agreement}");
 }
 
 /// Balanced `\begin`/`\end` environments and braces; no unescaped `%`, `&` outside columns.
@@ -517,6 +518,39 @@ fn agreement_splits_light_and_near_saturation_load() {
     let first = &agreement.scenarios[0];
     assert_eq!((first.light.points, first.near.points), (3, 1));
     assert_eq!(agreement.overall.as_ref().map(|overall| overall.light.points), Some(3 + 4));
+    // The model is low by 1/1.05 at light load: a negative (optimistic) bias, not hidden by
+    // the absolute error; the simulation saturating at 0.010 while the model is finite is
+    // counted, and so are the two loads where both saturate.
+    let bias = first.light.bias.expect("bias");
+    assert!((bias + light_error).abs() < 1e-12, "{first:?}");
+    assert_eq!(first.near.simulation_unstable, 1, "{first:?}");
+    assert_eq!(first.near.not_compared, 2, "{first:?}");
+    assert_eq!(first.near.model_unstable, 0, "{first:?}");
+    let overall = agreement.overall.as_ref().expect("overall");
+    // V = 2 saturates at 0.0135: only 0.014, where both saturate.
+    assert_eq!(overall.near.simulation_unstable + overall.near.not_compared, 1 + 2 + 1);
+}
+
+#[test]
+fn agreement_rows_follow_the_scenario_order_and_show_no_hash_ids() {
+    // The fixture's scenarios come V = 1 then V = 2; reversed ids must not reorder them.
+    let rows: Vec<Row> = fixture_rows()
+        .into_iter()
+        .map(|mut row| {
+            row.scenario_id = if row.virtual_channels == 1 { "zz".into() } else { "aa".into() };
+            row
+        })
+        .collect();
+    let agreement = super::agreement::compute(&rows);
+    let ids: Vec<&str> = agreement.scenarios.iter().map(|s| s.scenario_id.as_str()).collect();
+    assert_eq!(ids, ["zz", "aa"]);
+    let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
+    let markdown = read(dir.path(), "tables/agreement.md");
+    assert!(!markdown.contains("| zz |") && !markdown.contains("| aa |"), "{markdown}");
+    assert!(markdown.contains("\u{2212}4.8%"), "signed bias shown: {markdown}");
+    let csv = read(dir.path(), "tables/agreement.csv");
+    assert!(csv.starts_with("scenario_id,scenario,load_band,points,bias,"), "{csv}");
+    assert!(csv.contains("zz,"), "the CSV keeps the ids for joins: {csv}");
 }
 
 #[test]
