@@ -212,6 +212,7 @@ fn render_files(
     let mut agreement_table = None;
     let mut results_table = None;
     let mut saturation_table = None;
+    let mut comparison_table = None;
     for kind in &input.spec.tables {
         match kind {
             TableKind::ModelVsSimulation if agreement_table.is_none() => {
@@ -220,6 +221,12 @@ fn render_files(
                 let csv = tables::agreement_csv(&agreement);
                 agreement_table =
                     Some(write_table(&tables_dir, "agreement", table, &csv, input, written)?);
+            }
+            TableKind::Comparison if comparison_table.is_none() => {
+                let table = tables::comparison_table(input.rows);
+                let csv = tables::comparison_csv(input.rows);
+                comparison_table =
+                    Some(write_table(&tables_dir, "comparison", table, &csv, input, written)?);
             }
             TableKind::Results if results_table.is_none() => {
                 let table = tables::results_table(input.rows);
@@ -247,6 +254,7 @@ fn render_files(
         summary: summary(input.rows),
         figures: page_figures,
         agreement: agreement_table,
+        comparison: comparison_table,
         results: results_table,
         saturation: saturation_table,
         seed_count: seeds.len(),

@@ -49,6 +49,8 @@ pub(crate) struct PageContext {
     pub(crate) figures: Vec<PageFigure>,
     /// The agreement table, when the spec asks for it.
     pub(crate) agreement: Option<PageTable>,
+    /// The per-load comparison table, when the spec asks for it.
+    pub(crate) comparison: Option<PageTable>,
     /// The results table, when the spec asks for it.
     pub(crate) results: Option<PageTable>,
     /// Number of distinct simulation seeds.

@@ -154,6 +154,170 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
     }
 }
 
+/// One load point of one scenario: the model row and the aggregate simulation row at that
+/// rate (either may be missing), in the order of the rows.
+struct LoadPoint<'a> {
+    /// The first row of the point (for its scenario columns and rate).
+    first: &'a Row,
+    model: Option<&'a Row>,
+    simulation: Option<&'a Row>,
+}
+
+impl LoadPoint<'_> {
+    /// The row that stands for the point's scenario and rate.
+    fn row(&self) -> &Row {
+        self.first
+    }
+}
+
+/// The model and aggregate simulation rows paired by scenario and rate, in row order.
+fn load_points(rows: &[Row]) -> Vec<LoadPoint<'_>> {
+    let mut points: Vec<LoadPoint<'_>> = Vec::new();
+    for row in rows {
+        let model = row.method == "model";
+        let aggregate = row.method == "simulation" && row.replication.is_none();
+        if !(model || aggregate) {
+            continue;
+        }
+        let existing = points.iter_mut().find(|point| {
+            let other = point.row();
+            other.scenario_id == row.scenario_id
+                && super::agreement::same_rate(other.rate, row.rate)
+                && if model { point.model.is_none() } else { point.simulation.is_none() }
+        });
+        match (existing, model) {
+            (Some(point), true) => point.model = Some(row),
+            (Some(point), false) => point.simulation = Some(row),
+            (None, true) => {
+                points.push(LoadPoint { first: row, model: Some(row), simulation: None });
+            }
+            (None, false) => {
+                points.push(LoadPoint { first: row, model: None, simulation: Some(row) });
+            }
+        }
+    }
+    points
+}
+
+/// What a load point's status column says: `ok`, or which side is not.
+fn point_status(point: &LoadPoint<'_>) -> String {
+    let mut parts = Vec::new();
+    if let Some(model) = point.model.filter(|row| row.status != "ok") {
+        parts.push(format!("model {}", model.status));
+    }
+    if let Some(simulation) = point.simulation.filter(|row| row.status != "ok") {
+        parts.push(format!("simulation {}", simulation.status));
+    }
+    if parts.is_empty() { "ok".to_owned() } else { parts.join(", ") }
+}
+
+/// The signed relative latency error of a point, when both sides were compared.
+fn point_error(point: &LoadPoint<'_>) -> Option<f64> {
+    match super::agreement::compare(point.model?, point.simulation?) {
+        super::agreement::Comparison::Error(error) => Some(error),
+        _ => None,
+    }
+}
+
+/// The per-load comparison table: for every scenario and rate, the model latency, the
+/// simulated mean with its 95% interval, the signed error and the status, side by side; one
+/// row per (model row, aggregate simulation row) pair of `results.parquet`.
+pub(crate) fn comparison_table(rows: &[Row]) -> Table {
+    let points = load_points(rows);
+    let json: Vec<Value> = points.iter().map(|point| columns::to_json(point.row())).collect();
+    let (constant, varying) = columns::constant_and_varying(&json);
+    let has_load = points.iter().any(|point| point.row().fraction_of_saturation.is_some());
+    let mut table_columns = Vec::new();
+    for name in &varying {
+        let numeric = columns::kind(name) == Some(columns::Kind::Number);
+        let header = if numeric { columns::symbol(name) } else { capitalize(name) };
+        table_columns.push(column(&header, &tex_symbol(name, &header), numeric));
+    }
+    table_columns.push(column("Rate (msg/node/cycle)", "Rate", true));
+    if has_load {
+        table_columns.push(column("Load (fraction of sat.)", "Load", true));
+    }
+    table_columns.push(column("Model (cycles)", "Model", true));
+    table_columns.push(column("Simulation (cycles)", "Sim.", true));
+    table_columns.push(column("95% CI (\u{b1} cycles)", "CI95 ($\\pm$)", true));
+    table_columns.push(column("Error", "Error", true));
+    table_columns.push(column("Status", "Status", false));
+    let table_rows = points
+        .iter()
+        .zip(&json)
+        .map(|(point, row_json)| {
+            let mut cells = Vec::new();
+            for name in &varying {
+                cells.push(match columns::kind(name) {
+                    Some(columns::Kind::Number) => Cell::number(columns::number(row_json, name)),
+                    _ => Cell::text(columns::text(row_json, name).unwrap_or_default()),
+                });
+            }
+            let row = point.row();
+            cells.push(Cell::number(Some(row.rate)));
+            if has_load {
+                cells.push(Cell::number(
+                    point
+                        .model
+                        .and_then(|m| m.fraction_of_saturation)
+                        .or(row.fraction_of_saturation),
+                ));
+            }
+            cells.push(Cell::number(point.model.and_then(columns::comparable_model_latency)));
+            cells.push(Cell::number(point.simulation.and_then(|s| s.latency)));
+            cells.push(Cell::number(point.simulation.and_then(|s| s.latency_ci95)));
+            cells.push(Cell::signed_percent(point_error(point)));
+            cells.push(Cell::text(point_status(point)));
+            cells
+        })
+        .collect();
+    let mut note = String::from(
+        "Mean latency per load point: the model, and the simulation's mean over replications \
+         with its 95% confidence half-width. Error: (model \u{2212} simulation) / simulation, \
+         where both are stable; positive where the model is pessimistic.",
+    );
+    let common = json.first().map(|first| columns::describe(first, &constant)).unwrap_or_default();
+    if !common.is_empty() {
+        note.push_str(&format!(" All rows: {common}."));
+    }
+    if points.is_empty() {
+        note = "No model or simulation results.".to_owned();
+    }
+    Table { columns: table_columns, rows: table_rows, tex_groups: Vec::new(), note: Some(note) }
+}
+
+/// The per-load comparison as CSV, unrounded, with the scenario id for joins.
+pub(crate) fn comparison_csv(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "scenario_id,scenario,rate,fraction_of_saturation,model_latency,model_status,\
+         simulation_latency,simulation_latency_ci95,simulation_replications,simulation_status,\
+         signed_relative_error\n",
+    );
+    let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
+    for point in load_points(rows) {
+        let row = point.row();
+        let json = columns::to_json(row);
+        let fields = [
+            csv_field(&row.scenario_id),
+            csv_field(&columns::describe(&json, columns::DESCRIBE_COLUMNS)),
+            row.rate.to_string(),
+            number(
+                point.model.and_then(|m| m.fraction_of_saturation).or(row.fraction_of_saturation),
+            ),
+            number(point.model.and_then(columns::comparable_model_latency)),
+            point.model.map(|m| m.status.clone()).unwrap_or_default(),
+            number(point.simulation.and_then(|s| s.latency)),
+            number(point.simulation.and_then(|s| s.latency_ci95)),
+            number(point.simulation.and_then(|s| s.replications).map(f64::from)),
+            point.simulation.map(|s| s.status.clone()).unwrap_or_default(),
+            number(point_error(&point)),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
 /// The results table for display: model rows and aggregate simulation rows.
 ///
 /// Scenario columns appear only when they vary; the values shared by all rows go in the note.

@@ -531,6 +531,69 @@ fn agreement_splits_light_and_near_saturation_load() {
     assert_eq!(overall.near.simulation_unstable + overall.near.not_compared, 1 + 2 + 1);
 }
 
+/// The per-load table has one row per (scenario, rate) of the model and aggregate simulation
+/// rows, with their values as they are in the rows.
+#[test]
+fn the_comparison_table_matches_the_rows_point_for_point() {
+    let rows = fixture_rows();
+    let spec = ReportSpec { tables: vec![TableKind::Comparison], ..fixture_spec() };
+    let (dir, _) = render_fixture("t", &rows, &spec, None);
+    let csv = read(dir.path(), "tables/comparison.csv");
+    let lines: Vec<&str> = csv.lines().skip(1).collect();
+    let models: Vec<&Row> = rows.iter().filter(|row| row.method == "model").collect();
+    assert_eq!(lines.len(), models.len(), "one line per load point:\n{csv}");
+    for (line, model) in lines.iter().zip(&models) {
+        let simulation = rows
+            .iter()
+            .find(|row| {
+                row.method == "simulation"
+                    && row.replication.is_none()
+                    && row.scenario_id == model.scenario_id
+                    && row.rate == model.rate
+            })
+            .expect("aggregate");
+        let fields = csv_fields(line);
+        assert_eq!(fields[0], model.scenario_id);
+        assert_eq!(fields[2].parse::<f64>().ok(), Some(model.rate), "{line}");
+        assert_eq!(fields[4].parse::<f64>().ok(), model.latency, "{line}");
+        assert_eq!(fields[5], model.status, "{line}");
+        assert_eq!(fields[6].parse::<f64>().ok(), simulation.latency, "{line}");
+        assert_eq!(fields[7].parse::<f64>().ok(), simulation.latency_ci95, "{line}");
+        assert_eq!(fields[9], simulation.status, "{line}");
+        match (model.latency, simulation.latency) {
+            (Some(m), Some(s)) => {
+                let error: f64 = fields[10].parse().expect("error");
+                assert!((error - (m - s) / s).abs() < 1e-12, "{line}");
+            }
+            _ => assert_eq!(fields[10], "", "{line}"),
+        }
+    }
+    let markdown = read(dir.path(), "tables/comparison.md");
+    assert!(markdown.contains("simulation saturated"), "{markdown}");
+    assert!(markdown.contains("model saturated, simulation saturated"), "{markdown}");
+    check_latex(&read(dir.path(), "tables/comparison.tex"), "comparison.tex");
+    assert!(read(dir.path(), "index.html").contains("id=\"comparison\""));
+    assert!(read(dir.path(), "report.md").contains("## Model vs. simulation at every load"));
+}
+
+/// The fields of one CSV line (quoted fields may hold commas and doubled quotes).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let (mut quoted, mut chars) = (false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().expect("field").push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(String::new()),
+            (c, _) => fields.last_mut().expect("field").push(c),
+        }
+    }
+    fields
+}
+
 #[test]
 fn agreement_rows_follow_the_scenario_order_and_show_no_hash_ids() {
     // The fixture's scenarios come V = 1 then V = 2; reversed ids must not reorder them.

@@ -63,8 +63,12 @@ pub struct FigureSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TableKind {
-    /// Model-vs-simulation agreement per scenario.
+    /// Model-vs-simulation agreement per scenario and load band: bias, mean and max |error|,
+    /// one-sided instability.
     ModelVsSimulation,
+    /// Model and simulation side by side at every load point: latencies, the simulation's
+    /// 95% interval, the signed error and the status.
+    Comparison,
     /// Every result row.
     Results,
     /// Model saturation rate vs the simulator's highest accepted throughput, per scenario
