@@ -26,7 +26,7 @@ pub struct Args {
     /// Recompute every task, ignoring the cache.
     #[arg(long)]
     force: bool,
-    /// Run only one method.
+    /// Run only one method; the bundle still shows the other method's cached results.
     #[arg(long, value_enum)]
     only: Option<Only>,
     /// Show what would run (counts per task kind, cached) and stop.
@@ -153,7 +153,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 summary.corrupt[0]
             ));
         }
-        let rows = store::gather(experiment, &plan, &summary.states);
+        let rows = match args.only {
+            // The bundle shows every method: this run's results and the other method's cached
+            // ones (a later `--only simulation` does not drop the model from the report).
+            Some(_) => {
+                let full = plan::build(experiment, None);
+                let states = exec::with_cached_rest(&full, &plan, &summary.states, &cache);
+                store::gather(experiment, &full, &states)
+            }
+            None => store::gather(experiment, &plan, &summary.states),
+        };
         if summary.interrupted {
             super::eprint_line(&format!(
                 "runner: {}: interrupted after {} tasks ({} cached); run again to resume",
@@ -180,7 +189,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 summary.failed,
                 summary.skipped,
                 clock.elapsed().as_secs_f64(),
-                bundle.join("results.parquet").display()
+                bundle.join("index.html").display()
             ));
         }
         if summary.failed > 0 {

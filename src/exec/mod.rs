@@ -102,6 +102,31 @@ pub(crate) fn cached_states(
     (states, cached, corrupt)
 }
 
+/// The states of `full` (the plan of every method) after a run of `plan` (a part of it, as
+/// `--only` builds): a task `plan` holds keeps its state from `states`, any other takes its
+/// cached output, or stays `Pending` (no row). `runner run --only model` thus reports the
+/// cached simulation results beside the fresh model results, instead of replacing a complete
+/// bundle with a partial one.
+pub fn with_cached_rest(
+    full: &Plan,
+    plan: &Plan,
+    states: &[TaskState],
+    cache: &Cache,
+) -> Vec<TaskState> {
+    let from_run: std::collections::HashMap<&str, &TaskState> = plan
+        .graph
+        .node_indices()
+        .map(|node| (plan.graph[node].id.as_str(), &states[node.index()]))
+        .collect();
+    let (mut merged, _, _) = cached_states(full, cache, false);
+    for node in full.graph.node_indices() {
+        if let Some(state) = from_run.get(full.graph[node].id.as_str()) {
+            merged[node.index()] = (*state).clone();
+        }
+    }
+    merged
+}
+
 /// Runs every compute task of `plan`, using and filling `cache`.
 ///
 /// Fails (after the tasks in flight finish) when a cache entry cannot be written: that is the

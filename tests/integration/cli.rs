@@ -524,3 +524,42 @@ fn worker_refuses_a_wrapping_offset_and_names_its_paths() {
     assert!(stderr(&missing).contains("nowhere"), "{}", stderr(&missing));
     assert!(!stderr(&missing).contains("panicked"), "{}", stderr(&missing));
 }
+
+/// `--only model` reruns the model but keeps the cached simulation results in the bundle, and
+/// the summary line names the page a person opens.
+#[test]
+fn only_one_method_keeps_the_other_methods_cached_results_in_the_bundle() {
+    let spec = "\
+name: both
+seed: 5
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: nbc
+  virtual_channels: 4
+  message_length: 8
+load: {rates: [0.004]}
+methods:
+  model: {name: nbc_torus}
+  simulation: {cycles: 3000, warmup_cycles: 300, replications: 1}
+";
+    let scratch = Scratch::new();
+    scratch.spec("b.yaml", spec);
+    let full = scratch.run(&["run", "b.yaml"]);
+    assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));
+    assert!(stderr(&full).contains("reports/both/index.html"), "{}", stderr(&full));
+    let methods = |rows: Vec<runner::store::row::Row>| {
+        let mut methods: Vec<String> = rows.into_iter().map(|row| row.method).collect();
+        methods.sort();
+        methods.dedup();
+        methods
+    };
+    assert_eq!(methods(scratch.rows("both")), ["model", "simulation"]);
+    let only = scratch.run(&["run", "b.yaml", "--only", "model", "--force"]);
+    assert_eq!(only.status.code(), Some(0), "{}", stderr(&only));
+    assert_eq!(methods(scratch.rows("both")), ["model", "simulation"], "simulation rows kept");
+    // Without cached simulations, the bundle holds what there is: the model.
+    std::fs::remove_dir_all(scratch.path().join(".runner/cache")).expect("rm cache");
+    let alone = scratch.run(&["run", "b.yaml", "--only", "model"]);
+    assert_eq!(alone.status.code(), Some(0), "{}", stderr(&alone));
+    assert_eq!(methods(scratch.rows("both")), ["model"]);
+}
