@@ -125,6 +125,8 @@ pub(crate) const DESCRIBE_COLUMNS: &[&str] = &[
     "fault_rate",
     "broadcast_fraction",
     "startup_latency",
+    "traffic",
+    "hotspot_fraction",
 ];
 
 /// Whether a column holds numbers or text.
@@ -262,20 +264,27 @@ pub(crate) fn symbol(name: &str) -> String {
     symbol.to_owned()
 }
 
-/// `torus, k = 8, n = 2, wormhole, V = 2` from the given columns of a row (nulls and zero
-/// fault rate, broadcast fraction and start-up latency left out).
+/// `torus, k = 8, n = 2, wormhole, V = 2` from the given columns of a row. Left out: nulls,
+/// a zero fault rate, broadcast or hotspot fraction, the start-up latency Δ where there are no
+/// broadcasts (it applies to broadcasts only), and the radix of a hypercube (always 2).
 pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
+    let no_broadcasts = number(row_json, "broadcast_fraction").is_none_or(|beta| beta == 0.0);
+    let hypercube = text(row_json, "topology").as_deref() == Some("hypercube");
     names
         .iter()
         .filter_map(|name| {
             let value = text(row_json, name)?;
             let zero_default =
-                matches!(*name, "fault_rate" | "broadcast_fraction" | "startup_latency");
+                matches!(*name, "fault_rate" | "broadcast_fraction" | "hotspot_fraction");
             if zero_default && number(row_json, name) == Some(0.0) {
                 return None;
             }
-            Some(match kind(name) {
-                Some(Kind::Text) => value,
+            if (*name == "startup_latency" && no_broadcasts) || (*name == "radix" && hypercube) {
+                return None;
+            }
+            Some(match (kind(name), *name) {
+                (_, "traffic") => format!("{value} traffic"),
+                (Some(Kind::Text), _) => value,
                 _ => format!("{} = {value}", symbol(name)),
             })
         })
