@@ -13,7 +13,8 @@ use crate::model::{self, ModelName, ModelOptions};
 pub struct Args {
     /// The model (see `runner models`).
     model: String,
-    /// Scenario parameters as key=value (keys as in specs: radix, virtual_channels, ...).
+    /// Scenario parameters as key=value (keys as in specs: radix, virtual_channels, ...); keys
+    /// the model does not read (the simulator's buffer_depth, router_delay, ...) are refused.
     params: Vec<String>,
     /// Offered load in messages/node/cycle.
     #[arg(long, required_unless_present = "saturation")]
