@@ -32,7 +32,7 @@ mod models;
 mod plan;
 mod report;
 mod run;
-mod scenario_args;
+pub mod scenario_args;
 mod schema;
 mod simulate;
 mod solve;

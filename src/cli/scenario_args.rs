@@ -11,10 +11,16 @@ use crate::spec::suggest::did_you_mean;
 /// Every key accepted: the scenario fields, as in specs.
 pub use crate::spec::validate::FIELDS as KEYS;
 
-/// Applies `key=value` pairs to `scenario`, in order.
-/// A key given twice is refused rather than letting the last one win silently.
+/// Applies `key=value` pairs to `scenario`.
+///
+/// A key given twice is refused rather than letting the last one win silently, and so are keys
+/// that contradict each other (`traffic=tornado hotspot_nodes=1`, `switching=wormhole
+/// scouting_distance=2`, `topology=torus processors=64`). The pairs are applied in the order
+/// of [`KEYS`] (`topology` before `radix`, `traffic` before `hotspot_fraction`), so the order
+/// they are written in never matters. Numbers must be finite and within
+/// [`crate::scenario::bounds`], the bounds specs apply; so must the whole scenario.
 pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError> {
-    let mut seen: Vec<(&str, &str)> = Vec::new();
+    let mut seen: Vec<(&str, &str, &str)> = Vec::new();
     for pair in pairs {
         let Some((key, value)) = pair.split_once('=') else {
             return Err(InputError(format!(
@@ -23,21 +29,82 @@ pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError
             )));
         };
         let key = key.trim();
-        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+        if let Some((_, _, first)) = seen.iter().find(|(k, _, _)| *k == key) {
             return Err(InputError(format!(
                 "`{key}` is given twice (`{first}` and `{pair}`); give it once"
             )));
         }
-        seen.push((key, pair));
-        set(scenario, key, value.trim())?;
+        if rank(key).is_none() {
+            let hint = did_you_mean(key, KEYS.iter().copied().chain(["hotspot_nodes"]))
+                .map(|k| format!("did you mean `{k}`?"))
+                .unwrap_or_else(|| format!("keys: {}, hotspot_nodes", KEYS.join(", ")));
+            return Err(InputError(format!("unknown key `{key}`; {hint}")));
+        }
+        seen.push((key, value.trim(), pair));
+    }
+    conflicts(&seen)?;
+    seen.sort_by_key(|(key, _, _)| rank(key));
+    for (key, value, _) in &seen {
+        set(scenario, key, value)?;
+    }
+    crate::scenario::bounds::check(scenario).map_err(InputError)
+}
+
+/// Where `key` is applied: its position in [`KEYS`], `hotspot_nodes` with `hotspot_fraction`.
+fn rank(key: &str) -> Option<usize> {
+    let key = if key == "hotspot_nodes" { "hotspot_fraction" } else { key };
+    KEYS.iter().position(|k| *k == key)
+}
+
+/// Refuses keys that contradict each other: a later one would silently override the other.
+fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
+    let given = |key: &str| pairs.iter().find(|(k, _, _)| *k == key);
+    let rules: [(&str, &[&str], &[&str]); 4] = [
+        ("traffic", &["hotspot"], &["hotspot_fraction", "hotspot_nodes"]),
+        ("switching", &["scouting"], &["scouting_distance"]),
+        ("topology", &["fat_tree"], &["processors"]),
+        ("topology", &["torus", "mesh"], &["radix"]),
+    ];
+    for (key, fits, dependants) in rules {
+        let Some((_, value, pair)) = given(key) else { continue };
+        if fits.contains(value) {
+            continue;
+        }
+        if let Some((dependant, _, other)) = dependants.iter().find_map(|d| given(d)) {
+            let needs: Vec<String> = fits.iter().map(|f| format!("{key}={f}")).collect();
+            return Err(InputError(format!(
+                "`{pair}` and `{other}` conflict: `{dependant}` applies to {} only; give one of them",
+                needs.join(" or ")
+            )));
+        }
     }
     Ok(())
 }
 
-fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, InputError> {
-    value.parse().map_err(|_| {
+/// A number for `key`: an integer within the key's bounds, or a finite real within them.
+fn number<T: Number>(key: &str, value: &str) -> Result<T, InputError> {
+    let parsed: T = value.parse().map_err(|_| {
         InputError(format!("`{key}={value}`: `{value}` is not a valid number for `{key}`"))
-    })
+    })?;
+    parsed.within(key).map_err(|message| InputError(format!("`{key}={value}`: {message}")))?;
+    Ok(parsed)
+}
+
+/// The numbers a key takes, each checked against [`crate::scenario::bounds`].
+trait Number: std::str::FromStr {
+    fn within(&self, key: &str) -> Result<(), String>;
+}
+
+impl Number for u32 {
+    fn within(&self, key: &str) -> Result<(), String> {
+        crate::scenario::bounds::integer(key, *self)
+    }
+}
+
+impl Number for f64 {
+    fn within(&self, key: &str) -> Result<(), String> {
+        crate::scenario::bounds::real(key, *self)
+    }
 }
 
 fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
@@ -160,12 +227,7 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 .collect::<Result<Vec<u32>, _>>()?;
             s.traffic = Traffic::Hotspot { fraction, nodes };
         }
-        _ => {
-            let hint = did_you_mean(key, KEYS)
-                .map(|k| format!("did you mean `{k}`?"))
-                .unwrap_or_else(|| format!("keys: {}", KEYS.join(", ")));
-            return Err(InputError(format!("unknown key `{key}`; {hint}")));
-        }
+        _ => return Err(InputError(format!("unknown key `{key}`; keys: {}", KEYS.join(", ")))),
     }
     Ok(())
 }
@@ -182,5 +244,81 @@ fn hotspot(s: &Scenario) -> (f64, Vec<u32>) {
     match &s.traffic {
         Traffic::Hotspot { fraction, nodes } => (*fraction, nodes.clone()),
         _ => (0.0, Vec::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn applied(pairs: &[&str]) -> Result<Scenario, String> {
+        let mut scenario = Scenario::new(Topology::Torus { radix: 8, dimensions: 2 });
+        let pairs: Vec<String> = pairs.iter().map(|p| p.to_string()).collect();
+        apply(&mut scenario, &pairs).map(|()| scenario).map_err(|e| e.0)
+    }
+
+    /// Issue 19: `traffic=tornado hotspot_nodes=1` simulated hotspot traffic.
+    #[test]
+    fn conflicting_keys_are_refused_in_either_order() {
+        for pairs in [
+            ["traffic=tornado", "hotspot_nodes=1"],
+            ["hotspot_nodes=1", "traffic=tornado"],
+            ["traffic=uniform", "hotspot_fraction=0.5"],
+            ["switching=wormhole", "scouting_distance=2"],
+            ["scouting_distance=2", "switching=circuit"],
+            ["topology=torus", "processors=64"],
+            ["radix=4", "topology=hypercube"],
+        ] {
+            let error = applied(&pairs).expect_err("conflict");
+            assert!(error.contains("conflict"), "{pairs:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn keys_apply_in_field_order_whatever_the_order_written() {
+        let a = applied(&["hotspot_nodes=1,5", "hotspot_fraction=0.2", "traffic=hotspot"]);
+        let b = applied(&["traffic=hotspot", "hotspot_fraction=0.2", "hotspot_nodes=1,5"]);
+        assert_eq!(a, b);
+        let s = a.expect("valid");
+        assert_eq!(s.traffic, Traffic::Hotspot { fraction: 0.2, nodes: vec![1, 5] });
+        let s = applied(&["dimensions=3", "radix=4", "topology=mesh"]).expect("valid");
+        assert_eq!(s.topology, Topology::Mesh { radix: 4, dimensions: 3 });
+        let s = applied(&["scouting_distance=3", "switching=scouting"]).expect("valid");
+        assert_eq!(s.switching, Switching::Scouting { scouting_distance: 3 });
+    }
+
+    /// Issue 19: NaN and infinities were accepted; the bounds were the spec's only.
+    #[test]
+    fn numbers_are_finite_and_within_the_shared_bounds() {
+        for pair in [
+            "message_length_second_moment=nan",
+            "startup_latency=inf",
+            "fault_rate=-inf",
+            "hotspot_fraction=NaN",
+            "buffer_depth=1048577",
+            "input_speedup=4294967295",
+            "router_delay=1048577",
+            "circuit_backoff=4294967295",
+            "scouting_distance=4294967295",
+            "message_length=0",
+        ] {
+            let error = applied(&[pair]).expect_err("out of range");
+            assert!(error.starts_with(&format!("`{pair}`: ")), "{pair}: {error}");
+        }
+        let error = applied(&["traffic=hotspot", "hotspot_fraction=0.5", "hotspot_nodes=3,3"])
+            .expect_err("duplicate node");
+        assert!(error.contains("lists node 3 twice"), "{error}");
+        assert!(applied(&["buffer_depth=1048576", "router_delay=1048576"]).is_ok());
+    }
+
+    /// Issue 19: `escape_channels=4294967295` overflowed into "needs virtual_channels >= 0".
+    #[test]
+    fn escape_channels_messages_do_not_overflow() {
+        let s = applied(&["routing=duato", "virtual_channels=4", "escape_channels=4294967295"])
+            .expect("within the bounds");
+        let error = crate::sim::check(&s).expect_err("too many escape channels").0;
+        assert!(error.contains("virtual_channels >= 4294967296"), "{error}");
+        let error = applied(&["routing=adaptive", "escape_channels=2"]).expect_err("ignored");
+        assert!(error.contains("duato or nbc only"), "{error}");
     }
 }

@@ -13,7 +13,8 @@ use crate::model::{self, ModelName, ModelOptions};
 pub struct Args {
     /// The model (see `runner models`).
     model: String,
-    /// Scenario parameters as key=value (keys as in specs: radix, virtual_channels, ...).
+    /// Scenario parameters as key=value (keys as in specs: radix, virtual_channels, ...); keys
+    /// the model does not read (the simulator's buffer_depth, router_delay, ...) are refused.
     params: Vec<String>,
     /// Offered load in messages/node/cycle.
     #[arg(long, required_unless_present = "saturation")]
@@ -38,6 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .unwrap_or_else(|| format!("models: {}", names.join(", ")));
         InputError(format!("unknown model `{}`; {hint}", args.model))
     })?;
+    refuse_unused(model, &args.params)?;
     let mut scenario = model::paper_scenario(model);
     scenario_args::apply(&mut scenario, &args.params)?;
     let options = ModelOptions { literal_eq22: args.literal_eq22 };
@@ -57,6 +59,45 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         model::solve(model, &scenario, rate, &options).map_err(|e| InputError(e.to_string()))?;
     print_measurement(model.as_str(), rate, &measurement, args.json)?;
     Ok(Outcome::Success)
+}
+
+/// Keys only the simulator reads: no model's result depends on them.
+const SIMULATOR_ONLY: [&str; 9] = [
+    "buffer_depth",
+    "router_delay",
+    "input_speedup",
+    "circuit_backoff",
+    "circuit_retry_limit",
+    "broadcast_order",
+    "dateline",
+    "tie_break",
+    "ejection",
+];
+
+/// Refuses keys `model` would silently ignore: the simulator's settings, and
+/// `startup_latency` for models without broadcasts. (Keys a model checks, such as `routing`,
+/// `fault_rate` or `traffic`, reach `model::check`, which refuses values it cannot evaluate.)
+fn refuse_unused(model: ModelName, pairs: &[String]) -> Result<(), InputError> {
+    let reads: Vec<&str> = model::info(model).params.iter().map(|p| p.key).collect();
+    for pair in pairs {
+        let key = pair.split_once('=').map_or(pair.as_str(), |(k, _)| k).trim();
+        if reads.contains(&key) {
+            continue;
+        }
+        let why = if SIMULATOR_ONLY.contains(&key) {
+            "it is a simulator setting; use `runner simulate` to vary it"
+        } else if key == "startup_latency" {
+            "it applies to broadcasts, which only broadcast_hypercube models"
+        } else {
+            continue;
+        };
+        return Err(InputError(format!(
+            "`{pair}`: model `{}` does not use `{key}` ({why}); it reads {}: leave `{key}` out",
+            model.as_str(),
+            reads.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// Prints a measurement as JSON (stable keys) or as aligned text.
@@ -119,4 +160,28 @@ pub fn print_measurement(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(model: ModelName, pair: &str) -> Option<String> {
+        refuse_unused(model, &[pair.to_string()]).err().map(|e| e.0)
+    }
+
+    /// Issue 19: `runner solve` silently ignored keys the model does not read.
+    #[test]
+    fn keys_the_model_does_not_read_are_refused() {
+        for pair in ["buffer_depth=0", "router_delay=5", "input_speedup=1", "ejection=unlimited"] {
+            let error = refused(ModelName::NbcTorus, pair).expect("refused");
+            assert!(error.contains("does not use") && error.contains("simulator"), "{error}");
+        }
+        let error = refused(ModelName::ScoutingTorus, "startup_latency=nan").expect("refused");
+        assert!(error.contains("broadcast_hypercube"), "{error}");
+        // What the model reads, or checks (and refuses when it cannot evaluate), passes here.
+        assert_eq!(refused(ModelName::BroadcastHypercube, "startup_latency=2"), None);
+        assert_eq!(refused(ModelName::NbcTorus, "escape_channels=5"), None);
+        assert_eq!(refused(ModelName::ScoutingTorus, "fault_rate=0.1"), None);
+    }
 }

@@ -121,12 +121,16 @@ pub fn fault_seed(spec_seed: u64, scenario: &Scenario, replication: u32) -> Opti
 /// A rough cost of one replication in seconds: flit-hops at ~50 ns plus ~2 ns per node-cycle.
 pub fn simulation_cost(scenario: &Scenario, options: &sim::SimOptions, load: LoadPoint) -> f64 {
     let nodes = scenario.nodes() as f64;
-    let cycles = (options.warmup_cycles + options.cycles) as f64;
+    // In floating point throughout: no cycle count or network size can wrap the estimate
+    // (it saturates at infinity instead, and the plan shows the run as endless).
+    let cycles = options.warmup_cycles as f64 + options.cycles as f64;
     let rate = match load {
         LoadPoint::Rate(r) => r,
         LoadPoint::FractionOfSaturation(f) => f * 0.5 / f64::from(scenario.message_length.max(1)),
     };
-    let hops = f64::from(scenario.topology.dimensions() * scenario.topology.radix()) / 4.0 + 1.0;
+    let hops = f64::from(scenario.topology.dimensions()) * f64::from(scenario.topology.radix())
+        / 4.0
+        + 1.0;
     let flit_hops = cycles * nodes * rate * f64::from(scenario.message_length) * hops;
     flit_hops * 50e-9 + cycles * nodes * 2e-9
 }
@@ -135,6 +139,24 @@ pub fn simulation_cost(scenario: &Scenario, options: &sim::SimOptions, load: Loa
 mod tests {
     use super::*;
     use crate::scenario::Topology;
+
+    /// Issue 19: `cycles: 18446744073709546616` wrapped the estimate to microseconds.
+    #[test]
+    fn the_cost_estimate_saturates_instead_of_wrapping() {
+        let scenario = Scenario::new(Topology::Torus { radix: 8, dimensions: 2 });
+        let options = |warmup_cycles, cycles| sim::SimOptions {
+            warmup_cycles,
+            cycles,
+            ..sim::SimOptions::default()
+        };
+        let load = LoadPoint::Rate(0.001);
+        let normal = simulation_cost(&scenario, &options(10_000, 100_000), load);
+        let huge = simulation_cost(&scenario, &options(10_000, 18_446_744_073_709_546_616), load);
+        let both = simulation_cost(&scenario, &options(u64::MAX, u64::MAX), load);
+        assert!(normal > 0.0 && normal < 1.0, "{normal}");
+        assert!(huge > 1e9, "{huge} seconds");
+        assert!(both >= huge, "{both} < {huge}");
+    }
 
     #[test]
     fn the_fault_seed_ignores_the_load_and_only_faulty_tasks_have_one() {

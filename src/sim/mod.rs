@@ -135,7 +135,7 @@ mod tests;
 mod switching_tests;
 
 use crate::measurement::{Measurement, Status};
-use crate::scenario::{Routing, Scenario, Switching, Topology};
+use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
 pub const VERSION: &str = "sim-1.1.0";
@@ -291,7 +291,10 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     if !scenario.traffic.is_uniform() {
         traffic::Pattern::new(&scenario.traffic, &topology::Geometry::new(&scenario.topology)?)?;
     }
-    Ok(())
+    // The bounds specs and the command line share (the checks above give the simulator's own
+    // words where they overlap): huge buffers, delays and back-offs, duplicate hotspot nodes,
+    // escape channels a routing would ignore.
+    bounds::check(scenario).map_err(SimError)
 }
 
 /// Largest start-up latency Delta the simulator accepts, in cycles.
@@ -444,10 +447,22 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
     if !(options.saturation_backlog.is_finite() && options.saturation_backlog > 0.0) {
         return Err(SimError("saturation_backlog must be a positive number".into()));
     }
+    for (field, value) in [
+        ("warmup_cycles", options.warmup_cycles),
+        ("cycles", options.cycles),
+        ("max_cycles", options.max_cycles),
+        ("deadlock_cycles", options.deadlock_cycles),
+    ] {
+        bounds::cycles(field, value).map_err(SimError)?;
+    }
     let nodes = scenario.topology.nodes() as f64;
     let source_queue_capacity = options.measure.source_queue_capacity();
     if source_queue_capacity == Some(0) {
         return Err(SimError("source_queue_capacity must be at least 1 message".into()));
+    }
+    if let Some(capacity) = source_queue_capacity {
+        // The queues grow to their cap past saturation: bound what they may hold in all.
+        bounds::source_queue_capacity(capacity, scenario.topology.nodes()).map_err(SimError)?;
     }
     if source_queue_capacity.is_some() && options.target_precision.is_some() {
         return Err(SimError(

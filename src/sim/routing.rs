@@ -8,8 +8,8 @@
 //! escape channels are the fallback, as in the papers ("when there is more than one available
 //! adaptive virtual channel, a message chooses one at random"; the deterministic one is the
 //! last resort). Duato-Nbc offers adaptive and usable escape VCs alike (errata E-NBC-3 weighs
-//! them uniformly: P_v0 = V1 / (V1 + U)). `escape_channels` is ignored by `dimension_order` and
-//! `adaptive`.
+//! them uniformly: P_v0 = V1 / (V1 + U)). `dimension_order` and `adaptive` have no escape
+//! channels: `sim::check` refuses `escape_channels` for them (`scenario::bounds`).
 //!
 //! Virtual-channel layout on every physical channel (VC index = bit in the masks):
 //! - `dimension_order`: torus VCs split into two dateline classes by parity (even VCs: class 0,
@@ -217,7 +217,7 @@ impl Router {
                     return Err(SimError(format!(
                         "duato with {escape} escape virtual channels needs virtual_channels >= {} \
                          (at least one adaptive channel), got {v}",
-                        escape + 1
+                        u64::from(escape) + 1
                     )));
                 }
                 let escape_bits = bits(0, escape);

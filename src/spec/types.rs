@@ -209,7 +209,8 @@ pub struct TrafficSpec {
     pub hotspot_fraction: Option<Field<f64>>,
     /// `hotspot` only: the hotspot node numbers (dimension 0 varies fastest); not swept.
     #[serde(default)]
-    pub hotspot_nodes: Option<Vec<u32>>,
+    #[schemars(with = "Option<Vec<u32>>")]
+    pub hotspot_nodes: Option<Spanned<Vec<u32>>>,
     /// Fraction beta of messages that are broadcasts, 0 <= beta <= 1 (broadcast_mix).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_BROADCAST_FRACTION))]
@@ -274,8 +275,8 @@ pub struct SimulationMethod {
     pub cycles: Option<Spanned<u64>>,
     /// Cycles simulated before measuring.
     #[serde(default)]
-    #[schemars(extend("default" = DEFAULT_WARMUP_CYCLES))]
-    pub warmup_cycles: Option<u64>,
+    #[schemars(with = "Option<u64>", extend("default" = DEFAULT_WARMUP_CYCLES))]
+    pub warmup_cycles: Option<Spanned<u64>>,
     /// Independent replications per load point (>= 1); reported as mean and 95% CI.
     #[serde(default)]
     #[schemars(with = "Option<u32>", extend("default" = DEFAULT_REPLICATIONS))]
@@ -286,7 +287,8 @@ pub struct SimulationMethod {
     pub target_precision: Option<Spanned<f64>>,
     /// Cap on simulated cycles when `target_precision` is set.
     #[serde(default)]
-    pub max_cycles: Option<u64>,
+    #[schemars(with = "Option<u64>")]
+    pub max_cycles: Option<Spanned<u64>>,
     /// Report a deadlock when no flit moved for this many cycles.
     #[serde(default)]
     #[schemars(with = "Option<u64>", extend("default" = DEFAULT_DEADLOCK_CYCLES))]

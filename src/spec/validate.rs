@@ -16,6 +16,7 @@ use super::sweep::{Sweep, SweepValue};
 use super::types::*;
 use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelName, ModelOptions};
+use crate::scenario::bounds;
 use crate::scenario::{
     BroadcastOrder, Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
 };
@@ -191,29 +192,6 @@ fn column<T: SweepValue>(
         Err(message) => {
             diags.error(field.referenced, message, None);
             Vec::new()
-        }
-    }
-}
-
-fn at_least(min: u32, what: &'static str) -> impl Fn(&u32) -> Result<(), String> {
-    move |&v| {
-        if v >= min { Ok(()) } else { Err(format!("{what} must be at least {min}, found {v}")) }
-    }
-}
-
-fn finite_in(
-    low: f64,
-    high: f64,
-    high_inclusive: bool,
-    what: &'static str,
-) -> impl Fn(&f64) -> Result<(), String> {
-    move |&v| {
-        let ok = v.is_finite() && v >= low && if high_inclusive { v <= high } else { v < high };
-        if ok {
-            Ok(())
-        } else {
-            let bracket = if high_inclusive { "]" } else { ")" };
-            Err(format!("{what} must lie in [{low}, {high}{bracket}, found {v}"))
         }
     }
 }
@@ -517,75 +495,77 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             Some("remove `broadcast_fraction`, or set `pattern: broadcast_mix`".into()),
         );
     }
-    let u32_ok = |v: &u32| if *v <= 1 << 20 { Ok(()) } else { Err(format!("{v} is too large")) };
+    // The bounds of `scenario::bounds`, which the command line applies too.
+    let int = |field: usize| move |v: &u32| bounds::integer(FIELDS[field], *v);
+    let real = |field: usize| move |v: &f64| bounds::real(FIELDS[field], *v);
+    if let Some(traffic) = traffic
+        && let Some(nodes) = &traffic.hotspot_nodes
+        && let Err(message) = bounds::hotspot_nodes(&nodes.value)
+    {
+        diags.error(nodes.referenced, message, None);
+    }
     Columns {
         topology: column(diags, Some(&topology.kind), None, any),
-        radix: column(diags, topology.radix.as_ref(), None, at_least(2, "radix")),
-        dimensions: column(diags, topology.dimensions.as_ref(), None, at_least(1, "dimensions")),
-        processors: column(diags, topology.processors.as_ref(), None, |&n: &u32| {
-            if n >= 4 && n.is_power_of_two() && n.trailing_zeros() % 2 == 0 {
-                Ok(())
-            } else {
-                Err(format!("processors must be a power of 4 (4, 16, 64, ...), found {n}"))
-            }
-        }),
+        radix: column(diags, topology.radix.as_ref(), None, int(RADIX)),
+        dimensions: column(diags, topology.dimensions.as_ref(), None, int(DIMENSIONS)),
+        processors: column(diags, topology.processors.as_ref(), None, int(PROCESSORS)),
         switching: column(diags, switching.map(|s| &s.kind), Some(SwitchingKind::Wormhole), any),
         scouting_distance: column(
             diags,
             switching.and_then(|s| s.scouting_distance.as_ref()),
             None,
-            u32_ok,
+            int(SCOUTING),
         ),
         routing: column(diags, Some(&s.routing), None, any),
         virtual_channels: column(
             diags,
             s.virtual_channels.as_ref(),
             Some(DEFAULT_VIRTUAL_CHANNELS),
-            at_least(1, "virtual_channels"),
+            int(VIRTUAL_CHANNELS),
         ),
-        escape_channels: column(
-            diags,
-            s.escape_channels.as_ref(),
-            None,
-            at_least(1, "escape_channels"),
-        ),
+        escape_channels: column(diags, s.escape_channels.as_ref(), None, int(ESCAPE)),
         buffer_depth: column(
             diags,
             s.buffer_depth.as_ref(),
             Some(DEFAULT_BUFFER_DEPTH),
-            at_least(1, "buffer_depth"),
+            int(BUFFER),
         ),
-        router_delay: column(diags, s.router_delay.as_ref(), Some(DEFAULT_ROUTER_DELAY), u32_ok),
-        input_speedup: column(diags, s.input_speedup.as_ref(), None, at_least(1, "input_speedup")),
+        router_delay: column(
+            diags,
+            s.router_delay.as_ref(),
+            Some(DEFAULT_ROUTER_DELAY),
+            int(ROUTER_DELAY),
+        ),
+        input_speedup: column(diags, s.input_speedup.as_ref(), None, int(INPUT_SPEEDUP)),
         message_length: column(
             diags,
             s.message_length.as_ref(),
             Some(DEFAULT_MESSAGE_LENGTH),
-            at_least(1, "message_length"),
+            int(MESSAGE_LENGTH),
         ),
         second_moment: column(
             diags,
             s.message_length_second_moment.as_ref(),
             None,
-            finite_in(1.0, f64::MAX, true, "message_length_second_moment"),
+            real(SECOND_MOMENT),
         ),
         fault_rate: column(
             diags,
             s.fault_rate.as_ref(),
             Some(DEFAULT_FAULT_RATE),
-            finite_in(0.0, 1.0, false, "fault_rate"),
+            real(FAULT_RATE),
         ),
         broadcast_fraction: column(
             diags,
             traffic.and_then(|t| t.broadcast_fraction.as_ref()),
             Some(DEFAULT_BROADCAST_FRACTION),
-            finite_in(0.0, 1.0, true, "broadcast_fraction"),
+            real(BROADCAST),
         ),
         startup_latency: column(
             diags,
             traffic.and_then(|t| t.startup_latency.as_ref()),
             Some(DEFAULT_STARTUP_LATENCY),
-            finite_in(0.0, 1e9, true, "startup_latency"),
+            real(STARTUP),
         ),
         ejection: column(diags, s.ejection.as_ref(), Some(EjectionName::Single), any),
         dateline: column(diags, s.dateline.as_ref(), None, any),
@@ -600,9 +580,12 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             diags,
             traffic.and_then(|t| t.hotspot_fraction.as_ref()),
             None,
-            finite_in(0.0, 1.0, true, "hotspot_fraction"),
+            real(HOTSPOT),
         ),
-        hotspot_nodes: traffic.and_then(|t| t.hotspot_nodes.clone()).unwrap_or_default(),
+        hotspot_nodes: traffic
+            .and_then(|t| t.hotspot_nodes.as_ref())
+            .map(|n| n.value.clone())
+            .unwrap_or_default(),
         broadcast_order: column(
             diags,
             traffic.and_then(|t| t.broadcast_order.as_ref()),
@@ -613,13 +596,13 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             diags,
             switching.and_then(|f| f.circuit_backoff.as_ref()),
             None,
-            u32_ok,
+            int(CIRCUIT_BACKOFF),
         ),
         circuit_retry_limit: column(
             diags,
             switching.and_then(|f| f.circuit_retry_limit.as_ref()),
             None,
-            any,
+            int(CIRCUIT_RETRY_LIMIT),
         ),
         written,
     }
@@ -649,6 +632,26 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
     {
         diags.error(c.referenced, "`cycles` must be at least 1", None);
     }
+    // At most 10^10 cycles each (`scenario::bounds`, as on the command line): the plan's
+    // estimates and the simulator's counters stay finite.
+    for (field, value) in [
+        ("cycles", &method.cycles),
+        ("warmup_cycles", &method.warmup_cycles),
+        ("max_cycles", &method.max_cycles),
+        ("deadlock_cycles", &method.deadlock_cycles),
+    ] {
+        if let Some(v) = value
+            && v.value > bounds::MAX_CYCLES
+            && let Err(message) = bounds::cycles(field, v.value)
+        {
+            diags.error(
+                v.referenced,
+                format!("`{field}`: {message}"),
+                Some("a simulation that long would not end; simulate fewer cycles".into()),
+            );
+        }
+    }
+    let warmup_cycles = method.warmup_cycles.as_ref().map_or(DEFAULT_WARMUP_CYCLES, |w| w.value);
     let replications = method.replications.as_ref().map_or(DEFAULT_REPLICATIONS, |r| r.value);
     if let Some(r) = &method.replications
         && !(1..=10_000).contains(&r.value)
@@ -676,8 +679,8 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
         diags.error(d.referenced, "`deadlock_cycles` must be at least 1", None);
     }
     if method.target_precision.is_some()
-        && let Some(max_cycles) = method.max_cycles
-        && max_cycles <= method.warmup_cycles.unwrap_or(DEFAULT_WARMUP_CYCLES)
+        && let Some(max_cycles) = method.max_cycles.as_ref().map(|m| m.value)
+        && max_cycles <= warmup_cycles
     {
         let location = method.target_precision.as_ref().map_or(Location::UNKNOWN, |p| p.referenced);
         diags.error(
@@ -690,10 +693,13 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
     let defaults = SimOptions::default();
     Some(SimulationChoice {
         options: SimOptions {
-            warmup_cycles: method.warmup_cycles.unwrap_or(DEFAULT_WARMUP_CYCLES),
+            warmup_cycles,
             cycles,
             target_precision: method.target_precision.as_ref().map(|p| p.value),
-            max_cycles: method.max_cycles.unwrap_or(defaults.max_cycles.max(cycles)),
+            max_cycles: method
+                .max_cycles
+                .as_ref()
+                .map_or(defaults.max_cycles.max(cycles), |m| m.value),
             deadlock_cycles,
             measure,
             ..defaults
@@ -709,6 +715,12 @@ fn measure(method: &SimulationMethod, diags: &mut Diags) -> sim::Measure {
         && c.value == 0
     {
         diags.error(c.referenced, "`source_queue_capacity` must be at least 1 message", None);
+    }
+    if let Some(c) = capacity
+        && c.value > bounds::MAX_SOURCE_QUEUE_CAPACITY
+        && let Err(message) = bounds::source_queue_capacity(c.value, 1)
+    {
+        diags.error(c.referenced, message, None);
     }
     match method.measure.as_ref().map(|m| m.value) {
         None | Some(MeasureName::Latency) => {
@@ -916,6 +928,7 @@ fn expand(
                 HOTSPOT => "`traffic.pattern: hotspot`",
                 BROADCAST_ORDER => "`traffic.broadcast_fraction` > 0",
                 CIRCUIT_BACKOFF | CIRCUIT_RETRY_LIMIT => "`switching.kind: circuit`",
+                ESCAPE => "`routing: duato` or `nbc` (the routings with escape channels)",
                 _ => "other settings",
             };
             diags.error(
@@ -1022,15 +1035,13 @@ fn build(
         );
         return None;
     }
-    for field in [
-        VIRTUAL_CHANNELS,
-        ESCAPE,
-        BUFFER,
-        ROUTER_DELAY,
-        INPUT_SPEEDUP,
-        MESSAGE_LENGTH,
-        SECOND_MOMENT,
-    ] {
+    // Only routings with escape channels read `escape_channels`; elsewhere it is left unset
+    // (as the circuit parameters are), and a spec where no point reads it is refused below.
+    let escape = matches!(routing, Routing::Duato | Routing::Nbc);
+    used[ESCAPE] |= escape;
+    for field in
+        [VIRTUAL_CHANNELS, BUFFER, ROUTER_DELAY, INPUT_SPEEDUP, MESSAGE_LENGTH, SECOND_MOMENT]
+    {
         used[field] = true;
     }
     for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC] {
@@ -1059,7 +1070,7 @@ fn build(
         switching,
         routing,
         virtual_channels: get(&c.virtual_channels, index[VIRTUAL_CHANNELS])?,
-        escape_channels: get(&c.escape_channels, index[ESCAPE]),
+        escape_channels: escape.then(|| get(&c.escape_channels, index[ESCAPE])).flatten(),
         buffer_depth: get(&c.buffer_depth, index[BUFFER])?,
         router_delay: get(&c.router_delay, index[ROUTER_DELAY])?,
         input_speedup: get(&c.input_speedup, index[INPUT_SPEEDUP]),
@@ -1158,6 +1169,23 @@ fn check_methods(
     if simulate && let Err(error) = sim::check(&point.scenario) {
         let location = columns.written[ROUTING].unwrap_or(methods.referenced);
         diags.error(location, format!("the simulator cannot run {}: {error}", point.label), None);
+    }
+    // Throughput mode: what all source queues may hold together (nodes x capacity).
+    if simulate
+        && let Some(simulation) = &methods.value.simulation
+        && matches!(simulation.measure.as_ref().map(|m| m.value), Some(MeasureName::Throughput))
+    {
+        let capacity = simulation.source_queue_capacity.as_ref();
+        let value = capacity.map_or(DEFAULT_SOURCE_QUEUE_CAPACITY, |c| c.value);
+        if (1..=bounds::MAX_SOURCE_QUEUE_CAPACITY).contains(&value)
+            && let Err(message) = bounds::source_queue_capacity(value, point.scenario.nodes())
+        {
+            let location = capacity
+                .map(|c| c.referenced)
+                .or(simulation.measure.as_ref().map(|m| m.referenced))
+                .unwrap_or(methods.referenced);
+            diags.error(location, format!("{}: {message}", point.label), None);
+        }
     }
 }
 

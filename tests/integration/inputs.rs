@@ -270,6 +270,35 @@ fn example(class: &str, scratch: &Scratch) -> Output {
             scratch.spec("spec.yaml", SPEC);
             scratch.run(&["run", "spec.yaml", "--executor", "slurm", "--poll-interval", "1e-300"])
         }
+        "simulate-conflicting-keys" => scratch.run(&[
+            "simulate",
+            "traffic=tornado",
+            "hotspot_nodes=1",
+            "--rate",
+            "0.001",
+        ]),
+        "simulate-out-of-range" => {
+            scratch.run(&["simulate", "scouting_distance=4294967295", "--rate", "0.001"])
+        }
+        "solve-unused-key" => scratch.run(&["solve", "nbc_torus", "buffer_depth=0", "--rate", "0.001"]),
+        "spec-out-of-range" => validate(
+            SIM.replace("RATE", "0.01").replace("CYCLES", "18446744073709546616").as_bytes(),
+        ),
+        "spec-queues-too-large" => validate(
+            SIM.replace("RATE", "0.01")
+                .replace("CYCLES", "1000")
+                .replace(
+                    "replications: 1",
+                    "replications: 1, measure: throughput, source_queue_capacity: 4294967295",
+                )
+                .as_bytes(),
+        ),
+        "spec-escape-channels-unused" => validate(
+            SIM.replace("RATE", "0.01")
+                .replace("CYCLES", "1000")
+                .replace("routing: duato", "routing: dimension_order\n  escape_channels: 2")
+                .as_bytes(),
+        ),
         other => panic!("docs/inputs.md lists `{other}`, which has no example in inputs.rs"),
     }
 }
@@ -324,6 +353,12 @@ const CLASSES: &[&str] = &[
     "cache-entry-not-a-file",
     "profile-not-a-regular-file",
     "profile-bad-poll-interval",
+    "simulate-conflicting-keys",
+    "simulate-out-of-range",
+    "solve-unused-key",
+    "spec-out-of-range",
+    "spec-queues-too-large",
+    "spec-escape-channels-unused",
 ];
 
 /// (class, exit code, text) for every row of the table in docs/inputs.md.

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `runner` binary: one integration-test binary, modules by topic.
 
 mod cli;
+mod cli_properties;
 mod common;
 mod files;
 mod inputs;

@@ -10,17 +10,20 @@ use super::record::{ArrayJob, RecordDir, Round, write_atomic};
 use crate::exec::executor::ExecError;
 
 /// Packs tasks (id, estimated seconds), in order, into batches of about `target` seconds each.
+/// The estimates are floating point and sum without wrapping: a huge or infinite one fills a
+/// batch by itself, and a NaN one counts as free.
 pub fn pack(tasks: &[(String, f64)], target: f64) -> Vec<Vec<String>> {
     let mut batches = Vec::new();
     let mut current = Vec::new();
     let mut cost = 0.0;
     for (id, seconds) in tasks {
-        if !current.is_empty() && cost + seconds.max(0.0) > target {
+        let seconds = seconds.max(0.0);
+        if !current.is_empty() && cost + seconds > target {
             batches.push(std::mem::take(&mut current));
             cost = 0.0;
         }
         current.push(id.clone());
-        cost += seconds.max(0.0);
+        cost += seconds;
     }
     if !current.is_empty() {
         batches.push(current);
@@ -208,5 +211,18 @@ mod tests {
         let long = vec![("a".to_string(), 1.0), ("b".to_string(), 50.0), ("c".to_string(), 1.0)];
         assert_eq!(pack(&long, 10.0), [vec!["a"], vec!["b"], vec!["c"]]);
         assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+
+    /// Issue 19: estimates of unbounded runs must not wrap a batch's total back to small.
+    #[test]
+    fn packing_survives_infinite_and_nan_estimates() {
+        let tasks = vec![
+            ("a".to_string(), 1.0),
+            ("b".to_string(), f64::INFINITY),
+            ("c".to_string(), f64::MAX),
+            ("d".to_string(), f64::NAN),
+            ("e".to_string(), 1.0),
+        ];
+        assert_eq!(pack(&tasks, 10.0), [vec!["a"], vec!["b"], vec!["c"], vec!["d", "e"]]);
     }
 }

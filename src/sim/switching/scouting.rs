@@ -29,6 +29,15 @@
 //!   acknowledgement also withdraws the permission that the released channel's positive
 //!   acknowledgement gave (the gate of position `j - K + 1`, if the data has not used it yet);
 //!   for simplicity at once rather than when it would arrive, which only ever delays data.
+//! - **Short worms.** After backtracks the header may be fewer than K links ahead of the data
+//!   (it backtracks into channels no data has entered, down to the data's front). The gate a
+//!   later acknowledgement (or a negative one) addresses, K - 1 positions behind the header,
+//!   then lies behind the first data flit, where it no longer matters: the gate only holds the
+//!   first flit. In a long worm that position still holds data flits, so the gate is set (or
+//!   kept) without effect; in a worm shorter than that stretch (M flits in fewer channels than
+//!   K, e.g. `scouting_distance >= message_length`) the tail has already released it and the
+//!   chain ends before it, so there is nothing to set. At zero load no header backtracks, the
+//!   data stays exactly K links behind, and the latency below holds for every M.
 //! - **Failed outputs are remembered.** A backtrack marks the output port it came back from at
 //!   that router (per position: `tried` on the VC the header returns to). The header does not
 //!   request marked ports again while it may still backtrack or an unmarked candidate has a
@@ -58,7 +67,7 @@
 //! `(H - 1)(1 + d) + max(2m + 1, 1 + d) + M` (the second term: the flit's last hop plus
 //! ejection, or the header's routing delay at the destination if that is longer).
 
-use super::{EJECT, Engine, NEVER, Pending};
+use super::{EJECT, Engine, NEVER, NONE, Pending};
 
 /// `Engine::step_with` parameter of scouting switching with K >= 1.
 pub(in crate::sim::engine) const SCOUTING: u8 = 1;
@@ -74,13 +83,19 @@ impl Engine {
             let mut at = out;
             let lowest = reserved.saturating_sub(k) + 1;
             for p in (lowest..=reserved).rev() {
+                if at == NONE {
+                    // The worm's tail has left this position: the data is past it.
+                    break;
+                }
                 self.switching.gate[at as usize] = now + u64::from(reserved - p) + 2;
                 at = self.vc_src[at as usize];
             }
             self.switching.schedule(now + u64::from(reserved) + 1);
         } else if reserved >= k {
             let at = self.chain_back(out, k - 1);
-            self.switching.gate[at as usize] = now + u64::from(k) + 1;
+            if at != NONE {
+                self.switching.gate[at as usize] = now + u64::from(k) + 1;
+            }
             self.switching.schedule(now + u64::from(k) + 1);
         }
         if self.messages[id as usize].measured {
@@ -123,7 +138,7 @@ impl Engine {
         if reserved >= k {
             // The negative acknowledgement withdraws what this channel's positive one allowed.
             let at = self.chain_back(vc, k - 1);
-            if self.vc_received[at as usize] == 0 {
+            if at != NONE && self.vc_received[at as usize] == 0 {
                 self.switching.gate[at as usize] = NEVER;
             }
         }
