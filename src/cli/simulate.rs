@@ -11,11 +11,11 @@ use crate::sim::{self, SimOptions};
 /// Arguments of `runner simulate`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
-  runner simulate topology=torus radix=8 dimensions=2 routing=dimension_order virtual_channels=2 --rate 0.005
-  runner simulate topology=hypercube dimensions=8 routing=duato virtual_channels=4 --rate 0.01 --json
-  runner simulate routing=dimension_order buffer_depth=8 --rate 0.026 --measure throughput --json
-  runner simulate routing=duato virtual_channels=2 --saturation --cycles 20000 --json
-  runner simulate topology=hypercube dimensions=6 routing=duato virtual_channels=2 ejection=unlimited broadcast_fraction=0.01 --rate 0.002 --json")]
+  runner simulate radix=8 dimensions=2 routing=dimension_order virtual_channels=2 --rate 0.005
+  runner simulate topology=hypercube dimensions=8 routing=duato virtual_channels=4 --rate 0.01
+  runner simulate routing=dimension_order buffer_depth=8 --rate 0.026 --measure throughput
+  runner simulate routing=duato virtual_channels=3 --saturation --cycles 20000 --json
+  runner simulate topology=hypercube dimensions=6 routing=duato broadcast_fraction=0.01 --rate 0.002")]
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
     /// escape_channels, buffer_depth, router_delay, input_speedup, message_length, ejection, ...).

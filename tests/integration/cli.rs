@@ -563,3 +563,36 @@ methods:
     assert_eq!(alone.status.code(), Some(0), "{}", stderr(&alone));
     assert_eq!(methods(scratch.rows("both")), ["model"]);
 }
+
+/// Every example that `runner simulate --help` and `runner solve --help` print runs and exits
+/// 0, so the help never teaches a command that fails; and no example line of any help is
+/// wrapped (a wrapped example cannot be copied and pasted).
+#[test]
+fn the_help_examples_of_simulate_and_solve_run() {
+    let scratch = Scratch::new();
+    for command in ["", "run", "plan", "simulate", "solve"] {
+        let args: Vec<&str> = [command, "--help"].into_iter().filter(|a| !a.is_empty()).collect();
+        let help = stdout(&scratch.run(&args));
+        let examples = help.split("Examples:\n").nth(1).unwrap_or_default();
+        for line in examples.lines().take_while(|line| !line.trim().is_empty()) {
+            assert!(
+                line.starts_with("  runner "),
+                "a wrapped example in `{command} --help`: {line}"
+            );
+        }
+    }
+    for command in ["simulate", "solve"] {
+        let help = stdout(&scratch.run(&[command, "--help"]));
+        let examples: Vec<&str> = help
+            .lines()
+            .filter_map(|line| line.trim_start().strip_prefix("runner "))
+            .filter(|line| line.starts_with(command))
+            .collect();
+        assert!(examples.len() >= 2, "{command} --help has examples:\n{help}");
+        for example in examples {
+            let args: Vec<&str> = example.split_whitespace().collect();
+            let output = scratch.run(&args);
+            assert_eq!(output.status.code(), Some(0), "runner {example}\n{}", stderr(&output));
+        }
+    }
+}
