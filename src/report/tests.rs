@@ -219,7 +219,7 @@ fn render_writes_every_expected_file() {
     assert!(!manifest["simulation_seeds"].as_array().expect("seeds").is_empty());
     // No temporary files are left behind.
     assert_eq!(
-        super::manifest::list_files(dir.path()).expect("list").len(),
+        super::manifest::list_entries(dir.path()).expect("list").len(),
         EXPECTED_FILES.len() - 1
     );
 }
@@ -1099,4 +1099,129 @@ fn png_stats(path: &Path) -> (u32, u32, f64, usize) {
         }
     }
     (info.width, info.height, dark as f64 / count.max(1) as f64, colours.len())
+}
+
+// ---------------------------------------------------------------- what a render touches
+
+/// `figures/` or `tables/` linked to a directory outside the bundle: refused before anything
+/// is written, and nothing in the link's target is touched (issue 19, item 1).
+#[cfg(unix)]
+#[test]
+fn a_symlinked_subdirectory_is_refused_and_its_target_untouched() {
+    for name in ["figures", "tables"] {
+        let (dir, _) = standard_bundle();
+        let paper = tempfile::tempdir().expect("paper directory");
+        fs::write(paper.path().join("chapter3.tex"), "mine\n").expect("write");
+        fs::remove_dir_all(dir.path().join(name)).expect("rm");
+        std::os::unix::fs::symlink(paper.path(), dir.path().join(name)).expect("symlink");
+        let before = read(dir.path(), "manifest.json");
+        let rows = fixture_rows();
+        let provenance = fixture_provenance();
+        let spec = fixture_spec();
+        let input = ReportInput {
+            experiment: "fixture",
+            title: "t",
+            description: None,
+            spec: &spec,
+            rows: &rows,
+            provenance: &provenance,
+            template_dir: None,
+        };
+        let error = render(dir.path(), &input).expect_err("a symlinked subdirectory");
+        let message = error.to_string();
+        assert!(matches!(error, ReportError::NotADirectory { .. }), "{message}");
+        assert!(message.contains(&format!("{name}` is a symbolic link to")), "{message}");
+        assert!(message.contains("link the other way round"), "{message}");
+        let left: Vec<String> = fs::read_dir(paper.path())
+            .expect("list")
+            .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["chapter3.tex"], "the link's target is untouched");
+        assert_eq!(read(dir.path(), "manifest.json"), before, "nothing was written");
+        let problems = verify(dir.path()).expect("verify");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with(&format!("not a regular file: {name} (a symbolic link"))),
+            "{problems:?}"
+        );
+    }
+}
+
+/// A re-render removes only what the previous manifest listed (and runner's temporaries);
+/// a file someone else put in the bundle stays, unlisted, and `verify` reports it.
+#[test]
+fn a_render_removes_only_listed_files_and_temporaries() {
+    let (dir, _) = standard_bundle();
+    fs::write(dir.path().join("figures/notes.txt"), "mine\n").expect("write");
+    for temporary in [".tmpAb12Cd", "figures/.runner-tmp-x1", "tables/.runner-tmp-y2"] {
+        fs::write(dir.path().join(temporary), "half a file").expect("write");
+    }
+    let problems = verify(dir.path()).expect("verify");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("not listed in the manifest: .tmpAb12Cd (a temporary file")),
+        "{problems:?}"
+    );
+    let mut spec = fixture_spec();
+    spec.figures.truncate(1);
+    let rows = fixture_rows();
+    let provenance = fixture_provenance();
+    let input = ReportInput {
+        experiment: "fixture",
+        title: "t",
+        description: None,
+        spec: &spec,
+        rows: &rows,
+        provenance: &provenance,
+        template_dir: None,
+    };
+    render(dir.path(), &input).expect("re-render");
+    assert!(!dir.path().join("figures/fig2_latency_vs_rate.svg").exists(), "listed, stale: gone");
+    assert_eq!(read(dir.path(), "figures/notes.txt"), "mine\n", "unlisted: kept");
+    for temporary in [".tmpAb12Cd", "figures/.runner-tmp-x1", "tables/.runner-tmp-y2"] {
+        assert!(!dir.path().join(temporary).exists(), "{temporary} removed");
+    }
+    let manifest = read(dir.path(), "manifest.json");
+    assert!(!manifest.contains("notes.txt") && !manifest.contains("tmp"), "{manifest}");
+    assert_eq!(
+        verify(dir.path()).expect("verify"),
+        ["not listed in the manifest: figures/notes.txt"]
+    );
+}
+
+/// `verify` reports a symbolic link in the bundle instead of following it (item 19), and a
+/// FIFO or a link to `/dev/zero` in place of a listed file without blocking (item 9).
+#[cfg(unix)]
+#[test]
+fn verify_reports_links_and_special_files_without_following_or_blocking() {
+    let (dir, _) = standard_bundle();
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("figures/evil.svg")).expect("ln");
+    fs::remove_file(dir.path().join("report.md")).expect("rm");
+    let status = Command::new("mkfifo").arg(dir.path().join("report.md")).status().expect("mkfifo");
+    assert!(status.success());
+    fs::remove_file(dir.path().join("spec.yaml")).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("spec.yaml")).expect("ln");
+    let started = Instant::now();
+    let problems = verify(dir.path()).expect("verify");
+    assert!(started.elapsed() < Duration::from_secs(10), "no hang");
+    assert!(
+        problems.contains(
+            &"not a regular file: figures/evil.svg (a symbolic link to `/etc/passwd`); a bundle holds only the files runner wrote".to_owned()
+        ),
+        "{problems:?}"
+    );
+    assert!(
+        problems.contains(&"not a regular file: report.md (a FIFO)".to_owned()),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .contains(&"not a regular file: spec.yaml (a symbolic link to `/dev/zero`)".to_owned()),
+        "{problems:?}"
+    );
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    let inputs = super::check_inputs(dir.path()).expect("check inputs");
+    assert_eq!(inputs, ["not a regular file: spec.yaml (a symbolic link to `/dev/zero`)"]);
 }
