@@ -348,7 +348,8 @@ fn render_files(
         input.rows.iter().map(|row| figure::PlotRow { row, json: columns::to_json(row) }).collect();
     let mut page_figures = Vec::new();
     for (index, spec) in input.spec.figures.iter().enumerate() {
-        let figure = figure::build(index + 1, spec, &plot_rows)?;
+        let mut figure = figure::build(index + 1, spec, &plot_rows)?;
+        figure.svg = tables::strip_invisible(figure.svg);
         let svg_path = figures_dir.join(format!("{}.svg", figure.stem));
         write_atomic(&svg_path, figure.svg.as_bytes())?;
         written.push(svg_path);
@@ -452,7 +453,7 @@ fn write_table(
         ("md", markdown.clone()),
     ] {
         let path = dir.join(format!("{stem}.{extension}"));
-        write_atomic(&path, text.as_bytes())?;
+        write_atomic(&path, tables::strip_invisible(text).as_bytes())?;
         written.push(path);
     }
     Ok(pages::PageTable { table, markdown, stem: stem.to_owned() })

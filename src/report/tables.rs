@@ -350,6 +350,7 @@ pub(crate) fn tex_escape(text: &str) -> String {
             '\u{2212}' => out.push_str("$-$"),
             '\u{b1}' => out.push_str("$\\pm$"),
             '\n' | '\r' => out.push(' '),
+            _ if is_invisible_format(c) => {}
             _ => out.push(c),
         }
     }
@@ -361,7 +362,8 @@ pub(crate) fn md_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' => {
+            // `$` starts inline math in GitHub's and most renderers' Markdown.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '$' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -373,10 +375,46 @@ pub(crate) fn md_escape(text: &str) -> String {
             }
             '>' if out.is_empty() => out.push_str("\\>"),
             '\n' | '\r' => out.push(' '),
+            _ if is_invisible_format(c) => {}
             _ => out.push(c),
         }
     }
     out
+}
+
+/// Whether `c` is a bidirectional control (U+202A-U+202E, U+2066-U+2069, the marks U+200E,
+/// U+200F and U+061C) or another invisible format character (zero-width space, word joiner,
+/// invisible operators, byte-order mark, interlinear annotation, tag characters, soft
+/// hyphen): text that reorders or hides what a reader sees. The zero-width (non-)joiners
+/// U+200C and U+200D stay: scripts and emoji need them and they reorder nothing.
+pub(crate) fn is_invisible_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{061C}'
+            | '\u{180E}'
+            | '\u{200B}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0001}'
+            | '\u{E0020}'..='\u{E007F}'
+    )
+}
+
+/// `text` without [`is_invisible_format`] characters: every page, figure and table goes
+/// through this before it is written, so user text (titles, labels, captions, cells) cannot
+/// reorder or hide what a reader of the HTML, Markdown, LaTeX or SVG sees.
+pub(crate) fn strip_invisible(text: String) -> String {
+    if text.chars().any(is_invisible_format) {
+        text.chars().filter(|&c| !is_invisible_format(c)).collect()
+    } else {
+        text
+    }
 }
 
 pub(super) fn column(header: &str, tex: &str, numeric: bool) -> Column {

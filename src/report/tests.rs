@@ -1225,3 +1225,27 @@ fn verify_reports_links_and_special_files_without_following_or_blocking() {
     let inputs = super::check_inputs(dir.path()).expect("check inputs");
     assert_eq!(inputs, ["not a regular file: spec.yaml (a symbolic link to `/dev/zero`)"]);
 }
+
+/// `$` is escaped wherever user text reaches Markdown, and bidirectional controls and other
+/// invisible format characters never reach a page, figure or table (issue 19, item 27).
+#[test]
+fn dollars_are_escaped_and_bidi_controls_never_reach_the_bundle() {
+    let mut rows = fixture_rows();
+    rows[0].error = Some("costs $5 \u{202E}gnp.exe\u{202C} and $6".into());
+    let mut spec = fixture_spec();
+    spec.figures[0].title = Some("Latency \u{2066}in $ cycles\u{2069}".into());
+    let title = "Costs $5 and $6 \u{202E}txt.exe\u{200B}";
+    let (dir, _) = render_fixture(title, &rows, &spec, None);
+    let markdown = read(dir.path(), "report.md");
+    assert!(markdown.starts_with("# Costs \\$5 and \\$6 txt.exe\n"), "{markdown}");
+    assert!(markdown.contains("Latency in \\$ cycles"), "{markdown}");
+    assert!(read(dir.path(), "tables/results.md").contains("costs \\$5 gnp.exe and \\$6"));
+    for relative in EXPECTED_FILES.iter().filter(|path| !path.ends_with(".pdf")) {
+        let text = String::from_utf8_lossy(&fs::read(dir.path().join(relative)).expect("read"))
+            .into_owned();
+        let invisible: Vec<char> =
+            text.chars().filter(|&c| super::tables::is_invisible_format(c)).collect();
+        assert!(invisible.is_empty(), "{relative} holds {invisible:?}");
+    }
+    assert!(read(dir.path(), "index.html").contains("Costs $5 and $6 txt.exe"));
+}
