@@ -344,8 +344,26 @@ fn render_files(
 ) -> Result<BTreeSet<u64>, ReportError> {
     let figures_dir = bundle_dir.join("figures");
     let tables_dir = bundle_dir.join("tables");
-    let plot_rows: Vec<figure::PlotRow<'_>> =
-        input.rows.iter().map(|row| figure::PlotRow { row, json: columns::to_json(row) }).collect();
+    // The scenario columns once per scenario; per row only what the figures read.
+    let mut scenarios: std::collections::HashMap<&str, serde_json::Value> =
+        std::collections::HashMap::new();
+    for row in input.rows {
+        scenarios.entry(&row.scenario_id).or_insert_with(|| figure::scenario_json(row));
+    }
+    let null = serde_json::Value::Null;
+    let plot_rows: Vec<figure::PlotRow<'_>> = if input.spec.figures.is_empty() {
+        Vec::new()
+    } else {
+        input
+            .rows
+            .iter()
+            .map(|row| figure::PlotRow {
+                row,
+                json: figure::plot_json(row, &input.spec.figures),
+                scenario: scenarios.get(row.scenario_id.as_str()).unwrap_or(&null),
+            })
+            .collect()
+    };
     let mut page_figures = Vec::new();
     for (index, spec) in input.spec.figures.iter().enumerate() {
         let mut figure = figure::build(index + 1, spec, &plot_rows)?;
@@ -375,20 +393,26 @@ fn render_files(
                 let agreement = agreement::compute(input.rows);
                 let table = tables::agreement_table(&agreement);
                 let csv = tables::agreement_csv(&agreement);
+                let csv = |out: &mut dyn io::Write| {
+                    out.write_all(tables::strip_invisible(csv).as_bytes())
+                };
                 agreement_table =
-                    Some(write_table(&tables_dir, "agreement", table, &csv, input, written)?);
+                    Some(write_table(&tables_dir, "agreement", table, csv, input, written)?);
             }
             TableKind::Results if results_table.is_none() => {
                 let table = tables::results_table(input.rows);
-                let csv = tables::results_csv(input.rows);
+                let csv = |out: &mut dyn io::Write| tables::write_results_csv(input.rows, out);
                 results_table =
-                    Some(write_table(&tables_dir, "results", table, &csv, input, written)?);
+                    Some(write_table(&tables_dir, "results", table, csv, input, written)?);
             }
             TableKind::Saturation if saturation_table.is_none() => {
                 let lines = saturation::compute(input.rows);
                 let (table, csv) = (saturation::table(&lines), saturation::csv(&lines));
+                let csv = |out: &mut dyn io::Write| {
+                    out.write_all(tables::strip_invisible(csv).as_bytes())
+                };
                 saturation_table =
-                    Some(write_table(&tables_dir, "saturation", table, &csv, input, written)?);
+                    Some(write_table(&tables_dir, "saturation", table, csv, input, written)?);
             }
             _ => {}
         }
@@ -437,21 +461,29 @@ pub fn check_inputs(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
     manifest::check_inputs(bundle_dir)
 }
 
+/// Writes `tables/<stem>.{csv,tex,md}`: the CSV whole (streamed by `csv` through a buffer),
+/// the LaTeX and Markdown of at most [`tables::MAX_TABLE_ROWS`] rows with a note saying how
+/// many were left out and where they are.
 fn write_table(
     dir: &Path,
     stem: &str,
-    table: tables::Table,
-    csv: &str,
+    mut table: tables::Table,
+    csv: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
     input: &ReportInput<'_>,
     written: &mut Vec<PathBuf>,
 ) -> Result<pages::PageTable, ReportError> {
+    tables::bound(&mut table, stem);
+    let csv_path = dir.join(format!("{stem}.csv"));
+    crate::files::persist_atomic(&csv_path, |file| {
+        let mut out = io::BufWriter::new(file);
+        csv(&mut out)?;
+        io::Write::flush(&mut out)
+    })
+    .map_err(|source| ReportError::Write { path: csv_path.clone(), source })?;
+    written.push(csv_path);
     let markdown = tables::to_markdown(&table);
     let source = format!("{} table of experiment {}", stem, input.experiment);
-    for (extension, text) in [
-        ("csv", csv.to_owned()),
-        ("tex", tables::to_tex(&table, &source)),
-        ("md", markdown.clone()),
-    ] {
+    for (extension, text) in [("tex", tables::to_tex(&table, &source)), ("md", markdown.clone())] {
         let path = dir.join(format!("{stem}.{extension}"));
         write_atomic(&path, tables::strip_invisible(text).as_bytes())?;
         written.push(path);
@@ -479,9 +511,8 @@ fn summary(rows: &[Row]) -> pages::Summary {
         }
     }
     statuses.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.status.cmp(&b.status)));
-    let json: Vec<serde_json::Value> = rows.iter().map(columns::to_json).collect();
-    let (constant, varying) = columns::constant_and_varying(&json);
-    let common = json.first().map(|first| columns::describe(first, &constant)).unwrap_or_default();
+    let (constant, varying, first) = columns::constant_and_varying_rows(rows);
+    let common = first.map(|first| columns::describe(&first, &constant)).unwrap_or_default();
     let varying: Vec<String> = varying.iter().map(|name| columns::symbol(name)).collect();
     let evaluators: BTreeSet<&str> = rows.iter().map(|row| row.evaluator.as_str()).collect();
     pages::Summary {

@@ -1249,3 +1249,41 @@ fn dollars_are_escaped_and_bidi_controls_never_reach_the_bundle() {
     }
     assert!(read(dir.path(), "index.html").contains("Costs $5 and $6 txt.exe"));
 }
+
+/// A run of many load points: the pages and the LaTeX and Markdown tables show at most
+/// `MAX_TABLE_ROWS` rows and say where the rest are, the CSV has them all, and each figure
+/// series is thinned to what fits in `MAX_FIGURE_POINTS` (issue 19, item 7).
+#[test]
+fn many_load_points_give_bounded_pages_tables_and_figures() {
+    let points = super::figure::MAX_FIGURE_POINTS + 1_000;
+    let rows: Vec<Row> = (0..points)
+        .map(|index| {
+            let rate = 1e-6 * (index + 1) as f64;
+            let mut row = base_row("s1a2b3", 1, rate);
+            row.method = "model".into();
+            row.status = "ok".into();
+            row.latency = Some(36.0 + rate);
+            row
+        })
+        .collect();
+    let spec = ReportSpec {
+        template_dir: None,
+        figures: fixture_spec().figures[..1].to_vec(),
+        tables: vec![TableKind::Results],
+    };
+    let (dir, _) = render_fixture("many", &rows, &spec, None);
+    let shown = super::tables::MAX_TABLE_ROWS;
+    let sentence = format!("Showing the first {shown} of {points} rows; all {points} are in");
+    for page in ["index.html", "report.md", "tables/results.md", "tables/results.tex"] {
+        let text = read(dir.path(), page);
+        assert!(text.contains(&sentence), "{page} says what it left out");
+        assert!(!text.contains("| 0.02"), "{page} shows no row past the first {shown}");
+    }
+    let csv = read(dir.path(), "tables/results.csv");
+    assert_eq!(csv.lines().count(), points + 1, "the CSV has every row");
+    let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
+    assert!(svg.len() < 3_000_000, "{} bytes of SVG", svg.len());
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("evenly spaced ones; every point is in results.parquet"));
+    assert!(html.len() < 5_000_000, "{} bytes of HTML", html.len());
+}
