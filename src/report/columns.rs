@@ -312,13 +312,15 @@ pub(crate) fn constant_and_varying_rows<'a>(
             }
         }
     }
-    let (varying, constant): (Vec<(usize, &&str)>, Vec<(usize, &&str)>) =
-        DESCRIBE_COLUMNS.iter().enumerate().partition(|(index, _)| varies[*index]);
-    (
-        constant.into_iter().map(|(_, name)| *name).collect(),
-        varying.into_iter().map(|(_, name)| *name).collect(),
-        Some(first),
-    )
+    let pick = |vary: bool| -> Vec<&'static str> {
+        DESCRIBE_COLUMNS
+            .iter()
+            .zip(&varies)
+            .filter(|(_, varies)| **varies == vary)
+            .map(|(name, _)| *name)
+            .collect()
+    };
+    (pick(false), pick(true), Some(first))
 }
 
 /// Whether a column is a latency whose values explode near saturation (so the y axis is capped).
