@@ -201,8 +201,6 @@ pub fn write_bundle(
 ) -> anyhow::Result<()> {
     // Refuse a symbolic-linked figures/ or tables/ before anything is written.
     crate::report::check_bundle(bundle)?;
-    std::fs::create_dir_all(bundle)
-        .with_context(|| format!("cannot create {}", bundle.display()))?;
     let spec_dir = source.path.parent().unwrap_or(Path::new("."));
     let template_source = experiment.report.template_dir.as_ref().map(|d| spec_dir.join(&d.value));
     // The bundle carries a copy of its templates, so it re-renders the same from anywhere.

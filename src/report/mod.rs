@@ -171,7 +171,15 @@ pub fn check_bundle(bundle_dir: &Path) -> Result<(), ReportError> {
         let path = bundle_dir.join(name);
         let metadata = match fs::symlink_metadata(&path) {
             Ok(metadata) => metadata,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => continue,
+            // Missing, or the bundle itself is not a directory: the first write says so.
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                continue;
+            }
             Err(source) => return Err(ReportError::Read { path, source }),
         };
         if metadata.is_dir() {
