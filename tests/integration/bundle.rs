@@ -244,7 +244,7 @@ report:
     assert!(err.contains("f.yaml:11:3"), "{err}");
     let flat = err.split_whitespace().collect::<Vec<_>>().join(" ").replace("│ ", "");
     assert!(flat.contains("makes up to 28 lines in one panel"), "{flat}");
-    assert!(flat.contains("`virtual_channels` (7 values) also varies within a panel"), "{flat}");
+    assert!(flat.contains("`virtual_channels` (7 values) varies within a panel"), "{flat}");
     let fine = spec.replace("lines: [message_length]", "panels: [message_length]");
     scratch.spec("f.yaml", &fine);
     assert_eq!(scratch.run(&["validate", "f.yaml"]).status.code(), Some(0));
