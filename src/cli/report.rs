@@ -3,7 +3,8 @@
 //! `runner report` needs nothing but the bundle: the title, the report section of the spec and
 //! the provenance travel in the Parquet file's key-value metadata.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use super::{InputError, Outcome};
 use crate::spec::report::ReportSpec;
@@ -26,13 +27,24 @@ pub struct VerifyArgs {
 /// Re-renders the bundle from `results.parquet` and `spec.yaml` without recomputing.
 pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
     let results = args.bundle.join("results.parquet");
-    if !results.is_file() {
-        return Err(InputError(format!(
-            "{} does not exist; run the spec first (`runner run SPEC`)",
-            results.display()
-        ))
-        .into());
+    match std::fs::symlink_metadata(&results) {
+        Ok(metadata) if metadata.is_file() => {}
+        Ok(_) => {
+            return Err(InputError(format!(
+                "{} is not a regular file (a symbolic link, FIFO, device or directory), so it is not the results file runner wrote; re-run its spec with `runner run`",
+                results.display()
+            ))
+            .into());
+        }
+        Err(_) => {
+            return Err(InputError(format!(
+                "{} does not exist; run the spec first (`runner run SPEC`)",
+                results.display()
+            ))
+            .into());
+        }
     }
+    crate::report::check_bundle(&args.bundle)?;
     let problems = crate::report::check_inputs(&args.bundle)?;
     if !problems.is_empty() {
         return Err(InputError(format!(
@@ -56,7 +68,7 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         .get("report_spec")
         .and_then(|s| serde_json::from_str(s).ok())
         .ok_or_else(|| missing("report_spec"))?;
-    let template_dir = metadata.get("template_dir").map(PathBuf::from);
+    let template_dir = template_dir(&args.bundle, &metadata)?;
     let input = crate::report::ReportInput {
         experiment,
         title,
@@ -74,6 +86,35 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         rows.len()
     )?;
     Ok(Outcome::Success)
+}
+
+/// The templates the bundle was rendered with: its own copy in `templates/`, or, for a bundle
+/// written before bundles carried one, the directory results.parquet names (resolved from the
+/// current directory, as it was written), which must then exist.
+fn template_dir(
+    bundle: &Path,
+    metadata: &HashMap<String, String>,
+) -> Result<Option<PathBuf>, InputError> {
+    if let Some(name) = metadata.get("bundle_template_dir") {
+        if name != crate::report::TEMPLATES {
+            return Err(InputError(format!(
+                "{}: results.parquet names the template directory `{name}` inside the bundle; only `{}` is allowed; re-run its spec",
+                bundle.display(),
+                crate::report::TEMPLATES
+            )));
+        }
+        return Ok(Some(bundle.join(name)));
+    }
+    let Some(dir) = metadata.get("template_dir") else { return Ok(None) };
+    let dir = PathBuf::from(dir);
+    if !dir.is_dir() {
+        return Err(InputError(format!(
+            "{}: rendered with the templates in `{}`, which is not a directory from here; run `runner report` from the directory `runner run` ran in, or re-run the spec (bundles written now carry a copy of their templates)",
+            bundle.display(),
+            dir.display()
+        )));
+    }
+    Ok(Some(dir))
 }
 
 /// Re-hashes every file listed in the bundle's manifest.

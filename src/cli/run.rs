@@ -208,8 +208,12 @@ pub fn write_bundle(
     rows: &[crate::store::row::Row],
     provenance: &Provenance,
 ) -> anyhow::Result<()> {
+    // Refuse a symbolic-linked figures/ or tables/ before anything is written.
+    crate::report::check_bundle(bundle)?;
     let spec_dir = source.path.parent().unwrap_or(Path::new("."));
-    let template_dir = experiment.report.template_dir.as_ref().map(|d| spec_dir.join(d));
+    let template_source = experiment.report.template_dir.as_ref().map(|d| spec_dir.join(&d.value));
+    // The bundle carries a copy of its templates, so it re-renders the same from anywhere.
+    let template_dir = crate::report::copy_templates(bundle, template_source.as_deref())?;
     let mut metadata = parquet_metadata(provenance);
     metadata.push(("experiment".into(), experiment.name.clone()));
     metadata.push(("title".into(), experiment.title.clone()));
@@ -217,8 +221,8 @@ pub fn write_bundle(
         metadata.push(("description".into(), description.clone()));
     }
     metadata.push(("report_spec".into(), serde_json::to_string(&experiment.report)?));
-    if let Some(dir) = &template_dir {
-        metadata.push(("template_dir".into(), dir.display().to_string()));
+    if template_dir.is_some() {
+        metadata.push(("bundle_template_dir".into(), crate::report::TEMPLATES.into()));
     }
     store::parquet::write(&bundle.join("results.parquet"), rows, &metadata)?;
     let resolved =

@@ -301,6 +301,37 @@ pub(crate) fn constant_and_varying(rows_json: &[Value]) -> (Vec<&'static str>, V
     })
 }
 
+/// [`constant_and_varying`] over rows, one row's JSON at a time (a run of many load points
+/// never holds them all); also returns the first row's JSON, for [`describe`].
+pub(crate) fn constant_and_varying_rows<'a>(
+    rows: impl IntoIterator<Item = &'a Row>,
+) -> (Vec<&'static str>, Vec<&'static str>, Option<Value>) {
+    let mut rows = rows.into_iter();
+    let Some(first) = rows.next().map(to_json) else {
+        return (DESCRIBE_COLUMNS.to_vec(), Vec::new(), None);
+    };
+    let first_values: Vec<Option<String>> =
+        DESCRIBE_COLUMNS.iter().map(|name| text(&first, name)).collect();
+    let mut varies = vec![false; DESCRIBE_COLUMNS.len()];
+    for row in rows {
+        let json = to_json(row);
+        for (index, name) in DESCRIBE_COLUMNS.iter().enumerate() {
+            if !varies[index] && text(&json, name) != first_values[index] {
+                varies[index] = true;
+            }
+        }
+    }
+    let pick = |vary: bool| -> Vec<&'static str> {
+        DESCRIBE_COLUMNS
+            .iter()
+            .zip(&varies)
+            .filter(|(_, varies)| **varies == vary)
+            .map(|(name, _)| *name)
+            .collect()
+    };
+    (pick(false), pick(true), Some(first))
+}
+
 /// Whether a column is a latency whose values explode near saturation (so the y axis is capped).
 pub(crate) fn is_latency(name: &str) -> bool {
     matches!(name, "latency" | "network_latency" | "source_wait" | "unicast_latency")

@@ -53,13 +53,70 @@ pub(crate) struct Figure {
     pub(crate) width_pt: f64,
 }
 
-/// One plotted row: the row and its JSON view (for access by column name).
+/// One plotted row: the row and a JSON view of the columns the figures read (for access by
+/// column name). The scenario columns, the same for every row of a scenario, are shared per
+/// scenario, so a run of many load points does not hold a JSON copy of every row.
 pub(crate) struct PlotRow<'a> {
     /// The row.
     pub(crate) row: &'a Row,
-    /// `row` as a JSON object.
+    /// The row's columns the figures read that do not describe the scenario, as a JSON object.
     pub(crate) json: Value,
+    /// The row's scenario columns, as a JSON object shared by the scenario's rows.
+    pub(crate) scenario: &'a Value,
 }
+
+impl PlotRow<'_> {
+    /// The JSON object holding `column`.
+    fn source(&self, column: &str) -> &Value {
+        if columns::SCENARIO_COLUMNS.contains(&column) { self.scenario } else { &self.json }
+    }
+
+    fn text(&self, column: &str) -> Option<String> {
+        columns::text(self.source(column), column)
+    }
+
+    fn number(&self, column: &str) -> Option<f64> {
+        columns::number(self.source(column), column)
+    }
+}
+
+/// The columns of `row` the figures of `specs` read that do not describe the scenario, as a
+/// JSON object (see [`PlotRow`]).
+pub(crate) fn plot_json(row: &Row, specs: &[FigureSpec]) -> Value {
+    let mut json = columns::to_json(row);
+    if let Value::Object(map) = &mut json {
+        map.retain(|key, _| {
+            !columns::SCENARIO_COLUMNS.contains(&key.as_str())
+                && specs.iter().any(|spec| {
+                    spec.x == *key
+                        || spec.y == *key
+                        || spec.panels.contains(key)
+                        || spec.lines.contains(key)
+                        || (key == "intermediates"
+                            && [&spec.x, &spec.y]
+                                .iter()
+                                .any(|axis| axis.starts_with(columns::INTERMEDIATE_PREFIX)))
+                })
+        });
+    }
+    json
+}
+
+/// The scenario columns of `row` as a JSON object (see [`PlotRow`]).
+pub(crate) fn scenario_json(row: &Row) -> Value {
+    let mut json = columns::to_json(row);
+    if let Value::Object(map) = &mut json {
+        map.retain(|key, _| columns::SCENARIO_COLUMNS.contains(&key.as_str()));
+    }
+    json
+}
+
+/// A figure draws at most this many points in all (model and simulation), spread evenly over
+/// its series, so the SVG, the PDF and the HTML page that inlines it stay small however many
+/// load points a spec sweeps; every point is in `tables/results.csv` and `results.parquet`.
+pub(crate) const MAX_FIGURE_POINTS: usize = 20_000;
+/// ... but every series keeps at least this many.
+pub(crate) const MIN_SERIES_POINTS: usize = 50;
 
 /// Builds figure number `number` (1-based) from the rows.
 pub(crate) fn build(
@@ -142,6 +199,8 @@ struct FigureData {
     has_saturation: bool,
     /// Series labels in colour order (empty when there is a single unlabelled series).
     legend: Vec<String>,
+    /// The most points a series keeps, when some series had more (see [`MAX_FIGURE_POINTS`]).
+    thinned: Option<usize>,
 }
 
 struct Panel {
@@ -173,13 +232,13 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
             let row = plot_row.row;
             row.method == "model" || (row.method == "simulation" && row.replication.is_none())
         })
-        .filter(|plot_row| columns::number(&plot_row.json, &spec.x).is_some())
+        .filter(|plot_row| plot_row.number(&spec.x).is_some())
         .collect();
     // Scenario columns that vary within some panel but are neither panels nor lines: they
     // distinguish series that the spec's `lines` do not. (A column that only changes from panel
     // to panel, like `dimensions` when the panels are `nodes`, would only clutter the legend.)
     let panel_of = |plot_row: &PlotRow<'_>| -> Vec<Option<String>> {
-        spec.panels.iter().map(|column| columns::text(&plot_row.json, column)).collect()
+        spec.panels.iter().map(|column| plot_row.text(column)).collect()
     };
     let varying: Vec<&str> = columns::SCENARIO_COLUMNS
         .iter()
@@ -189,7 +248,7 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         .filter(|column| {
             let mut first_in_panel: BTreeMap<Vec<Option<String>>, Option<String>> = BTreeMap::new();
             plotted.iter().any(|plot_row| {
-                let value = columns::text(&plot_row.json, column);
+                let value = plot_row.text(column);
                 let first =
                     first_in_panel.entry(panel_of(plot_row)).or_insert_with(|| value.clone());
                 *first != value
@@ -205,16 +264,11 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
     let mut panels: PanelMap<'_, '_> = BTreeMap::new();
     for plot_row in &plotted {
         let panel_values: Vec<Option<String>> =
-            spec.panels.iter().map(|column| columns::text(&plot_row.json, column)).collect();
+            spec.panels.iter().map(|column| plot_row.text(column)).collect();
         let panel_key = panel_values.iter().map(|value| SortKey::new(value.as_deref())).collect();
-        let mut line_values: Vec<String> = spec
-            .lines
-            .iter()
-            .map(|column| label_part(column, columns::text(&plot_row.json, column)))
-            .collect();
-        line_values.extend(
-            varying.iter().map(|column| label_part(column, columns::text(&plot_row.json, column))),
-        );
+        let mut line_values: Vec<String> =
+            spec.lines.iter().map(|column| label_part(column, plot_row.text(column))).collect();
+        line_values.extend(varying.iter().map(|column| label_part(column, plot_row.text(column))));
         let entry = panels
             .entry(panel_key)
             .or_insert_with(|| (panel_title(&spec.panels, &panel_values), BTreeMap::new()));
@@ -237,6 +291,7 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         has_ci: false,
         has_saturation: false,
         legend: if single_unlabelled { Vec::new() } else { labels.clone() },
+        thinned: None,
     };
     for (_, (title, series_map)) in panels {
         let mut panel = Panel { title, series: Vec::new() };
@@ -253,7 +308,27 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         }
         data.panels.push(panel);
     }
+    let series_count: usize = data.panels.iter().map(|panel| panel.series.len()).sum();
+    let cap = (MAX_FIGURE_POINTS / series_count.max(1)).max(MIN_SERIES_POINTS);
+    let mut thinned = false;
+    for series in data.panels.iter_mut().flat_map(|panel| panel.series.iter_mut()) {
+        thinned |= thin(&mut series.model, cap);
+        thinned |= thin(&mut series.simulation, cap);
+        thinned |= thin(&mut series.simulation_saturated, cap);
+    }
+    data.thinned = thinned.then_some(cap);
     data
+}
+
+/// Keeps `cap` evenly spaced points of `points` (the first and the last among them) when it
+/// has more; returns whether it did.
+fn thin<T: Copy>(points: &mut Vec<T>, cap: usize) -> bool {
+    let len = points.len();
+    if len <= cap || cap < 2 {
+        return false;
+    }
+    *points = (0..cap).map(|i| points[i * (len - 1) / (cap - 1)]).collect();
+    true
 }
 
 fn build_series(spec: &FigureSpec, style_index: usize, members: &[&PlotRow<'_>]) -> Series {
@@ -266,12 +341,12 @@ fn build_series(spec: &FigureSpec, style_index: usize, members: &[&PlotRow<'_>])
     };
     let mut first_saturated_model: Option<f64> = None;
     for plot_row in members {
-        let Some(x) = columns::number(&plot_row.json, &spec.x) else { continue };
+        let Some(x) = plot_row.number(&spec.x) else { continue };
         let row = plot_row.row;
         let y = if spec.y == "latency" && row.method == "model" {
             columns::comparable_model_latency(row)
         } else {
-            columns::number(&plot_row.json, &spec.y)
+            plot_row.number(&spec.y)
         };
         if row.method == "model" {
             match y {
@@ -420,6 +495,11 @@ fn caption(spec: &FigureSpec, data: &FigureData, clipped: bool) -> String {
     }
     if spec.log_y {
         sentences.push("Logarithmic y axis.".to_owned());
+    }
+    if let Some(cap) = data.thinned {
+        sentences.push(format!(
+            "Series of more than {cap} points show {cap} evenly spaced ones; every point is in results.parquet."
+        ));
     }
     sentences.join(" ")
 }

@@ -1,9 +1,13 @@
 //! `manifest.json`: provenance plus the SHA-256 of every file in the bundle, and its check.
 //!
-//! The manifest lists every regular file under the bundle directory except itself, with
-//! paths relative to the bundle and `/`-separated, sorted. [`verify`] re-hashes the listed
-//! files and reports missing, changed and unlisted files, so a bundle sent with a paper can
-//! be checked with `runner verify` years later.
+//! The manifest lists the bundle's inputs (`results.parquet`, `spec.yaml`, the copied
+//! templates) and every file the last render wrote, with paths relative to the bundle and
+//! `/`-separated, sorted; never `runner`'s temporary files nor a file someone else put there.
+//! [`verify`] re-hashes the listed files and reports missing, changed and unlisted files, and
+//! anything that is not a regular file (a symbolic link is reported, never followed), so a
+//! bundle sent with a paper can be checked with `runner verify` years later. Every listed file
+//! is opened as a regular file only ([`crate::files::open_regular`]): a FIFO or a link to
+//! `/dev/zero` in its place is reported at once instead of hanging the check.
 
 use std::fs;
 use std::io;
@@ -61,29 +65,89 @@ struct ManifestFiles {
     failure: Option<String>,
 }
 
-/// Builds the manifest by hashing every file now in `bundle_dir`.
+/// The bundle's inputs: what a render reads and does not write.
+pub(crate) const INPUTS: [&str; 2] = ["results.parquet", "spec.yaml"];
+
+/// The largest `manifest.json` read (a manifest of a few hundred files is a few tens of KB).
+const MAX_MANIFEST_BYTES: u64 = 64 << 20;
+
+/// Whether the listed `path` is one a render writes (a page, a figure or a table), as opposed
+/// to an input.
+pub(crate) fn is_rendered(path: &str) -> bool {
+    path.starts_with("figures/")
+        || path.starts_with("tables/")
+        || path == "index.html"
+        || path == "report.md"
+}
+
+/// The files the bundle's current manifest lists; empty when there is none or it cannot be
+/// read (nothing is then taken for a file of the previous render).
+pub(crate) fn previous_files(bundle_dir: &Path) -> Vec<String> {
+    read(bundle_dir)
+        .map(|manifest| manifest.files.into_iter().map(|entry| entry.path).collect())
+        .unwrap_or_default()
+}
+
+/// The inputs present as regular files (not symbolic links): `results.parquet`, `spec.yaml`
+/// and, when the render reads its templates from the bundle's `templates/`, those.
+pub(crate) fn inputs(bundle_dir: &Path, template_dir: Option<&Path>) -> Vec<String> {
+    let regular = |relative: &str| {
+        fs::symlink_metadata(bundle_dir.join(relative)).is_ok_and(|metadata| metadata.is_file())
+    };
+    let mut files: Vec<String> =
+        INPUTS.iter().filter(|name| regular(name)).map(|name| (*name).to_owned()).collect();
+    let templates = bundle_dir.join(super::TEMPLATES);
+    if template_dir == Some(templates.as_path())
+        && let Ok(entries) = fs::read_dir(&templates)
+    {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = format!("{}/{name}", super::TEMPLATES);
+            if !crate::files::is_temporary(&name) && regular(&relative) {
+                files.push(relative);
+            }
+        }
+    }
+    files
+}
+
+/// `path` relative to `bundle_dir`, `/`-separated, when it is inside it.
+pub(crate) fn relative(bundle_dir: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(bundle_dir).ok()?;
+    let parts: Vec<String> = relative
+        .components()
+        .map(|component| match component {
+            Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// Builds the manifest of `files` (relative paths), hashing each.
 pub(crate) fn build(
     bundle_dir: &Path,
+    files: &[String],
     experiment: &str,
     title: &str,
     provenance: &Provenance,
     simulation_seeds: Vec<u64>,
     failure: Option<String>,
 ) -> Result<Manifest, ReportError> {
-    let mut files = Vec::new();
-    for relative in list_files(bundle_dir)? {
-        let path = bundle_dir.join(&relative);
+    let mut entries = Vec::new();
+    for relative in files {
+        let path = bundle_dir.join(relative);
         let (sha256, bytes) =
             hash_file(&path).map_err(|source| ReportError::Read { path, source })?;
-        files.push(FileEntry { path: relative, sha256, bytes });
+        entries.push(FileEntry { path: relative.clone(), sha256, bytes });
     }
     Ok(Manifest {
         format: FORMAT.to_owned(),
         experiment: experiment.to_owned(),
-        title: title.to_owned(),
+        title: super::tables::strip_invisible(title.to_owned()),
         provenance: provenance.clone(),
         simulation_seeds,
-        files,
+        files: entries,
         failure,
     })
 }
@@ -96,9 +160,20 @@ pub(crate) fn verify(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
         problems.push(format!("the last render failed, so the bundle is incomplete: {failure}"));
     }
     problems.extend(check_listed(bundle_dir, manifest.files.iter()));
-    for relative in list_files(bundle_dir)? {
-        if !manifest.files.iter().any(|entry| entry.path == relative) {
-            problems.push(format!("not listed in the manifest: {relative}"));
+    let listed = |relative: &str| manifest.files.iter().any(|entry| entry.path == relative);
+    for (relative, kind) in list_entries(bundle_dir)? {
+        if listed(&relative) {
+            continue;
+        }
+        let name = relative.rsplit('/').next().unwrap_or(&relative);
+        match kind {
+            EntryKind::Regular if crate::files::is_temporary(name) => problems.push(format!(
+                "not listed in the manifest: {relative} (a temporary file left by an interrupted write; the next `runner report` removes it)"
+            )),
+            EntryKind::Regular => problems.push(format!("not listed in the manifest: {relative}")),
+            EntryKind::Other(what) => problems.push(format!(
+                "not a regular file: {relative} ({what}); a bundle holds only the files runner wrote"
+            )),
         }
     }
     Ok(problems)
@@ -107,24 +182,18 @@ pub(crate) fn verify(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
 /// The listed files a render does not write (its inputs) that are missing or changed; empty
 /// when there is no manifest yet.
 pub(crate) fn check_inputs(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
-    if !bundle_dir.join(MANIFEST).is_file() {
+    if fs::symlink_metadata(bundle_dir.join(MANIFEST)).is_err() {
         return Ok(Vec::new());
     }
     let manifest = read(bundle_dir)?;
-    let rendered = |path: &str| {
-        path.starts_with("figures/")
-            || path.starts_with("tables/")
-            || path == "index.html"
-            || path == "report.md"
-    };
-    Ok(check_listed(bundle_dir, manifest.files.iter().filter(|entry| !rendered(&entry.path))))
+    Ok(check_listed(bundle_dir, manifest.files.iter().filter(|entry| !is_rendered(&entry.path))))
 }
 
 fn read(bundle_dir: &Path) -> Result<ManifestFiles, ReportError> {
     let manifest_path = bundle_dir.join(MANIFEST);
-    let text = fs::read_to_string(&manifest_path)
+    let bytes = crate::files::read_regular(&manifest_path, MAX_MANIFEST_BYTES)
         .map_err(|source| ReportError::Read { path: manifest_path.clone(), source })?;
-    serde_json::from_str(&text).map_err(|error| ReportError::Manifest {
+    serde_json::from_slice(&bytes).map_err(|error| ReportError::Manifest {
         path: manifest_path.clone(),
         message: error.to_string(),
     })
@@ -148,22 +217,34 @@ fn check_listed<'a>(
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 problems.push(format!("missing: {}", entry.path));
             }
+            Err(error) if error.kind() == io::ErrorKind::InvalidInput => {
+                problems.push(format!("not a regular file: {} ({error})", entry.path));
+            }
             Err(error) => problems.push(format!("unreadable: {} ({error})", entry.path)),
         }
     }
     problems
 }
 
-/// Relative, `/`-separated paths of the regular files under `dir`, except the manifest, sorted.
-pub(crate) fn list_files(dir: &Path) -> Result<Vec<String>, ReportError> {
+/// What an entry of the bundle directory is.
+pub(crate) enum EntryKind {
+    /// A regular file.
+    Regular,
+    /// A symbolic link, FIFO, device or socket, described in words.
+    Other(String),
+}
+
+/// Relative, `/`-separated paths of everything under `dir` but directories and the manifest,
+/// sorted, with what each is. Symbolic links are listed, never followed.
+pub(crate) fn list_entries(dir: &Path) -> Result<Vec<(String, EntryKind)>, ReportError> {
     let mut out = Vec::new();
     walk(dir, "", &mut out)?;
-    out.retain(|path| path != MANIFEST);
-    out.sort();
+    out.retain(|(path, _)| path != MANIFEST);
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
 }
 
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), ReportError> {
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, EntryKind)>) -> Result<(), ReportError> {
     let read_error = |source| ReportError::Read { path: dir.to_path_buf(), source };
     for entry in fs::read_dir(dir).map_err(read_error)? {
         let entry = entry.map_err(read_error)?;
@@ -173,14 +254,64 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), ReportErr
         if file_type.is_dir() {
             walk(&entry.path(), &relative, out)?;
         } else if file_type.is_file() {
-            out.push(relative);
+            out.push((relative, EntryKind::Regular));
+        } else {
+            let what = fs::symlink_metadata(entry.path())
+                .map(|metadata| describe(&entry.path(), &metadata))
+                .unwrap_or_else(|_| "a special file".to_owned());
+            out.push((relative, EntryKind::Other(what)));
         }
     }
     Ok(())
 }
 
+/// A non-regular file in words: "a symbolic link to `/etc/passwd`", "a FIFO".
+fn describe(path: &Path, metadata: &fs::Metadata) -> String {
+    if metadata.file_type().is_symlink() {
+        return match fs::read_link(path) {
+            Ok(target) => format!("a symbolic link to `{}`", target.display()),
+            Err(_) => "a symbolic link".to_owned(),
+        };
+    }
+    kind_in_words(metadata).to_owned()
+}
+
+/// What kind of file `metadata` (not following links) describes, in words.
+pub(crate) fn kind_in_words(metadata: &fs::Metadata) -> &'static str {
+    let kind = metadata.file_type();
+    if kind.is_symlink() {
+        return "a symbolic link";
+    }
+    if kind.is_dir() {
+        return "a directory";
+    }
+    if kind.is_file() {
+        return "a regular file";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
+/// SHA-256 and size of the regular file `path`: a symbolic link, FIFO or device in its place
+/// is refused (as `InvalidInput`) without following or blocking.
 fn hash_file(path: &Path) -> io::Result<(String, u64)> {
-    let mut file = fs::File::open(path)?;
+    let metadata = fs::symlink_metadata(path)?;
+    if !metadata.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, describe(path, &metadata)));
+    }
+    let mut file = crate::files::open_regular(path)?;
     let mut hasher = Sha256::new();
     let bytes = io::copy(&mut file, &mut hasher)?;
     Ok((hex(&hasher.finalize()), bytes))
@@ -192,7 +323,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// `dir/relative` when `relative` stays inside `dir` (no `..`, no absolute path).
-fn safe_join(dir: &Path, relative: &str) -> Option<PathBuf> {
+pub(crate) fn safe_join(dir: &Path, relative: &str) -> Option<PathBuf> {
     let path = Path::new(relative);
     path.components()
         .all(|component| matches!(component, Component::Normal(_)))

@@ -47,6 +47,11 @@ pub fn is_scenario_column(name: &str) -> bool {
     columns::SCENARIO_COLUMNS.contains(&name)
 }
 
+/// The columns that describe the scenario, in the order the report names them.
+pub fn scenario_columns() -> &'static [&'static str] {
+    columns::SCENARIO_COLUMNS
+}
+
 use crate::spec::report::{ReportSpec, TableKind};
 use crate::store::provenance::Provenance;
 use crate::store::row::Row;
@@ -116,6 +121,30 @@ pub enum ReportError {
         /// The minijinja error with location.
         message: String,
     },
+    /// A bundle subdirectory (`figures/`, `tables/`, `templates/`) is a symbolic link or
+    /// not a directory: `runner` writes only inside the bundle and never follows a link out.
+    #[error(
+        "`{}` is {what}, not a directory of the bundle; runner writes only inside the bundle and never follows a link out of it, so nothing was written. Remove it (runner creates the directory again) and link the other way round (for example `ln -s {} paper/{name}`), or copy the files you need out of the bundle after each run",
+        path.display(), absolute.display()
+    )]
+    NotADirectory {
+        /// The subdirectory.
+        path: PathBuf,
+        /// The subdirectory as an absolute path (for the example command).
+        absolute: PathBuf,
+        /// Its last path component (`figures`).
+        name: String,
+        /// What it is instead, in words ("a symbolic link to `/home/me/paper`").
+        what: String,
+    },
+    /// The spec's template directory could not be copied into the bundle.
+    #[error("cannot copy template `{}` into the bundle: {source}", path.display())]
+    TemplateCopy {
+        /// The template file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
     /// `manifest.json` is not a valid manifest.
     #[error("manifest `{}` is not valid: {message}; re-render the bundle with `runner report`", path.display())]
     Manifest {
@@ -126,38 +155,94 @@ pub enum ReportError {
     },
 }
 
+/// The subdirectories of a bundle that `runner` writes into.
+pub const SUBDIRECTORIES: [&str; 3] = ["figures", "tables", TEMPLATES];
+
+/// The bundle subdirectory holding the copy of the spec's `template_dir` (see
+/// [`copy_templates`]).
+pub const TEMPLATES: &str = "templates";
+
+/// Refuses a bundle whose `figures/`, `tables/` or `templates/` is a symbolic link or anything
+/// but a real directory, before anything is written: cleaning or writing through such a link
+/// would touch files outside the bundle (a paper's figure directory, say). A missing
+/// subdirectory is fine (a render creates it).
+pub fn check_bundle(bundle_dir: &Path) -> Result<(), ReportError> {
+    for name in SUBDIRECTORIES {
+        let path = bundle_dir.join(name);
+        let metadata = match fs::symlink_metadata(&path) {
+            Ok(metadata) => metadata,
+            // Missing, or the bundle itself is not a directory: the first write says so.
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                continue;
+            }
+            Err(source) => return Err(ReportError::Read { path, source }),
+        };
+        if metadata.is_dir() {
+            continue;
+        }
+        let what = if metadata.file_type().is_symlink() {
+            match fs::read_link(&path) {
+                Ok(target) => format!("a symbolic link to `{}`", target.display()),
+                Err(_) => "a symbolic link".to_owned(),
+            }
+        } else {
+            manifest::kind_in_words(&metadata).to_owned()
+        };
+        let absolute = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+        return Err(ReportError::NotADirectory { path, absolute, name: name.to_owned(), what });
+    }
+    Ok(())
+}
+
 /// Renders the report bundle into `bundle_dir` and returns the paths written, manifest last.
 ///
-/// Files in `figures/` and `tables/` left over from an earlier render (say, a figure the
-/// spec no longer has) are removed, so the manifest describes exactly this render.
+/// Refuses a bundle whose subdirectories are symbolic links ([`check_bundle`]) before writing
+/// anything. Rendered files the previous `manifest.json` listed that this render does not
+/// write (say, a figure the spec no longer has) are removed, as are `runner`'s own temporary
+/// files left by an interrupted write ([`crate::files::is_temporary`]); any other file is left
+/// alone (and `runner verify` reports it as not listed). The new manifest lists exactly the
+/// bundle's inputs (`results.parquet`, `spec.yaml`, the copied templates) and the files this
+/// render wrote.
 ///
 /// When a step fails (a figure, a template, a write), the bundle is still left consistent:
-/// the pages and figures this render did not write are removed, and `manifest.json` lists
-/// what is there and states the failure (`runner verify` reports it), before the error is
-/// returned.
+/// the pages and figures of the previous render that this one did not write are removed, and
+/// `manifest.json` lists what is there and states the failure (`runner verify` reports it),
+/// before the error is returned.
 pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>, ReportError> {
+    check_bundle(bundle_dir)?;
     let figures_dir = bundle_dir.join("figures");
     let tables_dir = bundle_dir.join("tables");
     for dir in [bundle_dir, &figures_dir, &tables_dir] {
         fs::create_dir_all(dir)
             .map_err(|source| ReportError::Write { path: dir.to_path_buf(), source })?;
     }
+    let previous = manifest::previous_files(bundle_dir);
+    for name in [".", "figures", "tables", TEMPLATES] {
+        remove_temporaries(&bundle_dir.join(name))?;
+    }
     let mut written = Vec::new();
     let outcome = render_files(bundle_dir, input, &mut written);
     let failure = outcome.as_ref().err().map(ToString::to_string);
-    if failure.is_some() {
-        for page in ["index.html", "report.md"] {
-            let path = bundle_dir.join(page);
-            if !written.contains(&path) && path.is_file() {
-                fs::remove_file(&path).map_err(|source| ReportError::Write { path, source })?;
-            }
+    let written_relative: Vec<String> =
+        written.iter().filter_map(|path| manifest::relative(bundle_dir, path)).collect();
+    for listed in previous.iter().filter(|path| manifest::is_rendered(path)) {
+        if !written_relative.contains(listed) {
+            remove_listed(bundle_dir, listed)?;
         }
     }
-    remove_stale(&figures_dir, &written)?;
-    remove_stale(&tables_dir, &written)?;
+    let mut files = manifest::inputs(bundle_dir, input.template_dir);
+    files.extend(written_relative);
+    files.sort();
+    files.dedup();
     let seeds = outcome.as_ref().map(Clone::clone).unwrap_or_else(|_| simulation_seeds(input.rows));
     let manifest = manifest::build(
         bundle_dir,
+        &files,
         input.experiment,
         input.title,
         input.provenance,
@@ -175,6 +260,85 @@ pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>
     Ok(written)
 }
 
+/// Copies the regular files of the spec's template directory `source` (already resolved
+/// against the spec's directory) into the bundle's `templates/`, and returns that directory
+/// for [`ReportInput::template_dir`]; `None` (no `template_dir`) returns `None`.
+///
+/// The bundle then re-renders the same from anywhere, on any machine (`runner report`), and
+/// `runner verify` covers the templates too. Copies the previous manifest listed that are no
+/// longer in `source` are removed. Refuses a symbolic-linked bundle subdirectory first
+/// ([`check_bundle`]); each template is read as a regular file of at most 1 MiB.
+pub fn copy_templates(
+    bundle_dir: &Path,
+    source: Option<&Path>,
+) -> Result<Option<PathBuf>, ReportError> {
+    check_bundle(bundle_dir)?;
+    let target = bundle_dir.join(TEMPLATES);
+    let mut copied = Vec::new();
+    if let Some(source) = source {
+        let read_error = |source_error| ReportError::TemplateCopy {
+            path: source.to_path_buf(),
+            source: source_error,
+        };
+        let mut names = Vec::new();
+        for entry in fs::read_dir(source).map_err(read_error)? {
+            let entry = entry.map_err(read_error)?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || !fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            names.push(name);
+        }
+        names.sort();
+        fs::create_dir_all(&target)
+            .map_err(|source| ReportError::Write { path: target.clone(), source })?;
+        for name in names {
+            let from = source.join(&name);
+            let bytes = crate::files::read_regular(&from, MAX_TEMPLATE_BYTES)
+                .map_err(|source| ReportError::TemplateCopy { path: from.clone(), source })?;
+            write_atomic(&target.join(&name), &bytes)?;
+            copied.push(format!("{TEMPLATES}/{name}"));
+        }
+    }
+    for listed in manifest::previous_files(bundle_dir) {
+        if listed.starts_with(&format!("{TEMPLATES}/")) && !copied.contains(&listed) {
+            remove_listed(bundle_dir, &listed)?;
+        }
+    }
+    if source.is_none() {
+        // Only an empty directory goes; a file the user put there stays.
+        let _ = fs::remove_dir(&target);
+        return Ok(None);
+    }
+    Ok(Some(target))
+}
+
+/// The largest template file copied into a bundle.
+const MAX_TEMPLATE_BYTES: u64 = 1 << 20;
+
+/// Removes the bundle file `relative` (a path the previous manifest listed) when it is a
+/// regular file; a symbolic link or anything else in its place is left alone.
+fn remove_listed(bundle_dir: &Path, relative: &str) -> Result<(), ReportError> {
+    let Some(path) = manifest::safe_join(bundle_dir, relative) else { return Ok(()) };
+    if fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.is_file()) {
+        fs::remove_file(&path).map_err(|source| ReportError::Write { path, source })?;
+    }
+    Ok(())
+}
+
+/// Removes `runner`'s own temporary files (left by `kill -9` during a write) from `dir`.
+fn remove_temporaries(dir: &Path) -> Result<(), ReportError> {
+    let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
+    for entry in entries.flatten() {
+        let temporary = crate::files::is_temporary(&entry.file_name().to_string_lossy());
+        if temporary && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|source| ReportError::Write { path, source })?;
+        }
+    }
+    Ok(())
+}
+
 /// The distinct seeds of the simulation replications, sorted.
 fn simulation_seeds(rows: &[Row]) -> BTreeSet<u64> {
     rows.iter().filter(|row| row.method == "simulation").filter_map(|row| row.seed).collect()
@@ -188,11 +352,30 @@ fn render_files(
 ) -> Result<BTreeSet<u64>, ReportError> {
     let figures_dir = bundle_dir.join("figures");
     let tables_dir = bundle_dir.join("tables");
-    let plot_rows: Vec<figure::PlotRow<'_>> =
-        input.rows.iter().map(|row| figure::PlotRow { row, json: columns::to_json(row) }).collect();
+    // The scenario columns once per scenario; per row only what the figures read.
+    let mut scenarios: std::collections::HashMap<&str, serde_json::Value> =
+        std::collections::HashMap::new();
+    for row in input.rows {
+        scenarios.entry(&row.scenario_id).or_insert_with(|| figure::scenario_json(row));
+    }
+    let null = serde_json::Value::Null;
+    let plot_rows: Vec<figure::PlotRow<'_>> = if input.spec.figures.is_empty() {
+        Vec::new()
+    } else {
+        input
+            .rows
+            .iter()
+            .map(|row| figure::PlotRow {
+                row,
+                json: figure::plot_json(row, &input.spec.figures),
+                scenario: scenarios.get(row.scenario_id.as_str()).unwrap_or(&null),
+            })
+            .collect()
+    };
     let mut page_figures = Vec::new();
     for (index, spec) in input.spec.figures.iter().enumerate() {
-        let figure = figure::build(index + 1, spec, &plot_rows)?;
+        let mut figure = figure::build(index + 1, spec, &plot_rows)?;
+        figure.svg = tables::strip_invisible(figure.svg);
         let svg_path = figures_dir.join(format!("{}.svg", figure.stem));
         write_atomic(&svg_path, figure.svg.as_bytes())?;
         written.push(svg_path);
@@ -219,26 +402,35 @@ fn render_files(
                 let agreement = agreement::compute(input.rows);
                 let table = tables::agreement_table(&agreement);
                 let csv = tables::agreement_csv(&agreement);
+                let csv = |out: &mut dyn io::Write| {
+                    out.write_all(tables::strip_invisible(csv).as_bytes())
+                };
                 agreement_table =
-                    Some(write_table(&tables_dir, "agreement", table, &csv, input, written)?);
+                    Some(write_table(&tables_dir, "agreement", table, csv, input, written)?);
             }
             TableKind::Comparison if comparison_table.is_none() => {
                 let table = tables::comparison_table(input.rows);
                 let csv = tables::comparison_csv(input.rows);
+                let csv = |out: &mut dyn io::Write| {
+                    out.write_all(tables::strip_invisible(csv).as_bytes())
+                };
                 comparison_table =
-                    Some(write_table(&tables_dir, "comparison", table, &csv, input, written)?);
+                    Some(write_table(&tables_dir, "comparison", table, csv, input, written)?);
             }
             TableKind::Results if results_table.is_none() => {
                 let table = tables::results_table(input.rows);
-                let csv = tables::results_csv(input.rows);
+                let csv = |out: &mut dyn io::Write| tables::write_results_csv(input.rows, out);
                 results_table =
-                    Some(write_table(&tables_dir, "results", table, &csv, input, written)?);
+                    Some(write_table(&tables_dir, "results", table, csv, input, written)?);
             }
             TableKind::Saturation if saturation_table.is_none() => {
                 let lines = saturation::compute(input.rows);
                 let (table, csv) = (saturation::table(&lines), saturation::csv(&lines));
+                let csv = |out: &mut dyn io::Write| {
+                    out.write_all(tables::strip_invisible(csv).as_bytes())
+                };
                 saturation_table =
-                    Some(write_table(&tables_dir, "saturation", table, &csv, input, written)?);
+                    Some(write_table(&tables_dir, "saturation", table, csv, input, written)?);
             }
             _ => {}
         }
@@ -288,23 +480,31 @@ pub fn check_inputs(bundle_dir: &Path) -> Result<Vec<String>, ReportError> {
     manifest::check_inputs(bundle_dir)
 }
 
+/// Writes `tables/<stem>.{csv,tex,md}`: the CSV whole (streamed by `csv` through a buffer),
+/// the LaTeX and Markdown of at most [`tables::MAX_TABLE_ROWS`] rows with a note saying how
+/// many were left out and where they are.
 fn write_table(
     dir: &Path,
     stem: &str,
-    table: tables::Table,
-    csv: &str,
+    mut table: tables::Table,
+    csv: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
     input: &ReportInput<'_>,
     written: &mut Vec<PathBuf>,
 ) -> Result<pages::PageTable, ReportError> {
+    tables::bound(&mut table, stem);
+    let csv_path = dir.join(format!("{stem}.csv"));
+    crate::files::persist_atomic(&csv_path, |file| {
+        let mut out = io::BufWriter::new(file);
+        csv(&mut out)?;
+        io::Write::flush(&mut out)
+    })
+    .map_err(|source| ReportError::Write { path: csv_path.clone(), source })?;
+    written.push(csv_path);
     let markdown = tables::to_markdown(&table);
     let source = format!("{} table of experiment {}", stem, input.experiment);
-    for (extension, text) in [
-        ("csv", csv.to_owned()),
-        ("tex", tables::to_tex(&table, &source)),
-        ("md", markdown.clone()),
-    ] {
+    for (extension, text) in [("tex", tables::to_tex(&table, &source)), ("md", markdown.clone())] {
         let path = dir.join(format!("{stem}.{extension}"));
-        write_atomic(&path, text.as_bytes())?;
+        write_atomic(&path, tables::strip_invisible(text).as_bytes())?;
         written.push(path);
     }
     Ok(pages::PageTable { table, markdown, stem: stem.to_owned() })
@@ -330,9 +530,8 @@ fn summary(rows: &[Row]) -> pages::Summary {
         }
     }
     statuses.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.status.cmp(&b.status)));
-    let json: Vec<serde_json::Value> = rows.iter().map(columns::to_json).collect();
-    let (constant, varying) = columns::constant_and_varying(&json);
-    let common = json.first().map(|first| columns::describe(first, &constant)).unwrap_or_default();
+    let (constant, varying, first) = columns::constant_and_varying_rows(rows);
+    let common = first.map(|first| columns::describe(&first, &constant)).unwrap_or_default();
     let varying: Vec<String> = varying.iter().map(|name| columns::symbol(name)).collect();
     let evaluators: BTreeSet<&str> = rows.iter().map(|row| row.evaluator.as_str()).collect();
     pages::Summary {
@@ -363,19 +562,4 @@ fn summary(rows: &[Row]) -> pages::Summary {
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     crate::files::write_atomic(path, bytes)
         .map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
-}
-
-/// Removes files in `dir` that this render did not write.
-fn remove_stale(dir: &Path, written: &[PathBuf]) -> Result<(), ReportError> {
-    let entries = fs::read_dir(dir)
-        .map_err(|source| ReportError::Read { path: dir.to_path_buf(), source })?;
-    for entry in entries {
-        let entry =
-            entry.map_err(|source| ReportError::Read { path: dir.to_path_buf(), source })?;
-        let path = entry.path();
-        if entry.file_type().is_ok_and(|kind| kind.is_file()) && !written.contains(&path) {
-            fs::remove_file(&path).map_err(|source| ReportError::Write { path, source })?;
-        }
-    }
-    Ok(())
 }

@@ -14,7 +14,7 @@ use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Va
 use serde::Serialize;
 
 use super::ReportError;
-use super::tables::{Table, md_escape};
+use super::tables::{Table, md_escape, strip_invisible};
 use crate::store::provenance::Provenance;
 
 /// The page template names.
@@ -135,7 +135,7 @@ pub(crate) fn render(
         message: describe(&error),
     };
     let compiled = env.get_template(template).map_err(template_error)?;
-    compiled.render(Value::from(Serde(context))).map_err(template_error)
+    compiled.render(Value::from(Serde(context))).map_err(template_error).map(strip_invisible)
 }
 
 fn environment(template_dir: Option<&Path>) -> Environment<'static> {
@@ -167,7 +167,9 @@ fn environment(template_dir: Option<&Path>) -> Environment<'static> {
             .map(|(_, text)| (*text).to_owned()))
     });
     env.add_filter("md", |text: &str| md_escape(text));
-    env.add_filter("code", |text: &str| text.replace(['`', '\n', '\r'], " ").replace('|', "\\|"));
+    env.add_filter("code", |text: &str| {
+        super::tables::strip_invisible(text.replace(['`', '\n', '\r'], " ").replace('|', "\\|"))
+    });
     env
 }
 

@@ -219,7 +219,7 @@ fn render_writes_every_expected_file() {
     assert!(!manifest["simulation_seeds"].as_array().expect("seeds").is_empty());
     // No temporary files are left behind.
     assert_eq!(
-        super::manifest::list_files(dir.path()).expect("list").len(),
+        super::manifest::list_entries(dir.path()).expect("list").len(),
         EXPECTED_FILES.len() - 1
     );
 }
@@ -1196,4 +1196,191 @@ fn png_stats(path: &Path) -> (u32, u32, f64, usize) {
         }
     }
     (info.width, info.height, dark as f64 / count.max(1) as f64, colours.len())
+}
+
+// ---------------------------------------------------------------- what a render touches
+
+/// `figures/` or `tables/` linked to a directory outside the bundle: refused before anything
+/// is written, and nothing in the link's target is touched (issue 19, item 1).
+#[cfg(unix)]
+#[test]
+fn a_symlinked_subdirectory_is_refused_and_its_target_untouched() {
+    for name in ["figures", "tables"] {
+        let (dir, _) = standard_bundle();
+        let paper = tempfile::tempdir().expect("paper directory");
+        fs::write(paper.path().join("chapter3.tex"), "mine\n").expect("write");
+        fs::remove_dir_all(dir.path().join(name)).expect("rm");
+        std::os::unix::fs::symlink(paper.path(), dir.path().join(name)).expect("symlink");
+        let before = read(dir.path(), "manifest.json");
+        let rows = fixture_rows();
+        let provenance = fixture_provenance();
+        let spec = fixture_spec();
+        let input = ReportInput {
+            experiment: "fixture",
+            title: "t",
+            description: None,
+            spec: &spec,
+            rows: &rows,
+            provenance: &provenance,
+            template_dir: None,
+        };
+        let error = render(dir.path(), &input).expect_err("a symlinked subdirectory");
+        let message = error.to_string();
+        assert!(matches!(error, ReportError::NotADirectory { .. }), "{message}");
+        assert!(message.contains(&format!("{name}` is a symbolic link to")), "{message}");
+        assert!(message.contains("link the other way round"), "{message}");
+        let left: Vec<String> = fs::read_dir(paper.path())
+            .expect("list")
+            .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["chapter3.tex"], "the link's target is untouched");
+        assert_eq!(read(dir.path(), "manifest.json"), before, "nothing was written");
+        let problems = verify(dir.path()).expect("verify");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with(&format!("not a regular file: {name} (a symbolic link"))),
+            "{problems:?}"
+        );
+    }
+}
+
+/// A re-render removes only what the previous manifest listed (and runner's temporaries);
+/// a file someone else put in the bundle stays, unlisted, and `verify` reports it.
+#[test]
+fn a_render_removes_only_listed_files_and_temporaries() {
+    let (dir, _) = standard_bundle();
+    fs::write(dir.path().join("figures/notes.txt"), "mine\n").expect("write");
+    for temporary in [".tmpAb12Cd", "figures/.runner-tmp-x1", "tables/.runner-tmp-y2"] {
+        fs::write(dir.path().join(temporary), "half a file").expect("write");
+    }
+    let problems = verify(dir.path()).expect("verify");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("not listed in the manifest: .tmpAb12Cd (a temporary file")),
+        "{problems:?}"
+    );
+    let mut spec = fixture_spec();
+    spec.figures.truncate(1);
+    let rows = fixture_rows();
+    let provenance = fixture_provenance();
+    let input = ReportInput {
+        experiment: "fixture",
+        title: "t",
+        description: None,
+        spec: &spec,
+        rows: &rows,
+        provenance: &provenance,
+        template_dir: None,
+    };
+    render(dir.path(), &input).expect("re-render");
+    assert!(!dir.path().join("figures/fig2_latency_vs_rate.svg").exists(), "listed, stale: gone");
+    assert_eq!(read(dir.path(), "figures/notes.txt"), "mine\n", "unlisted: kept");
+    for temporary in [".tmpAb12Cd", "figures/.runner-tmp-x1", "tables/.runner-tmp-y2"] {
+        assert!(!dir.path().join(temporary).exists(), "{temporary} removed");
+    }
+    let manifest = read(dir.path(), "manifest.json");
+    assert!(!manifest.contains("notes.txt") && !manifest.contains("tmp"), "{manifest}");
+    assert_eq!(
+        verify(dir.path()).expect("verify"),
+        ["not listed in the manifest: figures/notes.txt"]
+    );
+}
+
+/// `verify` reports a symbolic link in the bundle instead of following it (item 19), and a
+/// FIFO or a link to `/dev/zero` in place of a listed file without blocking (item 9).
+#[cfg(unix)]
+#[test]
+fn verify_reports_links_and_special_files_without_following_or_blocking() {
+    let (dir, _) = standard_bundle();
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("figures/evil.svg")).expect("ln");
+    fs::remove_file(dir.path().join("report.md")).expect("rm");
+    let status = Command::new("mkfifo").arg(dir.path().join("report.md")).status().expect("mkfifo");
+    assert!(status.success());
+    fs::remove_file(dir.path().join("spec.yaml")).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("spec.yaml")).expect("ln");
+    let started = Instant::now();
+    let problems = verify(dir.path()).expect("verify");
+    assert!(started.elapsed() < Duration::from_secs(10), "no hang");
+    assert!(
+        problems.contains(
+            &"not a regular file: figures/evil.svg (a symbolic link to `/etc/passwd`); a bundle holds only the files runner wrote".to_owned()
+        ),
+        "{problems:?}"
+    );
+    assert!(
+        problems.contains(&"not a regular file: report.md (a FIFO)".to_owned()),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .contains(&"not a regular file: spec.yaml (a symbolic link to `/dev/zero`)".to_owned()),
+        "{problems:?}"
+    );
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    let inputs = super::check_inputs(dir.path()).expect("check inputs");
+    assert_eq!(inputs, ["not a regular file: spec.yaml (a symbolic link to `/dev/zero`)"]);
+}
+
+/// `$` is escaped wherever user text reaches Markdown, and bidirectional controls and other
+/// invisible format characters never reach a page, figure or table (issue 19, item 27).
+#[test]
+fn dollars_are_escaped_and_bidi_controls_never_reach_the_bundle() {
+    let mut rows = fixture_rows();
+    rows[0].error = Some("costs $5 \u{202E}gnp.exe\u{202C} and $6".into());
+    let mut spec = fixture_spec();
+    spec.figures[0].title = Some("Latency \u{2066}in $ cycles\u{2069}".into());
+    let title = "Costs $5 and $6 \u{202E}txt.exe\u{200B}";
+    let (dir, _) = render_fixture(title, &rows, &spec, None);
+    let markdown = read(dir.path(), "report.md");
+    assert!(markdown.starts_with("# Costs \\$5 and \\$6 txt.exe\n"), "{markdown}");
+    assert!(markdown.contains("Latency in \\$ cycles"), "{markdown}");
+    assert!(read(dir.path(), "tables/results.md").contains("costs \\$5 gnp.exe and \\$6"));
+    for relative in EXPECTED_FILES.iter().filter(|path| !path.ends_with(".pdf")) {
+        let text = String::from_utf8_lossy(&fs::read(dir.path().join(relative)).expect("read"))
+            .into_owned();
+        let invisible: Vec<char> =
+            text.chars().filter(|&c| super::tables::is_invisible_format(c)).collect();
+        assert!(invisible.is_empty(), "{relative} holds {invisible:?}");
+    }
+    assert!(read(dir.path(), "index.html").contains("Costs $5 and $6 txt.exe"));
+}
+
+/// A run of many load points: the pages and the LaTeX and Markdown tables show at most
+/// `MAX_TABLE_ROWS` rows and say where the rest are, the CSV has them all, and each figure
+/// series is thinned to what fits in `MAX_FIGURE_POINTS` (issue 19, item 7).
+#[test]
+fn many_load_points_give_bounded_pages_tables_and_figures() {
+    let points = super::figure::MAX_FIGURE_POINTS + 1_000;
+    let rows: Vec<Row> = (0..points)
+        .map(|index| {
+            let rate = 1e-6 * (index + 1) as f64;
+            let mut row = base_row("s1a2b3", 1, rate);
+            row.method = "model".into();
+            row.status = "ok".into();
+            row.latency = Some(36.0 + rate);
+            row
+        })
+        .collect();
+    let spec = ReportSpec {
+        template_dir: None,
+        figures: fixture_spec().figures[..1].to_vec(),
+        tables: vec![TableKind::Results],
+    };
+    let (dir, _) = render_fixture("many", &rows, &spec, None);
+    let shown = super::tables::MAX_TABLE_ROWS;
+    let sentence = format!("Showing the first {shown} of {points} rows; all {points} are in");
+    for page in ["index.html", "report.md", "tables/results.md", "tables/results.tex"] {
+        let text = read(dir.path(), page);
+        assert!(text.contains(&sentence), "{page} says what it left out");
+        assert!(!text.contains("| 0.02"), "{page} shows no row past the first {shown}");
+    }
+    let csv = read(dir.path(), "tables/results.csv");
+    assert_eq!(csv.lines().count(), points + 1, "the CSV has every row");
+    let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
+    assert!(svg.len() < 3_000_000, "{} bytes of SVG", svg.len());
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("evenly spaced ones; every point is in results.parquet"));
+    assert!(html.len() < 5_000_000, "{} bytes of HTML", html.len());
 }

@@ -227,6 +227,10 @@ pub fn parse_with(source: &SpecSource, limits: &Limits) -> Result<Experiment, Sp
         .map_err(|e| error::from_parse_error(path, text, &e))?;
     let mut diags = validate::Diags::default();
     let experiment = validate::validate(file, limits, &mut diags);
+    if let Some(experiment) = &experiment {
+        let spec_dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
+        diags.0.extend(experiment.report.check_template_dir(spec_dir.unwrap_or(Path::new("."))));
+    }
     match experiment {
         Some(experiment) if diags.0.is_empty() => Ok(experiment),
         _ => {

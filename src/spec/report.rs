@@ -1,7 +1,12 @@
 //! The `report:` section of a spec: which figures and tables the bundle holds.
 
+use std::path::Path;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_saphyr::Spanned;
+
+use super::error::Diagnostic;
 
 /// The most panels one figure may have (a 64-panel figure is already a poster).
 pub const MAX_PANELS: usize = 64;
@@ -14,15 +19,40 @@ pub const MAX_LINES: usize = 24;
 #[serde(deny_unknown_fields)]
 pub struct ReportSpec {
     /// Directory of minijinja templates to use instead of the built-in ones
-    /// (relative to the spec file).
+    /// (relative to the spec file; it must exist). The bundle keeps a copy of its files.
     #[serde(default)]
-    pub template_dir: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub template_dir: Option<Spanned<String>>,
     /// One entry per figure.
     #[serde(default = "default_figures")]
     pub figures: Vec<FigureSpec>,
     /// Tables to include.
     #[serde(default = "default_tables")]
     pub tables: Vec<TableKind>,
+}
+
+impl ReportSpec {
+    /// The problem with `template_dir`, when it names no directory: it is resolved against
+    /// `spec_dir`, the directory of the spec file, as `runner run` resolves it.
+    pub fn check_template_dir(&self, spec_dir: &Path) -> Option<Diagnostic> {
+        let dir = self.template_dir.as_ref()?;
+        let resolved = spec_dir.join(&dir.value);
+        if resolved.is_dir() {
+            return None;
+        }
+        let what = if resolved.exists() { "is not a directory" } else { "does not exist" };
+        Some(Diagnostic {
+            message: format!(
+                "`template_dir: {}` {what} (looked for `{}`, relative to the spec file)",
+                dir.value,
+                resolved.display()
+            ),
+            location: Some(dir.referenced),
+            help: Some(
+                "create the directory with the templates to override (see templates/README.md), or remove `template_dir` to use the built-in templates".into(),
+            ),
+        })
+    }
 }
 
 impl Default for ReportSpec {

@@ -237,6 +237,7 @@ pub(super) fn validate(
     let load = load(&spec.load, model.is_some(), diags);
     let groups = zip_groups(scenario, &columns, diags);
     let report_location = spec.report.as_ref().map_or(Location::UNKNOWN, |r| r.referenced);
+    let spec_report_written = spec.report.is_some();
     let report = spec.report.map(|r| r.value).unwrap_or_default();
     for figure in &report.figures {
         if let Err(message) = crate::report::check_figure(figure) {
@@ -289,7 +290,20 @@ pub(super) fn validate(
     let figures = FigureBounds::new(&scenarios, &load, model.is_some(), simulation.as_ref());
     for (index, figure) in report.figures.iter().enumerate() {
         if let Err(message) = figures.check(figure) {
-            diags.error(report_location, format!("report figure {}: {message}", index + 1), None);
+            if spec_report_written {
+                diags.error(
+                    report_location,
+                    format!("report figure {}: {message}", index + 1),
+                    None,
+                );
+            } else {
+                // The default figure of a spec without `report:`: point at the sweep.
+                diags.error(
+                    spec.scenario.referenced,
+                    format!("the default report figure (latency against rate): {message}"),
+                    Some("add a `report:` section whose figure puts a swept field in `panels`, or `figures: []` for none".into()),
+                );
+            }
         }
     }
     if !diags.0.is_empty() {
@@ -401,33 +415,69 @@ impl FigureBounds {
         }
     }
 
-    /// The most combinations of `panel` columns, and of `lines` columns within one panel.
-    fn counts(&self, panels: &[String], lines: &[String]) -> (usize, usize) {
-        let is_scenario = |c: &String| crate::report::is_scenario_column(c);
-        let key = |row: &serde_json::Value, columns: &[String]| -> String {
-            columns
-                .iter()
-                .filter(|c| is_scenario(c))
-                .map(|c| row[c.as_str()].to_string())
-                .collect::<Vec<_>>()
-                .join("\u{1f}")
-        };
-        let mut groups: std::collections::HashMap<String, std::collections::HashSet<String>> =
-            std::collections::HashMap::new();
+    /// The panel key of a scenario: its values of the scenario columns among `columns`.
+    fn key(row: &serde_json::Value, columns: &[String]) -> String {
+        columns
+            .iter()
+            .filter(|c| crate::report::is_scenario_column(c))
+            .map(|c| row[c.as_str()].to_string())
+            .collect::<Vec<_>>()
+            .join("\u{1f}")
+    }
+
+    /// The scenarios of each panel (by the scenario columns among `panels`).
+    fn panels(&self, panels: &[String]) -> Vec<Vec<&serde_json::Value>> {
+        let mut groups: std::collections::BTreeMap<String, Vec<&serde_json::Value>> =
+            std::collections::BTreeMap::new();
         for row in &self.scenarios {
-            groups.entry(key(row, panels)).or_default().insert(key(row, lines));
+            groups.entry(Self::key(row, panels)).or_default().push(row);
         }
+        groups.into_values().collect()
+    }
+
+    /// The most panels, and the most lines within one panel. A figure draws one series per
+    /// scenario (and per combination of the non-scenario `lines` columns): a scenario column
+    /// in neither `panels` nor `lines` that varies within a panel is folded into the lines
+    /// (the legend names it), so the lines of a panel are its scenarios, not only the
+    /// combinations of the `lines` columns.
+    fn counts(&self, panels: &[String], lines: &[String]) -> (usize, usize) {
         let other = |columns: &[String]| {
             columns
                 .iter()
-                .filter(|c| !is_scenario(c))
+                .filter(|c| !crate::report::is_scenario_column(c))
                 .fold(1usize, |acc, c| acc.saturating_mul(self.values(c)))
         };
-        let lines_per_panel = groups.values().map(|l| l.len()).max().unwrap_or(1);
+        let groups = self.panels(panels);
+        let lines_per_panel = groups.iter().map(Vec::len).max().unwrap_or(1).max(1);
         (
             groups.len().max(1).saturating_mul(other(panels)),
             lines_per_panel.saturating_mul(other(lines)),
         )
+    }
+
+    /// The scenario columns in neither `panels` nor `lines` that vary within some panel,
+    /// with the most values one panel has of each.
+    fn folded(&self, figure: &crate::spec::report::FigureSpec) -> Vec<(&'static str, usize)> {
+        let groups = self.panels(&figure.panels);
+        crate::report::scenario_columns()
+            .iter()
+            .copied()
+            .filter(|c| !figure.panels.iter().chain(&figure.lines).any(|named| named == c))
+            .filter_map(|c| {
+                let most = groups
+                    .iter()
+                    .map(|group| {
+                        group
+                            .iter()
+                            .map(|row| row[c].to_string())
+                            .collect::<std::collections::BTreeSet<_>>()
+                            .len()
+                    })
+                    .max()
+                    .unwrap_or(0);
+                (most > 1).then_some((c, most))
+            })
+            .collect()
     }
 
     fn check(&self, figure: &crate::spec::report::FigureSpec) -> Result<(), String> {
@@ -440,8 +490,25 @@ impl FigureBounds {
             ));
         }
         if lines > MAX_LINES {
+            let mut folded: Vec<(&str, usize)> = self.folded(figure);
+            // The node count follows from radix and dimensions; the legend leaves it out.
+            if folded.iter().any(|(c, _)| matches!(*c, "radix" | "dimensions")) {
+                folded.retain(|(c, _)| *c != "nodes");
+            }
+            let because = if folded.is_empty() {
+                String::new()
+            } else {
+                let named: Vec<String> =
+                    folded.iter().map(|(c, n)| format!("`{c}` ({n} values)")).collect();
+                format!(
+                    "; every scenario gets its own line, and {} {} within a panel without being in `panels` or `lines`, so {} folded into the lines",
+                    named.join(" and "),
+                    if folded.len() == 1 { "varies" } else { "vary" },
+                    if folded.len() == 1 { "it is" } else { "they are" },
+                )
+            };
             return Err(format!(
-                "`lines: [{}]` makes up to {lines} lines in one panel; at most {MAX_LINES} are allowed (move a column to `panels`, or split the figure)",
+                "`lines: [{}]` makes up to {lines} lines in one panel; at most {MAX_LINES} are allowed{because} (move a column to `panels`, or split the figure)",
                 figure.lines.join(", ")
             ));
         }

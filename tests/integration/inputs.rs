@@ -299,6 +299,40 @@ fn example(class: &str, scratch: &Scratch) -> Output {
                 .replace("routing: duato", "routing: dimension_order\n  escape_channels: 2")
                 .as_bytes(),
         ),
+        "bundle-subdirectory-symlink" => {
+            ran(scratch);
+            let paper = scratch.path().join("paper");
+            std::fs::create_dir(&paper).expect("mkdir");
+            std::fs::remove_dir_all(scratch.path().join("reports/inputs/tables")).expect("rm");
+            std::os::unix::fs::symlink(&paper, scratch.path().join("reports/inputs/tables"))
+                .expect("ln");
+            run_spec(scratch, SPEC, &[])
+        }
+        "report-input-not-a-regular-file" => {
+            ran(scratch);
+            let spec = scratch.path().join("reports/inputs/spec.yaml");
+            std::fs::remove_file(&spec).expect("rm");
+            let status = std::process::Command::new("mkfifo").arg(&spec).status().expect("mkfifo");
+            assert!(status.success());
+            scratch.run(&["report", "reports/inputs"])
+        }
+        "verify-symlink-in-bundle" => {
+            ran(scratch);
+            let evil = scratch.path().join("reports/inputs/figures/evil.svg");
+            std::os::unix::fs::symlink("/etc/passwd", evil).expect("ln");
+            scratch.run(&["verify", "reports/inputs"])
+        }
+        "spec-missing-template-dir" => {
+            validate(format!("{SPEC}report: {{template_dir: missing_dir}}\n").as_bytes())
+        }
+        "spec-too-many-folded-lines" => validate(
+            SIM.replace("RATE", "0.01")
+                .replace("CYCLES", "1000")
+                .replace("virtual_channels: 3", "virtual_channels: [3, 4, 5, 6, 7, 8, 9]")
+                .replace("message_length: 8", "message_length: [8, 16, 32, 64]")
+                .add_report("    - {lines: [message_length]}\n")
+                .as_bytes(),
+        ),
         other => panic!("docs/inputs.md lists `{other}`, which has no example in inputs.rs"),
     }
 }
@@ -359,6 +393,11 @@ const CLASSES: &[&str] = &[
     "spec-out-of-range",
     "spec-queues-too-large",
     "spec-escape-channels-unused",
+    "bundle-subdirectory-symlink",
+    "report-input-not-a-regular-file",
+    "verify-symlink-in-bundle",
+    "spec-missing-template-dir",
+    "spec-too-many-folded-lines",
 ];
 
 /// (class, exit code, text) for every row of the table in docs/inputs.md.

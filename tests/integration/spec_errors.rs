@@ -163,7 +163,8 @@ fn replications_count_toward_the_task_cap_and_max_tasks_raises_it() {
     let text = VALID
         .replace("radix: 8", "radix: {from: 4, to: 2002, step: 2}")
         .replace("rates: [0.01]", "rates: {from: 0.001, to: 0.01, points: 10}")
-        .replace("simulation: {}", "simulation: {replications: 10000}");
+        .replace("simulation: {}", "simulation: {replications: 10000}")
+        + "report: {figures: [], tables: [results]}\n";
     let err = flat(&rejected(text.as_bytes()));
     assert!(err.contains("the spec plans 100010002 tasks"), "{err}");
     assert!(err.contains("x 10000 replications); the limit is 1000000"), "{err}");
