@@ -81,12 +81,22 @@ fn not_regular(kind: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, format!("not a regular file ({kind})"))
 }
 
-/// What kind of non-regular file `metadata` describes, in words.
-fn kind_of(metadata: &fs::Metadata) -> &'static str {
+/// What kind of file `metadata` describes, in words (`a FIFO`, `a symbolic link`, ...; from
+/// `symlink_metadata`, a link is named as such, from `metadata`, what it points to).
+pub fn kind_in_words(metadata: &fs::Metadata) -> &'static str {
+    let kind = metadata.file_type();
+    if kind.is_symlink() {
+        return "a symbolic link";
+    }
+    if kind.is_dir() {
+        return "a directory";
+    }
+    if kind.is_file() {
+        return "a regular file";
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;
-        let kind = metadata.file_type();
         if kind.is_fifo() {
             return "a FIFO";
         }
@@ -97,7 +107,7 @@ fn kind_of(metadata: &fs::Metadata) -> &'static str {
             return "a socket";
         }
     }
-    if metadata.is_dir() { "a directory" } else { "a special file" }
+    "a special file"
 }
 
 /// Opens `path` for reading only if it is a regular file (following symbolic links): the open
@@ -114,7 +124,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     let file = options.open(path)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {
-        return Err(not_regular(kind_of(&metadata)));
+        return Err(not_regular(kind_in_words(&metadata)));
     }
     Ok(file)
 }

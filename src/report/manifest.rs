@@ -273,35 +273,7 @@ fn describe(path: &Path, metadata: &fs::Metadata) -> String {
             Err(_) => "a symbolic link".to_owned(),
         };
     }
-    kind_in_words(metadata).to_owned()
-}
-
-/// What kind of file `metadata` (not following links) describes, in words.
-pub(crate) fn kind_in_words(metadata: &fs::Metadata) -> &'static str {
-    let kind = metadata.file_type();
-    if kind.is_symlink() {
-        return "a symbolic link";
-    }
-    if kind.is_dir() {
-        return "a directory";
-    }
-    if kind.is_file() {
-        return "a regular file";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if kind.is_fifo() {
-            return "a FIFO";
-        }
-        if kind.is_char_device() || kind.is_block_device() {
-            return "a device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    "a special file"
+    crate::files::kind_in_words(metadata).to_owned()
 }
 
 /// SHA-256 and size of the regular file `path`: a symbolic link, FIFO or device in its place

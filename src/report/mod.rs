@@ -191,7 +191,7 @@ pub fn check_bundle(bundle_dir: &Path) -> Result<(), ReportError> {
                 Err(_) => "a symbolic link".to_owned(),
             }
         } else {
-            manifest::kind_in_words(&metadata).to_owned()
+            crate::files::kind_in_words(&metadata).to_owned()
         };
         let absolute = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
         return Err(ReportError::NotADirectory { path, absolute, name: name.to_owned(), what });

@@ -227,12 +227,7 @@ pub(crate) fn comparison_table(rows: &[Row]) -> Table {
     let json: Vec<Value> = points.iter().map(|point| columns::to_json(point.row())).collect();
     let (constant, varying) = columns::constant_and_varying(&json);
     let has_load = points.iter().any(|point| point.row().fraction_of_saturation.is_some());
-    let mut table_columns = Vec::new();
-    for name in &varying {
-        let numeric = columns::kind(name) == Some(columns::Kind::Number);
-        let header = if numeric { columns::symbol(name) } else { capitalize(name) };
-        table_columns.push(column(&header, &tex_symbol(name, &header), numeric));
-    }
+    let mut table_columns = scenario_columns(&varying);
     table_columns.push(column("Rate (msg/node/cycle)", "Rate", true));
     if has_load {
         table_columns.push(column("Load (fraction of sat.)", "Load", true));
@@ -335,11 +330,7 @@ pub(crate) fn results_table(rows: &[Row]) -> Table {
 
     let mut table_columns =
         vec![column("Method", "Method", false), column("Scenario", "Scenario", false)];
-    for name in &varying {
-        let numeric = columns::kind(name) == Some(columns::Kind::Number);
-        let header = if numeric { columns::symbol(name) } else { capitalize(name) };
-        table_columns.push(column(&header, &tex_symbol(name, &header), numeric));
-    }
+    table_columns.extend(scenario_columns(&varying));
     table_columns.push(column("Rate (msg/node/cycle)", "Rate", true));
     if has_load {
         table_columns.push(column("Load (fraction of sat.)", "Load", true));
@@ -641,6 +632,18 @@ pub(crate) fn strip_invisible(text: String) -> String {
     } else {
         text
     }
+}
+
+/// The header columns of the scenario fields that vary (symbols for numbers).
+fn scenario_columns(varying: &[&str]) -> Vec<Column> {
+    varying
+        .iter()
+        .map(|name| {
+            let numeric = columns::kind(name) == Some(columns::Kind::Number);
+            let header = if numeric { columns::symbol(name) } else { capitalize(name) };
+            column(&header, &tex_symbol(name, &header), numeric)
+        })
+        .collect()
 }
 
 pub(super) fn column(header: &str, tex: &str, numeric: bool) -> Column {
