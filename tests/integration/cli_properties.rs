@@ -240,7 +240,10 @@ fn the_simulator_never_panics_on_plausible_scenarios() {
         })
         .unwrap();
     let simulated = simulated.get();
-    assert!(simulated >= 60, "only {simulated} of 300 generated scenarios were simulated");
+    // About one in five generated scenarios passes `sim::check` (60 of 300 on average, with a
+    // standard deviation near 7; the seed is new every run): 30 guards the generator without
+    // failing by chance.
+    assert!(simulated >= 30, "only {simulated} of 300 generated scenarios were simulated");
 }
 
 #[test]
