@@ -10,7 +10,9 @@
 //! Latencies explode near saturation, so for latency columns the y axis is capped at
 //! [`ZERO_LOAD_FACTOR`] times the panel's zero-load latency or at the largest finite
 //! simulation point (with its CI), whichever is larger. Points beyond the cap and saturated
-//! simulation points are drawn as open triangles on the top edge; the caption says so.
+//! simulation points are drawn as open triangles on the top edge, deadlocked simulations as
+//! crosses there, and simulations short of their target precision as open circles at their
+//! estimate; the caption says which of these a figure holds.
 //!
 //! Coordinates are in units of 1/[`UNITS_PER_PT`] pt: plotters works in integer pixels, and
 //! a quarter point keeps curves smooth in print. This file groups the rows into panels and
@@ -197,6 +199,10 @@ struct FigureData {
     /// Some simulation point has a confidence interval (latency figures only).
     has_ci: bool,
     has_saturation: bool,
+    /// Whether some simulation point saturated, deadlocked, or is imprecise.
+    has_saturated_simulation: bool,
+    has_deadlock: bool,
+    has_imprecise: bool,
     /// Series labels in colour order (empty when there is a single unlabelled series).
     legend: Vec<String>,
     /// The most points a series keeps, when some series had more (see [`MAX_FIGURE_POINTS`]).
@@ -218,6 +224,10 @@ struct Series {
     simulation: Vec<(f64, f64, Option<f64>)>,
     /// x of simulation points that saturated (no finite y).
     simulation_saturated: Vec<f64>,
+    /// x of simulation points that deadlocked.
+    simulation_deadlocked: Vec<f64>,
+    /// Simulation points that stopped short of their target precision (an estimate), (x, y).
+    simulation_imprecise: Vec<(f64, f64)>,
 }
 
 /// Series key (line label values, scenario id) to its rows.
@@ -290,6 +300,9 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         has_simulation: false,
         has_ci: false,
         has_saturation: false,
+        has_saturated_simulation: false,
+        has_deadlock: false,
+        has_imprecise: false,
         legend: if single_unlabelled { Vec::new() } else { labels.clone() },
         thinned: None,
     };
@@ -300,8 +313,13 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
             let style_index = labels.iter().position(|known| *known == label).unwrap_or(0);
             let series = build_series(spec, style_index, &members);
             data.has_model |= !series.model.is_empty();
-            data.has_simulation |=
-                !series.simulation.is_empty() || !series.simulation_saturated.is_empty();
+            data.has_simulation |= !series.simulation.is_empty()
+                || !series.simulation_saturated.is_empty()
+                || !series.simulation_deadlocked.is_empty()
+                || !series.simulation_imprecise.is_empty();
+            data.has_saturated_simulation |= !series.simulation_saturated.is_empty();
+            data.has_deadlock |= !series.simulation_deadlocked.is_empty();
+            data.has_imprecise |= !series.simulation_imprecise.is_empty();
             data.has_ci |= series.simulation.iter().any(|point| point.2.is_some());
             data.has_saturation |= series.saturation_x.is_some();
             panel.series.push(series);
@@ -315,6 +333,8 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         thinned |= thin(&mut series.model, cap);
         thinned |= thin(&mut series.simulation, cap);
         thinned |= thin(&mut series.simulation_saturated, cap);
+        thinned |= thin(&mut series.simulation_deadlocked, cap);
+        thinned |= thin(&mut series.simulation_imprecise, cap);
     }
     data.thinned = thinned.then_some(cap);
     data
@@ -338,6 +358,8 @@ fn build_series(spec: &FigureSpec, style_index: usize, members: &[&PlotRow<'_>])
         saturation_x: None,
         simulation: Vec::new(),
         simulation_saturated: Vec::new(),
+        simulation_deadlocked: Vec::new(),
+        simulation_imprecise: Vec::new(),
     };
     let mut first_saturated_model: Option<f64> = None;
     for plot_row in members {
@@ -376,9 +398,9 @@ fn build_series(spec: &FigureSpec, style_index: usize, members: &[&PlotRow<'_>])
                     };
                     series.simulation.push((x, y, ci));
                 }
-                _ if row.status == "saturated" || row.status == "deadlock" => {
-                    series.simulation_saturated.push(x);
-                }
+                Some(y) if row.status == "imprecise" => series.simulation_imprecise.push((x, y)),
+                _ if row.status == "saturated" => series.simulation_saturated.push(x),
+                _ if row.status == "deadlock" => series.simulation_deadlocked.push(x),
                 _ => {}
             }
         }
@@ -388,6 +410,7 @@ fn build_series(spec: &FigureSpec, style_index: usize, members: &[&PlotRow<'_>])
     }
     series.model.sort_by(|a, b| a.0.total_cmp(&b.0));
     series.simulation.sort_by(|a, b| a.0.total_cmp(&b.0));
+    series.simulation_imprecise.sort_by(|a, b| a.0.total_cmp(&b.0));
     series
 }
 
@@ -412,6 +435,8 @@ fn ranges(panel: &Panel, spec: &FigureSpec) -> Ranges {
             .map(|point| point.0)
             .chain(series.simulation.iter().map(|point| point.0))
             .chain(series.simulation_saturated.iter().copied())
+            .chain(series.simulation_deadlocked.iter().copied())
+            .chain(series.simulation_imprecise.iter().map(|point| point.0))
     });
     let saturations = panel.series.iter().filter_map(|series| series.saturation_x);
     // A saturation point far beyond the data would squash the curves; it is then left out.
@@ -454,7 +479,9 @@ fn ranges(panel: &Panel, spec: &FigureSpec) -> Ranges {
         }
     }
     let clipped = all_ys.iter().any(|y| *y > cap * (1.0 + 1e-9))
-        || panel.series.iter().any(|series| !series.simulation_saturated.is_empty());
+        || panel.series.iter().any(|series| {
+            !series.simulation_saturated.is_empty() || !series.simulation_deadlocked.is_empty()
+        });
     let (y_lo, y_hi) = if spec.log_y {
         let positive_min =
             all_ys.iter().copied().filter(|y| *y > 0.0).fold(f64::INFINITY, f64::min);
@@ -489,9 +516,19 @@ fn caption(spec: &FigureSpec, data: &FigureData, clipped: bool) -> String {
              or the largest finite simulation point, whichever is larger; open triangles on the \
              top edge mark simulation points beyond the cap or saturated."
         ));
-    } else if clipped {
+    } else if data.has_saturated_simulation {
         sentences
             .push("Open triangles on the top edge mark saturated simulation points.".to_owned());
+    }
+    if data.has_deadlock {
+        sentences.push("Crosses on the top edge mark simulations that deadlocked.".to_owned());
+    }
+    if data.has_imprecise {
+        sentences.push(
+            "Open circles mark simulation points that stopped short of their target precision \
+             (estimates)."
+                .to_owned(),
+        );
     }
     if spec.log_y {
         sentences.push("Logarithmic y axis.".to_owned());

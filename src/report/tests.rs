@@ -1384,3 +1384,29 @@ fn many_load_points_give_bounded_pages_tables_and_figures() {
     assert!(html.contains("evenly spaced ones; every point is in results.parquet"));
     assert!(html.len() < 5_000_000, "{} bytes of HTML", html.len());
 }
+
+/// Saturated, deadlocked and imprecise simulation points get distinct markers, each explained
+/// in the caption; an imprecise point is drawn at its estimate, not dropped.
+#[test]
+fn deadlocked_and_imprecise_points_have_their_own_markers() {
+    let rows: Vec<Row> = fixture_rows()
+        .into_iter()
+        .map(|mut row| {
+            let aggregate = row.method == "simulation" && row.virtual_channels == 1;
+            if aggregate && (row.rate - 0.010).abs() < 1e-12 {
+                row.status = "deadlock".into();
+            }
+            if aggregate && (row.rate - 0.002).abs() < 1e-12 {
+                row.status = "imprecise".into();
+            }
+            row
+        })
+        .collect();
+    let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("Crosses on the top edge mark simulations that deadlocked."), "caption");
+    assert!(html.contains("Open circles mark simulation points that stopped short"), "caption");
+    assert!(html.contains("triangles on the top edge mark"), "saturated V = 2 points");
+    let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
+    assert!(svg.contains("<circle"), "an imprecise point is drawn");
+}

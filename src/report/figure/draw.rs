@@ -177,6 +177,23 @@ where
             area.draw(&beyond_marker((x_px, y_px + pt(3.0)), color))
                 .map_err(|error| error.to_string())?;
         }
+        // Deadlocked simulations: crosses on the top edge.
+        for &x in &series.simulation_deadlocked {
+            let (x_px, y_px) = to_area(chart.backend_coord(&(x, y_hi)));
+            ink.push((x_px, y_px + pt(3.0)));
+            area.draw(&deadlock_marker((x_px, y_px + pt(3.0)), color))
+                .map_err(|error| error.to_string())?;
+        }
+        // Imprecise simulations: open circles at their estimate (on the top edge past the cap).
+        for &(x, y) in &series.simulation_imprecise {
+            let at = to_area(chart.backend_coord(&(x, y.min(y_hi))));
+            ink.push(at);
+            area.draw(
+                &(EmptyElement::at(at)
+                    + Circle::new((0, 0), pt(MARKER_PT), color.stroke_width(width(0.6)))),
+            )
+            .map_err(|error| error.to_string())?;
+        }
     }
     let (x_pixels, y_pixels) = chart.plotting_area().get_pixel_range();
     let plot = (to_area((x_pixels.start, y_pixels.start)), to_area((x_pixels.end, y_pixels.end)));
@@ -356,6 +373,19 @@ fn beyond_marker<'a, DB: DrawingBackend + 'a>(
             vec![(0, -r), (r, r * 7 / 10), (-r, r * 7 / 10), (0, -r)],
             color.stroke_width(width(0.6)),
         ))
+    .into_dyn()
+}
+
+/// An open cross: a simulation that deadlocked (no latency).
+fn deadlock_marker<'a, DB: DrawingBackend + 'a>(
+    at: (i32, i32),
+    color: RGBColor,
+) -> DynElement<'a, DB, (i32, i32)> {
+    let r = pt(MARKER_PT);
+    let style = color.stroke_width(width(0.6));
+    (EmptyElement::at(at)
+        + PathElement::new(vec![(-r, -r), (r, r)], style)
+        + PathElement::new(vec![(-r, r), (r, -r)], style))
     .into_dyn()
 }
 
