@@ -236,14 +236,34 @@ pub(crate) fn axis_label(name: &str) -> String {
         "flit_throughput_min" => "Accepted throughput, least-served node (flits/node/cycle)",
         "flit_throughput_max" => "Accepted throughput, best-served node (flits/node/cycle)",
         "source_drops" => "Messages dropped at the source",
-        // An intermediate keeps its key, the model's symbol (`p_s`, `lambda_cr`).
+        // An intermediate gets its symbol and meaning where the table below knows the key,
+        // else the key itself.
         other => match other.strip_prefix(INTERMEDIATE_PREFIX) {
-            Some(key) => return key.to_owned(),
+            Some(key) => {
+                return INTERMEDIATE_LABELS
+                    .iter()
+                    .find(|(known, _)| *known == key)
+                    .map_or_else(|| key.to_owned(), |(_, label)| (*label).to_owned());
+            }
             None => return other.replace('_', " "),
         },
     };
     label.to_owned()
 }
+
+/// Axis labels of the intermediates figures plot most, by key: the papers' symbol, what it
+/// is, and its unit. Keys both evaluators report mean the same thing in both (`docs/models.md`
+/// lists every model's keys).
+pub(crate) const INTERMEDIATE_LABELS: &[(&str, &str)] = &[
+    ("p_s", "P_S, set-up success probability"),
+    ("p_f", "P_F, set-up failure probability"),
+    ("p_v", "P_V, all-VCs-busy probability"),
+    ("v_bar", "V\u{304}, multiplexing degree"),
+    ("w_s", "W_s, source wait (cycles)"),
+    ("lambda_c", "\u{3bb}_c (messages/channel/cycle)"),
+    ("lambda_cr", "\u{3bb}_cr, copies/channel/cycle"),
+    ("setup_time", "C, path set-up time (cycles)"),
+];
 
 /// Short symbol for a column in legends and panel titles (`V`, `M`, `k`, ...).
 pub(crate) fn symbol(name: &str) -> String {

@@ -835,7 +835,7 @@ fn figures_plot_intermediates_of_model_and_simulation_rows() {
     let (dir, _) = render_fixture("t", &rows, &spec, None);
     let svg = read(dir.path(), "figures/fig1_intermediates_p_s_vs_rate.svg");
     assert!(!svg.contains("No finite data points"), "nothing plotted");
-    assert!(svg.contains(">\np_s\n</text>"), "axis label");
+    assert!(svg.contains(">\nP_S, set-up success probability\n</text>"), "axis label");
     assert!(svg.contains("V = 1") && svg.contains("V = 2"), "legend entries");
     assert!(!svg.contains("95% CI"), "no confidence intervals to show");
     let json = super::columns::to_json(&rows[0]);
@@ -1409,4 +1409,15 @@ fn deadlocked_and_imprecise_points_have_their_own_markers() {
     assert!(html.contains("triangles on the top edge mark"), "saturated V = 2 points");
     let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
     assert!(svg.contains("<circle"), "an imprecise point is drawn");
+}
+
+/// Intermediates the table knows get the papers' symbol, meaning and unit on the axis; others
+/// keep their key.
+#[test]
+fn intermediate_axis_labels_name_the_quantity() {
+    let label = super::columns::axis_label("intermediates.p_s");
+    assert!(label.starts_with("P_S, set-up success"), "{label}");
+    let label = super::columns::axis_label("intermediates.lambda_cr");
+    assert!(label.starts_with("\u{3bb}_cr") && label.contains("copies/channel/cycle"), "{label}");
+    assert_eq!(super::columns::axis_label("intermediates.xi_1"), "xi_1");
 }
