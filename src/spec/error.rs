@@ -177,26 +177,18 @@ pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) 
         );
     }
     let help = unknown_field_help(&text);
-    if has_long_line(source) {
-        // No snippet for very long lines (see `has_long_line`): our own rendering, by position.
-        return SpecError {
-            path: path.to_path_buf(),
-            source: source.to_string(),
-            diagnostics: vec![Diagnostic {
-                message: text,
-                location: error.location().filter(|l| l.line() > 0),
-                help,
-            }],
-            parse_report: None,
-        };
-    }
-    let mut options = serde_saphyr::RenderOptions::default();
-    options.source_name = Some(&name);
-    let report = serde_saphyr::miette::to_miette_report_with_options(error, source, &name, options);
-    let mut report = format!("{report:?}");
-    if let Some(help) = &help {
-        report.push_str(&format!("\n  help: {help}\n"));
-    }
+    // No snippet for very long lines (see `has_long_line`): then our own rendering, by position.
+    let parse_report = (!has_long_line(source)).then(|| {
+        let mut options = serde_saphyr::RenderOptions::default();
+        options.source_name = Some(&name);
+        let report =
+            serde_saphyr::miette::to_miette_report_with_options(error, source, &name, options);
+        let mut report = format!("{report:?}");
+        if let Some(help) = &help {
+            report.push_str(&format!("\n  help: {help}\n"));
+        }
+        report
+    });
     SpecError {
         path: path.to_path_buf(),
         source: source.to_string(),
@@ -205,7 +197,7 @@ pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) 
             location: error.location().filter(|l| l.line() > 0),
             help,
         }],
-        parse_report: Some(report),
+        parse_report,
     }
 }
 

@@ -331,13 +331,7 @@ fn a_single_sigterm_stops_a_long_simulation() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
-    let lock = scratch.path().join(".runner/locks/small_sim.lock");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid"))
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    scratch.wait_for_lock("small_sim");
     std::thread::sleep(Duration::from_millis(500));
     let signalled = Instant::now();
     let status =

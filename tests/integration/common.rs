@@ -38,6 +38,18 @@ impl Scratch {
         self.command().args(args).output().expect("run runner")
     }
 
+    /// Waits (up to a minute) until a run of `experiment` holds its lock and has written its
+    /// pid there: by then its signal handler is set.
+    pub fn wait_for_lock(&self, experiment: &str) {
+        let lock = self.path().join(".runner/locks").join(format!("{experiment}.lock"));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid"))
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// The rows of reports/<name>/results.parquet.
     pub fn rows(&self, name: &str) -> Vec<Row> {
         let path = self.path().join("reports").join(name).join("results.parquet");

@@ -51,11 +51,7 @@ fn interrupted(scratch: &Scratch) -> Output {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
-    let lock = scratch.path().join(".runner/locks/inputs_sim.lock");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !lock.exists() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    scratch.wait_for_lock("inputs_sim");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let sent = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
     assert!(sent.is_ok_and(|s| s.success()), "could not send SIGTERM");
@@ -73,13 +69,7 @@ fn interrupted_waiting(scratch: &Scratch) -> Output {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn");
-    let lock = scratch.path().join(".runner/locks/inputs_sim.lock");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid"))
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    scratch.wait_for_lock("inputs_sim");
     let waiter = scratch
         .command()
         .args(["run", "spec.yaml", "-j", "1"])
