@@ -14,7 +14,8 @@
 //! who can write the cache can recompute it. Whoever can write `.runner/cache/` is trusted,
 //! as whoever can write the spec is. [`Cache::lookup`] accepts an entry only when its format, id,
 //! kind and checksum all match and the payload has the shape that kind produces (a rate for
-//! Saturation, one row naming the task for the others); anything else is
+//! Saturation, rows of the dense grid naming the task for a Curve, one row naming the task for
+//! the others); anything else is
 //! [`Lookup::Corrupt`]: the caller recomputes the task and counts a warning. [`Cache::get`],
 //! [`Cache::contains`] and [`Cache::put`] are the only ways entries are read and written.
 
@@ -32,7 +33,7 @@ use crate::store::row::Row;
 pub enum Output {
     /// A Saturation task: the model's saturation rate (messages/node/cycle).
     Saturation(f64),
-    /// A Solve, Simulate or Aggregate task: its rows.
+    /// A Solve, Simulate, Aggregate or Curve task: its rows.
     Rows(Vec<Row>),
 }
 
@@ -46,12 +47,13 @@ pub struct Cache {
 /// no warning). Bump it whenever `Row` gains, loses or renames a field: an entry written with
 /// the old shape would otherwise read back with the new columns empty and fail its checksum,
 /// and every cached task would be reported corrupt. `ROW_SHAPE` (tests) catches a forgotten
-/// bump. 3: the `broadcast_order`, `circuit_backoff` and `circuit_retry_limit` columns.
-const FORMAT: u32 = 3;
+/// bump. 3: the `broadcast_order`, `circuit_backoff` and `circuit_retry_limit` columns;
+/// 4: `load_grid` (and Curve entries of many rows).
+const FORMAT: u32 = 4;
 
-/// The largest entry read, in bytes (entries are 1-10 KB; a saturation search's row with its
-/// intermediates stays well below this).
-const MAX_ENTRY_BYTES: u64 = 1 << 20;
+/// The largest entry read, in bytes (entries are 1-10 KB; a Curve entry holds up to
+/// `spec::MAX_CURVE_POINTS` model rows of a few KB each).
+const MAX_ENTRY_BYTES: u64 = 16 << 20;
 
 #[derive(Serialize, Deserialize)]
 struct Entry {
@@ -89,7 +91,13 @@ fn shape_problem(id: &str, kind: TaskKind, output: &Output) -> Option<String> {
             Some("rows where a saturation rate belongs".into())
         }
         (_, Output::Saturation(_)) => Some("a saturation rate where rows belong".into()),
-        (_, Output::Rows(rows)) if rows.len() != 1 => {
+        (TaskKind::Curve, Output::Rows(rows)) if rows.is_empty() => {
+            Some("no rows where a curve makes some".into())
+        }
+        (TaskKind::Curve, Output::Rows(rows)) if rows.iter().any(|row| !row.is_dense()) => {
+            Some("a row of the spec's load grid in a curve".into())
+        }
+        (kind, Output::Rows(rows)) if kind != TaskKind::Curve && rows.len() != 1 => {
             Some(format!("{} rows where the task makes one", rows.len()))
         }
         (_, Output::Rows(rows)) if rows.iter().any(|row| row.task_id != id) => {
@@ -228,7 +236,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "1ec8dd48fd10a561";
+    const ROW_SHAPE: &str = "ab09ad61498be66c";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

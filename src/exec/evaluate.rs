@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 use super::cache::Output;
 use crate::measurement::Measurement;
 use crate::model;
-use crate::plan::{LoadPoint, Task, TaskKind};
+use crate::plan::{LoadPoint, Task, TaskKind, identity};
 use crate::scenario::Scenario;
 use crate::sim;
 use crate::spec::Experiment;
-use crate::store::row::Row;
+use crate::store::row::{DENSE_GRID, Row, SPEC_GRID};
 
 /// Why a task failed.
 pub type Failure = String;
@@ -85,6 +85,30 @@ fn evaluate_inner(
             fill(&mut row, &measurement);
             row.wall_seconds = started.elapsed().as_secs_f64();
             Ok(Output::Rows(vec![row]))
+        }
+        TaskKind::Curve => {
+            let model = experiment.model.as_ref().ok_or("no model in the spec")?;
+            let saturation = saturation
+                .filter(|rate| rate.is_finite() && *rate > 0.0)
+                .ok_or("the saturation rate of this scenario is not available")?;
+            let mut rows = Vec::with_capacity(model.curve_points as usize);
+            for fraction in identity::curve_fractions(model.curve_points) {
+                let point = Instant::now();
+                let rate = fraction * saturation;
+                let mut row = base_row(scenario, task, rate, "model");
+                row.evaluator = format!("{}@{}", model.name.as_str(), model::VERSION);
+                row.fraction_of_saturation = Some(fraction);
+                match model::solve(model.name, scenario, rate, &model.options) {
+                    Ok(measurement) => fill(&mut row, &measurement),
+                    Err(error) => {
+                        row.status = "failed".into();
+                        row.error = Some(error.to_string());
+                    }
+                }
+                row.wall_seconds = point.elapsed().as_secs_f64();
+                rows.push(row);
+            }
+            Ok(Output::Rows(rows))
         }
         TaskKind::Simulate => {
             let simulation = experiment.simulation.as_ref().ok_or("no simulation in the spec")?;
@@ -163,6 +187,7 @@ pub fn base_row(scenario: &Scenario, task: &Task, rate: f64, method: &str) -> Ro
         },
         status: "ok".into(),
         intermediates: "{}".into(),
+        load_grid: Some(if task.kind == TaskKind::Curve { DENSE_GRID } else { SPEC_GRID }.into()),
         ..Row::of_scenario(scenario)
     }
 }
@@ -322,18 +347,66 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     row.flit_throughput_max = mean(|r| r.flit_throughput_max);
     let drops: Option<Vec<u64>> = replications.iter().map(|r| r.source_drops).collect();
     row.source_drops = drops.map(|d| d.iter().sum());
-    row.latency_ci95 = if replications.len() == 1 {
-        first.latency_ci95
-    } else {
-        let values: Option<Vec<f64>> = replications.iter().map(|r| r.latency).collect();
-        values.map(|v| {
-            let n = v.len() as f64;
-            let m = v.iter().sum::<f64>() / n;
-            let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
-            t_quantile_975(v.len() as u32 - 1) * (var / n).sqrt()
-        })
-    };
+    row.latency_ci95 = latency_interval(replications);
     Ok(row)
+}
+
+/// Replications below this count pool their batch means for the latency interval; from this
+/// count on the interval is Student t across the replication means.
+pub const MIN_REPLICATIONS_FOR_T: usize = 3;
+
+/// The 95% half-width of an aggregate row's latency.
+///
+/// - One replication: its own batch-means interval.
+/// - Fewer than [`MIN_REPLICATIONS_FOR_T`]: the batch means of all replications pooled into
+///   one sample of B = b_1 + ... + b_r means (batch means of independent replications are
+///   independent and alike, so the pooled sample has B - 1 degrees of freedom instead of the
+///   1 of a t interval over two means, t(1) = 12.7). The pooled variance is the within-
+///   replication sums of squares plus the between-replication term, so it includes what
+///   differs from one replication to the next (a fault map, say). Rows without the batch
+///   intermediates (`latency_batches`, `latency_batch_mean`, `latency_batch_sd`) fall back
+///   to the t interval.
+/// - Otherwise: Student t across the replication means.
+fn latency_interval(replications: &[Row]) -> Option<f64> {
+    if let [only] = replications {
+        return only.latency_ci95;
+    }
+    if replications.len() < MIN_REPLICATIONS_FOR_T
+        && let Some(half) = pooled_batch_interval(replications)
+    {
+        return Some(half);
+    }
+    let values: Vec<f64> = replications.iter().map(|r| r.latency).collect::<Option<_>>()?;
+    let n = values.len() as f64;
+    let m = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+    Some(t_quantile_975(values.len() as u32 - 1) * (var / n).sqrt())
+}
+
+/// The pooled batch-means half-width of [`latency_interval`], when every replication has a
+/// latency and its batch statistics.
+fn pooled_batch_interval(replications: &[Row]) -> Option<f64> {
+    let mut batches = Vec::with_capacity(replications.len());
+    for row in replications {
+        row.latency?;
+        let stats: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&row.intermediates).ok()?;
+        let get = |key: &str| stats.get(key).and_then(serde_json::Value::as_f64);
+        let (b, mean, sd) =
+            (get("latency_batches")?, get("latency_batch_mean")?, get("latency_batch_sd")?);
+        if !(b >= 2.0 && mean.is_finite() && sd.is_finite()) {
+            return None;
+        }
+        batches.push((b, mean, sd));
+    }
+    let total: f64 = batches.iter().map(|(b, _, _)| b).sum();
+    let grand = batches.iter().map(|(b, mean, _)| b * mean).sum::<f64>() / total;
+    let squares: f64 = batches
+        .iter()
+        .map(|(b, mean, sd)| (b - 1.0) * sd * sd + b * (mean - grand) * (mean - grand))
+        .sum();
+    let variance = squares / (total - 1.0);
+    Some(t_quantile_975(total as u32 - 1) * (variance / total).sqrt())
 }
 
 /// The mean over replications of each intermediate every replication reports as a finite
@@ -364,8 +437,54 @@ fn mean_intermediates(replications: &[Row]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{mean_intermediates, t_quantile_975};
+    use super::{latency_interval, mean_intermediates, t_quantile_975};
     use crate::store::row::Row;
+
+    /// Issue 20: two replications pool their batch means (the interval of the concatenated
+    /// sample of batch means), instead of a t(1) = 12.7 interval over two means; rows without
+    /// batch statistics fall back to t; three replications use t across them.
+    #[test]
+    fn fewer_than_three_replications_pool_their_batch_means() {
+        let samples = [vec![10.0, 12.0, 11.0, 13.0, 9.0], vec![14.0, 12.5, 13.5, 15.0]];
+        let stats = |means: &[f64]| {
+            let b = means.len() as f64;
+            let mean = means.iter().sum::<f64>() / b;
+            let sd = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (b - 1.0)).sqrt();
+            (b, mean, sd)
+        };
+        let row = |means: &[f64]| {
+            let (b, mean, sd) = stats(means);
+            Row {
+                latency: Some(mean),
+                intermediates: format!(
+                    r#"{{"latency_batches":{b},"latency_batch_mean":{mean},"latency_batch_sd":{sd}}}"#
+                ),
+                ..Row::default()
+            }
+        };
+        let rows = [row(&samples[0]), row(&samples[1])];
+        let all: Vec<f64> = samples.concat();
+        let (b, _, sd) = stats(&all);
+        let expected = t_quantile_975(b as u32 - 1) * sd / b.sqrt();
+        let pooled = latency_interval(&rows).expect("an interval");
+        assert!((pooled - expected).abs() < 1e-12, "{pooled} vs {expected}");
+        // Without the batch statistics: t(1) across the two means.
+        let bare: Vec<Row> =
+            rows.iter().map(|r| Row { intermediates: "{}".into(), ..r.clone() }).collect();
+        let (m0, m1) = (stats(&samples[0]).1, stats(&samples[1]).1);
+        let t1 = t_quantile_975(1) * (m0 - m1).abs() / 2.0;
+        let fallback = latency_interval(&bare).expect("an interval");
+        assert!((fallback - t1).abs() < 1e-9, "{fallback} vs {t1}");
+        assert!(pooled < fallback / 3.0, "pooling narrows the bar: {pooled} vs {fallback}");
+        // Three replications: t(2) across their means, whatever the batches say.
+        let three = [rows[0].clone(), rows[1].clone(), rows[0].clone()];
+        let means = [m0, m1, m0];
+        let mean = means.iter().sum::<f64>() / 3.0;
+        let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / 2.0;
+        let t2 = t_quantile_975(2) * (var / 3.0).sqrt();
+        let across = latency_interval(&three).expect("an interval");
+        assert!((across - t2).abs() < 1e-9, "{across} vs {t2}");
+    }
 
     #[test]
     fn aggregate_intermediates_are_means_of_keys_every_replication_has() {

@@ -26,7 +26,7 @@ use petgraph::graph::NodeIndex;
 use cache::{Cache, Lookup, Output};
 use progress::Progress;
 
-use crate::plan::{LoadPoint, Plan, TaskKind};
+use crate::plan::{Plan, TaskKind};
 use crate::spec::Experiment;
 use crate::store::row::Row;
 
@@ -185,7 +185,7 @@ pub fn run(
             let saturation = task
                 .scenario
                 .and_then(|scenario| saturation_rate(plan, &states, scenario))
-                .filter(|_| matches!(task.load, Some(LoadPoint::FractionOfSaturation(_))));
+                .filter(|_| task.needs_saturation());
             let inputs = aggregate_inputs(plan, &states, node);
             let sender = sender.clone();
             let cache = cache.clone();

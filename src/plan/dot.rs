@@ -30,6 +30,7 @@ pub fn to_dot(plan: &Plan, experiment: &Experiment) -> String {
         let style = match task.kind {
             TaskKind::Saturation => "style=filled, fillcolor=\"#E69F00\"",
             TaskKind::Solve => "style=filled, fillcolor=\"#56B4E9\"",
+            TaskKind::Curve => "style=filled, fillcolor=\"#CC79A7\"",
             TaskKind::Simulate => "style=filled, fillcolor=\"#009E73\"",
             TaskKind::Aggregate => "style=filled, fillcolor=\"#F0E442\"",
             TaskKind::Gather | TaskKind::Report => "style=filled, fillcolor=\"#CCCCCC\"",

@@ -51,6 +51,41 @@ pub fn solve(scenario: &Scenario, model: &ModelChoice, load: LoadPoint) -> Strin
     })
 }
 
+/// Version of the Curve task's load grid; part of its id. Bump when [`curve_fractions`]
+/// changes.
+const CURVE_VERSION: u32 = 1;
+
+/// Id of the Curve task of one scenario.
+pub fn curve(scenario: &Scenario, model: &ModelChoice) -> String {
+    hash(&(
+        ModelKey {
+            kind: TaskKind::Curve,
+            scenario,
+            model: model.name.as_str(),
+            options: &model.options,
+            version: model::VERSION,
+            load: None,
+        },
+        CURVE_VERSION,
+        model.curve_points,
+    ))
+}
+
+/// The loads of a dense model curve of `points` points, as fractions of the saturation rate:
+/// `f_i = F (1 - (1 - i/n)^2)` for i = 1..n with F = [`CURVE_TOP`]. Latency rises steeply
+/// near saturation, so the points crowd there (the spacing shrinks linearly to 0 at F) while
+/// the first lies near zero load (2F/n).
+pub fn curve_fractions(points: u32) -> impl Iterator<Item = f64> {
+    let n = f64::from(points);
+    (1..=points).map(move |i| {
+        let u = f64::from(i) / n;
+        CURVE_TOP * (1.0 - (1.0 - u) * (1.0 - u))
+    })
+}
+
+/// The highest load of a dense curve, as a fraction of the saturation rate.
+pub const CURVE_TOP: f64 = 0.995;
+
 /// Id of one simulation replication. `fault_seed` is part of the id only when set (only
 /// scenarios with `fault_rate > 0` have one), so the ids of fault-free tasks are unchanged.
 pub fn simulate(
@@ -86,8 +121,9 @@ pub fn simulate(
 }
 
 /// Version of the Aggregate task's output; part of its id. Bump when aggregate rows change
-/// (2: the intermediates are the replications' means).
-const AGGREGATE_VERSION: u32 = 2;
+/// (2: the intermediates are the replications' means; 3: fewer than 3 replications pool their
+/// batch means for the latency interval).
+const AGGREGATE_VERSION: u32 = 3;
 
 /// Id of the Aggregate task over the given replication ids.
 pub fn aggregate(replications: &[&str]) -> String {

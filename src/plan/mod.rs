@@ -1,11 +1,12 @@
 //! Plans: an [`Experiment`] compiled into a petgraph DAG of content-hashed tasks.
 //!
 //! Task kinds (design brief section 4): `Saturation` (the model's saturation
-//! rate of one scenario), `Solve` (the model at one load), `Simulate` (one
-//! replication at one load), `Aggregate` (replications -> mean and 95% CI),
-//! `Gather` (all rows -> results.parquet) and `Report` (the bundle). Edges carry
-//! data dependencies only: a `Solve` or `Simulate` at a fraction of saturation
-//! waits for its scenario's `Saturation`; `Gather` waits for everything.
+//! rate of one scenario), `Solve` (the model at one load), `Curve` (the model's
+//! dense curve of one scenario, for the figures), `Simulate` (one replication at
+//! one load), `Aggregate` (replications -> mean and 95% CI), `Gather` (all rows
+//! -> results.parquet) and `Report` (the bundle). Edges carry data dependencies
+//! only: a `Solve` or `Simulate` at a fraction of saturation, and every `Curve`,
+//! wait for their scenario's `Saturation`; `Gather` waits for everything.
 //!
 //! **Invariant:** a task's id is a blake3 hash of its kind, its fully resolved
 //! inputs, its seed and its evaluator's version ([`identity`]); a simulation
@@ -28,6 +29,10 @@ pub enum TaskKind {
     Saturation,
     /// The model at one load.
     Solve,
+    /// The model's dense curve of one scenario: `curve_points` loads from near zero to just
+    /// below its saturation rate, evaluated and cached together (figures draw it as the model
+    /// line; tables leave it out).
+    Curve,
     /// One simulation replication at one load.
     Simulate,
     /// Replications -> mean and 95% confidence interval.
@@ -40,9 +45,10 @@ pub enum TaskKind {
 
 impl TaskKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [TaskKind; 6] = [
+    pub const ALL: [TaskKind; 7] = [
         TaskKind::Saturation,
         TaskKind::Solve,
+        TaskKind::Curve,
         TaskKind::Simulate,
         TaskKind::Aggregate,
         TaskKind::Gather,
@@ -54,6 +60,7 @@ impl TaskKind {
         match self {
             TaskKind::Saturation => "Saturation",
             TaskKind::Solve => "Solve",
+            TaskKind::Curve => "Curve",
             TaskKind::Simulate => "Simulate",
             TaskKind::Aggregate => "Aggregate",
             TaskKind::Gather => "Gather",
@@ -64,6 +71,15 @@ impl TaskKind {
     /// Whether the task computes rows or a rate (and so is cached).
     pub fn is_compute(&self) -> bool {
         !matches!(self, TaskKind::Gather | TaskKind::Report)
+    }
+}
+
+impl Task {
+    /// Whether the task reads its scenario's saturation rate: a load given as a fraction of
+    /// it, or a Curve (whose loads are fractions of it).
+    pub fn needs_saturation(&self) -> bool {
+        self.kind == TaskKind::Curve
+            || matches!(self.load, Some(LoadPoint::FractionOfSaturation(_)))
     }
 }
 
@@ -119,7 +135,8 @@ pub struct Plan {
     /// Saturation node per scenario, when the model runs.
     pub saturation: Vec<Option<NodeIndex>>,
     /// Result-producing nodes in row order: per scenario, per load, the Solve,
-    /// then the Simulate replications, then the Aggregate.
+    /// then the Simulate replications, then the Aggregate; after all scenarios, the Curve
+    /// of each (so the rows of the spec's load grid come first, the dense rows last).
     pub row_nodes: Vec<NodeIndex>,
 }
 
@@ -131,6 +148,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
     let fractions = matches!(experiment.load, Load::FractionOfSaturation(_));
     let mut saturation = Vec::with_capacity(experiment.scenarios.len());
     let mut row_nodes = Vec::new();
+    let mut curves = Vec::new();
     let mut tail = Vec::new();
     for (index, point) in experiment.scenarios.iter().enumerate() {
         let scenario = &point.scenario;
@@ -149,6 +167,23 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
         };
         saturation.push(sat);
         tail.extend(sat);
+        if let (true, Some(model), Some(sat)) = (run_model, &experiment.model, sat)
+            && model.curve_points > 0
+        {
+            let curve = graph.add_node(Task {
+                kind: TaskKind::Curve,
+                id: identity::curve(scenario, model),
+                scenario: Some(index),
+                load: None,
+                replication: None,
+                seed: None,
+                fault_seed: None,
+                cost: 2e-5 * f64::from(model.curve_points),
+            });
+            graph.add_edge(sat, curve, ());
+            curves.push(curve);
+            tail.push(curve);
+        }
         let loads: Vec<LoadPoint> = match &experiment.load {
             Load::Rates(r) => r.iter().map(|&r| LoadPoint::Rate(r)).collect(),
             Load::FractionOfSaturation(f) => {
@@ -223,6 +258,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
             }
         }
     }
+    row_nodes.extend(curves);
     let gather = graph.add_node(Task {
         kind: TaskKind::Gather,
         id: String::from("gather"),
@@ -291,7 +327,7 @@ methods: METHODS
             let planned = planned_tasks(
                 experiment.scenarios.len(),
                 experiment.load.len(),
-                experiment.model.is_some(),
+                experiment.model.as_ref(),
                 experiment.simulation.as_ref(),
             );
             let plan = build(&experiment, None);

@@ -79,6 +79,7 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("flit_throughput_min", Kind::Number),
     ("flit_throughput_max", Kind::Number),
     ("source_drops", Kind::Number),
+    ("load_grid", Kind::Text),
 ];
 
 /// The columns that describe a scenario (the system evaluated), in display order.

@@ -392,6 +392,10 @@ fn render_files(
         });
     }
 
+    // Tables and the summary show the load points the spec asked for; the dense model
+    // curves are drawing aids for the figures (and stay in results.parquet).
+    let table_rows = spec_grid_rows(input.rows);
+    let table_rows: &[Row] = &table_rows;
     let mut agreement_table = None;
     let mut results_table = None;
     let mut saturation_table = None;
@@ -399,7 +403,7 @@ fn render_files(
     for kind in &input.spec.tables {
         match kind {
             TableKind::ModelVsSimulation if agreement_table.is_none() => {
-                let agreement = agreement::compute(input.rows);
+                let agreement = agreement::compute(table_rows);
                 let table = tables::agreement_table(&agreement);
                 let csv = tables::agreement_csv(&agreement);
                 let csv = |out: &mut dyn io::Write| {
@@ -409,8 +413,8 @@ fn render_files(
                     Some(write_table(&tables_dir, "agreement", table, csv, input, written)?);
             }
             TableKind::Comparison if comparison_table.is_none() => {
-                let table = tables::comparison_table(input.rows);
-                let csv = tables::comparison_csv(input.rows);
+                let table = tables::comparison_table(table_rows);
+                let csv = tables::comparison_csv(table_rows);
                 let csv = |out: &mut dyn io::Write| {
                     out.write_all(tables::strip_invisible(csv).as_bytes())
                 };
@@ -418,13 +422,13 @@ fn render_files(
                     Some(write_table(&tables_dir, "comparison", table, csv, input, written)?);
             }
             TableKind::Results if results_table.is_none() => {
-                let table = tables::results_table(input.rows);
-                let csv = |out: &mut dyn io::Write| tables::write_results_csv(input.rows, out);
+                let table = tables::results_table(table_rows);
+                let csv = |out: &mut dyn io::Write| tables::write_results_csv(table_rows, out);
                 results_table =
                     Some(write_table(&tables_dir, "results", table, csv, input, written)?);
             }
             TableKind::Saturation if saturation_table.is_none() => {
-                let lines = saturation::compute(input.rows);
+                let lines = saturation::compute(table_rows);
                 let (table, csv) = (saturation::table(&lines), saturation::csv(&lines));
                 let csv = |out: &mut dyn io::Write| {
                     out.write_all(tables::strip_invisible(csv).as_bytes())
@@ -443,7 +447,7 @@ fn render_files(
         description: input.description.map(str::to_owned),
         provenance: input.provenance.clone(),
         command_line: pages::shell_join(&input.provenance.command_line),
-        summary: summary(input.rows),
+        summary: summary(table_rows),
         figures: page_figures,
         agreement: agreement_table,
         comparison: comparison_table,
@@ -461,6 +465,20 @@ fn render_files(
     }
 
     Ok(seeds)
+}
+
+/// The rows of the spec's load grid (`Row::is_dense` false), borrowed when they come first,
+/// as `store::gather` orders them, and copied only from a file that mixes the two.
+fn spec_grid_rows(rows: &[Row]) -> std::borrow::Cow<'_, [Row]> {
+    match rows.iter().position(Row::is_dense) {
+        None => std::borrow::Cow::Borrowed(rows),
+        Some(first) if rows[first..].iter().all(Row::is_dense) => {
+            std::borrow::Cow::Borrowed(&rows[..first])
+        }
+        Some(_) => {
+            std::borrow::Cow::Owned(rows.iter().filter(|row| !row.is_dense()).cloned().collect())
+        }
+    }
 }
 
 /// Checks a bundle against its `manifest.json` (`runner verify`).

@@ -327,12 +327,12 @@ impl Engine {
         m.unicast_latency = m.latency.take();
         m.network_latency = None;
         m.source_wait = None;
-        m.latency_ci95 = None;
+        crate::sim::stats::set_interval(m, None);
         let valid = matches!(m.status, Status::Ok | Status::Imprecise);
         if valid && done > 0 {
             m.latency = Some(c.latency_sum / done as f64);
             let batches = self.batches.len();
-            m.latency_ci95 = self.batches.confidence(batches).map(|(_, half, _)| half);
+            crate::sim::stats::set_interval(m, self.batches.confidence(batches));
         }
         if valid && c.copies > 0 {
             let copies = c.copies as f64;

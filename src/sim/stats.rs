@@ -281,7 +281,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         m.source_wait = Some(w.wait_sum / done);
         m.hops = Some(w.hops_sum / done);
         let batches = engine.batches.len();
-        m.latency_ci95 = engine.batches.confidence(batches).map(|(_, half, _)| half);
+        set_interval(&mut m, engine.batches.confidence(batches));
     }
     let ratio = |a: u64, b: u64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
     let mut add = |key: &str, value: f64| m.intermediates.push((key.to_string(), value));
@@ -308,6 +308,23 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     engine.add_switching_measurements(&mut m, done);
     engine.add_broadcast_measurements(&mut m, done, span, links);
     m
+}
+
+/// Sets `latency_ci95` from a batch-means interval (mean, half-width, batches) and records the
+/// batch statistics as the intermediates `latency_batches` (b), `latency_batch_mean` and
+/// `latency_batch_sd` (the batch means' sample standard deviation), replacing any earlier
+/// ones; `None` clears them. The pipeline pools these across replications
+/// (`exec::evaluate`): with fewer than 3 replications a t interval across them would have
+/// 1 degree of freedom.
+pub(crate) fn set_interval(m: &mut Measurement, interval: Option<(f64, f64, usize)>) {
+    m.intermediates.retain(|(key, _)| !key.starts_with("latency_batch"));
+    m.latency_ci95 = interval.map(|(_, half, _)| half);
+    if let Some((mean, half, batches)) = interval {
+        let sd = half * (batches as f64).sqrt() / student_t975(batches as u64 - 1);
+        m.intermediates.push(("latency_batches".into(), batches as f64));
+        m.intermediates.push(("latency_batch_mean".into(), mean));
+        m.intermediates.push(("latency_batch_sd".into(), sd));
+    }
 }
 
 #[cfg(test)]

@@ -93,6 +93,8 @@ pub struct ModelChoice {
     pub name: ModelName,
     /// Its reading options.
     pub options: ModelOptions,
+    /// Points of the dense model curve per scenario (0: none).
+    pub curve_points: u32,
     /// Where the spec names it.
     #[serde(skip)]
     pub location: Location,

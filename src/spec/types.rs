@@ -263,6 +263,13 @@ pub struct ModelMethod {
     /// `fat_tree` only: read eq. (22) literally instead of erratum E-BFT-3.
     #[serde(default)]
     pub literal_eq22: bool,
+    /// Points of the model's dense curve per scenario (default 100; 0: none): extra model
+    /// rows (`load_grid = dense`) from near zero load to just below the scenario's saturation
+    /// rate, so that figures draw the model as a smooth line up to its asymptote whatever
+    /// loads the spec samples. Tables leave them out. At most 1000.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", range(max = 1000))]
+    pub curve_points: Option<Spanned<u32>>,
 }
 
 /// `methods.simulation`.

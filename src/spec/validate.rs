@@ -225,7 +225,7 @@ pub(super) fn validate(
     }
     let scenario = &spec.scenario.value;
     let columns = columns(scenario, diags);
-    let model = model_choice(&spec.methods.value);
+    let model = model_choice(&spec.methods.value, diags);
     let simulation = simulation_choice(&spec.methods.value, diags);
     if spec.methods.value.model.is_none() && spec.methods.value.simulation.is_none() {
         diags.error(
@@ -262,7 +262,7 @@ pub(super) fn validate(
         );
         return None;
     }
-    let tasks = planned_tasks(scenarios.len(), load.len(), model.is_some(), simulation.as_ref());
+    let tasks = planned_tasks(scenarios.len(), load.len(), model.as_ref(), simulation.as_ref());
     if tasks > limits.max_tasks {
         let location = spec
             .methods
@@ -326,19 +326,23 @@ pub(super) fn validate(
 }
 
 /// How many tasks `plan::build` makes for a spec (without `--only`): a Saturation per
-/// scenario when there is a model; per scenario and load point a Solve (model) and the
-/// replications plus their Aggregate (simulation); then Gather and Report.
+/// scenario when there is a model, and a Curve when it has curve points; per scenario and
+/// load point a Solve (model) and the replications plus their Aggregate (simulation); then
+/// Gather and Report.
 pub fn planned_tasks(
     scenarios: usize,
     loads: usize,
-    model: bool,
+    model: Option<&ModelChoice>,
     simulation: Option<&SimulationChoice>,
 ) -> u64 {
     let (scenarios, loads) = (scenarios as u64, loads as u64);
-    let per_point =
-        u64::from(model) + simulation.map_or(0, |s| u64::from(s.replications).saturating_add(1));
-    let saturation = if model { scenarios } else { 0 };
-    scenarios.saturating_mul(loads).saturating_mul(per_point).saturating_add(saturation + 2)
+    let per_point = u64::from(model.is_some())
+        + simulation.map_or(0, |s| u64::from(s.replications).saturating_add(1));
+    let per_scenario = model.map_or(0, |m| 1 + u64::from(m.curve_points > 0));
+    scenarios
+        .saturating_mul(loads)
+        .saturating_mul(per_point)
+        .saturating_add(scenarios * per_scenario + 2)
 }
 
 /// Warnings for sweeps over fields only the simulator reads, in a spec that does not simulate:
@@ -675,8 +679,28 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     }
 }
 
-fn model_choice(methods: &MethodsSpec) -> Option<ModelChoice> {
+/// Points of the dense model curve per scenario unless the spec says otherwise.
+pub const DEFAULT_CURVE_POINTS: u32 = 100;
+/// The most points a dense model curve may have.
+pub const MAX_CURVE_POINTS: u32 = 1000;
+
+fn model_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<ModelChoice> {
     let method = methods.model.as_ref()?;
+    let curve_points = match &method.curve_points {
+        None => DEFAULT_CURVE_POINTS,
+        Some(points) if points.value > MAX_CURVE_POINTS => {
+            diags.error(
+                points.referenced,
+                format!(
+                    "`curve_points: {}` asks for more than {MAX_CURVE_POINTS} points per curve",
+                    points.value
+                ),
+                Some(format!("{DEFAULT_CURVE_POINTS} points draw a smooth curve; use 0 for none")),
+            );
+            DEFAULT_CURVE_POINTS
+        }
+        Some(points) => points.value,
+    };
     let name = match method.name.value {
         ModelNameSpec::ScoutingTorus => ModelName::ScoutingTorus,
         ModelNameSpec::BroadcastHypercube => ModelName::BroadcastHypercube,
@@ -687,6 +711,7 @@ fn model_choice(methods: &MethodsSpec) -> Option<ModelChoice> {
     Some(ModelChoice {
         name,
         options: ModelOptions { literal_eq22: method.literal_eq22 },
+        curve_points,
         location: method.name.referenced,
     })
 }

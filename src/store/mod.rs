@@ -36,7 +36,8 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                     }
                     None => f64::NAN,
                 };
-                let method = if task.kind == TaskKind::Solve { "model" } else { "simulation" };
+                let model = matches!(task.kind, TaskKind::Solve | TaskKind::Curve);
+                let method = if model { "model" } else { "simulation" };
                 let mut row = base_row(scenario, task, rate, method);
                 row.status = if matches!(states[node.index()], TaskState::Failed(_)) {
                     "failed"
@@ -49,7 +50,7 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                 row.seed = task.seed;
                 row.fault_seed = task.fault_seed;
                 row.evaluator = match (task.kind, &experiment.model) {
-                    (TaskKind::Solve, Some(m)) => {
+                    (TaskKind::Solve | TaskKind::Curve, Some(m)) => {
                         format!("{}@{}", m.name.as_str(), crate::model::VERSION)
                     }
                     _ => format!("simulator@{}", crate::sim::VERSION),

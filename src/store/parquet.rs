@@ -202,6 +202,7 @@ columns! {
     flit_throughput_min: OptF64,
     flit_throughput_max: OptF64,
     source_drops: OptU64,
+    load_grid: OptStr,
 }
 
 fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, String> {

@@ -5,7 +5,8 @@
 //! one row per replication (`replication = Some(r)`), and one aggregate row per
 //! load point (`replication = None`) whose `latency` is the mean over the
 //! replications and whose `latency_ci95` is the 95% confidence half-width
-//! across them (Student t). Reports plot aggregate rows. The columns are
+//! (batch means pooled across fewer than three replications, Student t across
+//! the replication means from three on: `exec::evaluate`). Reports plot aggregate rows. The columns are
 //! documented in `schemas/results.md`; keep the two in step.
 
 use serde::{Deserialize, Serialize};
@@ -167,6 +168,25 @@ pub struct Row {
     /// replications in an aggregate row).
     #[serde(default)]
     pub source_drops: Option<u64>,
+    /// Which load grid the row belongs to: `spec` for a load point the spec's `load` lists,
+    /// `dense` for a point of the model's dense curve (`methods.model.curve_points` per
+    /// scenario, from near zero load to just below saturation), which figures draw as the
+    /// model line and tables leave out. Null in files written before the column existed (read
+    /// as `spec`).
+    #[serde(default)]
+    pub load_grid: Option<String>,
+}
+
+/// [`Row::load_grid`] of a load point the spec lists.
+pub const SPEC_GRID: &str = "spec";
+/// [`Row::load_grid`] of a point of the model's dense curve.
+pub const DENSE_GRID: &str = "dense";
+
+impl Row {
+    /// Whether the row is a point of the model's dense curve (not one the spec asked for).
+    pub fn is_dense(&self) -> bool {
+        self.load_grid.as_deref() == Some(DENSE_GRID)
+    }
 }
 
 impl Row {

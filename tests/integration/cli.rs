@@ -14,8 +14,29 @@ fn run_writes_parquet_and_a_second_run_executes_nothing() {
     let first = scratch.run(&["run", "m.yaml"]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     let rows = scratch.rows("small_model");
-    assert_eq!(rows.len(), 2 * 2 * 6);
+    // The spec's 2 x 2 scenarios x 6 loads first, then each scenario's dense model curve.
+    assert_eq!(rows.len(), 2 * 2 * 6 + 4 * 100);
+    assert!(rows[..24].iter().all(|r| r.load_grid.as_deref() == Some("spec")));
+    assert!(rows[24..].iter().all(|r| r.load_grid.as_deref() == Some("dense")));
     assert!(rows.iter().all(|r| r.method == "model" && r.experiment == "small_model"));
+    for curve in rows[24..].chunks(100) {
+        let scenario = &curve[0].scenario_id;
+        assert!(curve.iter().all(|r| &r.scenario_id == scenario && r.task_id == curve[0].task_id));
+        let fractions: Vec<f64> =
+            curve.iter().map(|r| r.fraction_of_saturation.expect("fraction")).collect();
+        assert!(fractions[0] > 0.0 && fractions[0] < 0.03, "starts near zero: {fractions:?}");
+        assert!((fractions[99] - 0.995).abs() < 1e-12, "ends below saturation: {fractions:?}");
+        assert!(fractions.windows(2).all(|w| w[0] < w[1]), "increasing loads");
+        // Below saturation the model is finite and its latency rises with the load.
+        let latencies: Vec<f64> = curve.iter().map(|r| r.latency.expect("finite")).collect();
+        assert!(latencies.windows(2).all(|w| w[0] <= w[1]), "{latencies:?}");
+        assert!(latencies[99] > 2.0 * latencies[0], "the curve rises towards its asymptote");
+    }
+    // The tables show the spec's load points only: the curves are drawing aids.
+    let csv =
+        std::fs::read_to_string(scratch.path().join("reports/small_model/tables/results.csv"))
+            .expect("results.csv");
+    assert_eq!(csv.lines().count(), 1 + 24, "{csv}");
     // Loads past saturation are reported as saturated, not as numbers.
     assert!(rows.iter().any(|r| r.status == "saturated" && r.latency.is_none()));
     assert!(

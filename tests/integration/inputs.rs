@@ -7,7 +7,8 @@ use std::process::Output;
 
 use crate::common::{Scratch, stderr, stdout};
 
-/// A model-only spec with one scenario and one load point (two tasks plus Gather and Report).
+/// A model-only spec with one scenario and one load point (Saturation, Solve and Curve, plus
+/// Gather and Report).
 const SPEC: &str = "\
 name: inputs
 scenario:
@@ -323,6 +324,9 @@ fn example(class: &str, scratch: &Scratch) -> Output {
                 .add_report("    - {lines: [message_length]}\n")
                 .as_bytes(),
         ),
+        "spec-too-many-curve-points" => validate(
+            with("{name: fat_tree}", "{name: fat_tree, curve_points: 5000}").as_bytes(),
+        ),
         other => panic!("docs/inputs.md lists `{other}`, which has no example in inputs.rs"),
     }
 }
@@ -388,6 +392,7 @@ const CLASSES: &[&str] = &[
     "verify-symlink-in-bundle",
     "spec-missing-template-dir",
     "spec-too-many-folded-lines",
+    "spec-too-many-curve-points",
 ];
 
 /// (class, exit code, text) for every row of the table in docs/inputs.md.

@@ -36,7 +36,7 @@ use super::cache::Output;
 use super::executor::{Completion, ExecError, Job};
 use super::progress::Progress;
 use super::{RunSummary, TaskState, evaluate};
-use crate::plan::{LoadPoint, Only, TaskKind};
+use crate::plan::{Only, TaskKind};
 use poll::Poller;
 use profile::Settings;
 use record::{RecordDir, Submission};
@@ -637,7 +637,7 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
         let saturation = task
             .scenario
             .and_then(|scenario| super::saturation_rate(job.plan, states, scenario))
-            .filter(|_| matches!(task.load, Some(LoadPoint::FractionOfSaturation(_))));
+            .filter(|_| task.needs_saturation());
         let inputs = super::aggregate_inputs(job.plan, states, node);
         let result =
             evaluate::evaluate(job.experiment, task, saturation, &inputs, Some(job.interrupt))

@@ -12,7 +12,7 @@ use super::record::{RecordDir, write_atomic};
 use crate::exec::cache::{Cache, Output};
 use crate::exec::evaluate;
 use crate::exec::executor::ExecError;
-use crate::plan::{self, LoadPoint, Only};
+use crate::plan::{self, Only};
 
 /// What one element did.
 #[derive(Debug, Default)]
@@ -73,8 +73,8 @@ pub fn run_element(
             continue;
         }
         let task = &plan.graph[node];
-        let saturation = match (task.load, task.scenario) {
-            (Some(LoadPoint::FractionOfSaturation(_)), Some(scenario)) => {
+        let saturation = match (task.needs_saturation(), task.scenario) {
+            (true, Some(scenario)) => {
                 plan.saturation.get(scenario).copied().flatten().and_then(|n| {
                     match cache.get(&plan.graph[n].id, plan.graph[n].kind) {
                         Some(Output::Saturation(rate)) => Some(rate),
