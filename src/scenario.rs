@@ -167,6 +167,9 @@ pub enum Ejection {
     /// Any number of messages at once, each at one flit per cycle (consumed on arrival, as
     /// the hypercube, circuit-switching and fat-tree papers assume).
     Unlimited,
+    /// One flit per cycle per node, taken round-robin from every message that has reached it,
+    /// so the flits of several messages interleave (BookSim's and real routers' ejection port).
+    Interleaved,
 }
 
 impl Ejection {
@@ -175,6 +178,7 @@ impl Ejection {
         match self {
             Ejection::Single => "single",
             Ejection::Unlimited => "unlimited",
+            Ejection::Interleaved => "interleaved",
         }
     }
 }

@@ -189,7 +189,8 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
             s.ejection = match value {
                 "single" => Ejection::Single,
                 "unlimited" => Ejection::Unlimited,
-                _ => return Err(choice(key, value, &["single", "unlimited"])),
+                "interleaved" => Ejection::Interleaved,
+                _ => return Err(choice(key, value, &["single", "interleaved", "unlimited"])),
             }
         }
         "dateline" => {

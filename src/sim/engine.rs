@@ -219,7 +219,25 @@ pub(crate) struct Engine {
     depth: u32,
     delay: u64,
     length: u32,
-    unlimited_ejection: bool,
+    /// The ejection port: `Single` holds it for a whole message, `Interleaved` ejects one flit
+    /// per node per cycle from any message routed to it (round-robin), `Unlimited` every
+    /// routed message at one flit per cycle.
+    ejection: Ejection,
+    /// Interleaved ejection, per node: the VC id the round-robin considers first (one past the
+    /// VC served last).
+    eject_rr: Vec<u32>,
+    /// Interleaved ejection, per node: the ejecting VC picked this cycle, or `NONE`.
+    eject_pick: Vec<u32>,
+    /// Interleaved ejection: nodes with a pick this cycle (reset after the cycle's ejection).
+    eject_picked: Vec<u32>,
+    /// Test builds: the most flits one node has ejected in a cycle (checked by the tests).
+    #[cfg(test)]
+    pub(crate) max_node_ejections: u32,
+    /// Test builds: flits ejected by each node in the cycle `node_stamp` says.
+    #[cfg(test)]
+    node_check: Vec<u32>,
+    #[cfg(test)]
+    node_stamp: Vec<u64>,
     /// Flits one input port may send per cycle; `None`: unlimited (nothing counted).
     speedup: Option<u32>,
     /// Flits sent this cycle by each input port (index `vc / V`); used only with `speedup`.
@@ -363,7 +381,28 @@ impl Engine {
             depth: scenario.buffer_depth,
             delay: u64::from(scenario.router_delay),
             length: scenario.message_length,
-            unlimited_ejection: scenario.ejection == Ejection::Unlimited,
+            ejection: scenario.ejection,
+            eject_rr: if scenario.ejection == Ejection::Interleaved {
+                vec![0; nodes]
+            } else {
+                vec![]
+            },
+            eject_pick: if scenario.ejection == Ejection::Interleaved {
+                vec![NONE; nodes]
+            } else {
+                vec![]
+            },
+            eject_picked: Vec::with_capacity(if scenario.ejection == Ejection::Interleaved {
+                nodes
+            } else {
+                0
+            }),
+            #[cfg(test)]
+            max_node_ejections: 0,
+            #[cfg(test)]
+            node_check: vec![0; nodes],
+            #[cfg(test)]
+            node_stamp: vec![u64::MAX; nodes],
             speedup: scenario.input_speedup,
             port_sent: if scenario.input_speedup.is_some() {
                 vec![0; slots + nodes]
@@ -792,7 +831,7 @@ impl Engine {
         let message = self.messages[id as usize];
         let cur = self.node_of(vc);
         if cur == message.dest {
-            if !self.unlimited_ejection {
+            if self.ejection == Ejection::Single {
                 if self.eject_busy[cur as usize] {
                     return false;
                 }
@@ -888,6 +927,10 @@ impl Engine {
         let depth = self.depth;
         let cap = self.speedup.unwrap_or(u32::MAX);
         let limited = self.speedup.is_some();
+        let interleaved = self.ejection == Ejection::Interleaved;
+        if interleaved {
+            self.pick_ejections();
+        }
         if limited {
             self.account_ejection(cap);
         }
@@ -949,6 +992,10 @@ impl Engine {
         let mut i = 0;
         while i < self.ejecting.len() {
             let vc = self.ejecting[i];
+            if interleaved && self.eject_pick[self.node_of(vc) as usize] != vc {
+                i += 1;
+                continue;
+            }
             if limited && self.eject_held[vc as usize] {
                 self.eject_held[vc as usize] = false;
                 i += 1;
@@ -957,6 +1004,12 @@ impl Engine {
             if self.vc_count[vc as usize] > 0 {
                 #[cfg(test)]
                 self.count_port_flit(vc);
+                #[cfg(test)]
+                self.count_node_ejection(vc);
+                if interleaved {
+                    let node = self.node_of(vc) as usize;
+                    self.eject_rr[node] = vc.wrapping_add(1);
+                }
                 moved = true;
                 self.vc_count[vc as usize] -= 1;
                 let id = self.vc_owner[vc as usize];
@@ -974,6 +1027,10 @@ impl Engine {
             }
             i += 1;
         }
+        for &node in &self.eject_picked {
+            self.eject_pick[node as usize] = NONE;
+        }
+        self.eject_picked.clear();
         let now = self.now;
         let counting = self.window.open;
         for k in 0..self.moves.len() {
@@ -1012,16 +1069,41 @@ impl Engine {
         moved
     }
 
+    /// Interleaved ejection, before phase A: picks at each node the ejecting VC with a flit
+    /// that comes first in round-robin order from `eject_rr` (VC ids, wrapping), so the
+    /// messages arriving at a node share its one flit per cycle in turn.
+    fn pick_ejections(&mut self) {
+        for k in 0..self.ejecting.len() {
+            let vc = self.ejecting[k];
+            if self.vc_count[vc as usize] == 0 {
+                continue;
+            }
+            let node = self.node_of(vc) as usize;
+            let (pick, first) = (self.eject_pick[node], self.eject_rr[node]);
+            if pick == NONE {
+                self.eject_picked.push(node as u32);
+                self.eject_pick[node] = vc;
+            } else if vc.wrapping_sub(first) < pick.wrapping_sub(first) {
+                self.eject_pick[node] = vc;
+            }
+        }
+    }
+
     /// Input speedup, before phase A: resets last cycle's port counters, then gives each
-    /// ejecting VC with a flit a slot of its input port in `ejecting` order, or holds it
-    /// (`eject_held`) for this cycle when the port has none left.
+    /// ejecting VC with a flit (with interleaved ejection: each picked one) a slot of its
+    /// input port in `ejecting` order, or holds it (`eject_held`) for this cycle when the port
+    /// has none left; a held pick leaves its node's port idle for the cycle.
     fn account_ejection(&mut self, cap: u32) {
         for &port in &self.port_touched {
             self.port_sent[port as usize] = 0;
         }
         self.port_touched.clear();
+        let interleaved = self.ejection == Ejection::Interleaved;
         for &vc in &self.ejecting {
             if self.vc_count[vc as usize] == 0 {
+                continue;
+            }
+            if interleaved && self.eject_pick[self.node_of(vc) as usize] != vc {
                 continue;
             }
             let port = (vc / self.v) as usize;
@@ -1047,6 +1129,19 @@ impl Engine {
         }
         self.port_check[port] += 1;
         self.max_port_flits = self.max_port_flits.max(self.port_check[port]);
+    }
+
+    /// Test builds: counts a flit ejected from `vc` at its node and records the largest
+    /// per-node count of a cycle.
+    #[cfg(test)]
+    fn count_node_ejection(&mut self, vc: u32) {
+        let node = self.node_of(vc) as usize;
+        if self.node_stamp[node] != self.now {
+            self.node_stamp[node] = self.now;
+            self.node_check[node] = 0;
+        }
+        self.node_check[node] += 1;
+        self.max_node_ejections = self.max_node_ejections.max(self.node_check[node]);
     }
 
     /// Frees a VC whose buffer the tail flit has left.
@@ -1088,7 +1183,7 @@ impl Engine {
         let message = self.messages[id as usize];
         let node = message.dest as usize;
         self.release(vc);
-        if !self.unlimited_ejection {
+        if self.ejection == Ejection::Single {
             self.eject_busy[node] = false;
         }
         self.in_network -= 1;

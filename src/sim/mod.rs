@@ -37,7 +37,9 @@
 //!   tail flit has left its buffer.
 //! - Injection: unbounded source queue per node, V injection VCs (no shared injection link,
 //!   as in the models' M/G/1 queue with rate lambda/V). Ejection: `single` (one message at a
-//!   time, one flit per cycle) or `unlimited`.
+//!   time, one flit per cycle), `interleaved` (one flit per cycle per node, round-robin over
+//!   the messages that reached it, as BookSim's port) or `unlimited` (every message at once);
+//!   `docs/router.md` measures what the choice does to saturation.
 //! - Latency convention. A message generated during cycle `g` (Poisson arrival time in
 //!   `[g, g+1)`) is stamped `g` and may enter the network in that cycle; every flit move
 //!   completes at the end of its cycle; the message is delivered at the end of the cycle in

@@ -143,7 +143,8 @@ fn classify(rate: f64, status: Status, lo: &mut f64, hi: &mut Option<f64>) {
 /// The most messages/node/cycle a node can inject and eject: `min(V, e) / M`.
 pub fn injection_bound(scenario: &Scenario) -> f64 {
     let eject = match scenario.ejection {
-        Ejection::Single => 1,
+        // One flit per cycle: a message's M flits take M cycles either way.
+        Ejection::Single | Ejection::Interleaved => 1,
         // Every input link of the router (a torus, mesh or hypercube router's degree).
         Ejection::Unlimited => match scenario.topology {
             Topology::Torus { dimensions, .. } | Topology::Mesh { dimensions, .. } => {

@@ -49,6 +49,7 @@ fn one_message_latency_is_hops_plus_length() {
             ejection: Ejection::Unlimited,
             ..scenario(Topology::Hypercube { dimensions: 3 }, Routing::Duato, 4, 5)
         },
+        Scenario { ejection: Ejection::Interleaved, ..scenario(torus(4, 2), Routing::Duato, 3, 6) },
     ];
     for s in &cases {
         let geometry = topology::Geometry::new(&s.topology).unwrap();
@@ -331,7 +332,8 @@ fn random_configurations_keep_the_invariants() {
             buffer_depth: 1 + pick(4),
             router_delay: pick(3),
             message_length: 1 + pick(20),
-            ejection: if pick(2) == 0 { Ejection::Single } else { Ejection::Unlimited },
+            ejection: [Ejection::Single, Ejection::Unlimited, Ejection::Interleaved]
+                [pick(3) as usize],
             ..Scenario::new(topology)
         };
         if check(&s).is_err() {
@@ -680,6 +682,64 @@ fn input_speedup_caps_every_port_and_loses_no_flit() {
             None => assert!(engine.max_port_flits > 2, "{}", engine.max_port_flits),
         }
     }
+}
+
+/// Issue 23: interleaved ejection hands each node at most one flit per cycle, loses no flit,
+/// and does interleave (a node ejects flits of two messages between their completions); the
+/// check bites, since unlimited ejection does hand a node several flits in one cycle. Its
+/// saturation lies between single ejection's and unlimited ejection's.
+#[test]
+fn interleaved_ejection_is_one_flit_per_node_per_cycle() {
+    let base = Scenario { buffer_depth: 4, ..scenario(torus(8, 2), Routing::Nbc, 6, 16) };
+    let run = |ejection: Ejection, rate: f64| {
+        let s = Scenario { ejection, ..base.clone() };
+        let mut engine = Engine::new(&s, rate, 13, &plan(500, 4_000)).unwrap();
+        engine.open_window();
+        let mut interleaved_seen = false;
+        for cycle in 1..=6_000u64 {
+            engine.step();
+            if cycle % 200 == 0 {
+                engine.check_invariants();
+            }
+            interleaved_seen |= engine.some_node_interleaves();
+        }
+        assert_eq!(
+            engine.window.delivered_flits,
+            engine.window.delivered * u64::from(s.message_length) + engine.flits_in_delivery(),
+        );
+        (engine.max_node_ejections, interleaved_seen, engine.delivered_total)
+    };
+    let (most, interleaved, delivered) = run(Ejection::Interleaved, 0.02);
+    assert_eq!(most, 1, "one flit per node per cycle");
+    assert!(interleaved, "flits of two messages interleave at a node");
+    assert!(delivered > 1_000, "{delivered} delivered");
+    let (most, _, _) = run(Ejection::Unlimited, 0.02);
+    assert!(most > 1, "unlimited ejection hands a node several flits at once: {most}");
+    let (most, interleaved, _) = run(Ejection::Single, 0.02);
+    assert_eq!((most, interleaved), (1, false), "single ejection never interleaves");
+
+    // Saturation (flits/node/cycle accepted at an offered load past every saturation point):
+    // single <= interleaved <= unlimited.
+    let options = SimOptions {
+        warmup_cycles: 2_000,
+        cycles: 10_000,
+        measure: Measure::THROUGHPUT,
+        ..SimOptions::default()
+    };
+    let accepted = |ejection: Ejection| {
+        let s = Scenario { ejection, ..base.clone() };
+        let m = simulate(&s, 0.06, &options, 3, None).unwrap();
+        m.intermediate("flit_throughput").unwrap()
+    };
+    let (single, interleaved, unlimited) = (
+        accepted(Ejection::Single),
+        accepted(Ejection::Interleaved),
+        accepted(Ejection::Unlimited),
+    );
+    assert!(
+        single < interleaved && interleaved <= unlimited * 1.02,
+        "{single} {interleaved} {unlimited}"
+    );
 }
 
 #[test]

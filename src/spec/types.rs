@@ -122,7 +122,9 @@ pub struct ScenarioSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_FAULT_RATE))]
     pub fault_rate: Option<Field<f64>>,
-    /// Ejection port capacity: `single` (the papers') or `unlimited`.
+    /// Ejection port: `single` (one message at a time, the SS and Nbc papers'), `interleaved`
+    /// (one flit per cycle from any message that reached the node, as BookSim and real routers)
+    /// or `unlimited` (every message at once, consumed on arrival).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<EjectionName>>", extend("default" = "single"))]
     pub ejection: Option<Field<EjectionName>>,
@@ -372,6 +374,8 @@ pub enum EjectionName {
     Single,
     /// Any number at once.
     Unlimited,
+    /// One flit per cycle, interleaving the messages that reached the node.
+    Interleaved,
 }
 
 /// `scenario.dateline`.

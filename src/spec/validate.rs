@@ -1178,6 +1178,7 @@ fn build(
         ejection: match get(&c.ejection, index[EJECTION])? {
             EjectionName::Single => Ejection::Single,
             EjectionName::Unlimited => Ejection::Unlimited,
+            EjectionName::Interleaved => Ejection::Interleaved,
         },
         dateline: get(&c.dateline, index[DATELINE]).map(|d| match d {
             DatelineName::PerTraversal => Dateline::PerTraversal,

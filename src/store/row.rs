@@ -60,7 +60,7 @@ pub struct Row {
     pub broadcast_fraction: f64,
     /// Start-up latency Delta (cycles).
     pub startup_latency: f64,
-    /// `single` or `unlimited`.
+    /// `single`, `interleaved` or `unlimited`.
     pub ejection: String,
     /// Dateline convention of torus dimension-order routes (`per_traversal` or `switch`); null
     /// where routes have no dateline (meshes, hypercubes, adaptive and Nbc routing).

@@ -12,6 +12,21 @@ impl Engine {
             .sum()
     }
 
+    /// Whether some node is part-way through ejecting two messages at once (both have handed
+    /// it a flit and neither is complete): their flits interleave.
+    pub(crate) fn some_node_interleaves(&self) -> bool {
+        let mut nodes: Vec<u32> = self
+            .ejecting
+            .iter()
+            .filter(|&&vc| self.messages[self.vc_owner[vc as usize] as usize].delivered > 0)
+            .map(|&vc| self.node_of(vc))
+            .collect();
+        let before = nodes.len();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes.len() < before
+    }
+
     /// Checks every bookkeeping invariant; panics with a description on the first violation.
     /// Flit conservation: for each message, delivered + buffered flits = length, and along its
     /// chain of VCs the flits that entered a VC equal the flits that left its predecessor.
