@@ -1027,10 +1027,12 @@ impl Engine {
             }
             i += 1;
         }
-        for &node in &self.eject_picked {
-            self.eject_pick[node as usize] = NONE;
+        if interleaved {
+            for &node in &self.eject_picked {
+                self.eject_pick[node as usize] = NONE;
+            }
+            self.eject_picked.clear();
         }
-        self.eject_picked.clear();
         let now = self.now;
         let counting = self.window.open;
         for k in 0..self.moves.len() {
@@ -1071,7 +1073,10 @@ impl Engine {
 
     /// Interleaved ejection, before phase A: picks at each node the ejecting VC with a flit
     /// that comes first in round-robin order from `eject_rr` (VC ids, wrapping), so the
-    /// messages arriving at a node share its one flit per cycle in turn.
+    /// messages arriving at a node share its one flit per cycle in turn. Kept out of line: the
+    /// other ejection modes never call it, and inlined it costs the hot loop of `traverse`
+    /// registers.
+    #[inline(never)]
     fn pick_ejections(&mut self) {
         for k in 0..self.ejecting.len() {
             let vc = self.ejecting[k];
