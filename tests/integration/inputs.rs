@@ -323,6 +323,19 @@ fn example(class: &str, scratch: &Scratch) -> Output {
                 .add_report("    - {lines: [message_length]}\n")
                 .as_bytes(),
         ),
+        "spec-figure-empty-axis-limits" => {
+            validate(format!("{SPEC}report:\n  figures:\n    - {{ylim: [100, 10]}}\n").as_bytes())
+        }
+        "spec-figure-log-axis-limits" => validate(
+            format!("{SPEC}report:\n  figures:\n    - {{log_x: true, xlim: [0, 0.01]}}\n")
+                .as_bytes(),
+        ),
+        "spec-figure-zero-panels-per-page" => validate(
+            format!("{SPEC}report:\n  figures:\n    - {{max_panels_per_page: 0}}\n").as_bytes(),
+        ),
+        "spec-figure-unknown-width" => {
+            validate(format!("{SPEC}report:\n  figures:\n    - {{width: poster}}\n").as_bytes())
+        }
         other => panic!("docs/inputs.md lists `{other}`, which has no example in inputs.rs"),
     }
 }
@@ -388,6 +401,10 @@ const CLASSES: &[&str] = &[
     "verify-symlink-in-bundle",
     "spec-missing-template-dir",
     "spec-too-many-folded-lines",
+    "spec-figure-empty-axis-limits",
+    "spec-figure-log-axis-limits",
+    "spec-figure-zero-panels-per-page",
+    "spec-figure-unknown-width",
 ];
 
 /// (class, exit code, text) for every row of the table in docs/inputs.md.
