@@ -415,16 +415,14 @@ pub(crate) fn symbol(name: &str) -> String {
 }
 
 /// A text column's value in the field's words, for legends and panel titles: `Duato`,
-/// `dimension-order routing`, `bit-complement traffic`, `dateline per traversal`.
+/// `dimension order`, `bit-complement traffic`, `dateline per traversal`.
 pub(crate) fn value_label(column: &str, value: &str) -> String {
     let words = value.replace('_', "-");
     match (column, value) {
         ("routing", "duato") => "Duato".to_owned(),
         ("routing", "nbc") => "Nbc".to_owned(),
         ("routing", "up_down") => "up*/down*".to_owned(),
-        ("routing", _) => format!("{words} routing"),
-        ("switching", "wormhole") => "wormhole".to_owned(),
-        ("switching", _) => format!("{words} switching"),
+        ("routing" | "switching", _) => value.replace('_', " "),
         ("topology", "fat_tree") => "fat tree".to_owned(),
         ("traffic", _) => format!("{words} traffic"),
         ("ejection", _) => format!("{words} ejection"),

@@ -216,7 +216,7 @@ fn pages(
     spec: &FigureSpec,
 ) -> Vec<std::ops::Range<usize>> {
     if panels == 0 {
-        return vec![0..0];
+        return std::iter::once(0..0).collect();
     }
     let mut most = geometry.rows_per_page() * geometry.columns;
     if let Some(limit) = &spec.max_panels_per_page {
@@ -652,7 +652,7 @@ fn ranges(panel: &Panel, spec: &FigureSpec) -> Ranges {
     if let Some(high) = x_high {
         x_hi = high;
     }
-    if !(x_hi > x_lo) {
+    if x_hi.partial_cmp(&x_lo) != Some(std::cmp::Ordering::Greater) {
         if x_high.is_some() && x_low.is_none() {
             x_lo = if spec.log_x { x_hi / 10.0 } else { x_hi - 1.0 };
         } else {
@@ -743,7 +743,7 @@ fn ranges(panel: &Panel, spec: &FigureSpec) -> Ranges {
     } else if cap > hi {
         cap = hi;
     }
-    if !(hi > lo) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         hi = if spec.log_y { lo * 10.0 } else { lo + 1.0 };
         cap = hi;
     }

@@ -13,7 +13,10 @@ use crate::store::row::Row;
 
 /// A model row and a simulation aggregate row per load point for each scenario; latencies
 /// rise towards `saturation`, the simulation 5% above the model with a 4% interval.
-fn rows(scenarios: &[(&str, &dyn Fn(&mut Row))], saturation: f64, points: u32) -> Vec<Row> {
+/// Changes a row into one of a scenario's.
+type Adjust = dyn Fn(&mut Row);
+
+fn rows(scenarios: &[(&str, &Adjust)], saturation: f64, points: u32) -> Vec<Row> {
     let mut rows = Vec::new();
     for (id, adjust) in scenarios {
         for step in 1..=points {
@@ -73,7 +76,7 @@ fn spec(yaml: &str) -> FigureSpec {
 
 /// A grid of `panels` radix values with `lines` scouting distances each.
 fn grid(panels: u32, lines: u32) -> Vec<Row> {
-    let mut adjusters: Vec<(String, Box<dyn Fn(&mut Row)>)> = Vec::new();
+    let mut adjusters: Vec<(String, Box<Adjust>)> = Vec::new();
     for panel in 0..panels {
         for line in 0..lines {
             adjusters.push((
@@ -86,7 +89,7 @@ fn grid(panels: u32, lines: u32) -> Vec<Row> {
             ));
         }
     }
-    let scenarios: Vec<(&str, &dyn Fn(&mut Row))> =
+    let scenarios: Vec<(&str, &Adjust)> =
         adjusters.iter().map(|(id, adjust)| (id.as_str(), adjust.as_ref())).collect();
     rows(&scenarios, 0.01, 8)
 }
@@ -249,7 +252,7 @@ fn legends_name_only_the_columns_that_vary_independently() {
         row.dateline = Some("per_traversal".into());
         row.tie_break = Some("random".into());
     };
-    let dor_16 = |row: &mut Row| {
+    let dor_16 = move |row: &mut Row| {
         dor(row);
         row.radix = 16;
         row.nodes = 256;
@@ -258,7 +261,7 @@ fn legends_name_only_the_columns_that_vary_independently() {
     let figure = &figures_of("{}", &rows)[0];
     let labels = legend_labels(figure);
     assert!(labels.contains(&"k = 8, Duato".to_owned()), "{labels:?}");
-    assert!(labels.contains(&"k = 16, dimension-order routing".to_owned()), "{labels:?}");
+    assert!(labels.contains(&"k = 16, dimension order".to_owned()), "{labels:?}");
     for label in &labels {
         for hidden in ["switch", "positive", "dateline", "tie", "N =", "V ="] {
             assert!(!label.contains(hidden), "`{hidden}` in the legend: {labels:?}");
@@ -442,4 +445,66 @@ fn every_plottable_quantity_has_a_display_name() {
     assert!(keys.len() > 40, "{keys:?}");
     let missing: Vec<&String> = keys.iter().filter(|key| columns::display(key).is_none()).collect();
     assert!(missing.is_empty(), "intermediates without a display name: {missing:?}");
+}
+
+/// The new figure fields are validated where they are written: each problem located at its
+/// value, all reported at once.
+#[test]
+fn figure_fields_are_validated_at_their_location() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("spec.yaml");
+    let spec = "\
+name: figure_fields
+scenario:
+  topology: {kind: fat_tree, processors: 16}
+  routing: up_down
+load: {rates: [0.001]}
+methods: {model: {name: fat_tree}}
+report:
+  figures:
+    - ylim: [100, 10]
+      log_x: true
+      xlim: [0, 0.01]
+      max_panels_per_page: 0
+      y_label: ''
+";
+    std::fs::write(&path, spec).expect("write spec");
+    let error = crate::spec::load(&path).expect_err("refused");
+    let found: Vec<(usize, String)> = error
+        .diagnostics
+        .iter()
+        .map(|d| (d.location.map_or(0, |l| l.line() as usize), d.message.clone()))
+        .collect();
+    let line_of = |needle: &str| {
+        found.iter().find(|(_, message)| message.contains(needle)).map(|(line, _)| *line)
+    };
+    assert_eq!(line_of("`ylim: [100, 10]` is empty"), Some(9), "{found:?}");
+    assert_eq!(line_of("logarithmic axis"), Some(11), "{found:?}");
+    assert_eq!(line_of("`max_panels_per_page` must be at least 1"), Some(12), "{found:?}");
+    assert_eq!(line_of("`y_label` must be 1 to 200 characters"), Some(13), "{found:?}");
+    // A spec using every field validates and renders (the schema lists them all).
+    let spec = spec
+        .replace("ylim: [100, 10]", "ylim: [null, 100]")
+        .replace("xlim: [0, 0.01]", "xlim: [0.0005, null]")
+        .replace("max_panels_per_page: 0", "max_panels_per_page: 2")
+        .replace("y_label: ''", "y_label: Mean latency (cycles)\n      x_label: Load\n      legend_title: 'Model:'\n      width: page\n      shared_y: true\n      y_from_zero: false\n      log_y: true\n      x: flit_rate");
+    std::fs::write(&path, &spec).expect("write spec");
+    let (_, experiment) = crate::spec::load(&path).expect("every field validates");
+    let figure = &experiment.report.figures[0];
+    assert_eq!(figure.width, Some(crate::spec::report::FigureWidth::Page));
+    let schema = include_str!("../../../schemas/experiment.schema.json");
+    for field in [
+        "xlim",
+        "ylim",
+        "log_x",
+        "shared_y",
+        "y_from_zero",
+        "width",
+        "max_panels_per_page",
+        "x_label",
+        "y_label",
+        "legend_title",
+    ] {
+        assert!(schema.contains(&format!("\"{field}\"")), "`{field}` is not in the JSON Schema");
+    }
 }
