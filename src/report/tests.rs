@@ -1446,3 +1446,17 @@ fn intermediate_axis_labels_name_the_quantity() {
     );
     assert_eq!(super::columns::axis_label("intermediates.unknown_key"), "unknown key");
 }
+
+/// Each figure page's tidy CSV is in the manifest and linked from the HTML page.
+#[test]
+fn the_figure_csv_is_listed_and_linked() {
+    let (dir, written) = standard_bundle();
+    let csv = dir.path().join("figures/fig1_latency_vs_rate.csv");
+    assert!(written.contains(&csv), "render wrote the CSV");
+    let manifest = read(dir.path(), "manifest.json");
+    assert!(manifest.contains("\"figures/fig1_latency_vs_rate.csv\""), "manifest lists it");
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("href=\"figures/fig1_latency_vs_rate.csv\""), "page links it");
+    let text = read(dir.path(), "figures/fig1_latency_vs_rate.csv");
+    assert!(text.starts_with("figure,panel,panel_title,series,method,kind,rate,latency,ci95,"));
+}
