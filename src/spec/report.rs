@@ -100,7 +100,8 @@ pub struct FigureSpec {
     #[schemars(with = "Option<[Option<f64>; 2]>")]
     pub xlim: Option<Spanned<[Option<f64>; 2]>>,
     /// y axis limits `[low, high]`; either may be `null` for the automatic limit. Points above
-    /// are drawn on the top edge as beyond the axis, confidence bars are clipped and marked.
+    /// are drawn on the top edge as beyond the axis, points below are left out, and confidence
+    /// bars that run past either end are cut there and end in an arrowhead.
     #[serde(default)]
     #[schemars(with = "Option<[Option<f64>; 2]>")]
     pub ylim: Option<Spanned<[Option<f64>; 2]>>,

@@ -462,7 +462,8 @@ fn draw_series<'a>(
             let Some(ci) = ci.filter(|ci| *ci > 0.0) else { continue };
             let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { continue };
             let high = frame.py(y + ci).map_or(plot.top, |p| p.round() as i32);
-            let low = frame.py(y - ci).map_or(plot.bottom, |p| p.round() as i32);
+            // A low end at or below 0 on a log axis is off the axis too.
+            let low = frame.py(y - ci).map_or(plot.bottom + 1, |p| p.round() as i32);
             let (high_clipped, low_clipped) = (high < plot.top, low > plot.bottom);
             let (high, low) = (high.max(plot.top), low.min(plot.bottom));
             sample_segment(ink, (x_px, low), (x_px, high));

@@ -487,11 +487,23 @@ report:
         .replace("ylim: [100, 10]", "ylim: [null, 100]")
         .replace("xlim: [0, 0.01]", "xlim: [0.0005, null]")
         .replace("max_panels_per_page: 0", "max_panels_per_page: 2")
-        .replace("y_label: ''", "y_label: Mean latency (cycles)\n      x_label: Load\n      legend_title: 'Model:'\n      width: page\n      shared_y: true\n      y_from_zero: false\n      log_y: true\n      x: flit_rate");
+        .replace("y_label: ''", "y_label: Mean latency (cycles)\n      x_label: Load\n      legend_title: 'Model:'\n      panels: [radix]\n      width: page\n      shared_y: true\n      y_from_zero: false\n      log_y: true\n      x: flit_rate");
     std::fs::write(&path, &spec).expect("write spec");
     let (_, experiment) = crate::spec::load(&path).expect("every field validates");
     let figure = &experiment.report.figures[0];
     assert_eq!(figure.width, Some(crate::spec::report::FigureWidth::Page));
+    let pages = figures(figure, &grid(3, 2));
+    assert_eq!(pages.len(), 2, "two panels per page");
+    for page in &pages {
+        check_layout(&page.layout, &page.stem);
+        assert!(page.svg.contains("Mean latency (cycles)") && page.svg.contains(">\nLoad\n<"));
+        assert!(
+            page.caption.contains("Logarithmic axes.") && page.caption.contains("share"),
+            "{}",
+            page.caption
+        );
+        assert_eq!(legend_labels(page)[0], "Model:");
+    }
     let schema = include_str!("../../../schemas/experiment.schema.json");
     for field in [
         "xlim",
