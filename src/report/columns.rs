@@ -207,82 +207,232 @@ pub(crate) fn to_json(row: &Row) -> Value {
     serde_json::to_value(row).unwrap_or(Value::Null)
 }
 
-/// Axis label with unit for a numeric column, as the papers write it.
-pub(crate) fn axis_label(name: &str) -> String {
-    let label = match name {
-        "rate" => "Traffic generation rate (messages/node/cycle)",
-        "latency" => "Latency (cycles)",
-        "latency_ci95" => "95% CI half-width (cycles)",
-        "network_latency" => "Network latency (cycles)",
-        "source_wait" => "Source-queue wait (cycles)",
-        "unicast_latency" => "Unicast latency (cycles)",
-        "fraction_of_saturation" => "Load (fraction of saturation rate)",
-        "saturation_rate" => "Saturation rate (messages/node/cycle)",
-        "throughput" => "Accepted throughput (messages/node/cycle)",
-        "channel_rate" => "Channel arrival rate (messages/cycle)",
-        "multiplexing_degree" => "Multiplexing degree",
-        "blocking_probability" => "Blocking probability",
-        "hops" => "Mean hops",
-        "message_length" => "Message length (flits)",
-        "virtual_channels" => "Virtual channels per physical channel",
-        "scouting_distance" => "Scouting distance K",
-        "fault_rate" => "Node-failure probability",
-        "broadcast_fraction" => "Broadcast fraction",
-        "startup_latency" => "Start-up latency (cycles)",
-        "wall_seconds" => "Wall-clock time (s)",
-        "offered_throughput" => "Offered throughput (messages/node/cycle)",
-        "throughput_min" => "Accepted throughput, least-served node (messages/node/cycle)",
-        "throughput_max" => "Accepted throughput, best-served node (messages/node/cycle)",
-        "flit_throughput" => "Accepted throughput (flits/node/cycle)",
-        "flit_throughput_min" => "Accepted throughput, least-served node (flits/node/cycle)",
-        "flit_throughput_max" => "Accepted throughput, best-served node (flits/node/cycle)",
-        "source_drops" => "Messages dropped at the source",
-        // An intermediate gets its symbol and meaning where the table below knows the key,
-        // else the key itself.
-        other => match other.strip_prefix(INTERMEDIATE_PREFIX) {
-            Some(key) => {
-                return INTERMEDIATE_LABELS
-                    .iter()
-                    .find(|(known, _)| *known == key)
-                    .map_or_else(|| key.to_owned(), |(_, label)| (*label).to_owned());
-            }
-            None => return other.replace('_', " "),
-        },
-    };
-    label.to_owned()
-}
+/// The figure axes computed from a row's columns rather than stored in it: the offered load in
+/// flits/node/cycle (`rate` times `message_length`, so that message lengths compare).
+/// (`fraction_of_saturation` is a stored column; the figures fill it in from the scenario's model
+/// saturation rate where a row lacks it.)
+pub(crate) const DERIVED_COLUMNS: &[&str] = &["flit_rate"];
 
-/// Axis labels of the intermediates figures plot most, by key: the papers' symbol, what it
-/// is, and its unit. Keys both evaluators report mean the same thing in both (`docs/models.md`
-/// lists every model's keys).
-pub(crate) const INTERMEDIATE_LABELS: &[(&str, &str)] = &[
-    ("p_s", "P_S, set-up success probability"),
-    ("p_f", "P_F, set-up failure probability"),
-    ("p_v", "P_V, all-VCs-busy probability"),
-    ("v_bar", "V\u{304}, multiplexing degree"),
-    ("w_s", "W_s, source wait (cycles)"),
-    ("lambda_c", "\u{3bb}_c (messages/channel/cycle)"),
-    ("lambda_cr", "\u{3bb}_cr, copies/channel/cycle"),
-    ("setup_time", "C, path set-up time (cycles)"),
+/// One display entry: key, the papers' symbol (`""` when they have none), what it is, and its
+/// unit (`""` for a pure number).
+pub(crate) type DisplayEntry = (&'static str, &'static str, &'static str, &'static str);
+
+/// Display name and unit of every numeric column, every derived axis ([`DERIVED_COLUMNS`]) and
+/// every intermediate key the models and the simulator report. A key ending in `_{i}` stands
+/// for the indexed family (`pb_0`, `pb_1`, ...). Tests check that every numeric [`COLUMNS`]
+/// entry and every key an evaluator emits is here.
+pub(crate) const DISPLAY: &[DisplayEntry] = &[
+    // Scenario columns.
+    ("radix", "k", "radix", ""),
+    ("dimensions", "n", "dimensions", ""),
+    ("nodes", "N", "nodes", ""),
+    ("scouting_distance", "K", "scouting distance", "hops"),
+    ("virtual_channels", "V", "virtual channels per physical channel", ""),
+    ("escape_channels", "V2", "escape virtual channels", ""),
+    ("buffer_depth", "B", "buffer depth", "flits"),
+    ("router_delay", "", "router delay", "cycles"),
+    ("input_speedup", "", "input speed-up", ""),
+    ("message_length", "M", "message length", "flits"),
+    ("message_length_second_moment", "", "second moment of the message length", "flits\u{b2}"),
+    ("fault_rate", "\u{3b8}", "node-failure probability", ""),
+    ("broadcast_fraction", "\u{3b2}", "broadcast fraction", ""),
+    ("startup_latency", "\u{394}", "start-up latency", "cycles"),
+    ("hotspot_fraction", "", "hot-spot fraction", ""),
+    ("circuit_backoff", "", "circuit retry back-off", "cycles"),
+    ("circuit_retry_limit", "", "circuit retry limit", "attempts"),
+    // Load and measured quantities.
+    ("rate", "\u{3bb}_g", "traffic generation rate", "messages/node/cycle"),
+    ("flit_rate", "", "offered load", "flits/node/cycle"),
+    ("fraction_of_saturation", "", "load", "fraction of the model saturation rate"),
+    ("saturation_rate", "", "model saturation rate", "messages/node/cycle"),
+    ("latency", "", "latency", "cycles"),
+    ("latency_ci95", "", "95% CI half-width", "cycles"),
+    ("network_latency", "", "network latency", "cycles"),
+    ("source_wait", "W_s", "source-queue wait", "cycles"),
+    ("unicast_latency", "", "unicast latency", "cycles"),
+    ("multiplexing_degree", "V\u{304}", "multiplexing degree", ""),
+    ("channel_rate", "\u{3bb}_c", "channel arrival rate", "messages/channel/cycle"),
+    ("blocking_probability", "P_V", "blocking probability", ""),
+    ("throughput", "", "accepted throughput", "messages/node/cycle"),
+    ("hops", "", "mean hops", "hops"),
+    ("replication", "", "replication", ""),
+    ("replications", "", "replications", ""),
+    ("seed", "", "seed", ""),
+    ("cycles", "", "simulated cycles", "cycles"),
+    ("flit_hops", "", "flit hops", "flit hops"),
+    ("messages_measured", "", "messages measured", "messages"),
+    ("wall_seconds", "", "wall-clock time", "s"),
+    ("fault_seed", "", "fault seed", ""),
+    ("fault_count", "", "faulty nodes", "nodes"),
+    ("offered_throughput", "", "offered throughput", "messages/node/cycle"),
+    ("throughput_min", "", "accepted throughput, least-served node", "messages/node/cycle"),
+    ("throughput_max", "", "accepted throughput, best-served node", "messages/node/cycle"),
+    ("flit_throughput", "", "accepted throughput", "flits/node/cycle"),
+    ("flit_throughput_min", "", "accepted throughput, least-served node", "flits/node/cycle"),
+    ("flit_throughput_max", "", "accepted throughput, best-served node", "flits/node/cycle"),
+    ("source_drops", "", "messages dropped at the source", "messages"),
+    // Intermediates shared by several models and the simulator.
+    ("p_v", "P_V", "all-VCs-busy probability", ""),
+    ("v_bar", "V\u{304}", "multiplexing degree", ""),
+    ("w_s", "W_s", "source wait", "cycles"),
+    ("lambda_c", "\u{3bb}_c", "channel rate", "messages/channel/cycle"),
+    ("iterations", "", "fixed-point iterations", ""),
+    ("service_time", "S", "mean service time", "cycles"),
+    // scouting_torus.
+    ("setup_time", "C", "path set-up time", "cycles"),
+    ("mean_c00", "C_00", "mean header time to the first hop", "cycles"),
+    ("s_min", "S_min", "minimum service time", "cycles"),
+    ("pb_{i}", "Pb_i", "blocking probability at hop i", ""),
+    // broadcast_hypercube.
+    ("p_a", "P_A", "adaptive-channel-busy probability", ""),
+    ("lambda_cu", "\u{3bb}_cu", "unicast messages", "messages/channel/cycle"),
+    ("lambda_cb", "\u{3bb}_cb", "broadcast source copies", "copies/channel/cycle"),
+    ("lambda_cr", "\u{3bb}_cr", "replicated copies", "copies/channel/cycle"),
+    ("lambda_s", "\u{3bb}_s", "source-queue arrival rate", "messages/node/cycle"),
+    ("omega_bar", "\u{3c9}\u{304}", "mean replications per reception", ""),
+    ("s_b", "S_b", "broadcast step service time", "cycles"),
+    ("s_u", "S_u", "unicast service time", "cycles"),
+    ("s_s", "S_s", "source service time", "cycles"),
+    ("w_c", "W_c", "channel wait", "cycles"),
+    ("one_step_latency", "L_b", "one-step broadcast latency", "cycles"),
+    // circuit_torus_faults.
+    ("p_s", "P_S", "set-up success probability", ""),
+    ("p_f", "P_F", "set-up failure probability", ""),
+    ("p_f_{i}", "P_F,i", "set-up failure probability at hop i", ""),
+    ("lambda_e", "\u{3bb}_e", "effective generation rate", "messages/node/cycle"),
+    ("t_n", "E[T_n]", "mean source service time", "cycles"),
+    ("t_n2", "E[T_n\u{b2}]", "second moment of the source service time", "cycles\u{b2}"),
+    ("t_r", "T_r", "mean retry time", "cycles"),
+    ("xi_{i}", "\u{3be}_i", "exponent of hop i", ""),
+    // nbc_torus.
+    ("s_c", "S_c", "traffic-weighted service time", "cycles"),
+    ("s_bar", "S\u{304}", "mean service time", "cycles"),
+    ("v1", "V_1", "adaptive virtual channels", ""),
+    ("v2", "V_2", "escape virtual channels", ""),
+    ("pblock_base_{i}", "Pblock_i", "blocking base of escape class i", ""),
+    ("s_h_{i}", "S_H,i", "service time at distance i", "cycles"),
+    // fat_tree.
+    ("max_throughput", "", "maximum throughput (Sec. 3.5)", "messages/node/cycle"),
+    ("levels", "n", "levels", ""),
+    ("lambda_up_{i}", "\u{3bb}_up,i", "up-channel rate at level i", "messages/channel/cycle"),
+    ("x_up_{i}", "x_up,i", "up-channel service time at level i", "cycles"),
+    ("w_up_{i}", "W_up,i", "up-channel wait at level i", "cycles"),
+    ("r_up_{i}", "R_i", "probability of going up from level i", ""),
+    ("lambda_down_{i}", "\u{3bb}_down,i", "down-channel rate at level i", "messages/channel/cycle"),
+    ("x_down_{i}", "x_down,i", "down-channel service time at level i", "cycles"),
+    ("w_down_{i}", "W_down,i", "down-channel wait at level i", "cycles"),
+    // The simulator's own.
+    ("ack_hops_per_message", "", "acknowledgement hops per message", "hops"),
+    ("backtracks_per_message", "", "backtracks per message", ""),
+    ("retries_per_message", "", "set-up retries per message", ""),
+    ("teardown_hops_per_message", "", "teardown hops per message", "hops"),
+    ("drops", "", "dropped messages", "messages"),
+    ("channel_utilization", "", "channel utilisation", "flits/channel/cycle"),
+    ("max_channel_utilization", "", "busiest channel's utilisation", "flits/cycle"),
+    ("blocking_per_hop", "", "blocked hop requests", "fraction"),
+    ("blocked_cycles_per_hop", "", "blocked cycles per hop", "cycles"),
+    ("escape_hop_fraction", "", "hops on escape channels", "fraction"),
+    ("mean_busy_vcs", "", "busy VCs of a busy channel", ""),
+    ("p_busy_{i}", "P_i", "probability that i VCs are busy", ""),
+    ("source_backlog", "", "source-queue backlog", "messages/node"),
+    ("window_cycles", "", "measurement window", "cycles"),
+    ("batches", "", "batches", ""),
+    ("broadcast_latency_from_generation", "", "broadcast latency from generation", "cycles"),
+    ("broadcasts_measured", "", "broadcasts measured", "broadcasts"),
+    ("unicasts_measured", "", "unicasts measured", "messages"),
+    ("copy_latency", "", "copy latency", "cycles"),
+    ("source_queue_capacity", "", "source-queue capacity", "messages"),
+    ("fault_draws", "", "fault-map draws", ""),
+    ("unserved_pair_fraction", "", "unserved source-destination pairs", "fraction"),
 ];
 
-/// Short symbol for a column in legends and panel titles (`V`, `M`, `k`, ...).
-pub(crate) fn symbol(name: &str) -> String {
-    let symbol = match name {
-        "radix" => "k",
-        "dimensions" => "n",
-        "nodes" => "N",
-        "scouting_distance" => "K",
-        "virtual_channels" => "V",
-        "escape_channels" => "V2",
-        "message_length" => "M",
-        "fault_rate" => "θ",
-        "broadcast_fraction" => "β",
-        "startup_latency" => "Δ",
-        "buffer_depth" => "B",
-        other => return other.replace('_', " "),
+/// The [`DISPLAY`] entry of `key` (an indexed key `pb_3` finds `pb_{i}`) and the index.
+pub(crate) fn display(key: &str) -> Option<(&'static DisplayEntry, Option<&str>)> {
+    if let Some(entry) = DISPLAY.iter().find(|entry| entry.0 == key) {
+        return Some((entry, None));
+    }
+    let (stem, index) = key.rsplit_once('_')?;
+    if index.is_empty() || !index.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    DISPLAY
+        .iter()
+        .find(|entry| entry.0.strip_suffix("_{i}") == Some(stem))
+        .map(|entry| (entry, Some(index)))
+}
+
+/// Axis label with unit for a numeric column, a derived axis or `intermediates.<key>`, as the
+/// papers write it: `Latency (cycles)`, `P_S, set-up success probability`,
+/// `λ_cr, replicated copies (copies/channel/cycle)`. An unknown key reads as itself.
+pub(crate) fn axis_label(name: &str) -> String {
+    let key = name.strip_prefix(INTERMEDIATE_PREFIX);
+    let Some(((_, symbol, what, unit), index)) = display(key.unwrap_or(name)) else {
+        return key.unwrap_or(name).replace('_', " ");
     };
-    symbol.to_owned()
+    // `i` in an indexed entry's symbol and words is the key's index.
+    let indexed = |text: &str| match index {
+        Some(index) => text
+            .split(' ')
+            .map(|word| match word {
+                "i" => index.to_owned(),
+                _ => word.replace("_i", &format!("_{index}")).replace(",i", &format!(",{index}")),
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => text.to_owned(),
+    };
+    let what = indexed(what);
+    // Intermediates lead with the papers' symbol; columns read as words.
+    let text = if key.is_some() && !symbol.is_empty() {
+        format!("{}, {what}", indexed(symbol))
+    } else {
+        upper_first(&what)
+    };
+    match *unit {
+        "" => text,
+        unit => format!("{text} ({unit})"),
+    }
+}
+
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Short symbol for a scenario column in legends, panel titles and table headers (`V`, `M`,
+/// `k`, `θ`, ...); any other column reads as its name in words.
+pub(crate) fn symbol(name: &str) -> String {
+    match display(name) {
+        Some(((_, symbol, _, _), None))
+            if !symbol.is_empty() && SCENARIO_COLUMNS.contains(&name) =>
+        {
+            (*symbol).to_owned()
+        }
+        _ => name.replace('_', " "),
+    }
+}
+
+/// A text column's value in the field's words, for legends and panel titles: `Duato`,
+/// `dimension order`, `bit-complement traffic`, `dateline per traversal`.
+pub(crate) fn value_label(column: &str, value: &str) -> String {
+    let words = value.replace('_', "-");
+    match (column, value) {
+        ("routing", "duato") => "Duato".to_owned(),
+        ("routing", "nbc") => "Nbc".to_owned(),
+        ("routing", "up_down") => "up*/down*".to_owned(),
+        ("routing" | "switching", _) => value.replace('_', " "),
+        ("topology", "fat_tree") => "fat tree".to_owned(),
+        ("traffic", _) => format!("{words} traffic"),
+        ("ejection", _) => format!("{words} ejection"),
+        ("dateline", _) => format!("dateline {}", value.replace('_', " ")),
+        ("tie_break", _) => format!("{words} tie-break"),
+        ("broadcast_order", _) => format!("{words} broadcast order"),
+        ("hotspot_nodes", _) => format!("hot spots {value}"),
+        _ => value.to_owned(),
+    }
 }
 
 /// `torus, k = 8, n = 2, wormhole, V = 2` from the given columns of a row. Left out: nulls,
@@ -392,6 +542,9 @@ fn check_axis(field: &str, name: &str) -> Result<(), String> {
                  print each evaluator's keys), for example `intermediates.p_s`"
             ))
         };
+    }
+    if DERIVED_COLUMNS.contains(&name) {
+        return Ok(());
     }
     match kind(name) {
         Some(Kind::Number) => Ok(()),

@@ -9,7 +9,9 @@
 //! ```text
 //! index.html                 self-contained page (inline SVG, CSS and script; no network)
 //! report.md                  the same content for GitHub and paper drafts
-//! figures/figN_<y>_vs_<x>.svg / .pdf   one per figure spec (figure.rs, pdf.rs)
+//! figures/figN_<y>_vs_<x>.svg / .pdf   one per figure spec (figure.rs, pdf.rs); figNa_, figNb_...
+//!                            for the pages of a figure too tall for one
+//! figures/figN_<y>_vs_<x>.csv          the plotted series of each figure page, tidy
 //! tables/agreement.{csv,tex,md}        model vs. simulation (agreement.rs, tables.rs)
 //! tables/results.{csv,tex,md}          every result row (tables.rs)
 //! manifest.json              provenance + SHA-256 of every other file (manifest.rs)
@@ -374,22 +376,28 @@ fn render_files(
     };
     let mut page_figures = Vec::new();
     for (index, spec) in input.spec.figures.iter().enumerate() {
-        let mut figure = figure::build(index + 1, spec, &plot_rows)?;
-        figure.svg = tables::strip_invisible(figure.svg);
-        let svg_path = figures_dir.join(format!("{}.svg", figure.stem));
-        write_atomic(&svg_path, figure.svg.as_bytes())?;
-        written.push(svg_path);
-        let pdf_path = figures_dir.join(format!("{}.pdf", figure.stem));
-        write_atomic(&pdf_path, &pdf::svg_to_pdf(&figure.svg, &figure.stem)?)?;
-        written.push(pdf_path);
-        page_figures.push(pages::PageFigure {
-            number: index + 1,
-            display_width_px: (figure.width_pt * 2.4).round() as u32,
-            stem: figure.stem,
-            title: figure.title,
-            caption: figure.caption,
-            svg: figure.svg,
-        });
+        // A figure too tall for one page comes as several (`fig1a_...`, `fig1b_...`).
+        for mut figure in figure::build(index + 1, spec, &plot_rows)? {
+            figure.svg = tables::strip_invisible(figure.svg);
+            let svg_path = figures_dir.join(format!("{}.svg", figure.stem));
+            write_atomic(&svg_path, figure.svg.as_bytes())?;
+            written.push(svg_path);
+            let pdf_path = figures_dir.join(format!("{}.pdf", figure.stem));
+            write_atomic(&pdf_path, &pdf::svg_to_pdf(&figure.svg, &figure.stem)?)?;
+            written.push(pdf_path);
+            // The plotted series, tidy, for restyling elsewhere.
+            let csv_path = figures_dir.join(format!("{}.csv", figure.stem));
+            write_atomic(&csv_path, tables::strip_invisible(figure.csv).as_bytes())?;
+            written.push(csv_path);
+            page_figures.push(pages::PageFigure {
+                number: index + 1,
+                display_width_px: (figure.width_pt * 2.4).round() as u32,
+                stem: figure.stem,
+                title: figure.title,
+                caption: figure.caption,
+                svg: figure.svg,
+            });
+        }
     }
 
     // Tables and the summary show the load points the spec asked for; the dense model

@@ -22,6 +22,8 @@ const EXPECTED_FILES: &[&str] = &[
     "figures/fig1_latency_vs_rate.pdf",
     "figures/fig2_latency_vs_rate.svg",
     "figures/fig2_latency_vs_rate.pdf",
+    "figures/fig1_latency_vs_rate.csv",
+    "figures/fig2_latency_vs_rate.csv",
     "tables/agreement.csv",
     "tables/agreement.tex",
     "tables/agreement.md",
@@ -121,6 +123,7 @@ fn fixture_spec() -> ReportSpec {
         lines: lines.into_iter().map(String::from).collect(),
         log_y,
         title: None,
+        ..FigureSpec::default()
     };
     ReportSpec {
         template_dir: None,
@@ -338,6 +341,7 @@ fn sample_bundle_for_inspection() {
             lines: vec!["virtual_channels".into()],
             log_y: false,
             title: None,
+            ..FigureSpec::default()
         }],
         tables: vec![TableKind::ModelVsSimulation],
     };
@@ -757,6 +761,7 @@ fn default_figure_separates_scenarios_and_other_columns_render() {
             lines: Vec::new(),
             log_y: false,
             title: Some("Throughput & <load>".into()),
+            ..FigureSpec::default()
         },
         FigureSpec {
             x: "rate".into(),
@@ -765,15 +770,26 @@ fn default_figure_separates_scenarios_and_other_columns_render() {
             lines: vec!["virtual_channels".into()],
             log_y: true,
             title: None,
+            ..FigureSpec::default()
         },
     ];
     let (dir, _) = render_fixture("t", &fixture_rows(), &spec, None);
     // Without `lines`, the two scenarios still get separate, labelled series.
     let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
     assert!(svg.contains("V = 1") && svg.contains("V = 2"), "scenarios not separated");
-    // No row has a load fraction: an explicit empty figure, not an error.
+    // No row stores a load fraction: it comes from the scenario's model saturation rate, for
+    // the simulation rows too.
     let svg = read(dir.path(), "figures/fig2_throughput_vs_fraction_of_saturation.svg");
-    assert!(svg.contains("No finite data points"));
+    assert!(!svg.contains("No finite data points"));
+    let csv = read(dir.path(), "figures/fig2_throughput_vs_fraction_of_saturation.csv");
+    let simulated: Vec<Vec<String>> = csv
+        .lines()
+        .map(csv_fields)
+        .filter(|fields| fields[4] == "simulation" && fields[5] == "marker")
+        .collect();
+    assert_eq!(simulated.len(), 10, "{csv}");
+    let fraction: f64 = simulated[0][6].parse().expect("x");
+    assert!((fraction - 0.002 / 0.0105).abs() < 1e-12, "{csv}");
     let svg = read(dir.path(), "figures/fig3_throughput_vs_rate.svg");
     assert!(svg.contains("Accepted throughput (messages/node/cycle)"));
     let html = read(dir.path(), "index.html");
@@ -794,6 +810,7 @@ fn check_figure_suggests_close_column_names() {
         lines: lines.iter().map(|line| line.to_string()).collect(),
         log_y: false,
         title: None,
+        ..FigureSpec::default()
     };
     assert_eq!(check_figure(&figure("rate", "latency", &["virtual_channels"])), Ok(()));
     let error = check_figure(&figure("ratee", "latency", &[])).expect_err("typo");
@@ -830,12 +847,15 @@ fn figures_plot_intermediates_of_model_and_simulation_rows() {
         lines: vec!["virtual_channels".into()],
         log_y: false,
         title: None,
+        ..FigureSpec::default()
     }];
     assert_eq!(check_figure(&spec.figures[0]), Ok(()));
     let (dir, _) = render_fixture("t", &rows, &spec, None);
     let svg = read(dir.path(), "figures/fig1_intermediates_p_s_vs_rate.svg");
     assert!(!svg.contains("No finite data points"), "nothing plotted");
-    assert!(svg.contains(">\nP_S, set-up success probability\n</text>"), "axis label");
+    // The y label, wrapped to the height of the plotting area.
+    assert!(svg.contains(">\nP_S, set-up success\n</text>"), "axis label");
+    assert!(svg.contains(">\nprobability\n</text>"), "axis label");
     assert!(svg.contains("V = 1") && svg.contains("V = 2"), "legend entries");
     assert!(!svg.contains("95% CI"), "no confidence intervals to show");
     let json = super::columns::to_json(&rows[0]);
@@ -1411,13 +1431,32 @@ fn deadlocked_and_imprecise_points_have_their_own_markers() {
     assert!(svg.contains("<circle"), "an imprecise point is drawn");
 }
 
-/// Intermediates the table knows get the papers' symbol, meaning and unit on the axis; others
-/// keep their key.
+/// Intermediates the table knows get the papers' symbol, meaning and unit on the axis (an
+/// indexed family its index); others keep their key.
 #[test]
 fn intermediate_axis_labels_name_the_quantity() {
     let label = super::columns::axis_label("intermediates.p_s");
     assert!(label.starts_with("P_S, set-up success"), "{label}");
     let label = super::columns::axis_label("intermediates.lambda_cr");
     assert!(label.starts_with("\u{3bb}_cr") && label.contains("copies/channel/cycle"), "{label}");
-    assert_eq!(super::columns::axis_label("intermediates.xi_1"), "xi_1");
+    assert_eq!(super::columns::axis_label("intermediates.xi_1"), "\u{3be}_1, exponent of hop 1");
+    assert_eq!(
+        super::columns::axis_label("intermediates.lambda_up_2"),
+        "\u{3bb}_up,2, up-channel rate at level 2 (messages/channel/cycle)"
+    );
+    assert_eq!(super::columns::axis_label("intermediates.unknown_key"), "unknown key");
+}
+
+/// Each figure page's tidy CSV is in the manifest and linked from the HTML page.
+#[test]
+fn the_figure_csv_is_listed_and_linked() {
+    let (dir, written) = standard_bundle();
+    let csv = dir.path().join("figures/fig1_latency_vs_rate.csv");
+    assert!(written.contains(&csv), "render wrote the CSV");
+    let manifest = read(dir.path(), "manifest.json");
+    assert!(manifest.contains("\"figures/fig1_latency_vs_rate.csv\""), "manifest lists it");
+    let html = read(dir.path(), "index.html");
+    assert!(html.contains("href=\"figures/fig1_latency_vs_rate.csv\""), "page links it");
+    let text = read(dir.path(), "figures/fig1_latency_vs_rate.csv");
+    assert!(text.starts_with("figure,panel,panel_title,series,method,kind,rate,latency,ci95,"));
 }

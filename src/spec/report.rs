@@ -4,7 +4,7 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_saphyr::Spanned;
+use serde_saphyr::{Location, Spanned};
 
 use super::error::Diagnostic;
 
@@ -64,10 +64,17 @@ impl Default for ReportSpec {
 /// One figure: `y` against `x`, one panel per combination of the `panels`
 /// columns, one line (model) and marker series (simulation) per combination of
 /// the `lines` columns.
+///
+/// The axes, the width and the page split have defaults that suit a journal figure; the
+/// fields below override them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FigureSpec {
     /// Column on the x axis, or `intermediates.<key>` for one of the evaluators' intermediates.
+    /// Two derived loads are also accepted: `flit_rate` (the offered load in
+    /// flits/node/cycle, `rate` times `message_length`, so that message lengths compare) and
+    /// `fraction_of_saturation` (`rate` over the scenario's model saturation rate, also for
+    /// simulation rows and for loads given as rates).
     #[serde(default = "default_x")]
     pub x: String,
     /// Column on the y axis, or `intermediates.<key>` for one of the evaluators' intermediates
@@ -81,12 +88,165 @@ pub struct FigureSpec {
     /// Columns whose value combinations each get their own line within a panel.
     #[serde(default)]
     pub lines: Vec<String>,
+    /// Logarithmic x axis.
+    #[serde(default)]
+    pub log_x: bool,
     /// Logarithmic y axis.
     #[serde(default)]
     pub log_y: bool,
+    /// x axis limits `[low, high]`; either may be `null` for the automatic limit.
+    /// Points outside are not drawn (lines are cut at the limit).
+    #[serde(default)]
+    #[schemars(with = "Option<[Option<f64>; 2]>")]
+    pub xlim: Option<Spanned<[Option<f64>; 2]>>,
+    /// y axis limits `[low, high]`; either may be `null` for the automatic limit. Points above
+    /// are drawn on the top edge as beyond the axis, points below are left out, and confidence
+    /// bars that run past either end are cut there and end in an arrowhead.
+    #[serde(default)]
+    #[schemars(with = "Option<[Option<f64>; 2]>")]
+    pub ylim: Option<Spanned<[Option<f64>; 2]>>,
+    /// The same y range in every panel (default: each panel its own, as the papers' panels of
+    /// different sizes need).
+    #[serde(default)]
+    pub shared_y: bool,
+    /// Whether the y axis starts at 0. Default (`null`): automatic, at 0 when the data's low end
+    /// is under a third of its top, else a little below the data.
+    #[serde(default)]
+    pub y_from_zero: Option<bool>,
+    /// Figure width: `column` (3.5 in, one panel per row) or `page` (7.16 in, two panels per
+    /// row). Default: `column` for a single panel, `page` for more.
+    #[serde(default)]
+    pub width: Option<FigureWidth>,
+    /// The most panels on one page. A figure whose panels do not fit is split into pages
+    /// `fig<N>a_...`, `fig<N>b_...`, each with the figure's legend; a page is never taller
+    /// than 10 in, whatever this says. Default: as many as fit in 10 in.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", range(min = 1))]
+    pub max_panels_per_page: Option<Spanned<u32>>,
+    /// x axis label instead of the column's name and unit.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub x_label: Option<Spanned<String>>,
+    /// y axis label instead of the column's name and unit.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub y_label: Option<Spanned<String>>,
+    /// Text in front of the legend's series entries (for example `Scouting distance`).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub legend_title: Option<Spanned<String>>,
     /// Figure caption; a default is derived from the axes.
     #[serde(default)]
     pub title: Option<String>,
+}
+
+/// The width of a figure, as journals set it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FigureWidth {
+    /// One column of a two-column page: 3.5 in, one panel per row.
+    Column,
+    /// The whole text width of a two-column page: 7.16 in, two panels per row.
+    Page,
+}
+
+/// The longest axis label, legend title or figure title a spec may give, in characters.
+pub const MAX_LABEL_CHARS: usize = 200;
+
+impl Default for FigureSpec {
+    fn default() -> FigureSpec {
+        FigureSpec {
+            x: default_x(),
+            y: default_y(),
+            panels: Vec::new(),
+            lines: Vec::new(),
+            log_x: false,
+            log_y: false,
+            xlim: None,
+            ylim: None,
+            shared_y: false,
+            y_from_zero: None,
+            width: None,
+            max_panels_per_page: None,
+            x_label: None,
+            y_label: None,
+            legend_title: None,
+            title: None,
+        }
+    }
+}
+
+impl FigureSpec {
+    /// The problems with the axis limits, the page limit and the labels of figure `number`,
+    /// each located at the offending value.
+    pub fn check_fields(&self, number: usize) -> Vec<Diagnostic> {
+        let mut problems = Vec::new();
+        let mut problem = |location: Location, message: String, help: &str| {
+            problems.push(Diagnostic {
+                message: format!("report figure {number}: {message}"),
+                location: Some(location),
+                help: Some(help.to_owned()),
+            });
+        };
+        for (name, limits, log) in
+            [("xlim", &self.xlim, self.log_x), ("ylim", &self.ylim, self.log_y)]
+        {
+            let Some(limits) = limits else { continue };
+            let [low, high] = limits.value;
+            let help = "write `[low, high]` with finite numbers, low below high; `null` for an automatic end";
+            if [low, high].iter().flatten().any(|value| !value.is_finite()) {
+                problem(
+                    limits.referenced,
+                    format!("`{name}` must be finite numbers or null"),
+                    help,
+                );
+            } else if let (Some(low), Some(high)) = (low, high)
+                && low >= high
+            {
+                problem(
+                    limits.referenced,
+                    format!(
+                        "`{name}: [{low}, {high}]` is empty; the low end must be below the high end"
+                    ),
+                    help,
+                );
+            } else if log && [low, high].iter().flatten().any(|value| *value <= 0.0) {
+                let axis = &name[..1];
+                problem(
+                    limits.referenced,
+                    format!("`{name}` of a logarithmic axis (`log_{axis}: true`) must be positive"),
+                    "give positive limits, null for automatic, or drop the logarithmic axis",
+                );
+            }
+        }
+        if let Some(limit) = &self.max_panels_per_page
+            && limit.value == 0
+        {
+            problem(
+                limit.referenced,
+                "`max_panels_per_page` must be at least 1".to_owned(),
+                "give the most panels a page may hold, or leave it out for as many as fit in 10 in",
+            );
+        }
+        for (name, label) in [
+            ("x_label", &self.x_label),
+            ("y_label", &self.y_label),
+            ("legend_title", &self.legend_title),
+        ] {
+            let Some(label) = label else { continue };
+            let chars = label.value.chars().count();
+            if label.value.trim().is_empty() || chars > MAX_LABEL_CHARS {
+                problem(
+                    label.referenced,
+                    format!(
+                        "`{name}` must be 1 to {MAX_LABEL_CHARS} characters of text (found {chars})"
+                    ),
+                    "write a short label, or leave the field out for the default",
+                );
+            }
+        }
+        problems
+    }
 }
 
 /// The tables a report can hold.
@@ -115,14 +275,7 @@ fn default_y() -> String {
 }
 
 fn default_figures() -> Vec<FigureSpec> {
-    vec![FigureSpec {
-        x: default_x(),
-        y: default_y(),
-        panels: Vec::new(),
-        lines: Vec::new(),
-        log_y: false,
-        title: None,
-    }]
+    vec![FigureSpec::default()]
 }
 
 fn default_tables() -> Vec<TableKind> {

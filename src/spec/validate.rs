@@ -239,9 +239,14 @@ pub(super) fn validate(
     let report_location = spec.report.as_ref().map_or(Location::UNKNOWN, |r| r.referenced);
     let spec_report_written = spec.report.is_some();
     let report = spec.report.map(|r| r.value).unwrap_or_default();
-    for figure in &report.figures {
+    for (index, figure) in report.figures.iter().enumerate() {
         if let Err(message) = crate::report::check_figure(figure) {
             diags.error(report_location, format!("report figure: {message}"), None);
+        }
+        for problem in figure.check_fields(index + 1) {
+            if !diags.0.contains(&problem) {
+                diags.0.push(problem);
+            }
         }
     }
     if !diags.0.is_empty() {

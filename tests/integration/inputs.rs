@@ -327,6 +327,19 @@ fn example(class: &str, scratch: &Scratch) -> Output {
         "spec-too-many-curve-points" => validate(
             with("{name: fat_tree}", "{name: fat_tree, curve_points: 5000}").as_bytes(),
         ),
+        "spec-figure-empty-axis-limits" => {
+            validate(format!("{SPEC}report:\n  figures:\n    - {{ylim: [100, 10]}}\n").as_bytes())
+        }
+        "spec-figure-log-axis-limits" => validate(
+            format!("{SPEC}report:\n  figures:\n    - {{log_x: true, xlim: [0, 0.01]}}\n")
+                .as_bytes(),
+        ),
+        "spec-figure-zero-panels-per-page" => validate(
+            format!("{SPEC}report:\n  figures:\n    - {{max_panels_per_page: 0}}\n").as_bytes(),
+        ),
+        "spec-figure-unknown-width" => {
+            validate(format!("{SPEC}report:\n  figures:\n    - {{width: poster}}\n").as_bytes())
+        }
         other => panic!("docs/inputs.md lists `{other}`, which has no example in inputs.rs"),
     }
 }
@@ -393,6 +406,10 @@ const CLASSES: &[&str] = &[
     "spec-missing-template-dir",
     "spec-too-many-folded-lines",
     "spec-too-many-curve-points",
+    "spec-figure-empty-axis-limits",
+    "spec-figure-log-axis-limits",
+    "spec-figure-zero-panels-per-page",
+    "spec-figure-unknown-width",
 ];
 
 /// (class, exit code, text) for every row of the table in docs/inputs.md.

@@ -1,23 +1,44 @@
-//! Drawing one figure with plotters: axes, model lines, simulation markers, CI bars, legend.
+//! Laying out and drawing one page of a figure: the panel grid, axes, model lines, simulation
+//! markers, CI bars, and the figure's one legend in a strip below the panels.
 //!
-//! Everything here works in SVG units of 1/[`UNITS_PER_PT`] pt. The legend goes into the
-//! corner of the plotting area that covers the least ink (curves, markers, bars), so it rarely
-//! hides data.
+//! Everything here works in SVG units of 1/[`UNITS_PER_PT`] pt and draws on plotters' SVG
+//! backend directly (paths, markers, text), so the layout is ours: the y label area is sized
+//! from the widest tick label and the axis labels are wrapped to the plotting area, so no
+//! label is cut or printed over another. Text widths are estimated for DejaVu Sans
+//! ([`text_width`]), the font the PDFs embed. [`Layout`] records where everything went, so
+//! tests can hold the page to that (the legend covers no panel and no point, labels stay
+//! inside the page and apart).
+
+use std::ops::Range;
 
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{FigureData, Panel, Ranges, UNITS_PER_PT, ranges};
+use super::{
+    COLUMN_WIDTH_PT, FigureData, MAX_PAGE_HEIGHT_PT, PAGE_WIDTH_PT, Panel, Ranges, UNITS_PER_PT,
+    panel_letter, width_of,
+};
 use crate::report::columns::{self, format_number};
-use crate::spec::report::FigureSpec;
+use crate::spec::report::{FigureSpec, FigureWidth};
 
 const TICK_FONT_PT: f64 = 7.5;
-pub(super) const LABEL_FONT_PT: f64 = 8.0;
+const LABEL_FONT_PT: f64 = 8.0;
 const LINE_PT: f64 = 0.75;
 const AXIS_PT: f64 = 0.5;
 const MARKER_PT: f64 = 2.2;
+/// Tick marks point outward this far.
+const TICK_PT: f64 = 3.0;
+/// Between a tick mark and its label.
+const TICK_GAP_PT: f64 = 2.0;
+/// Between the tick labels and the axis label.
+const LABEL_GAP_PT: f64 = 3.0;
+/// One line of an axis label or a panel title.
+const LABEL_LINE_PT: f64 = 10.0;
+/// Around each panel.
+const PANEL_PAD_PT: f64 = 4.0;
+/// Height of a panel relative to its width.
+const PANEL_ASPECT: f64 = 0.62;
 
 /// Okabe-Ito colours, ordered for contrast on white (yellow last).
 const PALETTE: [RGBColor; 8] = [
@@ -31,188 +52,549 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(0xF0, 0xE4, 0x42), // yellow
 ];
 
-/// Draws one panel; returns whether data were clipped at the top.
-pub(super) fn draw_panel(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    data: &FigureData,
-    panel: &Panel,
-    title: &str,
-    spec: &FigureSpec,
-) -> Result<bool, String> {
-    let ranges = ranges(panel, spec);
-    if spec.log_y {
-        let y_spec = (ranges.y.0..ranges.y.1).log_scale().with_key_points(log_ticks(ranges.y));
-        draw_chart(area, data, panel, title, spec, &ranges, y_spec)?;
-    } else {
-        draw_chart(area, data, panel, title, spec, &ranges, ranges.y.0..ranges.y.1)?;
-    }
-    Ok(ranges.clipped)
+/// A rectangle in SVG units: left, top, right, bottom.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Rect {
+    pub(crate) left: i32,
+    pub(crate) top: i32,
+    pub(crate) right: i32,
+    pub(crate) bottom: i32,
 }
 
-fn draw_chart<Y>(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    data: &FigureData,
-    panel: &Panel,
-    title: &str,
-    spec: &FigureSpec,
-    ranges: &Ranges,
-    y_spec: Y,
-) -> Result<(), String>
-where
-    Y: AsRangedCoord<Value = f64>,
-    Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin_left(pt(4.0))
-        .margin_right(pt(9.0))
-        .margin_bottom(pt(3.0))
-        .margin_top(pt(if title.is_empty() { 6.0 } else { 3.0 }))
-        .x_label_area_size(pt(26.0))
-        .y_label_area_size(pt(34.0));
-    if !title.is_empty() {
-        builder.caption(title, font(LABEL_FONT_PT));
+impl Rect {
+    /// Whether the two rectangles share interior points.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn intersects(&self, other: &Rect) -> bool {
+        self.left < other.right
+            && other.left < self.right
+            && self.top < other.bottom
+            && other.top < self.bottom
     }
-    let mut chart = builder
-        .build_cartesian_2d(ranges.x.0..ranges.x.1, y_spec)
-        .map_err(|error| error.to_string())?;
-    let x_step = (ranges.x.1 - ranges.x.0) / 5.0;
-    let x_format = move |value: &f64| tick_label(*value, x_step);
-    let y_step = if spec.log_y { 0.0 } else { (ranges.y.1 - ranges.y.0) / 5.0 };
-    let y_format = move |value: &f64| tick_label(*value, y_step);
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .axis_style(BLACK.stroke_width(width(AXIS_PT)))
-        .set_all_tick_mark_size(pt(3.0))
-        .x_labels(6)
-        .y_labels(6)
-        .x_label_formatter(&x_format)
-        .y_label_formatter(&y_format)
-        .label_style(font(TICK_FONT_PT))
-        .axis_desc_style(font(LABEL_FONT_PT))
-        .x_desc(columns::axis_label(&spec.x))
-        .y_desc(columns::axis_label(&spec.y))
-        .draw()
-        .map_err(|error| error.to_string())?;
 
-    let base = area.get_base_pixel();
-    let to_area = |coord: (i32, i32)| (coord.0 - base.0, coord.1 - base.1);
-    let (y_lo, y_hi) = ranges.y;
-    let cap = if spec.log_y { y_hi / 1.25 } else { y_hi - (y_hi - y_lo) / 21.0 };
-    // Everything drawn in the plotting area, in area pixels, for placing the legend.
-    let mut ink: Vec<(i32, i32)> = Vec::new();
+    /// Whether `point` lies in the rectangle (edges included).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn contains(&self, (x, y): (i32, i32)) -> bool {
+        x >= self.left && x <= self.right && y >= self.top && y <= self.bottom
+    }
+}
+
+/// What a text box holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextKind {
+    XTick,
+    YTick,
+    XLabel,
+    YLabel,
+    Title,
+    Legend,
+}
+
+/// Where a page put everything, in SVG units (text boxes as estimated for DejaVu Sans).
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) struct Layout {
+    pub(crate) width: i32,
+    pub(crate) height: i32,
+    /// The plotting area of each panel.
+    pub(crate) plots: Vec<Rect>,
+    /// Every plotted point, and points every 2 pt along lines and bars, by panel.
+    pub(crate) ink: Vec<Vec<(i32, i32)>>,
+    /// The legend block, when the page has one.
+    pub(crate) legend: Option<Rect>,
+    /// Every text, by panel (`None` for the legend's).
+    pub(crate) texts: Vec<(Option<usize>, TextKind, Rect, String)>,
+}
+
+/// The page geometry shared by the pages of a figure, in points.
+pub(super) struct Geometry {
+    pub(super) width_pt: f64,
+    pub(super) columns: usize,
+    panel_width: f64,
+    panel_height: f64,
+    legend: LegendBlock,
+}
+
+impl Geometry {
+    pub(super) fn new(spec: &FigureSpec, data: &FigureData) -> Geometry {
+        let panels = data.panels.len();
+        let (width_pt, columns) = match width_of(spec, panels) {
+            FigureWidth::Column => (COLUMN_WIDTH_PT, 1),
+            FigureWidth::Page => (PAGE_WIDTH_PT, if panels > 1 { 2 } else { 1 }),
+        };
+        let panel_width = width_pt / columns as f64;
+        let panel_height = (panel_width * PANEL_ASPECT).clamp(130.0, 200.0);
+        let legend_title = spec.legend_title.as_ref().map(|title| title.value.clone());
+        let legend = LegendBlock::new(legend_entries(data), legend_title, width_pt);
+        Geometry { width_pt, columns, panel_width, panel_height, legend }
+    }
+
+    /// The most rows of panels a page holds within [`MAX_PAGE_HEIGHT_PT`] (at least one).
+    pub(super) fn rows_per_page(&self) -> usize {
+        let room = MAX_PAGE_HEIGHT_PT - self.legend.height - PANEL_PAD_PT;
+        ((room / self.panel_height).floor() as usize).max(1)
+    }
+}
+
+/// One axis: its range, scale and ticks.
+struct Axis {
+    lo: f64,
+    hi: f64,
+    log: bool,
+    ticks: Vec<(f64, String)>,
+}
+
+impl Axis {
+    fn new((lo, hi): (f64, f64), log: bool, room_pt: f64) -> Axis {
+        let ticks = if log {
+            log_ticks((lo, hi)).into_iter().map(|value| (value, format_number(value))).collect()
+        } else {
+            // Fewer ticks when their labels would crowd the axis.
+            let mut ticks = linear_ticks(lo, hi, 5);
+            let crowded = |ticks: &Vec<(f64, String)>| {
+                let widest =
+                    ticks.iter().map(|t| text_width(&t.1, TICK_FONT_PT)).fold(0.0, f64::max);
+                (widest + 6.0) * ticks.len() as f64 > room_pt
+            };
+            if crowded(&ticks) {
+                ticks = linear_ticks(lo, hi, 3);
+            }
+            ticks
+        };
+        Axis { lo, hi, log, ticks }
+    }
+
+    /// Where `value` falls, from 0 (lo) to 1 (hi); `None` for a non-positive value on a log axis.
+    fn fraction(&self, value: f64) -> Option<f64> {
+        if self.log {
+            (value > 0.0).then(|| (value.ln() - self.lo.ln()) / (self.hi.ln() - self.lo.ln()))
+        } else {
+            Some((value - self.lo) / (self.hi - self.lo))
+        }
+    }
+
+    fn widest_tick(&self) -> f64 {
+        self.ticks.iter().map(|(_, text)| text_width(text, TICK_FONT_PT)).fold(0.0, f64::max)
+    }
+}
+
+/// A panel's plotting area and axes, mapping data to SVG units.
+struct Frame {
+    plot: Rect,
+    x: Axis,
+    y: Axis,
+}
+
+impl Frame {
+    fn px(&self, x: f64) -> Option<f64> {
+        let t = self.x.fraction(x)?;
+        Some(f64::from(self.plot.left) + t * f64::from(self.plot.right - self.plot.left))
+    }
+
+    fn py(&self, y: f64) -> Option<f64> {
+        let t = self.y.fraction(y)?;
+        Some(f64::from(self.plot.bottom) - t * f64::from(self.plot.bottom - self.plot.top))
+    }
+
+    fn point(&self, x: f64, y: f64) -> Option<(f64, f64)> {
+        Some((self.px(x)?, self.py(y)?))
+    }
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Draws the panels `page` of the figure with their legend; returns the SVG and its layout.
+pub(super) fn page(
+    geometry: &Geometry,
+    data: &FigureData,
+    spec: &FigureSpec,
+    page: Range<usize>,
+    ranges: &[Ranges],
+) -> Result<(String, Layout), String> {
+    let panels = &data.panels[page.clone()];
+    let page_ranges = &ranges[page.clone()];
+    let columns = geometry.columns;
+    let rows = panels.len().div_ceil(columns).max(1);
+    let grid_height = rows as f64 * geometry.panel_height;
+    let legend = &geometry.legend;
+    let height_pt = grid_height + legend.height + PANEL_PAD_PT;
+    let (width, height) = (units(geometry.width_pt), units(height_pt));
+    let mut layout = Layout { width, height, ..Layout::default() };
+
+    // The axis areas, the same for every panel of the page so the panels line up.
+    let x_label = spec
+        .x_label
+        .as_ref()
+        .map_or_else(|| columns::axis_label(&spec.x), |label| label.value.clone());
+    let y_label = spec
+        .y_label
+        .as_ref()
+        .map_or_else(|| columns::axis_label(&spec.y), |label| label.value.clone());
+    let titled = panels.iter().any(|panel| !panel.title.is_empty()) || panels.len() > 1;
+    let top = PANEL_PAD_PT + if titled { LABEL_LINE_PT + 2.0 } else { 2.0 };
+    // The x label gets two lines of room when it needs them; the plot height follows.
+    let x_lines_guess = wrap(&x_label, geometry.panel_width * 0.7, LABEL_FONT_PT).len().min(2);
+    let bottom_for = |lines: usize| {
+        TICK_PT + TICK_GAP_PT + TICK_FONT_PT + LABEL_GAP_PT + lines as f64 * LABEL_LINE_PT + 2.0
+    };
+    let plot_height = geometry.panel_height - top - bottom_for(x_lines_guess);
+    let y_lines = wrap(&y_label, plot_height, LABEL_FONT_PT);
+    let y_axes: Vec<Axis> =
+        page_ranges.iter().map(|range| Axis::new(range.y, spec.log_y, plot_height * 2.0)).collect();
+    let widest_y = y_axes.iter().map(Axis::widest_tick).fold(0.0, f64::max);
+    let left = PANEL_PAD_PT
+        + y_lines.len() as f64 * LABEL_LINE_PT
+        + LABEL_GAP_PT
+        + widest_y
+        + TICK_GAP_PT
+        + TICK_PT;
+    let plot_width_guess = geometry.panel_width - left - 10.0;
+    let x_axes: Vec<Axis> =
+        page_ranges.iter().map(|range| Axis::new(range.x, spec.log_x, plot_width_guess)).collect();
+    // The last x tick label is centred on the axis end: leave room for its right half.
+    let half_x_tick = x_axes
+        .iter()
+        .filter_map(|axis| axis.ticks.last().map(|t| text_width(&t.1, TICK_FONT_PT) / 2.0))
+        .fold(0.0, f64::max);
+    let right = (half_x_tick + 2.0).max(8.0);
+    let plot_width = geometry.panel_width - left - right;
+    let x_lines = wrap(&x_label, plot_width, LABEL_FONT_PT);
+    let x_lines: Vec<String> = x_lines.into_iter().take(2.max(x_lines_guess)).collect();
+
+    let mut svg = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut svg, (width as u32, height as u32)).into_drawing_area();
+        root.fill(&WHITE).map_err(|error| error.to_string())?;
+        if panels.is_empty() {
+            let style = font(LABEL_FONT_PT).pos(Pos::new(HPos::Center, VPos::Center));
+            root.draw(&Text::new("No finite data points to plot", (width / 2, height / 2), style))
+                .map_err(|error| error.to_string())?;
+        }
+        for (offset, ((panel, range), (x_axis, y_axis))) in
+            panels.iter().zip(page_ranges).zip(x_axes.into_iter().zip(y_axes)).enumerate()
+        {
+            let index = page.start + offset;
+            let (column, row) = (offset % columns, offset / columns);
+            let origin = (column as f64 * geometry.panel_width, row as f64 * geometry.panel_height);
+            let plot = Rect {
+                left: units(origin.0 + left),
+                top: units(origin.1 + top),
+                right: units(origin.0 + left + plot_width),
+                bottom: units(origin.1 + top + plot_height),
+            };
+            let frame = Frame { plot, x: x_axis, y: y_axis };
+            let title = if data.panels.len() > 1 {
+                format!("({}) {}", panel_letter(index), panel.title)
+            } else {
+                panel.title.clone()
+            };
+            layout.plots.push(plot);
+            let mut ink = Vec::new();
+            draw_axes(&root, &frame, offset, &title, &x_lines, &y_lines, origin, &mut layout)?;
+            draw_series(&root, &frame, panel, range, &mut ink)?;
+            layout.ink.push(ink);
+        }
+        if !legend.entries.is_empty() {
+            let top = units(grid_height + PANEL_PAD_PT / 2.0);
+            let rect = draw_legend(&root, legend, top, width, &mut layout)?;
+            layout.legend = Some(rect);
+        }
+        root.present().map_err(|error| error.to_string())?;
+    }
+    Ok((svg, layout))
+}
+
+/// The axes of one panel: lines, ticks, tick labels, the wrapped axis labels and the title.
+#[allow(clippy::too_many_arguments)]
+fn draw_axes(
+    root: &Area<'_>,
+    frame: &Frame,
+    panel: usize,
+    title: &str,
+    x_lines: &[String],
+    y_lines: &[String],
+    origin: (f64, f64),
+    layout: &mut Layout,
+) -> Result<(), String> {
+    let plot = frame.plot;
+    let axis_style = BLACK.stroke_width(width(AXIS_PT));
+    let draw_path = |points: Vec<(i32, i32)>| {
+        root.draw(&PathElement::new(points, axis_style)).map_err(|error| error.to_string())
+    };
+    draw_path(vec![(plot.left, plot.top), (plot.left, plot.bottom), (plot.right, plot.bottom)])?;
+    let tick = units(TICK_PT);
+    let tick_height = units(TICK_FONT_PT);
+    let mut text = |kind: TextKind, rect: Rect, content: &str| {
+        layout.texts.push((Some(panel), kind, rect, content.to_owned()));
+    };
+    for (value, label) in &frame.x.ticks {
+        let Some(x) = frame.px(*value).map(|x| x.round() as i32) else { continue };
+        draw_path(vec![(x, plot.bottom), (x, plot.bottom + tick)])?;
+        let top = plot.bottom + tick + units(TICK_GAP_PT);
+        let style = font(TICK_FONT_PT).pos(Pos::new(HPos::Center, VPos::Top));
+        root.draw(&Text::new(label.clone(), (x, top), style)).map_err(|e| e.to_string())?;
+        let half = units(text_width(label, TICK_FONT_PT) / 2.0);
+        text(
+            TextKind::XTick,
+            Rect { left: x - half, top, right: x + half, bottom: top + tick_height },
+            label,
+        );
+    }
+    for (value, label) in &frame.y.ticks {
+        let Some(y) = frame.py(*value).map(|y| y.round() as i32) else { continue };
+        draw_path(vec![(plot.left - tick, y), (plot.left, y)])?;
+        let right = plot.left - tick - units(TICK_GAP_PT);
+        let style = font(TICK_FONT_PT).pos(Pos::new(HPos::Right, VPos::Center));
+        root.draw(&Text::new(label.clone(), (right, y), style)).map_err(|e| e.to_string())?;
+        let label_width = units(text_width(label, TICK_FONT_PT));
+        let rect = Rect {
+            left: right - label_width,
+            top: y - tick_height / 2,
+            right,
+            bottom: y + tick_height / 2,
+        };
+        text(TextKind::YTick, rect, label);
+    }
+    // The x label, centred under the plotting area.
+    let centre_x = (plot.left + plot.right) / 2;
+    let mut top = plot.bottom + tick + units(TICK_GAP_PT + TICK_FONT_PT + LABEL_GAP_PT);
+    for line in x_lines {
+        let style = font(LABEL_FONT_PT).pos(Pos::new(HPos::Center, VPos::Top));
+        root.draw(&Text::new(line.clone(), (centre_x, top), style)).map_err(|e| e.to_string())?;
+        let half = units(text_width(line, LABEL_FONT_PT) / 2.0);
+        let rect = Rect {
+            left: centre_x - half,
+            top,
+            right: centre_x + half,
+            bottom: top + units(LABEL_FONT_PT),
+        };
+        text(TextKind::XLabel, rect, line);
+        top += units(LABEL_LINE_PT);
+    }
+    // The y label, rotated, centred beside the plotting area, at the panel's left edge.
+    let centre_y = (plot.top + plot.bottom) / 2;
+    for (index, line) in y_lines.iter().enumerate() {
+        let x = units(origin.0 + PANEL_PAD_PT + LABEL_LINE_PT * (index as f64 + 0.5));
+        let style = font(LABEL_FONT_PT)
+            .transform(FontTransform::Rotate270)
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        root.draw(&Text::new(line.clone(), (x, centre_y), style)).map_err(|e| e.to_string())?;
+        let half_length = units(text_width(line, LABEL_FONT_PT) / 2.0);
+        let half_height = units(LABEL_FONT_PT / 2.0);
+        let rect = Rect {
+            left: x - half_height,
+            top: centre_y - half_length,
+            right: x + half_height,
+            bottom: centre_y + half_length,
+        };
+        text(TextKind::YLabel, rect, line);
+    }
+    if !title.is_empty() {
+        let top = units(origin.1 + PANEL_PAD_PT);
+        let style = font(LABEL_FONT_PT).pos(Pos::new(HPos::Center, VPos::Top));
+        root.draw(&Text::new(title.to_owned(), (centre_x, top), style))
+            .map_err(|e| e.to_string())?;
+        let half = units(text_width(title, LABEL_FONT_PT) / 2.0);
+        let rect = Rect {
+            left: centre_x - half,
+            top,
+            right: centre_x + half,
+            bottom: top + units(LABEL_FONT_PT),
+        };
+        text(TextKind::Title, rect, title);
+    }
+    Ok(())
+}
+
+/// The series of one panel: saturation lines, model lines, CI bars and markers.
+fn draw_series<'a>(
+    root: &Area<'a>,
+    frame: &Frame,
+    panel: &Panel,
+    range: &Ranges,
+    ink: &mut Vec<(i32, i32)>,
+) -> Result<(), String> {
+    let plot = frame.plot;
+    let draw = |element: DynElement<'a, SVGBackend<'a>, (i32, i32)>| {
+        root.draw(&element).map_err(|error| error.to_string())
+    };
+    let cap_px = frame.py(range.cap).unwrap_or(f64::from(plot.top)).max(f64::from(plot.top));
+    // The model lines stop at the cap; the rest of the plotting area is for the markers.
+    let line_box = (f64::from(plot.left), cap_px, f64::from(plot.right), f64::from(plot.bottom));
+    let top_edge = plot.top + units(3.0);
     for series in &panel.series {
         let color = PALETTE[series.style_index % PALETTE.len()];
-        if let Some(x_sat) = series.saturation_x.filter(|x| *x >= ranges.x.0 && *x <= ranges.x.1) {
-            chart
-                .draw_series(DashedLineSeries::new(
-                    vec![(x_sat, y_lo), (x_sat, y_hi)],
-                    pt(2.5) as u32,
-                    pt(2.0) as u32,
+        if let Some(x) = series.saturation_x.filter(|x| range.x_contains(*x))
+            && let Some(x_px) = frame.px(x)
+        {
+            let x_px = x_px.round() as i32;
+            let (dash, gap) = (units(2.5), units(2.0));
+            let mut y = plot.bottom;
+            while y > plot.top {
+                let end = (y - dash).max(plot.top);
+                root.draw(&PathElement::new(
+                    vec![(x_px, y), (x_px, end)],
                     color.stroke_width(width(0.5)),
                 ))
                 .map_err(|error| error.to_string())?;
-            let bottom = to_area(chart.backend_coord(&(x_sat, y_lo)));
-            let top = to_area(chart.backend_coord(&(x_sat, y_hi)));
-            sample_segment(&mut ink, bottom, top);
+                y = end - gap;
+            }
+            sample_segment(ink, (x_px, plot.bottom), (x_px, plot.top));
         }
-        let line = clip_line(&series.model, cap, spec.log_y);
-        let line_pixels: Vec<(i32, i32)> =
-            line.iter().map(|point| to_area(chart.backend_coord(point))).collect();
-        for pair in line_pixels.windows(2) {
-            sample_segment(&mut ink, pair[0], pair[1]);
-        }
-        if line.len() > 1 {
-            chart
-                .draw_series(LineSeries::new(line, color.stroke_width(width(LINE_PT))))
-                .map_err(|error| error.to_string())?;
+        let points: Vec<(f64, f64)> =
+            series.model.iter().filter_map(|&(x, y)| frame.point(x, y)).collect();
+        for piece in clip_polyline(&points, line_box) {
+            let pixels: Vec<(i32, i32)> =
+                piece.iter().map(|&(x, y)| (x.round() as i32, y.round() as i32)).collect();
+            for pair in pixels.windows(2) {
+                sample_segment(ink, pair[0], pair[1]);
+            }
+            if pixels.len() > 1 {
+                root.draw(&PathElement::new(pixels, color.stroke_width(width(LINE_PT))))
+                    .map_err(|error| error.to_string())?;
+            }
         }
         let bar_style = color.stroke_width(width(0.5));
         for &(x, y, ci) in &series.simulation {
-            if y > cap * (1.0 + 1e-9) {
+            if !range.x_contains(x) || y > range.cap * (1.0 + 1e-9) || y < range.y.0 {
                 continue;
             }
-            if let Some(ci) = ci.filter(|ci| *ci > 0.0) {
-                let low = (y - ci).max(y_lo);
-                let high = (y + ci).min(y_hi);
-                let (x_px, low_px) = to_area(chart.backend_coord(&(x, low)));
-                let (_, high_px) = to_area(chart.backend_coord(&(x, high)));
-                sample_segment(&mut ink, (x_px, low_px), (x_px, high_px));
-                let half = pt(1.6);
-                let mut segments = vec![vec![(x_px, low_px), (x_px, high_px)]];
-                if high < y_hi {
-                    segments.push(vec![(x_px - half, high_px), (x_px + half, high_px)]);
-                }
-                if low > y_lo {
-                    segments.push(vec![(x_px - half, low_px), (x_px + half, low_px)]);
-                }
-                for segment in segments {
-                    area.draw(&PathElement::new(segment, bar_style))
-                        .map_err(|error| error.to_string())?;
-                }
+            let Some(ci) = ci.filter(|ci| *ci > 0.0) else { continue };
+            let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { continue };
+            let high = frame.py(y + ci).map_or(plot.top, |p| p.round() as i32);
+            // A low end at or below 0 on a log axis is off the axis too.
+            let low = frame.py(y - ci).map_or(plot.bottom + 1, |p| p.round() as i32);
+            let (high_clipped, low_clipped) = (high < plot.top, low > plot.bottom);
+            let (high, low) = (high.max(plot.top), low.min(plot.bottom));
+            sample_segment(ink, (x_px, low), (x_px, high));
+            root.draw(&PathElement::new(vec![(x_px, low), (x_px, high)], bar_style))
+                .map_err(|error| error.to_string())?;
+            let half = units(1.6);
+            for (end, clipped, outward) in [(high, high_clipped, -1), (low, low_clipped, 1)] {
+                let path = if clipped {
+                    // An arrowhead pointing out of the axis: the bar runs on.
+                    vec![
+                        (x_px - half, end - outward * half),
+                        (x_px, end),
+                        (x_px + half, end - outward * half),
+                    ]
+                } else {
+                    vec![(x_px - half, end), (x_px + half, end)]
+                };
+                root.draw(&PathElement::new(path, bar_style)).map_err(|error| error.to_string())?;
             }
         }
-        let points: Vec<(i32, i32)> = series
-            .simulation
-            .iter()
-            .filter(|point| point.1 <= cap * (1.0 + 1e-9))
-            .map(|point| to_area(chart.backend_coord(&(point.0, point.1))))
-            .collect();
-        for point in points {
-            ink.push(point);
-            area.draw(&marker(point, series.style_index, color))
-                .map_err(|error| error.to_string())?;
+        for &(x, y, _) in &series.simulation {
+            if !range.x_contains(x) || y > range.cap * (1.0 + 1e-9) || y < range.y.0 {
+                continue;
+            }
+            let Some((x_px, y_px)) = frame.point(x, y) else { continue };
+            let at = (x_px.round() as i32, y_px.round() as i32);
+            ink.push(at);
+            draw(marker(at, series.style_index, color))?;
         }
         // Points beyond the cap and saturated points: open triangles on the top edge.
         let beyond = series
             .simulation
             .iter()
-            .filter(|point| point.1 > cap * (1.0 + 1e-9))
+            .filter(|point| point.1 > range.cap * (1.0 + 1e-9))
             .map(|point| point.0)
-            .chain(series.simulation_saturated.iter().copied());
+            .chain(series.simulation_saturated.iter().copied())
+            .filter(|x| range.x_contains(*x));
         for x in beyond {
-            let (x_px, y_px) = to_area(chart.backend_coord(&(x, y_hi)));
-            ink.push((x_px, y_px + pt(3.0)));
-            area.draw(&beyond_marker((x_px, y_px + pt(3.0)), color))
-                .map_err(|error| error.to_string())?;
+            let Some(x_px) = frame.px(x) else { continue };
+            let at = (x_px.round() as i32, top_edge);
+            ink.push(at);
+            draw(beyond_marker(at, color))?;
         }
         // Deadlocked simulations: crosses on the top edge.
-        for &x in &series.simulation_deadlocked {
-            let (x_px, y_px) = to_area(chart.backend_coord(&(x, y_hi)));
-            ink.push((x_px, y_px + pt(3.0)));
-            area.draw(&deadlock_marker((x_px, y_px + pt(3.0)), color))
-                .map_err(|error| error.to_string())?;
+        for &x in series.simulation_deadlocked.iter().filter(|x| range.x_contains(**x)) {
+            let Some(x_px) = frame.px(x) else { continue };
+            let at = (x_px.round() as i32, top_edge);
+            ink.push(at);
+            draw(deadlock_marker(at, color))?;
         }
         // Imprecise simulations: open circles at their estimate (on the top edge past the cap).
-        for &(x, y) in &series.simulation_imprecise {
-            let at = to_area(chart.backend_coord(&(x, y.min(y_hi))));
+        for &(x, y) in series.simulation_imprecise.iter().filter(|p| range.x_contains(p.0)) {
+            let Some(x_px) = frame.px(x) else { continue };
+            let y_px = if y > range.y.1 { Some(f64::from(top_edge)) } else { frame.py(y) };
+            let Some(y_px) = y_px.filter(|y| *y <= f64::from(plot.bottom)) else { continue };
+            let at = (x_px.round() as i32, y_px.round() as i32);
             ink.push(at);
-            area.draw(
-                &(EmptyElement::at(at)
-                    + Circle::new((0, 0), pt(MARKER_PT), color.stroke_width(width(0.6)))),
-            )
-            .map_err(|error| error.to_string())?;
+            draw(
+                (EmptyElement::at(at)
+                    + Circle::new((0, 0), units(MARKER_PT), color.stroke_width(width(0.6))))
+                .into_dyn(),
+            )?;
         }
     }
-    let (x_pixels, y_pixels) = chart.plotting_area().get_pixel_range();
-    let plot = (to_area((x_pixels.start, y_pixels.start)), to_area((x_pixels.end, y_pixels.end)));
-    let entries = legend_entries(data);
-    let origin = legend_origin(&entries, plot, &ink);
-    draw_legend(area, &entries, origin).map_err(|error| error.to_string())?;
     Ok(())
 }
 
-/// One legend row: a line sample, a marker sample, or both, and a label.
+/// The pieces of a polyline inside `(left, top, right, bottom)` (Liang-Barsky per segment).
+fn clip_polyline(points: &[(f64, f64)], bounds: (f64, f64, f64, f64)) -> Vec<Vec<(f64, f64)>> {
+    let (left, top, right, bottom) = bounds;
+    let mut pieces: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut current: Vec<(f64, f64)> = Vec::new();
+    let inside = |(x, y): (f64, f64)| x >= left && x <= right && y >= top && y <= bottom;
+    if points.len() == 1 && inside(points[0]) {
+        return vec![points.to_vec()];
+    }
+    for pair in points.windows(2) {
+        let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+        let (dx, dy) = (x1 - x0, y1 - y0);
+        let (mut t0, mut t1) = (0.0_f64, 1.0_f64);
+        let mut visible = true;
+        for (p, q) in [(-dx, x0 - left), (dx, right - x0), (-dy, y0 - top), (dy, bottom - y0)] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    visible = false;
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+            }
+        }
+        if !visible || t0 > t1 {
+            if !current.is_empty() {
+                pieces.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        let start = (x0 + t0 * dx, y0 + t0 * dy);
+        let end = (x0 + t1 * dx, y0 + t1 * dy);
+        if current.is_empty() || t0 > 0.0 {
+            if !current.is_empty() {
+                pieces.push(std::mem::take(&mut current));
+            }
+            current.push(start);
+        }
+        current.push(end);
+        if t1 < 1.0 {
+            pieces.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        pieces.push(current);
+    }
+    pieces
+}
+
+/// One legend entry: a line sample, a marker sample, or both, and a label; or a title.
 struct LegendEntry {
     label: String,
     line: Option<RGBColor>,
     mark: Option<(usize, RGBColor)>,
 }
 
-const LEGEND_PAD_PT: f64 = 5.0;
-const LEGEND_SAMPLE_PT: f64 = 12.0;
-const LEGEND_GAP_PT: f64 = 4.0;
+const LEGEND_SAMPLE_PT: f64 = 14.0;
+const LEGEND_GAP_PT: f64 = 3.0;
+const LEGEND_SPACING_PT: f64 = 10.0;
+const LEGEND_ROW_PT: f64 = 11.0;
 
 fn legend_entries(data: &FigureData) -> Vec<LegendEntry> {
     let mut entries = Vec::new();
@@ -238,101 +620,109 @@ fn legend_entries(data: &FigureData) -> Vec<LegendEntry> {
     entries
 }
 
-/// Width and height of the legend block, estimating DejaVu Sans at 0.6 em per character.
-fn legend_size(entries: &[LegendEntry]) -> (i32, i32) {
-    let widest = entries.iter().map(entry_width).max().unwrap_or(0);
-    (widest, pt(TICK_FONT_PT * 1.35) * entries.len() as i32)
+/// The legend strip: entries flowing left to right in centred rows, in points.
+struct LegendBlock {
+    entries: Vec<LegendEntry>,
+    title: Option<String>,
+    /// Per row: the entries (indices) and the row's width; the title counts as index `usize::MAX`.
+    rows: Vec<(Vec<usize>, f64)>,
+    height: f64,
 }
 
-fn entry_width(entry: &LegendEntry) -> i32 {
-    let text = entry.label.chars().count() as f64 * 0.6 * TICK_FONT_PT;
-    pt(LEGEND_SAMPLE_PT + LEGEND_GAP_PT + text)
-}
-
-/// The legend's top-left corner: the corner of the plotting area whose box covers the least
-/// ink (preferring top left, then bottom right, top right, bottom left).
-fn legend_origin(
-    entries: &[LegendEntry],
-    ((left, top), (right, bottom)): ((i32, i32), (i32, i32)),
-    ink: &[(i32, i32)],
-) -> (i32, i32) {
-    let (width, height) = legend_size(entries);
-    let pad = pt(LEGEND_PAD_PT);
-    let candidates = [
-        (left + pad, top + pad),
-        (right - pad - width, bottom - pad - height - pt(2.0)),
-        (right - pad - width, top + pad),
-        (left + pad, bottom - pad - height - pt(2.0)),
-    ];
-    let margin = pt(2.0);
-    let covered = |&(x, y): &(i32, i32)| {
-        ink.iter()
-            .filter(|point| {
-                point.0 >= x - margin
-                    && point.0 <= x + width + margin
-                    && point.1 >= y - margin - pt(TICK_FONT_PT) / 2
-                    && point.1 <= y + height + margin
-            })
-            .count()
-    };
-    candidates.iter().min_by_key(|candidate| covered(candidate)).copied().unwrap_or(candidates[0])
-}
-
-/// Draws the legend with its top-left corner at `origin`.
-fn draw_legend(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    entries: &[LegendEntry],
-    origin: (i32, i32),
-) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
-    let row_height = pt(TICK_FONT_PT * 1.35);
-    let x = origin.0;
-    let mut y = origin.1 - row_height / 2;
-    let text_style = font(TICK_FONT_PT).pos(Pos::new(HPos::Left, VPos::Center));
-    for entry in entries {
-        y += row_height;
-        let sample = pt(LEGEND_SAMPLE_PT);
-        if let Some(color) = entry.line {
-            area.draw(&PathElement::new(
-                vec![(x, y), (x + sample, y)],
-                color.stroke_width(width(LINE_PT)),
-            ))?;
+impl LegendBlock {
+    fn new(entries: Vec<LegendEntry>, title: Option<String>, width: f64) -> LegendBlock {
+        let room = width - 2.0 * PANEL_PAD_PT;
+        let mut rows: Vec<(Vec<usize>, f64)> = Vec::new();
+        let mut items: Vec<(usize, f64)> = Vec::new();
+        if let Some(title) = &title {
+            items.push((usize::MAX, text_width(title, TICK_FONT_PT)));
         }
-        if let Some((style_index, color)) = entry.mark {
-            area.draw(&marker((x + sample / 2, y), style_index, color))?;
+        items.extend(entries.iter().enumerate().map(|(index, entry)| (index, entry_width(entry))));
+        for (index, item_width) in items {
+            match rows.last_mut() {
+                Some((members, row_width))
+                    if *row_width + LEGEND_SPACING_PT + item_width <= room =>
+                {
+                    members.push(index);
+                    *row_width += LEGEND_SPACING_PT + item_width;
+                }
+                _ => rows.push((vec![index], item_width)),
+            }
         }
-        let text_x = x + sample + pt(LEGEND_GAP_PT);
-        area.draw(&Text::new(entry.label.clone(), (text_x, y), text_style.clone()))?;
+        let height = if entries.is_empty() { 0.0 } else { rows.len() as f64 * LEGEND_ROW_PT + 4.0 };
+        LegendBlock { entries, title, rows, height }
     }
-    Ok(())
 }
 
-/// Points along a segment every 2 pt (for legend placement).
+fn entry_width(entry: &LegendEntry) -> f64 {
+    LEGEND_SAMPLE_PT + LEGEND_GAP_PT + text_width(&entry.label, TICK_FONT_PT)
+}
+
+/// Draws the legend strip with its top at `top`, centred in `width`; returns its box.
+fn draw_legend(
+    root: &Area<'_>,
+    legend: &LegendBlock,
+    top: i32,
+    width_units: i32,
+    layout: &mut Layout,
+) -> Result<Rect, String> {
+    let text_style = font(TICK_FONT_PT).pos(Pos::new(HPos::Left, VPos::Center));
+    let mut bounds = Rect { left: width_units, top, right: 0, bottom: top };
+    for (row_index, (members, row_width)) in legend.rows.iter().enumerate() {
+        let y = top + units(LEGEND_ROW_PT * (row_index as f64 + 0.5));
+        let mut x = (width_units - units(*row_width)) / 2;
+        bounds.left = bounds.left.min(x);
+        for &index in members {
+            let (label, item_width) = match legend.entries.get(index) {
+                Some(entry) => {
+                    let sample = units(LEGEND_SAMPLE_PT);
+                    if let Some(color) = entry.line {
+                        root.draw(&PathElement::new(
+                            vec![(x, y), (x + sample, y)],
+                            color.stroke_width(width(LINE_PT)),
+                        ))
+                        .map_err(|error| error.to_string())?;
+                    }
+                    if let Some((style_index, color)) = entry.mark {
+                        root.draw(&marker((x + sample / 2, y), style_index, color))
+                            .map_err(|error| error.to_string())?;
+                    }
+                    let text_x = x + sample + units(LEGEND_GAP_PT);
+                    root.draw(&Text::new(entry.label.clone(), (text_x, y), text_style.clone()))
+                        .map_err(|error| error.to_string())?;
+                    (entry.label.clone(), entry_width(entry))
+                }
+                None => {
+                    let title = legend.title.clone().unwrap_or_default();
+                    root.draw(&Text::new(title.clone(), (x, y), text_style.clone()))
+                        .map_err(|error| error.to_string())?;
+                    let item_width = text_width(&title, TICK_FONT_PT);
+                    (title, item_width)
+                }
+            };
+            let rect = Rect {
+                left: x,
+                top: y - units(LEGEND_ROW_PT / 2.0),
+                right: x + units(item_width),
+                bottom: y + units(LEGEND_ROW_PT / 2.0),
+            };
+            layout.texts.push((None, TextKind::Legend, rect, label));
+            x += units(item_width + LEGEND_SPACING_PT);
+            bounds.right = bounds.right.max(rect.right);
+        }
+        bounds.bottom = y + units(LEGEND_ROW_PT / 2.0);
+    }
+    Ok(bounds)
+}
+
+/// Points along a segment every 2 pt (for the layout's ink).
 fn sample_segment(ink: &mut Vec<(i32, i32)>, from: (i32, i32), to: (i32, i32)) {
     let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
-    let steps = ((dx.hypot(dy) / f64::from(pt(2.0))).ceil() as usize).clamp(1, 10_000);
+    let steps = ((dx.hypot(dy) / f64::from(units(2.0))).ceil() as usize).clamp(1, 10_000);
     for step in 0..=steps {
         let t = step as f64 / steps as f64;
         ink.push((from.0 + (t * dx).round() as i32, from.1 + (t * dy).round() as i32));
     }
-}
-
-/// The model line up to the cap, ending exactly on the cap where it crosses it.
-fn clip_line(points: &[(f64, f64)], cap: f64, log_y: bool) -> Vec<(f64, f64)> {
-    let mut line = Vec::with_capacity(points.len());
-    for (index, &(x, y)) in points.iter().enumerate() {
-        if y <= cap {
-            line.push((x, y));
-            continue;
-        }
-        if let Some(&(x0, y0)) = index.checked_sub(1).and_then(|previous| points.get(previous)) {
-            let (a, b, c) =
-                if log_y && y0 > 0.0 { (y0.ln(), y.ln(), cap.ln()) } else { (y0, y, cap) };
-            let t = if b > a { ((c - a) / (b - a)).clamp(0.0, 1.0) } else { 0.0 };
-            line.push((x0 + t * (x - x0), cap));
-        }
-        break;
-    }
-    line
 }
 
 /// A filled marker of the series' shape, centred on `at` (backend pixels).
@@ -341,7 +731,7 @@ fn marker<'a, DB: DrawingBackend + 'a>(
     style_index: usize,
     color: RGBColor,
 ) -> DynElement<'a, DB, (i32, i32)> {
-    let r = pt(MARKER_PT);
+    let r = units(MARKER_PT);
     let filled = color.filled();
     let open = color.stroke_width(width(0.6));
     let shape = style_index % 8;
@@ -367,7 +757,7 @@ fn beyond_marker<'a, DB: DrawingBackend + 'a>(
     at: (i32, i32),
     color: RGBColor,
 ) -> DynElement<'a, DB, (i32, i32)> {
-    let r = pt(MARKER_PT);
+    let r = units(MARKER_PT);
     (EmptyElement::at(at)
         + PathElement::new(
             vec![(0, -r), (r, r * 7 / 10), (-r, r * 7 / 10), (0, -r)],
@@ -381,7 +771,7 @@ fn deadlock_marker<'a, DB: DrawingBackend + 'a>(
     at: (i32, i32),
     color: RGBColor,
 ) -> DynElement<'a, DB, (i32, i32)> {
-    let r = pt(MARKER_PT);
+    let r = units(MARKER_PT);
     let style = color.stroke_width(width(0.6));
     (EmptyElement::at(at)
         + PathElement::new(vec![(-r, -r), (r, r)], style)
@@ -389,17 +779,75 @@ fn deadlock_marker<'a, DB: DrawingBackend + 'a>(
     .into_dyn()
 }
 
-pub(super) fn font(size_pt: f64) -> TextStyle<'static> {
+fn font(size_pt: f64) -> TextStyle<'static> {
     // plotters writes font-size = size / 1.24.
     ("sans-serif", size_pt * UNITS_PER_PT * 1.24).into_font().color(&BLACK)
 }
 
-fn pt(points: f64) -> i32 {
+/// Points to SVG units.
+fn units(points: f64) -> i32 {
     (points * UNITS_PER_PT).round() as i32
 }
 
 fn width(points: f64) -> u32 {
     (points * UNITS_PER_PT).round().max(1.0) as u32
+}
+
+/// The width of `text` in DejaVu Sans at `size_pt`, in points: the font's advance widths by
+/// class of character, rounded up (digits are 0.636 em, most lowercase letters about 0.6 em).
+pub(crate) fn text_width(text: &str, size_pt: f64) -> f64 {
+    let em: f64 = text
+        .chars()
+        .map(|c| match c {
+            '0'..='9' => 0.64,
+            ' ' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | 'i' | 'j' | 'l' => 0.32,
+            'f' | 't' | 'r' | '(' | ')' | '[' | ']' | '/' | '-' | '\u{2013}' => 0.42,
+            'm' | 'w' | 'M' | 'W' | '%' => 0.98,
+            '=' | '+' | '<' | '>' | '\u{d7}' => 0.84,
+            'A'..='Z' => 0.76,
+            _ => 0.64,
+        })
+        .sum();
+    em * size_pt
+}
+
+/// `text` broken at spaces into lines no wider than `room` points (a longer word stays whole).
+fn wrap(text: &str, room: f64, size_pt: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ').filter(|word| !word.is_empty()) {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}"), size_pt) <= room => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_owned()),
+        }
+    }
+    lines
+}
+
+/// Round tick values covering `[lo, hi]`: about `target` of them at a step of 1, 2, 2.5 or 5
+/// times a power of ten, each with its label.
+fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)> {
+    let span = hi - lo;
+    if !(span > 0.0 && span.is_finite()) {
+        return vec![(lo, format_number(lo))];
+    }
+    let raw = span / target as f64;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|step| *step >= raw * (1.0 - 1e-9))
+        .unwrap_or(10.0 * magnitude);
+    let first = (lo / step - 1e-9).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    (first..=last)
+        .map(|k| {
+            let value = k as f64 * step;
+            (value, tick_label(value, step))
+        })
+        .collect()
 }
 
 /// Tick values for a log axis: 1-2-5 per decade, or denser/sparser to get 3 to 8 ticks.

@@ -1,0 +1,522 @@
+//! Tests of the figure layout against its promises, computed by the figure code itself: the
+//! legend covers no panel and no point, labels stay on the page and clear of each other, large
+//! grids split into pages no taller than 10 in, legends name only independent columns, the
+//! axis fields do what the spec says, and the display table covers every plottable quantity.
+
+use serde_json::Value;
+
+use super::draw::{Layout, TextKind, text_width};
+use super::{Figure, PlotRow, build, scenario_json};
+use crate::report::columns;
+use crate::spec::report::FigureSpec;
+use crate::store::row::Row;
+
+/// A model row and a simulation aggregate row per load point for each scenario; latencies
+/// rise towards `saturation`, the simulation 5% above the model with a 4% interval.
+/// Changes a row into one of a scenario's.
+type Adjust = dyn Fn(&mut Row);
+
+fn rows(scenarios: &[(&str, &Adjust)], saturation: f64, points: u32) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (id, adjust) in scenarios {
+        for step in 1..=points {
+            let rate = saturation * f64::from(step) / f64::from(points + 1);
+            let latency = 36.0 / (1.0 - rate / saturation);
+            let mut model = Row {
+                experiment: "t".into(),
+                scenario_id: (*id).into(),
+                topology: "torus".into(),
+                radix: 8,
+                dimensions: 2,
+                nodes: 64,
+                switching: "wormhole".into(),
+                routing: "duato".into(),
+                virtual_channels: 3,
+                message_length: 32,
+                ejection: "single".into(),
+                rate,
+                saturation_rate: Some(saturation),
+                method: "model".into(),
+                status: "ok".into(),
+                latency: Some(latency),
+                throughput: Some(rate),
+                intermediates: "{}".into(),
+                ..Row::default()
+            };
+            adjust(&mut model);
+            let mut simulation = model.clone();
+            simulation.method = "simulation".into();
+            simulation.latency = Some(latency * 1.05);
+            simulation.latency_ci95 = Some(latency * 0.04);
+            simulation.replications = Some(3);
+            rows.push(model);
+            rows.push(simulation);
+        }
+    }
+    rows
+}
+
+fn figures(spec: &FigureSpec, rows: &[Row]) -> Vec<Figure> {
+    let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();
+    let plot_rows: Vec<PlotRow<'_>> = rows
+        .iter()
+        .zip(&scenarios)
+        .map(|(row, scenario)| PlotRow {
+            row,
+            json: super::plot_json(row, std::slice::from_ref(spec)),
+            scenario,
+        })
+        .collect();
+    build(1, spec, &plot_rows).expect("figure builds")
+}
+
+fn spec(yaml: &str) -> FigureSpec {
+    serde_saphyr::from_str(yaml).expect("figure spec")
+}
+
+/// A grid of `panels` radix values with `lines` scouting distances each.
+fn grid(panels: u32, lines: u32) -> Vec<Row> {
+    let mut adjusters: Vec<(String, Box<Adjust>)> = Vec::new();
+    for panel in 0..panels {
+        for line in 0..lines {
+            adjusters.push((
+                format!("s{panel}-{line}"),
+                Box::new(move |row: &mut Row| {
+                    row.radix = 4 + 2 * panel;
+                    row.nodes = u64::from(row.radix * row.radix);
+                    row.scouting_distance = Some(line);
+                }),
+            ));
+        }
+    }
+    let scenarios: Vec<(&str, &Adjust)> =
+        adjusters.iter().map(|(id, adjust)| (id.as_str(), adjust.as_ref())).collect();
+    rows(&scenarios, 0.01, 8)
+}
+
+fn check_layout(layout: &Layout, context: &str) {
+    let page = super::draw::Rect { left: 0, top: 0, right: layout.width, bottom: layout.height };
+    assert!(
+        f64::from(layout.height) <= super::MAX_PAGE_HEIGHT_PT * super::UNITS_PER_PT,
+        "{context}: page {} units tall",
+        layout.height
+    );
+    if let Some(legend) = &layout.legend {
+        for (index, plot) in layout.plots.iter().enumerate() {
+            assert!(!legend.intersects(plot), "{context}: legend over panel {index}");
+        }
+        for (index, ink) in layout.ink.iter().enumerate() {
+            assert!(!ink.is_empty(), "{context}: panel {index} plots nothing");
+            let covered = ink.iter().filter(|point| legend.contains(**point)).count();
+            assert_eq!(covered, 0, "{context}: legend over {covered} points of panel {index}");
+        }
+    }
+    for (panel, kind, rect, text) in &layout.texts {
+        let inside = rect.left >= page.left
+            && rect.right <= page.right
+            && rect.top >= page.top
+            && rect.bottom <= page.bottom;
+        assert!(inside, "{context}: {kind:?} `{text}` of panel {panel:?} is cut: {rect:?}");
+        for (index, plot) in layout.plots.iter().enumerate() {
+            assert!(
+                !rect.intersects(plot),
+                "{context}: {kind:?} `{text}` is printed over panel {index}"
+            );
+        }
+    }
+    // Texts never overlap each other (tick labels of one axis may touch, never overlap).
+    for (i, (panel_a, kind_a, a, text_a)) in layout.texts.iter().enumerate() {
+        for (panel_b, kind_b, b, text_b) in &layout.texts[i + 1..] {
+            assert!(
+                !a.intersects(b),
+                "{context}: {kind_a:?} `{text_a}` ({panel_a:?}) over {kind_b:?} `{text_b}` ({panel_b:?})"
+            );
+        }
+    }
+}
+
+/// One legend per figure page, below the panels: it covers no plotting area and no plotted
+/// point, whatever the data, and no label is cut or printed over another.
+#[test]
+fn the_legend_covers_no_panel_and_no_point_and_labels_stay_apart() {
+    let rows = grid(4, 4);
+    for yaml in [
+        "{panels: [radix], lines: [scouting_distance]}",
+        "{panels: [radix], lines: [scouting_distance], width: column}",
+        "{lines: [scouting_distance], panels: [radix], log_y: true, shared_y: true}",
+        "{x: fraction_of_saturation, lines: [radix, scouting_distance]}",
+    ] {
+        let figures = figures(&spec(yaml), &rows);
+        for figure in &figures {
+            check_layout(&figure.layout, yaml);
+            let legends = figure
+                .layout
+                .texts
+                .iter()
+                .filter(|(_, kind, _, text)| *kind == TextKind::Legend && text == "Model")
+                .count();
+            assert_eq!(legends, 1, "{yaml}: one legend per figure page");
+        }
+    }
+}
+
+/// The y label area is sized from the widest tick label, and a long axis label wraps rather
+/// than running off the panel (`throughput_torus` Fig. 2, `bft` Fig. 2 before).
+#[test]
+fn wide_tick_labels_and_long_axis_labels_are_never_cut_or_overprinted() {
+    let wide = |row: &mut Row| {
+        row.flit_throughput_min = Some(123_456.789 * row.rate);
+        row.throughput = Some(row.rate / 1000.0);
+    };
+    let rows = rows(&[("a", &wide)], 0.0123, 9);
+    for yaml in [
+        "{y: flit_throughput_min}",
+        "{y: throughput}",
+        "{y: flit_throughput_min, y_label: 'A label long enough to need three lines in a panel of one column, surely'}",
+    ] {
+        for figure in figures(&spec(yaml), &rows) {
+            check_layout(&figure.layout, yaml);
+            let widest_tick = figure
+                .layout
+                .texts
+                .iter()
+                .filter(|(_, kind, _, _)| *kind == TextKind::YTick)
+                .map(|(_, _, rect, _)| rect.right - rect.left)
+                .max()
+                .unwrap_or(0);
+            assert!(widest_tick > 0, "{yaml}: y tick labels");
+            let y_label = figure.layout.texts.iter().filter(|t| t.1 == TextKind::YLabel).count();
+            assert!(y_label >= 1, "{yaml}: a y label");
+        }
+    }
+    assert!(text_width("0.0025", 7.5) > text_width("25", 7.5));
+}
+
+/// `broadcast_hypercube` Fig. 1 had 18 panels on one 24 in page: now it splits into pages
+/// of at most 10 in, `fig1a_...`, `fig1b_...`, with the panels spread evenly and lettered on.
+#[test]
+fn large_grids_split_into_pages_no_taller_than_a_journal_page() {
+    let rows = grid(18, 2);
+    let figures = figures(&spec("{panels: [radix], lines: [scouting_distance]}"), &rows);
+    assert!(figures.len() >= 2, "{} pages", figures.len());
+    let stems: Vec<&str> = figures.iter().map(|figure| figure.stem.as_str()).collect();
+    assert_eq!(stems[0], "fig1a_latency_vs_rate");
+    assert_eq!(stems[1], "fig1b_latency_vs_rate");
+    let counts: Vec<usize> = figures.iter().map(|figure| figure.layout.plots.len()).collect();
+    assert_eq!(counts.iter().sum::<usize>(), 18);
+    assert!(
+        counts.iter().max().unwrap_or(&0) - counts.iter().min().unwrap_or(&0) <= 2,
+        "{counts:?}"
+    );
+    for figure in &figures {
+        check_layout(&figure.layout, &figure.stem);
+        assert!(figure.title.contains("(part "), "{}", figure.title);
+    }
+    assert!(figures[1].svg.contains(&format!("({}) k = ", super::panel_letter(counts[0]))));
+    // A page limit in the spec splits further; a figure that fits keeps its plain stem.
+    let limited =
+        figures_of("{panels: [radix], lines: [scouting_distance], max_panels_per_page: 4}", &rows);
+    assert!(limited.iter().all(|figure| figure.layout.plots.len() <= 4));
+    assert_eq!(limited.len(), 5);
+    let one = figures_of("{panels: [radix]}", &grid(2, 1));
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].stem, "fig1_latency_vs_rate");
+}
+
+fn figures_of(yaml: &str, rows: &[Row]) -> Vec<Figure> {
+    figures(&spec(yaml), rows)
+}
+
+fn legend_labels(figure: &Figure) -> Vec<String> {
+    figure
+        .layout
+        .texts
+        .iter()
+        .filter(|(_, kind, _, _)| *kind == TextKind::Legend)
+        .map(|(_, _, _, text)| text.clone())
+        .collect()
+}
+
+/// Columns that follow from others (the dateline and tie-break from the routing, the node
+/// count from the radix) never label series; values read in the field's words.
+#[test]
+fn legends_name_only_the_columns_that_vary_independently() {
+    let duato = |row: &mut Row| {
+        row.routing = "duato".into();
+        row.dateline = Some("switch".into());
+        row.tie_break = Some("positive".into());
+    };
+    let dor = |row: &mut Row| {
+        row.routing = "dimension_order".into();
+        row.virtual_channels = 2;
+        row.dateline = Some("per_traversal".into());
+        row.tie_break = Some("random".into());
+    };
+    let dor_16 = move |row: &mut Row| {
+        dor(row);
+        row.radix = 16;
+        row.nodes = 256;
+    };
+    let rows = rows(&[("a", &duato), ("b", &dor), ("c", &dor_16)], 0.01, 5);
+    let figure = &figures_of("{}", &rows)[0];
+    let labels = legend_labels(figure);
+    assert!(labels.contains(&"k = 8, Duato".to_owned()), "{labels:?}");
+    assert!(labels.contains(&"k = 16, dimension order".to_owned()), "{labels:?}");
+    for label in &labels {
+        for hidden in ["switch", "positive", "dateline", "tie", "N =", "V ="] {
+            assert!(!label.contains(hidden), "`{hidden}` in the legend: {labels:?}");
+        }
+    }
+    let figure = &figures_of("{lines: [routing], legend_title: 'Routing:'}", &rows)[0];
+    let labels = legend_labels(figure);
+    assert_eq!(labels[0], "Routing:", "{labels:?}");
+}
+
+fn y_range(yaml: &str, rows: &[Row]) -> (f64, f64) {
+    let spec = spec(yaml);
+    let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();
+    let plot_rows: Vec<PlotRow<'_>> = rows
+        .iter()
+        .zip(&scenarios)
+        .map(|(row, scenario)| PlotRow {
+            row,
+            json: super::plot_json(row, std::slice::from_ref(&spec)),
+            scenario,
+        })
+        .collect();
+    let data = super::prepare(&spec, &plot_rows);
+    super::ranges(&data.panels[0], &spec).y
+}
+
+/// y starts at 0 when the data come near it and a little below the data when 0 is far away;
+/// `y_from_zero`, `ylim` and `xlim` override.
+#[test]
+fn the_y_axis_starts_near_the_data_unless_told_otherwise() {
+    let flat = |row: &mut Row| {
+        row.throughput = Some(40.0 + 1000.0 * row.rate);
+    };
+    let rows = rows(&[("a", &flat)], 0.01, 8);
+    let (lo, hi) = y_range("{y: throughput}", &rows);
+    assert!(lo > 35.0 && lo < 41.0 && hi > 49.0, "({lo}, {hi})");
+    let (lo, _) = y_range("{y: throughput, y_from_zero: true}", &rows);
+    assert_eq!(lo, 0.0);
+    // Latency from 40 to 360 cycles: the low end is under a third of the top.
+    let (lo, _) = y_range("{}", &grid(1, 1));
+    assert_eq!(lo, 0.0);
+    let (lo, _) = y_range("{y_from_zero: false}", &grid(1, 1));
+    assert!(lo > 20.0 && lo < 40.5, "{lo}");
+    let (lo, hi) = y_range("{ylim: [10, 100]}", &grid(1, 1));
+    assert_eq!((lo, hi), (10.0, 100.0));
+    let (lo, hi) = y_range("{ylim: [null, 100]}", &grid(1, 1));
+    assert_eq!((lo, hi), (0.0, 100.0));
+    let figure = &figures_of("{ylim: [null, 100]}", &grid(1, 1))[0];
+    assert!(figure.caption.contains("triangles on the top edge mark simulation points above"));
+    let figure = &figures_of("{xlim: [0.002, 0.005], log_x: true}", &grid(1, 1))[0];
+    assert!(figure.caption.contains("Logarithmic x axis."), "{}", figure.caption);
+    let ticks: Vec<&str> = figure
+        .layout
+        .texts
+        .iter()
+        .filter(|(_, kind, _, _)| *kind == TextKind::XTick)
+        .map(|(_, _, _, text)| text.as_str())
+        .collect();
+    assert_eq!(ticks.first(), Some(&"0.002"), "{ticks:?}");
+    assert_eq!(ticks.last(), Some(&"0.005"), "{ticks:?}");
+}
+
+/// `x: flit_rate` is the rate times the message length; a page-wide figure puts two panels
+/// in a row and a column figure one.
+#[test]
+fn flit_rate_axis_and_figure_widths() {
+    let long = |row: &mut Row| row.message_length = 64;
+    let rows = rows(&[("a", &long)], 0.01, 4);
+    let figure = &figures_of("{x: flit_rate, width: page}", &rows)[0];
+    let line = figure.csv.lines().nth(1).expect("a data line");
+    let fields: Vec<&str> = line.split(',').collect();
+    assert_eq!(fields[6].parse::<f64>().ok(), Some(0.002 * 64.0), "{line}");
+    assert!(figure.svg.contains("Offered load (flits/node/cycle)"));
+    assert_eq!(figure.width_pt, super::PAGE_WIDTH_PT);
+    let grid = grid(4, 1);
+    let page = &figures_of("{panels: [radix]}", &grid)[0];
+    let column = &figures_of("{panels: [radix], width: column}", &grid)[0];
+    let lefts = |figure: &Figure| {
+        let mut lefts: Vec<i32> = figure.layout.plots.iter().map(|plot| plot.left).collect();
+        lefts.sort_unstable();
+        lefts.dedup();
+        lefts.len()
+    };
+    assert_eq!((lefts(page), lefts(column)), (2, 1));
+    assert_eq!(column.width_pt, super::COLUMN_WIDTH_PT);
+}
+
+/// A confidence bar longer than the axis is cut there with an arrowhead, and the caption
+/// says so; the caption counts the model's points per scenario.
+#[test]
+fn clipped_confidence_bars_are_marked_and_captioned() {
+    let mut rows = grid(1, 1);
+    for row in rows.iter_mut().filter(|row| row.method == "simulation").take(1) {
+        row.latency_ci95 = Some(5_000.0);
+    }
+    let figure = &figures_of("{}", &rows)[0];
+    assert!(figure.caption.contains("end in an arrowhead"), "{}", figure.caption);
+    assert!(
+        figure.caption.starts_with("Lines: model, 8 points per scenario"),
+        "{}",
+        figure.caption
+    );
+    let figure = &figures_of("{}", &grid(1, 1))[0];
+    assert!(!figure.caption.contains("arrowhead"), "{}", figure.caption);
+}
+
+/// The tidy CSV holds exactly the plotted series: one line per model point and simulation
+/// marker, the saturation line, with the series label and the scenario columns.
+#[test]
+fn the_figure_csv_holds_the_plotted_series() {
+    let rows = grid(2, 2);
+    let figure = &figures_of("{panels: [radix], lines: [scouting_distance]}", &rows)[0];
+    let lines: Vec<&str> = figure.csv.lines().collect();
+    assert!(
+        lines[0]
+            .starts_with("figure,panel,panel_title,series,method,kind,rate,latency,ci95,topology")
+    );
+    let count =
+        |kind: &str| lines.iter().filter(|line| line.contains(&format!(",{kind},"))).count();
+    assert_eq!(count("line"), 4 * 8);
+    assert_eq!(count("marker"), 4 * 8);
+    assert_eq!(count("saturation_line"), 4);
+    assert!(lines.iter().any(|line| line.starts_with("1,b,k = 6,K = 1,simulation,marker,")));
+}
+
+/// Every numeric column, derived axis and every intermediate key the models and the
+/// simulator emit has a display name (and a unit where it has one).
+#[test]
+fn every_plottable_quantity_has_a_display_name() {
+    for (name, kind) in columns::COLUMNS {
+        if *kind == columns::Kind::Number {
+            assert!(columns::display(name).is_some(), "column `{name}` has no display entry");
+        }
+    }
+    for name in columns::DERIVED_COLUMNS {
+        assert!(columns::display(name).is_some(), "`{name}` has no display entry");
+    }
+    let mut keys: Vec<String> = Vec::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    let mut specs: Vec<_> = std::fs::read_dir(&root).expect("experiments").flatten().collect();
+    specs.sort_by_key(|entry| entry.file_name());
+    for entry in specs {
+        let (_, experiment) = crate::spec::load(&entry.path()).expect("paper spec loads");
+        // The scenario with the most features switched on (faults, broadcasts).
+        let point = experiment
+            .scenarios
+            .iter()
+            .max_by(|a, b| {
+                let score = |s: &crate::scenario::Scenario| s.fault_rate + s.broadcast_fraction;
+                score(&a.scenario).total_cmp(&score(&b.scenario))
+            })
+            .expect("a scenario");
+        let scenario = &point.scenario;
+        let mut rate = match &experiment.load {
+            crate::spec::Load::Rates(rates) => rates[0],
+            crate::spec::Load::FractionOfSaturation(_) => 0.0,
+        };
+        if let Some(model) = &experiment.model {
+            let saturation = crate::model::saturation_rate(model.name, scenario, &model.options)
+                .expect("saturation rate");
+            let solved =
+                crate::model::solve(model.name, scenario, 0.5 * saturation, &model.options)
+                    .expect("model solves");
+            keys.extend(solved.intermediates.iter().map(|(key, _)| key.clone()));
+            rate = 0.3 * saturation;
+        }
+        let Some(simulation) = &experiment.simulation else { continue };
+        let options = crate::sim::SimOptions {
+            warmup_cycles: 200,
+            cycles: 1_000,
+            max_cycles: 2_000,
+            batches: 4,
+            ..simulation.options.clone()
+        };
+        let measured =
+            crate::sim::simulate(scenario, rate, &options, 7, None).expect("simulator runs");
+        keys.extend(measured.intermediates.iter().map(|(key, _)| key.clone()));
+    }
+    keys.sort();
+    keys.dedup();
+    assert!(keys.len() > 40, "{keys:?}");
+    let missing: Vec<&String> = keys.iter().filter(|key| columns::display(key).is_none()).collect();
+    assert!(missing.is_empty(), "intermediates without a display name: {missing:?}");
+}
+
+/// The new figure fields are validated where they are written: each problem located at its
+/// value, all reported at once.
+#[test]
+fn figure_fields_are_validated_at_their_location() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("spec.yaml");
+    let spec = "\
+name: figure_fields
+scenario:
+  topology: {kind: fat_tree, processors: 16}
+  routing: up_down
+load: {rates: [0.001]}
+methods: {model: {name: fat_tree}}
+report:
+  figures:
+    - ylim: [100, 10]
+      log_x: true
+      xlim: [0, 0.01]
+      max_panels_per_page: 0
+      y_label: ''
+";
+    std::fs::write(&path, spec).expect("write spec");
+    let error = crate::spec::load(&path).expect_err("refused");
+    let found: Vec<(usize, String)> = error
+        .diagnostics
+        .iter()
+        .map(|d| (d.location.map_or(0, |l| l.line() as usize), d.message.clone()))
+        .collect();
+    let line_of = |needle: &str| {
+        found.iter().find(|(_, message)| message.contains(needle)).map(|(line, _)| *line)
+    };
+    assert_eq!(line_of("`ylim: [100, 10]` is empty"), Some(9), "{found:?}");
+    assert_eq!(line_of("logarithmic axis"), Some(11), "{found:?}");
+    assert_eq!(line_of("`max_panels_per_page` must be at least 1"), Some(12), "{found:?}");
+    assert_eq!(line_of("`y_label` must be 1 to 200 characters"), Some(13), "{found:?}");
+    // A spec using every field validates and renders (the schema lists them all).
+    let spec = spec
+        .replace("ylim: [100, 10]", "ylim: [null, 100]")
+        .replace("xlim: [0, 0.01]", "xlim: [0.0005, null]")
+        .replace("max_panels_per_page: 0", "max_panels_per_page: 2")
+        .replace("y_label: ''", "y_label: Mean latency (cycles)\n      x_label: Load\n      legend_title: 'Model:'\n      panels: [radix]\n      width: page\n      shared_y: true\n      y_from_zero: false\n      log_y: true\n      x: flit_rate");
+    std::fs::write(&path, &spec).expect("write spec");
+    let (_, experiment) = crate::spec::load(&path).expect("every field validates");
+    let figure = &experiment.report.figures[0];
+    assert_eq!(figure.width, Some(crate::spec::report::FigureWidth::Page));
+    let pages = figures(figure, &grid(3, 2));
+    assert_eq!(pages.len(), 2, "two panels per page");
+    for page in &pages {
+        check_layout(&page.layout, &page.stem);
+        assert!(page.svg.contains("Mean latency (cycles)") && page.svg.contains(">\nLoad\n<"));
+        assert!(
+            page.caption.contains("Logarithmic axes.") && page.caption.contains("share"),
+            "{}",
+            page.caption
+        );
+        assert_eq!(legend_labels(page)[0], "Model:");
+    }
+    let schema = include_str!("../../../schemas/experiment.schema.json");
+    for field in [
+        "xlim",
+        "ylim",
+        "log_x",
+        "shared_y",
+        "y_from_zero",
+        "width",
+        "max_panels_per_page",
+        "x_label",
+        "y_label",
+        "legend_title",
+    ] {
+        assert!(schema.contains(&format!("\"{field}\"")), "`{field}` is not in the JSON Schema");
+    }
+}
