@@ -382,6 +382,11 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
             let row = plot_row.row;
             row.method == "model" || (row.method == "simulation" && row.replication.is_none())
         })
+        // A dense model curve runs over the load; against a scenario column (one value per
+        // scenario) it would be a column of points, not a line.
+        .filter(|plot_row| {
+            !(plot_row.row.is_dense() && columns::SCENARIO_COLUMNS.contains(&spec.x.as_str()))
+        })
         .filter(|plot_row| reader.value(plot_row, &spec.x).is_some())
         .collect();
     let varying = legend_columns(spec, &plotted);
