@@ -421,6 +421,12 @@ pub(crate) fn comparison_table(rows: &[Row]) -> Table {
          \u{b1} its 95% confidence half-width. Error: (model \u{2212} simulation) / simulation \
          in percent, where both are stable; positive where the model is pessimistic.",
     );
+    if points.iter().filter_map(|point| point.model).any(|m| model_latency_column(m) != "latency") {
+        note.push_str(
+            " Without broadcasts in the traffic the simulation measures unicasts, so the model \
+             column is the model's unicast latency (unicast_latency in results.parquet).",
+        );
+    }
     let shared = shared_description(firsts.first().copied(), &fields);
     if !shared.is_empty() {
         note.push_str(&format!(" All rows: {shared}."));
@@ -433,12 +439,23 @@ pub(crate) fn comparison_table(rows: &[Row]) -> Table {
     Table { scenario_columns: fields.len(), ..Table::new(table_columns, table_rows, note) }
 }
 
-/// The per-load comparison as CSV, unrounded, with the scenario id for joins.
+/// Which column of the model row the comparison reads its latency from: `unicast_latency`
+/// where the traffic has no broadcasts and the model reports unicasts apart (see
+/// [`columns::comparable_model_latency`]), else `latency`.
+fn model_latency_column(model: &Row) -> &'static str {
+    let unicast = columns::comparable_model_latency(model) == model.unicast_latency
+        && model.unicast_latency.is_some()
+        && model.unicast_latency != model.latency;
+    if unicast { "unicast_latency" } else { "latency" }
+}
+
+/// The per-load comparison as CSV, unrounded, with the scenario id for joins and, last, the
+/// model row's column the model latency comes from (`latency` or `unicast_latency`).
 pub(crate) fn comparison_csv(rows: &[Row]) -> String {
     let mut out = String::from(
         "scenario_id,scenario,rate,fraction_of_saturation,model_latency,model_status,\
          simulation_latency,simulation_latency_ci95,simulation_replications,simulation_status,\
-         signed_relative_error\n",
+         signed_relative_error,model_latency_column\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
     for point in load_points(rows) {
@@ -458,6 +475,7 @@ pub(crate) fn comparison_csv(rows: &[Row]) -> String {
             number(point.simulation.and_then(|s| s.replications).map(f64::from)),
             point.simulation.map(|s| s.status.clone()).unwrap_or_default(),
             number(point_error(&point)),
+            point.model.map(model_latency_column).unwrap_or_default().to_owned(),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
