@@ -323,32 +323,55 @@ impl LoadPoint<'_> {
 }
 
 /// The model and aggregate simulation rows paired by scenario and rate, in row order.
+///
+/// An index by (scenario, rate) finds a row's point among its neighbours in rate, so a run of
+/// many load points pairs in n log n steps, not n squared.
 fn load_points(rows: &[Row]) -> Vec<LoadPoint<'_>> {
     let mut points: Vec<LoadPoint<'_>> = Vec::new();
+    let mut index: std::collections::BTreeMap<(&str, i64), Vec<usize>> =
+        std::collections::BTreeMap::new();
     for row in rows {
         let model = row.method == "model";
         let aggregate = row.method == "simulation" && row.replication.is_none();
         if !(model || aggregate) {
             continue;
         }
-        let existing = points.iter_mut().find(|point| {
-            let other = point.row();
-            other.scenario_id == row.scenario_id
-                && super::agreement::same_rate(other.rate, row.rate)
-                && if model { point.model.is_none() } else { point.simulation.is_none() }
-        });
-        match (existing, model) {
-            (Some(point), true) => point.model = Some(row),
-            (Some(point), false) => point.simulation = Some(row),
-            (None, true) => {
-                points.push(LoadPoint { first: row, model: Some(row), simulation: None });
-            }
-            (None, false) => {
-                points.push(LoadPoint { first: row, model: None, simulation: Some(row) });
+        let scenario = row.scenario_id.as_str();
+        // `same_rate` allows a relative 1e-9; look a little wider and let it decide.
+        let (low, high) = if row.rate.is_finite() {
+            let margin = 2e-9 * row.rate.abs();
+            (rate_key(row.rate - margin), rate_key(row.rate + margin))
+        } else {
+            (rate_key(row.rate), rate_key(row.rate))
+        };
+        let existing = index
+            .range((scenario, low)..=(scenario, high))
+            .flat_map(|(_, at)| at.iter().copied())
+            .find(|&at| {
+                let point = &points[at];
+                super::agreement::same_rate(point.row().rate, row.rate)
+                    && if model { point.model.is_none() } else { point.simulation.is_none() }
+            });
+        match existing {
+            Some(at) if model => points[at].model = Some(row),
+            Some(at) => points[at].simulation = Some(row),
+            None => {
+                index.entry((scenario, rate_key(row.rate))).or_default().push(points.len());
+                points.push(LoadPoint {
+                    first: row,
+                    model: model.then_some(row),
+                    simulation: (!model).then_some(row),
+                });
             }
         }
     }
     points
+}
+
+/// A key that orders rates as numbers (the IEEE bits, negative values flipped).
+fn rate_key(rate: f64) -> i64 {
+    let bits = rate.to_bits() as i64;
+    if bits < 0 { bits ^ i64::MAX } else { bits }
 }
 
 /// What a load point's status column says: `ok`, or which side is not.

@@ -1513,9 +1513,15 @@ fn many_load_points_give_bounded_pages_tables_and_figures() {
     let spec = ReportSpec {
         template_dir: None,
         figures: fixture_spec().figures[..1].to_vec(),
-        tables: vec![TableKind::Results],
+        tables: vec![TableKind::Results, TableKind::Comparison],
     };
     let (dir, _) = render_fixture("many", &rows, &spec, None);
+    let comparison = read(dir.path(), "tables/comparison.csv");
+    assert_eq!(comparison.lines().count(), points + 1, "one comparison line per point");
+    assert!(read(dir.path(), "tables/comparison.md").contains(&format!(
+        "Showing the first {} of {points} rows; all {points} are in tables/comparison.csv.",
+        super::tables::MAX_TABLE_ROWS
+    )));
     let shown = super::tables::MAX_TABLE_ROWS;
     let sentence = format!("Showing the first {shown} of {points} rows; all {points} are in");
     for page in ["index.html", "report.md", "tables/results.md", "tables/results.tex"] {
@@ -1643,4 +1649,27 @@ fn a_paged_table_works_in_headless_chromium() {
     let console: Vec<&str> =
         log.lines().filter(|line| line.contains(":CONSOLE") || line.contains("Uncaught")).collect();
     assert!(console.is_empty(), "console messages: {console:#?}");
+}
+
+/// A model and a simulation row whose rates differ by rounding are one load point; rates
+/// further apart are two, whatever the row order.
+#[test]
+fn load_points_pair_rates_equal_up_to_rounding() {
+    let row = |method: &str, rate: f64| {
+        let mut row = base_row("s1a2b3", 1, rate);
+        row.method = method.into();
+        row.status = "ok".into();
+        row.latency = Some(40.0);
+        row
+    };
+    let rows = vec![
+        row("simulation", 0.01 * (1.0 + 1e-12)),
+        row("model", 0.02),
+        row("model", 0.01),
+        row("simulation", 0.02 * (1.0 + 1e-6)),
+    ];
+    let csv = super::tables::comparison_csv(&rows);
+    let lines: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].contains(",40,ok,40,,,ok,"), "paired: {csv}");
 }
