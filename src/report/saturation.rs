@@ -167,7 +167,11 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
             note.push_str(&format!(" All scenarios: {shared}."));
         }
     }
-    Table { scenario_columns, ..Table::new(table_columns, rows, note) }
+    let mut table = Table { scenario_columns, ..Table::new(table_columns, rows, note) };
+    // A run without the model (or without throughput-mode simulations) leaves its side's
+    // columns empty: they go.
+    table.drop_empty_columns();
+    table
 }
 
 /// The table as CSV, unrounded.
@@ -251,5 +255,26 @@ mod tests {
         assert_eq!(text.lines().count(), 3);
         assert_eq!(table(&lines).rows.len(), 2);
         assert!(table(&[]).note.unwrap().contains("measure: throughput"));
+    }
+
+    /// The scenario by its fields that vary, never its id; a simulation-only run shows no
+    /// empty model columns.
+    #[test]
+    fn the_table_names_scenarios_by_their_fields_and_drops_empty_columns() {
+        let rows: Vec<Row> = [
+            row("a", "simulation", 0.01, 0.01, "ok"),
+            row("a", "simulation", 0.02, 0.016, "saturated"),
+            row("b", "simulation", 0.01, 0.01, "ok"),
+        ]
+        .into_iter()
+        .map(|row| Row { saturation_rate: None, ..row })
+        .collect();
+        let shown = table(&compute(&rows));
+        let headers: Vec<&str> = shown.columns.iter().map(|c| c.header.as_str()).collect();
+        assert_eq!(headers[0], "Routing", "{headers:?}");
+        assert!(!headers.iter().any(|h| h.starts_with("Model") || *h == "Id"), "{headers:?}");
+        assert!(headers.contains(&"Simulated max. accepted (msg/node/cycle)"), "{headers:?}");
+        assert_eq!(shown.rows[0][0].text, "duato");
+        assert!(shown.rows.iter().flatten().all(|cell| cell.text != "a" && cell.text != "b"));
     }
 }

@@ -41,6 +41,31 @@ impl Table {
     pub(super) fn new(columns: Vec<Column>, rows: Vec<Vec<Cell>>, note: String) -> Table {
         Table { columns, rows, note: Some(note), ..Table::default() }
     }
+
+    /// Leaves out the columns past the scenario columns where every row misses its value.
+    pub(super) fn drop_empty_columns(&mut self) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let keep: Vec<bool> = (0..self.columns.len())
+            .map(|i| {
+                i < self.scenario_columns.max(self.repeat_columns)
+                    || self.rows.iter().any(|row| row.get(i).is_some_and(|c| !c.text.is_empty()))
+            })
+            .collect();
+        let mut index = 0;
+        self.columns.retain(|_| {
+            index += 1;
+            keep[index - 1]
+        });
+        for row in &mut self.rows {
+            let mut index = 0;
+            row.retain(|_| {
+                index += 1;
+                keep[index - 1]
+            });
+        }
+    }
 }
 
 /// One column header (see `headers.rs`, the one place that names them).
@@ -144,7 +169,7 @@ impl Cell {
 /// The scenario fields that tell the given scenarios apart (one JSON object per scenario, in
 /// order), in display order: every scenario column whose value is not the same in all of them,
 /// less those another shown field implies (the node count N where k or n varies, the second
-/// moment of M where M varies).
+/// moment of M where M varies, the dateline and tie break where they follow the routing).
 pub(crate) fn varying_fields(scenarios: &[Value]) -> Vec<&'static str> {
     let varies = |name: &str| {
         let mut values = scenarios.iter().map(|json| columns::text(json, name));
@@ -154,12 +179,27 @@ pub(crate) fn varying_fields(scenarios: &[Value]) -> Vec<&'static str> {
     let varying: Vec<&'static str> =
         columns::SCENARIO_COLUMNS.iter().copied().filter(|name| varies(name)).collect();
     let shown = |name: &str| varying.contains(&name);
+    // Whether each routing has one value of `name` (its default for that routing).
+    let follows_routing = |name: &str| {
+        let mut seen: Vec<(Option<String>, Option<String>)> = Vec::new();
+        scenarios.iter().all(|json| {
+            let (routing, value) = (columns::text(json, "routing"), columns::text(json, name));
+            match seen.iter().find(|(known, _)| *known == routing) {
+                Some((_, known)) => *known == value,
+                None => {
+                    seen.push((routing, value));
+                    true
+                }
+            }
+        })
+    };
     varying
         .iter()
         .copied()
         .filter(|name| match *name {
             "nodes" => !(shown("radix") || shown("dimensions")),
             "message_length_second_moment" => !shown("message_length"),
+            "dateline" | "tie_break" => !(shown("routing") && follows_routing(name)),
             _ => true,
         })
         .collect()
@@ -374,8 +414,14 @@ fn rate_key(rate: f64) -> i64 {
     if bits < 0 { bits ^ i64::MAX } else { bits }
 }
 
-/// What a load point's status column says: `ok`, or which side is not.
+/// What a load point's status column says: `ok`, which side is not, or `both saturated`.
 fn point_status(point: &LoadPoint<'_>) -> String {
+    if let (Some(model), Some(simulation)) = (point.model, point.simulation)
+        && model.status != "ok"
+        && model.status == simulation.status
+    {
+        return format!("both {}", model.status);
+    }
     let mut parts = Vec::new();
     if let Some(model) = point.model.filter(|row| row.status != "ok") {
         parts.push(format!("model {}", model.status));

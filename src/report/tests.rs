@@ -710,7 +710,7 @@ fn the_comparison_table_matches_the_rows_point_for_point() {
     }
     let markdown = read(dir.path(), "tables/comparison.md");
     assert!(markdown.contains("simulation saturated"), "{markdown}");
-    assert!(markdown.contains("model saturated, simulation saturated"), "{markdown}");
+    assert!(markdown.contains("| both saturated |"), "{markdown}");
     check_latex(&read(dir.path(), "tables/comparison.tex"), "comparison.tex");
     assert!(read(dir.path(), "index.html").contains("id=\"comparison\""));
     assert!(read(dir.path(), "report.md").contains("## Model vs. simulation at every load"));
@@ -1672,4 +1672,31 @@ fn load_points_pair_rates_equal_up_to_rounding() {
     let lines: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(lines.len(), 3, "{csv}");
     assert!(lines[0].contains(",40,ok,40,,,ok,"), "paired: {csv}");
+}
+
+/// The columns that name a scenario: any scenario field that varies (buffer depth too, which
+/// no description names), less those another shown field implies.
+#[test]
+fn tables_name_scenarios_by_the_fields_that_tell_them_apart() {
+    let scenario = |radix: u32, routing: &str, dateline: &str, buffer_depth: u32| {
+        let mut row = base_row("s", 1, 0.01);
+        row.radix = radix;
+        row.nodes = u64::from(radix * radix);
+        row.routing = routing.into();
+        row.dateline = Some(dateline.into());
+        row.buffer_depth = buffer_depth;
+        super::columns::to_json(&row)
+    };
+    let fields = super::tables::varying_fields(&[
+        scenario(8, "dimension_order", "per_traversal", 2),
+        scenario(8, "duato", "switch", 4),
+        scenario(16, "dimension_order", "per_traversal", 2),
+    ]);
+    assert_eq!(fields, ["radix", "routing", "buffer_depth"]);
+    // A dateline that does not follow the routing is shown.
+    let fields = super::tables::varying_fields(&[
+        scenario(8, "dimension_order", "per_traversal", 2),
+        scenario(8, "dimension_order", "switch", 2),
+    ]);
+    assert_eq!(fields, ["dateline"]);
 }

@@ -224,10 +224,12 @@ fn check_comparison(spec: &str, name: &str) -> (Vec<Row>, String) {
         let expected = comparable.map_or("\u{2013}".to_owned(), four_digits);
         assert_eq!(cells[at("Model latency (cycles)")], expected, "{cells:?}");
         let mut status = Vec::new();
-        if model.status != "ok" {
+        if model.status != "ok" && model.status == sim.status {
+            status.push(format!("both {}", model.status));
+        } else if model.status != "ok" {
             status.push(format!("model {}", model.status));
         }
-        if sim.status != "ok" {
+        if sim.status != "ok" && sim.status != model.status {
             status.push(format!("simulation {}", sim.status));
         }
         let status = if status.is_empty() { "ok".to_owned() } else { status.join(", ") };
