@@ -40,6 +40,9 @@ pub(crate) struct ScenarioAgreement {
     pub(crate) scenario_id: String,
     /// Human-readable description of the scenario.
     pub(crate) label: String,
+    /// The scenario's fields (its first model row as JSON; null for the overall row), from
+    /// which the table takes the columns that tell scenarios apart.
+    pub(crate) json: Value,
     /// Errors at light and moderate load.
     pub(crate) light: ErrorStats,
     /// Errors near saturation.
@@ -198,7 +201,10 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
         .filter(|(model_rows, sim_rows)| !model_rows.is_empty() && !sim_rows.is_empty())
         .filter_map(|(model_rows, _)| model_rows.first().map(|row| columns::to_json(row)))
         .collect();
-    let (constant, varying) = columns::constant_and_varying(&compared);
+    let (constant, _) = columns::constant_and_varying(&compared);
+    // The fields that tell the compared scenarios apart, any scenario column (not only the
+    // described ones), so that two labels never read the same.
+    let varying = super::tables::varying_fields(&compared);
     let mut agreement = Agreement::default();
     if compared.len() > 1 {
         agreement.common = compared.first().map(|json| columns::describe(json, &constant));
@@ -225,6 +231,7 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
             .fold(None, |max: Option<f64>, rate| Some(max.map_or(rate, |max| max.max(rate))));
         let mut entry = ScenarioAgreement {
             scenario_id: scenario_id.to_owned(),
+            json: columns::to_json(first_model),
             label: if compared.len() > 1 {
                 columns::describe(&columns::to_json(first_model), &varying)
             } else {

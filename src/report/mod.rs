@@ -28,6 +28,7 @@
 mod agreement;
 mod columns;
 mod figure;
+mod headers;
 mod manifest;
 mod pages;
 mod pdf;
@@ -533,7 +534,7 @@ fn write_table(
         write_atomic(&path, tables::strip_invisible(text).as_bytes())?;
         written.push(path);
     }
-    Ok(pages::PageTable { table, markdown, stem: stem.to_owned() })
+    Ok(pages::PageTable::new(table, markdown, stem))
 }
 
 fn summary(rows: &[Row]) -> pages::Summary {

@@ -121,6 +121,30 @@ pub(crate) struct PageTable {
     pub(crate) markdown: String,
     /// File stem under `tables/`.
     pub(crate) stem: String,
+    /// Rows per page: a table with more body rows (rows before `summary_from`) than this is
+    /// paged; the page writes its first page as HTML and every body row in `data`.
+    pub(crate) page_size: usize,
+    /// The cell texts of every body row, when the table is paged (`None` otherwise): the
+    /// page's script pages, sorts and filters them. As JSON in a `<script>` element they take
+    /// a quarter of the bytes of the same rows as HTML.
+    pub(crate) data: Option<Vec<Vec<String>>>,
+}
+
+/// Rows per page of a paged table.
+pub(crate) const PAGE_SIZE: usize = 50;
+
+impl PageTable {
+    /// The table for the page, paged when its body has more than [`PAGE_SIZE`] rows.
+    pub(crate) fn new(table: Table, markdown: String, stem: &str) -> PageTable {
+        let body = table.summary_from.unwrap_or(table.rows.len()).min(table.rows.len());
+        let data = (body > PAGE_SIZE).then(|| {
+            table.rows[..body]
+                .iter()
+                .map(|row| row.iter().map(|cell| cell.text.clone()).collect())
+                .collect()
+        });
+        PageTable { table, markdown, stem: stem.to_owned(), page_size: PAGE_SIZE, data }
+    }
 }
 
 /// Renders `template` with the context.

@@ -12,7 +12,8 @@
 use std::collections::BTreeMap;
 
 use super::columns;
-use super::tables::{Cell, Table, column, csv_field};
+use super::headers;
+use super::tables::{Cell, Table, csv_field};
 use crate::store::row::Row;
 
 /// One scenario's line.
@@ -20,6 +21,8 @@ use crate::store::row::Row;
 pub(crate) struct SaturationLine {
     pub(crate) scenario_id: String,
     pub(crate) label: String,
+    /// The scenario's fields (its first row as JSON), for the table's scenario columns.
+    pub(crate) json: serde_json::Value,
     /// The model's saturation rate.
     pub(crate) model: Option<f64>,
     /// The highest accepted throughput (messages and flits/node/cycle) and its offered rate.
@@ -54,7 +57,7 @@ pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
         .iter()
         .filter_map(|(_, rows)| rows.first().map(|row| columns::to_json(row)))
         .collect();
-    let (_, varying) = columns::constant_and_varying(&json);
+    let varying = super::tables::varying_fields(&json);
     shown
         .iter()
         .zip(&json)
@@ -67,6 +70,7 @@ pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             SaturationLine {
                 scenario_id: (*id).to_owned(),
+                json: first.clone(),
                 label: if shown.len() > 1 {
                     columns::describe(first, &varying)
                 } else {
@@ -91,25 +95,46 @@ fn is_throughput_point(row: &Row) -> bool {
         && row.throughput.is_some()
 }
 
-/// The table for display.
+/// The table for display: the scenario named by its fields that vary (no hash ids; the CSV
+/// has them), then the model's and the simulator's figures.
 pub(crate) fn table(lines: &[SaturationLine]) -> Table {
-    let columns = vec![
-        column("Scenario", "Scenario", false),
-        column("Id", "Id", false),
-        column("Model saturation rate", "Model sat.", true),
-        column("Simulated max. accepted", "Sim. max.", true),
-        column("Simulated / model", "Sim./model", true),
-        column("Offered at max.", "Offered", true),
-        column("Flits/node/cycle at max.", "Flits", true),
-        column("Points", "Points", true),
-        column("Saturated points", "Sat. points", true),
-    ];
+    let json: Vec<serde_json::Value> = lines.iter().map(|line| line.json.clone()).collect();
+    let fields = super::tables::varying_fields(&json);
+    // Scenarios told apart only by a field no table shows keep their described label.
+    let labelled = fields.is_empty();
+    let mut table_columns: Vec<_> = fields
+        .iter()
+        .map(|name| headers::column(name, columns::kind(name) == Some(columns::Kind::Number)))
+        .collect();
+    if labelled {
+        table_columns.push(headers::column("scenario", false));
+    }
+    let scenario_columns = table_columns.len();
+    for key in [
+        "model_saturation_rate",
+        "simulated_max_throughput",
+        "simulated_over_model",
+        "offered_at_max",
+        "flit_throughput_at_max",
+        "throughput_points",
+        "saturated_points",
+    ] {
+        table_columns.push(headers::column(key, true));
+    }
     let rows = lines
         .iter()
         .map(|line| {
-            vec![
-                Cell::text(&line.label),
-                Cell::text(&line.scenario_id),
+            let mut cells: Vec<Cell> = fields
+                .iter()
+                .map(|name| match columns::kind(name) {
+                    Some(columns::Kind::Number) => Cell::number(columns::number(&line.json, name)),
+                    _ => Cell::text(columns::text(&line.json, name).unwrap_or_default()),
+                })
+                .collect();
+            if labelled {
+                cells.push(Cell::text(&line.label));
+            }
+            cells.extend([
                 Cell::number(line.model),
                 Cell::number(line.simulated),
                 Cell::number(ratio(line)),
@@ -117,21 +142,36 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
                 Cell::number(line.flits),
                 Cell::count(line.points),
                 Cell::count(line.saturated),
-            ]
+            ]);
+            cells
         })
         .collect();
-    let note = if lines.is_empty() {
+    let mut note = if lines.is_empty() {
         "No throughput-mode simulation rows and no model saturation rate in this run: set \
          measure: throughput in methods.simulation and sweep the load past saturation."
             .to_owned()
     } else {
-        "Rates in messages/node/cycle. The model's saturation rate against the highest \
-         throughput the simulator accepted in throughput mode (measure: throughput), and the \
-         offered rate at that point. A scenario without saturated points was not swept past \
-         saturation: its maximum is a lower bound."
+        "The model's saturation rate against the highest throughput the simulator accepted in \
+         throughput mode (measure: throughput), and the offered rate at that point. A scenario \
+         without saturated points was not swept past saturation: its maximum is a lower bound."
             .to_owned()
     };
-    Table { columns, rows, tex_groups: Vec::new(), note: Some(note) }
+    if !labelled && let Some(first) = lines.first() {
+        let constant: Vec<&str> = columns::DESCRIBE_COLUMNS
+            .iter()
+            .copied()
+            .filter(|name| !fields.contains(name))
+            .collect();
+        let shared = columns::describe(&first.json, &constant);
+        if !shared.is_empty() {
+            note.push_str(&format!(" All scenarios: {shared}."));
+        }
+    }
+    let mut table = Table { scenario_columns, ..Table::new(table_columns, rows, note) };
+    // A run without the model (or without throughput-mode simulations) leaves its side's
+    // columns empty: they go.
+    table.drop_empty_columns();
+    table
 }
 
 /// The table as CSV, unrounded.
@@ -215,5 +255,26 @@ mod tests {
         assert_eq!(text.lines().count(), 3);
         assert_eq!(table(&lines).rows.len(), 2);
         assert!(table(&[]).note.unwrap().contains("measure: throughput"));
+    }
+
+    /// The scenario by its fields that vary, never its id; a simulation-only run shows no
+    /// empty model columns.
+    #[test]
+    fn the_table_names_scenarios_by_their_fields_and_drops_empty_columns() {
+        let rows: Vec<Row> = [
+            row("a", "simulation", 0.01, 0.01, "ok"),
+            row("a", "simulation", 0.02, 0.016, "saturated"),
+            row("b", "simulation", 0.01, 0.01, "ok"),
+        ]
+        .into_iter()
+        .map(|row| Row { saturation_rate: None, ..row })
+        .collect();
+        let shown = table(&compute(&rows));
+        let headers: Vec<&str> = shown.columns.iter().map(|c| c.header.as_str()).collect();
+        assert_eq!(headers[0], "Routing", "{headers:?}");
+        assert!(!headers.iter().any(|h| h.starts_with("Model") || *h == "Id"), "{headers:?}");
+        assert!(headers.contains(&"Simulated max. accepted (msg/node/cycle)"), "{headers:?}");
+        assert_eq!(shown.rows[0][0].text, "duato");
+        assert!(shown.rows.iter().flatten().all(|cell| cell.text != "a" && cell.text != "b"));
     }
 }

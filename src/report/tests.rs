@@ -443,27 +443,167 @@ fn count_cells(line: &str) -> usize {
     cells.saturating_sub(1)
 }
 
+/// Text that LaTeX would choke on, in a scenario field the LaTeX shows (a column that varies).
+const NASTY: &str = "50% of {runs} & $cost #1 _x ~y ^z \\path [a] *b <c> |d| \u{3bb} \u{4e2d}";
+
+/// The fixture with `NASTY` as the hotspot nodes of the V = 1 scenario and in an error note.
+fn nasty_rows() -> Vec<Row> {
+    let mut rows = fixture_rows();
+    for row in rows.iter_mut().filter(|row| row.virtual_channels == 1) {
+        row.hotspot_nodes = Some(NASTY.into());
+    }
+    rows[0].error = Some(NASTY.into());
+    rows[0].status = "failed".into();
+    rows
+}
+
+fn every_table_spec() -> ReportSpec {
+    ReportSpec {
+        tables: vec![
+            TableKind::ModelVsSimulation,
+            TableKind::Comparison,
+            TableKind::Results,
+            TableKind::Saturation,
+        ],
+        ..fixture_spec()
+    }
+}
+
 #[test]
 fn latex_tables_are_well_formed_and_escaped() {
-    let mut rows = fixture_rows();
-    rows[0].error = Some("50% of {runs} & $cost #1 _x ~y ^z \\path".into());
-    rows[0].status = "failed".into();
-    let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
-    for relative in ["tables/agreement.tex", "tables/results.tex"] {
-        let tex = read(dir.path(), relative);
-        check_latex(&tex, relative);
+    let (dir, _) = render_fixture("t", &nasty_rows(), &every_table_spec(), None);
+    for stem in ["agreement", "comparison", "results", "saturation"] {
+        let relative = format!("tables/{stem}.tex");
+        let tex = read(dir.path(), &relative);
+        check_latex(&tex, &relative);
         assert!(
             tex.contains("\\toprule") && tex.contains("\\midrule") && tex.contains("\\bottomrule")
         );
+        assert!(tex.contains("\n% Needs: \\usepackage{booktabs}"), "{relative}: {tex}");
+        assert!(!tex.contains("s1a2b3") && !tex.contains("s4c5d6"), "{relative} has hash ids");
     }
+    let escaped = "50\\% of \\{runs\\} \\& \\$cost \\#1 \\_x \\textasciitilde{}y \
+                   \\textasciicircum{}z \\textbackslash{}path [a] *b \\textless{}c\\textgreater{} \
+                   \\textbar{}d\\textbar{} $\\lambda$ ?";
     let results = read(dir.path(), "tables/results.tex");
-    assert!(
-        results.contains("50\\% of \\{runs\\} \\& \\$cost \\#1 \\_x \\textasciitilde{}y"),
-        "{results}"
-    );
+    assert!(results.contains(escaped), "{results}");
+    // The paper-facing LaTeX leaves the note and the replication count to the other formats.
+    assert!(!results.contains("Note") && !results.contains("Reps"), "{results}");
+    assert!(read(dir.path(), "tables/results.md").contains("Replications"));
     let agreement = read(dir.path(), "tables/agreement.tex");
     assert!(agreement.contains(" & $\\le$ 70\\% & "), "{agreement}");
     assert!(agreement.contains(" & \\textgreater{} 70\\% & "), "{agreement}");
+    assert!(agreement.contains("\\multicolumn{2}{@{}l}{All scenarios}"), "{agreement}");
+    // Units in the two-line header.
+    assert!(results.contains("$\\lambda$ & ") && results.contains("(msg/node/cycle)"), "{results}");
+    assert!(results.contains("(cycles)"), "{results}");
+}
+
+/// Every special character, the Unicode the report writes and any other; a leading `[` or `*`
+/// in a cell cannot become an argument of the `\\` before it.
+#[test]
+fn tex_escape_covers_every_special_and_maps_unicode() {
+    use super::tables::tex_escape;
+    for (text, expected) in [
+        ("%", "\\%"),
+        ("&", "\\&"),
+        ("_", "\\_"),
+        ("#", "\\#"),
+        ("$", "\\$"),
+        ("{}", "\\{\\}"),
+        ("~", "\\textasciitilde{}"),
+        ("^", "\\textasciicircum{}"),
+        ("\\", "\\textbackslash{}"),
+        ("\u{2264} 70%", "$\\le$ 70\\%"),
+        ("\u{2212}3.1", "$-$3.1"),
+        ("22.9 \u{b1} 0.6", "22.9 $\\pm$ 0.6"),
+        ("\u{3b8} = 0.1, \u{3b2}, \u{394}", "$\\theta$ = 0.1, $\\beta$, $\\Delta$"),
+        ("V\u{304}", "$\\bar{V}$"),
+        ("V\u{2082}", "V$_2$"),
+        ("caf\u{e9} \u{2013} \u{201c}x\u{201d}", "caf\u{e9} \u{2013} \u{201c}x\u{201d}"),
+        ("a\tb\u{7}c\nd", "a b c d"),
+        ("\u{4e2d}\u{1f600}", "??"),
+        ("x\u{202e}y", "xy"),
+    ] {
+        assert_eq!(tex_escape(text), expected, "{text:?}");
+    }
+}
+
+/// Runs a real `pdflatex` on every `.tex` table of a rendered bundle (a tabular and a
+/// longtable, all four kinds, special characters in the cells), each wrapped in
+/// `\documentclass{article}` with the packages its `% Needs:` line names; fails on any LaTeX
+/// error. Needs `pdflatex` (Debian `texlive-latex-extra`): skipped with a note without it,
+/// mandatory when `RUNNER_REQUIRE_TOOLS=1`.
+#[test]
+fn every_latex_table_compiles_with_pdflatex() {
+    let Some(pdflatex) = find_program("pdflatex") else {
+        assert!(
+            !tools_required(),
+            "pdflatex is needed for this test but was not found on PATH; install Debian's \
+             texlive-latex-extra (`.ci/run` does)"
+        );
+        let note = "note: skipped `every_latex_table_compiles_with_pdflatex`: no pdflatex on \
+                    PATH (`apt-get install texlive-latex-extra`; `.ci/run` installs it and sets \
+                    RUNNER_REQUIRE_TOOLS=1, which makes this test mandatory)\n";
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), note.as_bytes());
+        return;
+    };
+    // The fixture (short tables: tabular) and many load points (long tables: longtable).
+    let mut long_rows = nasty_rows();
+    for step in 8..=30 {
+        for mut row in fixture_rows().into_iter().filter(|row| row.rate == 0.002) {
+            row.rate = 0.0004 * f64::from(step);
+            row.hotspot_nodes = Some(NASTY.into());
+            long_rows.push(row);
+        }
+    }
+    let mut compiled = 0;
+    for rows in [nasty_rows(), long_rows] {
+        let (dir, _) = render_fixture("t", &rows, &every_table_spec(), None);
+        for stem in ["agreement", "comparison", "results", "saturation"] {
+            let tex = read(dir.path(), &format!("tables/{stem}.tex"));
+            let needs = tex
+                .lines()
+                .find_map(|line| line.strip_prefix(super::tables::TEX_NEEDS))
+                .unwrap_or_else(|| panic!("{stem}.tex names no packages:\n{tex}"));
+            let document = format!(
+                "\\documentclass{{article}}\n{needs}\n\\begin{{document}}\n\\input{{tables/{stem}.tex}}\n\\end{{document}}\n"
+            );
+            let main = format!("main-{stem}");
+            fs::write(dir.path().join(format!("{main}.tex")), document).expect("write main");
+            let output = Command::new(&pdflatex)
+                .args(["-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape"])
+                .arg(format!("{main}.tex"))
+                .current_dir(dir.path())
+                .stdin(Stdio::null())
+                .output()
+                .expect("run pdflatex");
+            let log =
+                fs::read_to_string(dir.path().join(format!("{main}.log"))).unwrap_or_default();
+            assert!(
+                output.status.success(),
+                "pdflatex failed on tables/{stem}.tex:\n{}\n--- the table:\n{tex}",
+                log.lines()
+                    .skip_while(|line| !line.starts_with('!'))
+                    .take(12)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            assert!(dir.path().join(format!("{main}.pdf")).is_file(), "no PDF for {stem}");
+            compiled += 1;
+        }
+        let results = read(dir.path(), "tables/results.tex");
+        let long = rows.iter().filter(|row| row.replication.is_none()).count()
+            > super::tables::TEX_LONGTABLE_ROWS;
+        assert_eq!(results.contains("\\begin{longtable}"), long, "{results}");
+    }
+    assert_eq!(compiled, 8);
+}
+
+/// `name` on PATH.
+fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| candidate.is_file())
 }
 
 /// Balanced `\begin`/`\end` environments and braces; no unescaped `%`, `&` outside columns.
@@ -574,7 +714,7 @@ fn the_comparison_table_matches_the_rows_point_for_point() {
     }
     let markdown = read(dir.path(), "tables/comparison.md");
     assert!(markdown.contains("simulation saturated"), "{markdown}");
-    assert!(markdown.contains("model saturated, simulation saturated"), "{markdown}");
+    assert!(markdown.contains("| both saturated |"), "{markdown}");
     check_latex(&read(dir.path(), "tables/comparison.tex"), "comparison.tex");
     assert!(read(dir.path(), "index.html").contains("id=\"comparison\""));
     assert!(read(dir.path(), "report.md").contains("## Model vs. simulation at every load"));
@@ -614,7 +754,14 @@ fn agreement_rows_follow_the_scenario_order_and_show_no_hash_ids() {
     let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
     let markdown = read(dir.path(), "tables/agreement.md");
     assert!(!markdown.contains("| zz |") && !markdown.contains("| aa |"), "{markdown}");
-    assert!(markdown.contains("\u{2212}4.8%"), "signed bias shown: {markdown}");
+    assert!(markdown.contains("| \u{2212}4.8 |"), "signed bias shown: {markdown}");
+    assert!(markdown.contains("| Bias (%) |"), "unit in the header: {markdown}");
+    // The scenario by its field that varies, in the field's words, in scenario order; the
+    // rows of all scenarios together last.
+    assert!(markdown.starts_with("| Virtual channels V | Load (of saturation) | Points |"));
+    let first = markdown.lines().nth(2).expect("first row");
+    assert!(first.starts_with("| 1 | \u{2264} 70% | 3 |"), "{markdown}");
+    assert!(markdown.contains("\n| All | \u{2264} 70% | 7 |"), "{markdown}");
     let csv = read(dir.path(), "tables/agreement.csv");
     assert!(csv.starts_with("scenario_id,scenario,load_band,points,bias,"), "{csv}");
     assert!(csv.contains("zz,"), "the CSV keeps the ids for joins: {csv}");
@@ -1386,9 +1533,15 @@ fn many_load_points_give_bounded_pages_tables_and_figures() {
     let spec = ReportSpec {
         template_dir: None,
         figures: fixture_spec().figures[..1].to_vec(),
-        tables: vec![TableKind::Results],
+        tables: vec![TableKind::Results, TableKind::Comparison],
     };
     let (dir, _) = render_fixture("many", &rows, &spec, None);
+    let comparison = read(dir.path(), "tables/comparison.csv");
+    assert_eq!(comparison.lines().count(), points + 1, "one comparison line per point");
+    assert!(read(dir.path(), "tables/comparison.md").contains(&format!(
+        "Showing the first {} of {points} rows; all {points} are in tables/comparison.csv.",
+        super::tables::MAX_TABLE_ROWS
+    )));
     let shown = super::tables::MAX_TABLE_ROWS;
     let sentence = format!("Showing the first {shown} of {points} rows; all {points} are in");
     for page in ["index.html", "report.md", "tables/results.md", "tables/results.tex"] {
@@ -1459,4 +1612,130 @@ fn the_figure_csv_is_listed_and_linked() {
     assert!(html.contains("href=\"figures/fig1_latency_vs_rate.csv\""), "page links it");
     let text = read(dir.path(), "figures/fig1_latency_vs_rate.csv");
     assert!(text.starts_with("figure,panel,panel_title,series,method,kind,rate,latency,ci95,"));
+}
+
+/// Rows of `points` load points per scenario of the fixture (model, two replications and the
+/// aggregate each), for tables longer than a page.
+fn long_rows(points: u32) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for step in 1..=points {
+        for mut row in fixture_rows().into_iter().filter(|row| row.rate == 0.002) {
+            row.rate = 1e-5 * f64::from(step);
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// A table longer than a page is paged in `index.html`: its first page as HTML rows, every
+/// row as compact JSON for the script, a no-script sentence in the pager; a short table is
+/// plain HTML. The page of a long results table is a fraction of what all rows as HTML took.
+#[test]
+fn long_tables_are_paged_in_the_page_and_short_ones_are_not() {
+    let spec = ReportSpec { figures: Vec::new(), ..every_table_spec() };
+    let points = 600;
+    let (dir, _) = render_fixture("t", &long_rows(points), &spec, None);
+    let html = read(dir.path(), "index.html");
+    let page_size = super::pages::PAGE_SIZE;
+    let body_rows = |id: &str| {
+        let start = html.find(&format!("id=\"table-{id}\"")).expect("table");
+        let end = start + html[start..].find("</tbody>").expect("tbody");
+        html[start..end].matches("<tr>").count() - 1
+    };
+    // 600 points x 2 scenarios: results 2,400 rows (1,000 shown), comparison 1,200 (1,000).
+    assert_eq!(body_rows("results"), page_size, "the first page only");
+    assert_eq!(body_rows("comparison"), page_size);
+    for id in ["results", "comparison"] {
+        let start = html
+            .find(&format!("<script type=\"application/json\" id=\"table-{id}-data\">"))
+            .unwrap_or_else(|| panic!("no data for {id}"));
+        let json = &html[start..start + html[start..].find("</script>").expect("end")];
+        let json = &json[json.find('>').expect(">") + 1..];
+        let data: Vec<Vec<String>> = serde_json::from_str(json).expect("data is JSON");
+        assert_eq!(data.len(), super::tables::MAX_TABLE_ROWS, "{id}: every shown row");
+        assert!(html.contains(&format!("id=\"table-{id}-pager\">The first {page_size} of 1000")));
+    }
+    // The agreement (2 scenarios) and saturation tables fit a page: plain rows, no pager.
+    assert!(!html.contains("table-agreement-data") && !html.contains("table-saturation-pager"));
+    assert!(html.contains("<tfoot>"), "the agreement's overall rows in the foot");
+    // Bytes per shown row of the two long tables: the rows as HTML took about 700.
+    let per_row = html.len() / (2 * super::tables::MAX_TABLE_ROWS);
+    assert!(per_row < 250, "{per_row} bytes of index.html per table row ({} in all)", html.len());
+}
+
+/// The paging script in a real browser: it builds the pager (filter, buttons, row count) and
+/// keeps one page of rows; no console errors.
+#[test]
+fn a_paged_table_works_in_headless_chromium() {
+    let Some(chromium) = find_chromium() else {
+        assert!(!tools_required(), "headless Chromium is needed for this test but was not found");
+        let note = "note: skipped `a_paged_table_works_in_headless_chromium`: no Chromium found\n";
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), note.as_bytes());
+        return;
+    };
+    let spec =
+        ReportSpec { figures: Vec::new(), tables: vec![TableKind::Results], ..fixture_spec() };
+    let (dir, _) = render_fixture("t", &long_rows(100), &spec, None);
+    let url = format!("file://{}", dir.path().join("index.html").display());
+    let (dom, log) = run_chromium(&chromium, &["--dump-dom", &url]);
+    let page_size = super::pages::PAGE_SIZE;
+    assert!(dom.contains(&format!("Rows 1\u{2013}{page_size} of 400")), "pager status: {dom}");
+    assert!(dom.contains("placeholder=\"Filter rows (all words)\""), "filter box");
+    assert!(dom.contains("title=\"Sort by this column\""), "sorting set up");
+    let start = dom.find("<tbody>").expect("tbody");
+    let end = start + dom[start..].find("</tbody>").expect("end");
+    assert_eq!(dom[start..end].matches("<tr>").count(), page_size, "one page of rows");
+    let console: Vec<&str> =
+        log.lines().filter(|line| line.contains(":CONSOLE") || line.contains("Uncaught")).collect();
+    assert!(console.is_empty(), "console messages: {console:#?}");
+}
+
+/// A model and a simulation row whose rates differ by rounding are one load point; rates
+/// further apart are two, whatever the row order.
+#[test]
+fn load_points_pair_rates_equal_up_to_rounding() {
+    let row = |method: &str, rate: f64| {
+        let mut row = base_row("s1a2b3", 1, rate);
+        row.method = method.into();
+        row.status = "ok".into();
+        row.latency = Some(40.0);
+        row
+    };
+    let rows = vec![
+        row("simulation", 0.01 * (1.0 + 1e-12)),
+        row("model", 0.02),
+        row("model", 0.01),
+        row("simulation", 0.02 * (1.0 + 1e-6)),
+    ];
+    let csv = super::tables::comparison_csv(&rows);
+    let lines: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].contains(",40,ok,40,,,ok,"), "paired: {csv}");
+}
+
+/// The columns that name a scenario: any scenario field that varies (buffer depth too, which
+/// no description names), less those another shown field implies.
+#[test]
+fn tables_name_scenarios_by_the_fields_that_tell_them_apart() {
+    let scenario = |radix: u32, routing: &str, dateline: &str, buffer_depth: u32| {
+        let mut row = base_row("s", 1, 0.01);
+        row.radix = radix;
+        row.nodes = u64::from(radix * radix);
+        row.routing = routing.into();
+        row.dateline = Some(dateline.into());
+        row.buffer_depth = buffer_depth;
+        super::columns::to_json(&row)
+    };
+    let fields = super::tables::varying_fields(&[
+        scenario(8, "dimension_order", "per_traversal", 2),
+        scenario(8, "duato", "switch", 4),
+        scenario(16, "dimension_order", "per_traversal", 2),
+    ]);
+    assert_eq!(fields, ["radix", "routing", "buffer_depth"]);
+    // A dateline that does not follow the routing is shown.
+    let fields = super::tables::varying_fields(&[
+        scenario(8, "dimension_order", "per_traversal", 2),
+        scenario(8, "dimension_order", "switch", 2),
+    ]);
+    assert_eq!(fields, ["dateline"]);
 }

@@ -259,7 +259,9 @@ pub enum TableKind {
     /// Model and simulation side by side at every load point: latencies, the simulation's
     /// 95% interval, the signed error and the status.
     Comparison,
-    /// Every result row.
+    /// Every result row (the CSV every column, per-replication rows too; the LaTeX the columns
+    /// a paper shows: scenario fields that vary, rate, load, method, latency ± 95% CI,
+    /// throughput, status).
     Results,
     /// Model saturation rate vs the simulator's highest accepted throughput, per scenario
     /// (throughput mode, `measure: throughput`).

@@ -9,4 +9,5 @@ mod inputs;
 mod slurm;
 mod spec_errors;
 mod spec_properties;
+mod tables;
 mod validation;
