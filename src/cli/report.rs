@@ -44,6 +44,9 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
             .into());
         }
     }
+    // A `runner run` of the same experiment under the same root rewrites this bundle: wait
+    // for it, as a second run would, instead of rendering into a half-written bundle.
+    let _lock = run_lock(&args.bundle)?;
     crate::report::check_bundle(&args.bundle)?;
     let problems = crate::report::check_inputs(&args.bundle)?;
     if !problems.is_empty() {
@@ -86,6 +89,30 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         rows.len()
     )?;
     Ok(Outcome::Success)
+}
+
+/// The run lock of the bundle's experiment, when the bundle sits where `runner run` writes it
+/// (`ROOT/reports/NAME`) and `ROOT/.runner/locks/` exists (a bundle copied elsewhere has no
+/// run writing it, and none is created). Waits, saying so, while a run holds it.
+fn run_lock(bundle: &Path) -> anyhow::Result<Option<crate::exec::lock::RunLock>> {
+    let Ok(bundle) = bundle.canonicalize() else { return Ok(None) };
+    let (Some(name), Some(reports)) = (bundle.file_name(), bundle.parent()) else {
+        return Ok(None);
+    };
+    let (Some(experiment), Some(root)) = (name.to_str(), reports.parent()) else {
+        return Ok(None);
+    };
+    let locks = root.join(".runner").join("locks");
+    if reports.file_name() != Some(std::ffi::OsStr::new("reports")) || !locks.is_dir() {
+        return Ok(None);
+    }
+    // Nothing is in flight while waiting, so Ctrl-C may simply end the process.
+    let never = std::sync::atomic::AtomicBool::new(false);
+    match crate::exec::lock::acquire(&locks, experiment, false, &never) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(error) => Err(anyhow::Error::new(error)
+            .context(format!("cannot take the run lock in {}", locks.display()))),
+    }
 }
 
 /// The templates the bundle was rendered with: its own copy in `templates/`, or, for a bundle

@@ -1,7 +1,8 @@
 //! The run lock: one `runner run` per experiment at a time.
 //!
 //! A second run of the same experiment waits for the first (saying so), so two
-//! processes never write the same `reports/<name>/` at once. The lock is an OS
+//! processes never write the same `reports/<name>/` at once; `runner report` of
+//! `ROOT/reports/<name>` takes the same lock (`cli::report`). The lock is an OS
 //! file lock (`std::fs::File::lock`), released when the process ends, even on
 //! `kill -9`: no stale lock files to clean up.
 

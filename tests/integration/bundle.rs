@@ -249,3 +249,52 @@ report:
     scratch.spec("f.yaml", &fine);
     assert_eq!(scratch.run(&["validate", "f.yaml"]).status.code(), Some(0));
 }
+
+/// `runner report` waits for a `runner run` of the same experiment under the same root (which
+/// rewrites the bundle) instead of rendering into a half-written bundle; a copy of the bundle
+/// elsewhere renders at once.
+#[test]
+fn report_waits_for_a_run_of_the_same_experiment() {
+    let scratch = Scratch::new();
+    scratch.spec("q.yaml", MODEL_SPEC);
+    let ran = scratch.run(&["run", "q.yaml", "-q"]);
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    // Hold the run lock as a run would.
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .open(scratch.path().join(".runner/locks/small_model.lock"))
+        .expect("lock file");
+    lock.lock().expect("take the lock");
+    let mut report = scratch.command();
+    report.args(["report", "reports/small_model"]).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = report.spawn().expect("spawn runner");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().expect("wait").is_none(), "report did not wait for the run");
+    lock.unlock().expect("release the lock");
+    let started = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        assert!(started.elapsed() < Duration::from_secs(60), "report did not go on");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("output");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("waiting for it to finish"), "{}", stderr(&output));
+    assert!(stdout(&output).contains("re-rendered"), "{}", stdout(&output));
+
+    // A copy elsewhere has no run writing it: no wait, no lock directory made.
+    let copy = tempfile::tempdir().expect("temp dir");
+    let target = copy.path().join("small_model");
+    let copied = Command::new("cp")
+        .args(["-a", "reports/small_model"])
+        .arg(&target)
+        .current_dir(scratch.path())
+        .status()
+        .expect("cp");
+    assert!(copied.success());
+    lock.lock().expect("take the lock again");
+    let mut elsewhere = scratch.command();
+    elsewhere.arg("report").arg(&target);
+    let output = within_a_minute(elsewhere);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!copy.path().join(".runner").exists());
+}
