@@ -30,7 +30,7 @@
 //! Only channels with an allocated VC (`active`) and VCs holding a routed-to-ejection message
 //! (`ejecting`) are visited. Scouting and circuit switching change what happens in steps 2 and
 //! 3 (a separate header, acknowledgements that gate the data, backtracking, teardown): that is
-//! the `switching` module (`src/sim/switching/`), reached through a few hooks marked `S`; each
+//! the `switching` module (`src/sim/engine/switching/`), reached through a few hooks marked `S`; each
 //! cycle runs `step_with::<S>()`, monomorphised per technique, so the wormhole loop is as
 //! before. Hypercube broadcasts (`broadcast`, `broadcast_fraction > 0`) hook into generation
 //! (a broadcast's first copies), injection (a copy's start-up latency) and completion (a
@@ -47,12 +47,10 @@ use super::topology::{Geometry, NO_LINK};
 use super::traffic::{Pattern, Traffic};
 use super::{SimError, rng::Rng};
 
-#[path = "broadcast.rs"]
 mod broadcast;
 mod deadlock;
 #[cfg(test)]
 mod invariants;
-#[path = "switching/mod.rs"]
 mod switching;
 
 use switching::{CIRCUIT, SCOUTING, WORMHOLE};

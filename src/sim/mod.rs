@@ -17,9 +17,9 @@
 //! ```
 //!
 //! Inside, `engine` runs the cycle loop over struct-of-arrays state (`engine/deadlock`
-//! explains a stuck network, `engine/invariants` checks the bookkeeping in tests, `switching/`
-//! holds what scouting and circuit switching do differently from wormhole, `broadcast` sends
-//! hypercube broadcasts down spanning binomial trees); `topology`
+//! explains a stuck network, `engine/invariants` checks the bookkeeping in tests,
+//! `engine/switching/` holds what scouting and circuit switching do differently from wormhole,
+//! `engine/broadcast` sends hypercube broadcasts down spanning binomial trees); `topology`
 //! numbers nodes, ports and channels (`fat_tree`: the butterfly
 //! fat-tree's routers and wiring); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
@@ -109,7 +109,7 @@
 //! # Where the next features go
 //!
 //! Each seed paper's system is simulated. The extension points, and how the last features came
-//! in: a switching technique is a module in `switching/` answering the engine's few questions
+//! in: a switching technique is a module in `engine/switching/` answering the engine's few questions
 //! (scouting and circuit switching); a network is a `topology::Shape` with its own numbering
 //! and neighbour table plus a `routing` case (the butterfly fat-tree, without an engine
 //! change); a per-node property is a mask consulted by `routing` and `traffic` (static faults);

@@ -51,7 +51,6 @@ use crate::scenario::{BroadcastOrder, Scenario};
 use super::{Engine, Message, NONE, slab_insert};
 
 #[cfg(test)]
-#[path = "broadcast/tests.rs"]
 mod tests;
 
 /// `Record::started` of a broadcast whose first copy has not taken an injection VC yet.
