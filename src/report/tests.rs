@@ -1600,7 +1600,7 @@ fn intermediate_axis_labels_name_the_quantity() {
     assert_eq!(super::columns::axis_label("intermediates.unknown_key"), "unknown key");
 }
 
-/// Each figure page's tidy CSV is in the manifest and linked from the HTML page.
+/// Each figure page's tidy CSV is in the manifest and linked from the HTML page and report.md.
 #[test]
 fn the_figure_csv_is_listed_and_linked() {
     let (dir, written) = standard_bundle();
@@ -1610,6 +1610,8 @@ fn the_figure_csv_is_listed_and_linked() {
     assert!(manifest.contains("\"figures/fig1_latency_vs_rate.csv\""), "manifest lists it");
     let html = read(dir.path(), "index.html");
     assert!(html.contains("href=\"figures/fig1_latency_vs_rate.csv\""), "page links it");
+    let markdown = read(dir.path(), "report.md");
+    assert!(markdown.contains("[CSV](figures/fig1_latency_vs_rate.csv)"), "report.md links it");
     let text = read(dir.path(), "figures/fig1_latency_vs_rate.csv");
     assert!(text.starts_with("figure,panel,panel_title,series,method,kind,rate,latency,ci95,"));
 }
