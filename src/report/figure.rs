@@ -14,7 +14,8 @@
 //! [`ZERO_LOAD_FACTOR`] times the panel's zero-load latency or at the largest finite
 //! simulation mean, whichever is larger. Points beyond the cap and saturated simulation points
 //! are drawn as open triangles on the top edge, deadlocked simulations as crosses there, and
-//! simulations short of their target precision as open circles at their estimate; a confidence
+//! simulations short of their target precision as open circles at their estimate (markers of
+//! several series that meet at one x on the top edge stack downwards, so none hides another); a confidence
 //! bar that runs past the axis ends in an arrowhead; the caption says which of these a figure
 //! holds. The y axis starts at 0 when the data come near it and a little below the data
 //! otherwise; the spec's `xlim`, `ylim`, `log_x`, `log_y`, `shared_y`, `y_from_zero`, `width`,

@@ -422,6 +422,16 @@ fn draw_series<'a>(
     // The model lines stop at the cap; the rest of the plotting area is for the markers.
     let line_box = (f64::from(plot.left), cap_px, f64::from(plot.right), f64::from(plot.bottom));
     let top_edge = plot.top + units(3.0);
+    // Markers on the top edge stack downwards where those of several series meet at one x
+    // (two routings saturating at the same loads), so no series hides another's.
+    let mut edge_markers: Vec<(i32, i32)> = Vec::new();
+    let mut edge_at = |x_px: i32| {
+        let clearance = units(2.0 * MARKER_PT);
+        let taken = edge_markers.iter().filter(|(x, _)| (x - x_px).abs() < clearance).count();
+        let y = top_edge + taken as i32 * units(2.0 * MARKER_PT + 0.8);
+        edge_markers.push((x_px, y));
+        y
+    };
     for series in &panel.series {
         let color = PALETTE[series.style_index % PALETTE.len()];
         if let Some(x) = series.saturation_x.filter(|x| range.x_contains(*x))
@@ -502,24 +512,24 @@ fn draw_series<'a>(
             .chain(series.simulation_saturated.iter().copied())
             .filter(|x| range.x_contains(*x));
         for x in beyond {
-            let Some(x_px) = frame.px(x) else { continue };
-            let at = (x_px.round() as i32, top_edge);
+            let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { continue };
+            let at = (x_px, edge_at(x_px));
             ink.push(at);
             draw(beyond_marker(at, color))?;
         }
         // Deadlocked simulations: crosses on the top edge.
         for &x in series.simulation_deadlocked.iter().filter(|x| range.x_contains(**x)) {
-            let Some(x_px) = frame.px(x) else { continue };
-            let at = (x_px.round() as i32, top_edge);
+            let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { continue };
+            let at = (x_px, edge_at(x_px));
             ink.push(at);
             draw(deadlock_marker(at, color))?;
         }
         // Imprecise simulations: open circles at their estimate (on the top edge past the cap).
         for &(x, y) in series.simulation_imprecise.iter().filter(|p| range.x_contains(p.0)) {
-            let Some(x_px) = frame.px(x) else { continue };
-            let y_px = if y > range.y.1 { Some(f64::from(top_edge)) } else { frame.py(y) };
+            let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { continue };
+            let y_px = if y > range.y.1 { Some(f64::from(edge_at(x_px))) } else { frame.py(y) };
             let Some(y_px) = y_px.filter(|y| *y <= f64::from(plot.bottom)) else { continue };
-            let at = (x_px.round() as i32, y_px.round() as i32);
+            let at = (x_px, y_px.round() as i32);
             ink.push(at);
             draw(
                 (EmptyElement::at(at)

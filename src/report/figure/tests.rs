@@ -520,3 +520,40 @@ report:
         assert!(schema.contains(&format!("\"{field}\"")), "`{field}` is not in the JSON Schema");
     }
 }
+
+/// Saturated points of two series at the same loads stack on the top edge instead of one
+/// hiding the other (two routings that saturate together).
+#[test]
+fn saturated_markers_of_several_series_at_one_load_stack() {
+    let mut rows = grid(1, 2);
+    let last_rates: Vec<f64> = {
+        let mut rates: Vec<f64> = rows.iter().map(|row| row.rate).collect();
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+        rates[rates.len() - 3..].to_vec()
+    };
+    for row in rows.iter_mut() {
+        if row.method == "simulation" && last_rates.contains(&row.rate) {
+            row.status = "saturated".into();
+            row.latency = None;
+            row.latency_ci95 = None;
+        }
+    }
+    let figure = &figures_of("{lines: [scouting_distance]}", &rows)[0];
+    let layout = &figure.layout;
+    check_layout(layout, "stacked saturated markers");
+    let top_edge = layout.plots[0].top + (3.0 * super::UNITS_PER_PT).round() as i32;
+    let at_edge: Vec<(i32, i32)> =
+        layout.ink[0].iter().copied().filter(|&(_, y)| y >= top_edge).collect();
+    let mut xs: Vec<i32> = at_edge.iter().filter(|p| p.1 == top_edge).map(|p| p.0).collect();
+    xs.sort_unstable();
+    xs.dedup();
+    assert_eq!(xs.len(), 3, "one column of markers per saturated load: {at_edge:?}");
+    for x in xs {
+        let mut ys: Vec<i32> =
+            at_edge.iter().filter(|p| p.0 == x && p.1 <= top_edge + 100).map(|p| p.1).collect();
+        ys.sort_unstable();
+        ys.dedup();
+        assert!(ys.len() >= 2, "the two series' markers at x = {x} coincide: {ys:?}");
+    }
+}
