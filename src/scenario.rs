@@ -138,12 +138,23 @@ pub enum Routing {
     Nbc,
     /// Up/down routing (fat-tree: up to a common ancestor, then down).
     UpDown,
+    /// West-first turn-model routing (2-D mesh; Glass and Ni, 1992).
+    WestFirst,
+    /// Odd-even turn-model routing (2-D mesh; Chiu, 2000).
+    OddEven,
 }
 
 impl Routing {
     /// Every routing, in the order the CLI lists them.
-    pub const ALL: [Routing; 5] =
-        [Routing::DimensionOrder, Routing::Adaptive, Routing::Duato, Routing::Nbc, Routing::UpDown];
+    pub const ALL: [Routing; 7] = [
+        Routing::DimensionOrder,
+        Routing::Adaptive,
+        Routing::Duato,
+        Routing::Nbc,
+        Routing::UpDown,
+        Routing::WestFirst,
+        Routing::OddEven,
+    ];
 
     /// The name used in specs, rows and on the command line.
     pub fn as_str(&self) -> &'static str {
@@ -153,6 +164,8 @@ impl Routing {
             Routing::Duato => "duato",
             Routing::Nbc => "nbc",
             Routing::UpDown => "up_down",
+            Routing::WestFirst => "west_first",
+            Routing::OddEven => "odd_even",
         }
     }
 }

@@ -426,6 +426,8 @@ pub(crate) fn value_label(column: &str, value: &str) -> String {
         ("routing", "duato") => "Duato".to_owned(),
         ("routing", "nbc") => "Nbc".to_owned(),
         ("routing", "up_down") => "up*/down*".to_owned(),
+        ("routing", "west_first") => "west-first".to_owned(),
+        ("routing", "odd_even") => "odd-even".to_owned(),
         ("routing" | "switching", _) => value.replace('_', " "),
         ("topology", "fat_tree") => "fat tree".to_owned(),
         ("traffic", _) => format!("{words} traffic"),

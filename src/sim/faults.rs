@@ -74,6 +74,13 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
                 .into(),
         ));
     }
+    if matches!(scenario.routing, Routing::WestFirst | Routing::OddEven) {
+        return Err(SimError(format!(
+            "fault_rate > 0 needs a routing with every minimal output (adaptive, duato or nbc): \
+             {} forbids some turns, so a fault-free minimal path may exist that it may not take",
+            scenario.routing.as_str()
+        )));
+    }
     if !scenario.traffic.is_uniform() {
         return Err(SimError(
             "fault_rate > 0 needs `uniform` traffic: destinations are drawn uniformly among the \

@@ -78,7 +78,9 @@
 //!   dateline classes of dimension-order routing; one would leave each ring's dependency
 //!   cycle) and 1 on meshes and hypercubes, and takes an escape VC only when no adaptive VC is
 //!   free; Duato-Nbc uses V2 = floor(diameter / 2) + 1 negative-hop levels by default (k/2 + 1
-//!   on the 2-D torus, errata E-NBC-1) and picks uniformly among its allowed VCs.
+//!   on the 2-D torus, errata E-NBC-1) and picks uniformly among its allowed VCs. The 2-D
+//!   mesh also has the turn-model routings `west_first` and `odd_even` (partially adaptive,
+//!   deadlock-free with any V, every VC on each port they offer).
 //! - Traffic: the N Poisson sources are generated as their superposition (one
 //!   stream of rate N * rate with uniformly chosen sources), which is the same process.
 //! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map

@@ -73,6 +73,27 @@
 //!   channels (positive hop then negative hop), and between levels dependencies only go up, so
 //!   the escape network is acyclic; `m + need` never grows, so a level always exists. The
 //!   minimum V2 is `floor(diameter / 2) + 1` (k/2 + 1 on the 2-D torus), the default.
+//! - Turn-model routings on the 2-D mesh, partially adaptive and minimal, all V VCs on every
+//!   port they offer (no escape class: the turns they forbid leave no cycle of channel
+//!   dependencies, which `tests::turn_models_have_acyclic_channel_dependencies` checks on the
+//!   physical channels of small meshes). Dimension 0 is x (east = +, port 0; west = -,
+//!   port 1), dimension 1 is y (north = +, port 2; south = -, port 3).
+//!   - `west_first` (Glass and Ni, "The turn model for adaptive routing", ISCA 1992): a
+//!     message whose destination lies west goes west first, deterministically; then (or when
+//!     it never has to go west) it may take any minimal port among east, north and south. The
+//!     two turns into the west direction (north to west, south to west) never happen.
+//!   - `odd_even` (Chiu, "The odd-even turn model for adaptive routing", IEEE TPDS 2000): no
+//!     east-to-north or east-to-south turn at a node in an even column, no north-to-west or
+//!     south-to-west turn at a node in an odd column (columns counted from 0). The minimal
+//!     route set is the paper's ROUTE function (its Fig. 3): with the destination east
+//!     (`e0 > 0`) and in another row, y is offered when the current column is odd or is the
+//!     source's, and east when the destination column is odd or more than one column away;
+//!     with the destination west, west always and y only in an even column; in the
+//!     destination's column, y only. Unlike west-first, the adaptiveness is spread evenly over
+//!     eastbound and westbound messages.
+//!
+//!   Both need a mesh: the turn model alone does not break the cycles that a torus's
+//!   wrap-around links close, so `Router::new` refuses them elsewhere.
 
 use crate::scenario::{Dateline, Routing, Scenario, TieBreak};
 
@@ -113,8 +134,81 @@ pub(crate) struct Router {
     dimension_order: [u64; 2],
     /// Number of Nbc escape levels V2; 0 when not Nbc.
     nbc_levels: u32,
+    /// A turn-model routing on the 2-D mesh (its VCs are `adaptive`).
+    turn_model: Option<TurnModel>,
     /// The routing's name, for deadlock reports.
     pub(crate) name: &'static str,
+}
+
+/// The turn-model routings of the 2-D mesh (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TurnModel {
+    WestFirst,
+    OddEven,
+}
+
+/// Mesh ports: east (+x), west (-x), north (+y), south (-y).
+const EAST: u32 = 0;
+const WEST: u32 = 1;
+const NORTH: u32 = 2;
+const SOUTH: u32 = 3;
+
+impl TurnModel {
+    /// Calls `visit` with each port this turn model offers from `(c0, c1)` towards
+    /// `(d0, d1) != (c0, c1)` for a message from column `s0`.
+    fn ports(
+        self,
+        s0: u32,
+        (c0, c1): (u32, u32),
+        (d0, d1): (u32, u32),
+        mut visit: impl FnMut(u32),
+    ) {
+        let y_port = match d1.cmp(&c1) {
+            std::cmp::Ordering::Greater => Some(NORTH),
+            std::cmp::Ordering::Less => Some(SOUTH),
+            std::cmp::Ordering::Equal => None,
+        };
+        match self {
+            TurnModel::WestFirst => {
+                if d0 < c0 {
+                    visit(WEST);
+                    return;
+                }
+                if d0 > c0 {
+                    visit(EAST);
+                }
+                if let Some(port) = y_port {
+                    visit(port);
+                }
+            }
+            TurnModel::OddEven => {
+                if d0 == c0 {
+                    if let Some(port) = y_port {
+                        visit(port);
+                    }
+                } else if d0 > c0 {
+                    match y_port {
+                        None => visit(EAST),
+                        Some(port) => {
+                            if c0 % 2 == 1 || c0 == s0 {
+                                visit(port);
+                            }
+                            if d0 % 2 == 1 || d0 - c0 != 1 {
+                                visit(EAST);
+                            }
+                        }
+                    }
+                } else {
+                    visit(WEST);
+                    if c0.is_multiple_of(2)
+                        && let Some(port) = y_port
+                    {
+                        visit(port);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Bits `lo..hi` set.
@@ -173,6 +267,34 @@ impl Router {
             }
             _ => {}
         }
+        let turn_model = match scenario.routing {
+            Routing::WestFirst => Some(TurnModel::WestFirst),
+            Routing::OddEven => Some(TurnModel::OddEven),
+            _ => None,
+        };
+        if turn_model.is_some() {
+            if shape != Shape::Mesh || dims != 2 {
+                return Err(SimError(format!(
+                    "{} is a turn-model routing for the 2-D mesh (the turns it forbids leave \
+                     no cycle there; a torus's wrap-around links and other networks need \
+                     more), got a {}{}",
+                    scenario.routing.as_str(),
+                    scenario.topology.kind(),
+                    if matches!(shape, Shape::Mesh | Shape::Torus) {
+                        format!(" with {dims} dimensions")
+                    } else {
+                        String::new()
+                    }
+                )));
+            }
+            if let Some(e) = scenario.escape_channels {
+                return Err(SimError(format!(
+                    "{} has no escape channels (its forbidden turns make it deadlock-free with \
+                     any V): leave escape_channels unset, got {e}",
+                    scenario.routing.as_str()
+                )));
+            }
+        }
         let per_traversal = dateline == Some(Dateline::PerTraversal);
         let random_ties = tie_break == Some(TieBreak::Random);
         let router = match scenario.routing {
@@ -192,6 +314,7 @@ impl Router {
                     adaptive: 0,
                     dimension_order: classes,
                     nbc_levels: 0,
+                    turn_model: None,
                     name: "dimension_order",
                 }
             }
@@ -201,7 +324,17 @@ impl Router {
                 adaptive: all,
                 dimension_order: [0, 0],
                 nbc_levels: 0,
+                turn_model: None,
                 name: "adaptive",
+            },
+            Routing::WestFirst | Routing::OddEven => Router {
+                per_traversal,
+                random_ties,
+                adaptive: all,
+                dimension_order: [0, 0],
+                nbc_levels: 0,
+                turn_model,
+                name: scenario.routing.as_str(),
             },
             Routing::Duato => {
                 let default_escape = if torus { 2 } else { 1 };
@@ -232,6 +365,7 @@ impl Router {
                     adaptive: all & !escape_bits,
                     dimension_order: classes,
                     nbc_levels: 0,
+                    turn_model: None,
                     name: "duato",
                 }
             }
@@ -262,6 +396,7 @@ impl Router {
                     adaptive: all & !bits(0, levels),
                     dimension_order: [0, 0],
                     nbc_levels: levels,
+                    turn_model: None,
                     name: "nbc",
                 }
             }
@@ -278,6 +413,7 @@ impl Router {
                     adaptive: all,
                     dimension_order: [0, 0],
                     nbc_levels: 0,
+                    turn_model: None,
                     name: "up_down",
                 }
             }
@@ -296,6 +432,14 @@ impl Router {
     ) {
         let Header { source, dest, level, ties } = header;
         out.clear();
+        if let Some(turn_model) = self.turn_model {
+            let at = |node| (geometry.coord(node, 0), geometry.coord(node, 1));
+            let mask = self.adaptive;
+            turn_model.ports(geometry.coord(source, 0), at(cur), at(dest), |port| {
+                out.push(Candidate { port, mask, fallback: 0 })
+            });
+            return;
+        }
         if self.adaptive != 0 || self.nbc_levels != 0 {
             let distance = geometry.minimal_steps(cur, dest, |step| {
                 out.push(Candidate { port: step.port, mask: self.adaptive, fallback: 0 })
@@ -468,5 +612,151 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every channel dependency a routing can create on `topology`: for each source and
+    /// destination, every route the candidates allow, as (channel held, channel requested)
+    /// pairs of physical channels. All VCs of a port are offered together by the routings
+    /// checked here, so an acyclic physical graph means an acyclic VC graph.
+    fn dependencies(topology: Topology, routing: Routing, v: u32) -> Vec<(u32, u32)> {
+        let s = scenario(topology, routing, v);
+        let r = router(&s).unwrap();
+        let g = Geometry::new(&topology).unwrap();
+        let mut edges = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for src in 0..g.nodes {
+            for dst in (0..g.nodes).filter(|d| *d != src) {
+                let mut seen = std::collections::HashSet::new();
+                let mut stack = vec![(src, None::<u32>)];
+                while let Some((cur, held)) = stack.pop() {
+                    if cur == dst || !seen.insert((cur, held)) {
+                        continue;
+                    }
+                    r.candidates(&g, cur, header(src, dst), &mut out);
+                    assert!(!out.is_empty(), "{routing:?}: {src}->{dst} stuck at {cur}");
+                    for candidate in &out {
+                        let channel = cur * g.ports + candidate.port;
+                        let next = g.downstream(channel);
+                        assert_eq!(
+                            g.distance(next, dst) + 1,
+                            g.distance(cur, dst),
+                            "{routing:?}: {src}->{dst} at {cur} offers a non-minimal port"
+                        );
+                        if let Some(held) = held {
+                            edges.insert((held, channel));
+                        }
+                        stack.push((next, Some(channel)));
+                    }
+                }
+            }
+        }
+        edges.into_iter().collect()
+    }
+
+    fn cyclic(edges: &[(u32, u32)]) -> bool {
+        let graph = petgraph::graph::DiGraph::<(), ()>::from_edges(edges);
+        petgraph::algo::is_cyclic_directed(&graph)
+    }
+
+    const MESHES: [Topology; 3] = [
+        Topology::Mesh { radix: 4, dimensions: 2 },
+        Topology::Mesh { radix: 5, dimensions: 2 },
+        Topology::Mesh { radix: 6, dimensions: 2 },
+    ];
+
+    /// Deadlock freedom by construction, checked: the channel-dependency graphs of the
+    /// turn models (and of dimension order) on small meshes are acyclic, while fully
+    /// adaptive routing's is not, so the check can fail.
+    #[test]
+    fn turn_models_have_acyclic_channel_dependencies() {
+        for mesh in MESHES {
+            for routing in [Routing::WestFirst, Routing::OddEven, Routing::DimensionOrder] {
+                let edges = dependencies(mesh, routing, 2);
+                assert!(!edges.is_empty());
+                assert!(!cyclic(&edges), "{routing:?} on {mesh:?} has a dependency cycle");
+            }
+            assert!(cyclic(&dependencies(mesh, Routing::Adaptive, 2)), "{mesh:?}");
+        }
+    }
+
+    /// The turns each turn model forbids never happen, on every route it allows; and the
+    /// models are adaptive where they should be (odd-even offers two ports somewhere for
+    /// westbound and eastbound messages alike, west-first only for messages not going west).
+    #[test]
+    fn turn_models_never_take_a_forbidden_turn() {
+        let mesh = Topology::Mesh { radix: 6, dimensions: 2 };
+        let g = Geometry::new(&mesh).unwrap();
+        for routing in [Routing::WestFirst, Routing::OddEven] {
+            let mut adaptive_westbound = false;
+            let mut adaptive_eastbound = false;
+            let mut out = Vec::new();
+            let r = router(&scenario(mesh, routing, 1)).unwrap();
+            for src in 0..g.nodes {
+                for dst in (0..g.nodes).filter(|d| *d != src) {
+                    let mut stack = vec![(src, None::<u32>)];
+                    while let Some((cur, arrived)) = stack.pop() {
+                        if cur == dst {
+                            continue;
+                        }
+                        r.candidates(&g, cur, header(src, dst), &mut out);
+                        let west = g.coord(dst, 0) < g.coord(src, 0);
+                        if out.len() > 1 {
+                            adaptive_westbound |= west;
+                            adaptive_eastbound |= !west;
+                        }
+                        let column = g.coord(cur, 0);
+                        for candidate in out.clone() {
+                            let turn = arrived.map(|a| (a, candidate.port));
+                            let forbidden = match routing {
+                                Routing::WestFirst => {
+                                    matches!(turn, Some((NORTH | SOUTH, WEST)))
+                                }
+                                _ if column.is_multiple_of(2) => {
+                                    matches!(turn, Some((EAST, NORTH | SOUTH)))
+                                }
+                                _ => matches!(turn, Some((NORTH | SOUTH, WEST))),
+                            };
+                            assert!(!forbidden, "{routing:?} {src}->{dst}: turn {turn:?} at {cur}");
+                            stack.push((
+                                g.downstream(cur * g.ports + candidate.port),
+                                Some(candidate.port),
+                            ));
+                        }
+                    }
+                }
+            }
+            assert!(adaptive_eastbound, "{routing:?}");
+            assert_eq!(adaptive_westbound, routing == Routing::OddEven, "{routing:?}");
+        }
+    }
+
+    #[test]
+    fn turn_models_need_a_two_dimensional_mesh() {
+        for topology in [
+            T8,
+            Topology::Mesh { radix: 4, dimensions: 3 },
+            Topology::Hypercube { dimensions: 4 },
+            Topology::FatTree { processors: 64 },
+        ] {
+            for routing in [Routing::WestFirst, Routing::OddEven] {
+                let error = router(&scenario(topology, routing, 2)).expect_err("refused");
+                let tree = matches!(topology, Topology::FatTree { .. });
+                assert!(
+                    error.0.contains(if tree { "up_down only" } else { "2-D mesh" }),
+                    "{error:?}"
+                );
+            }
+        }
+        let mesh = Topology::Mesh { radix: 4, dimensions: 2 };
+        let escape = Scenario { escape_channels: Some(1), ..scenario(mesh, Routing::OddEven, 2) };
+        assert!(router(&escape).is_err());
+        let faults = Scenario {
+            switching: crate::scenario::Switching::Scouting { scouting_distance: 2 },
+            fault_rate: 0.1,
+            ..scenario(mesh, Routing::WestFirst, 2)
+        };
+        let error = crate::sim::check(&faults).expect_err("refused");
+        assert!(error.0.contains("forbids some turns"), "{error:?}");
+        assert!(router(&scenario(mesh, Routing::WestFirst, 1)).is_ok());
     }
 }

@@ -82,6 +82,7 @@ fn zero_load_cases(switching: Switching) -> Vec<Scenario> {
         scenario(torus(6, 2), switching, Routing::Nbc, 5, 4),
         scenario(torus(8, 1), switching, Routing::Adaptive, 1, 1),
         scenario(Topology::Mesh { radix: 4, dimensions: 2 }, switching, Routing::Adaptive, 2, 9),
+        scenario(Topology::Mesh { radix: 5, dimensions: 2 }, switching, Routing::OddEven, 1, 6),
         Scenario {
             buffer_depth: 5,
             ejection: Ejection::Unlimited,
@@ -277,6 +278,8 @@ fn deadlock_free_routings_stay_deadlock_free_with_scouting() {
         scenario(torus(4, 2), scouting(2), Routing::Nbc, 3, 8),
         scenario(torus(4, 2), Switching::Circuit, Routing::Adaptive, 1, 8),
         scenario(torus(4, 2), Switching::Circuit, Routing::Adaptive, 4, 8),
+        scenario(Topology::Mesh { radix: 4, dimensions: 2 }, scouting(2), Routing::OddEven, 1, 8),
+        scenario(Topology::Mesh { radix: 4, dimensions: 2 }, scouting(1), Routing::WestFirst, 2, 8),
     ];
     for s in &cases {
         let options = SimOptions {

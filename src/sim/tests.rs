@@ -50,6 +50,11 @@ fn one_message_latency_is_hops_plus_length() {
             ..scenario(Topology::Hypercube { dimensions: 3 }, Routing::Duato, 4, 5)
         },
         Scenario { ejection: Ejection::Interleaved, ..scenario(torus(4, 2), Routing::Duato, 3, 6) },
+        scenario(Topology::Mesh { radix: 5, dimensions: 2 }, Routing::WestFirst, 1, 8),
+        Scenario {
+            router_delay: 2,
+            ..scenario(Topology::Mesh { radix: 6, dimensions: 2 }, Routing::OddEven, 2, 3)
+        },
     ];
     for s in &cases {
         let geometry = topology::Geometry::new(&s.topology).unwrap();
@@ -160,6 +165,9 @@ fn deadlock_free_routings_survive_one_and_a_half_times_saturation() {
         scenario(Topology::Mesh { radix: 4, dimensions: 2 }, Routing::Duato, 2, 8),
         scenario(Topology::Hypercube { dimensions: 4 }, Routing::DimensionOrder, 1, 8),
         scenario(Topology::Hypercube { dimensions: 4 }, Routing::Duato, 2, 8),
+        scenario(Topology::Mesh { radix: 4, dimensions: 2 }, Routing::WestFirst, 1, 8),
+        scenario(Topology::Mesh { radix: 5, dimensions: 2 }, Routing::OddEven, 1, 8),
+        scenario(Topology::Mesh { radix: 6, dimensions: 2 }, Routing::OddEven, 2, 8),
     ];
     for s in &cases {
         let saturation = saturation_rate(s);

@@ -364,6 +364,10 @@ pub enum RoutingName {
     Nbc,
     /// Up/down (fat-tree).
     UpDown,
+    /// West-first turn model (2-D mesh).
+    WestFirst,
+    /// Odd-even turn model (2-D mesh).
+    OddEven,
 }
 
 /// `scenario.ejection`.

@@ -1118,6 +1118,8 @@ fn build(
         RoutingName::Duato => Routing::Duato,
         RoutingName::Nbc => Routing::Nbc,
         RoutingName::UpDown => Routing::UpDown,
+        RoutingName::WestFirst => Routing::WestFirst,
+        RoutingName::OddEven => Routing::OddEven,
     };
     let routing_location = c.routing.get(index[ROUTING]).map_or(Location::UNKNOWN, |v| v.1);
     if (routing == Routing::UpDown) != matches!(topology, Topology::FatTree { .. }) {

@@ -103,6 +103,23 @@ fn duato_with_too_few_virtual_channels_is_explained() {
 }
 
 #[test]
+fn turn_model_routing_needs_a_two_dimensional_mesh() {
+    let on_mesh = VALID
+        .replace("kind: torus", "kind: mesh")
+        .replace("routing: duato", "routing: [west_first, odd_even]");
+    accepted(&on_mesh);
+    let err = rejected(VALID.replace("routing: duato", "routing: odd_even").as_bytes());
+    assert!(flat(&err).contains("odd_even is a turn-model routing for the 2-D mesh"), "{err}");
+    assert!(err.contains("bad.yaml:"), "{err}");
+    let err = rejected(
+        on_mesh
+            .replace("methods: {simulation: {}}", "methods: {model: {name: nbc_torus}}")
+            .as_bytes(),
+    );
+    assert!(err.contains("model `nbc_torus` cannot evaluate"), "{err}");
+}
+
+#[test]
 fn model_on_a_topology_it_does_not_cover_is_explained() {
     let err = rejected(
         VALID.replace("methods: {simulation: {}}", "methods: {model: {name: fat_tree}}").as_bytes(),
