@@ -88,6 +88,27 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> any
         )?;
     }
     outln!("  estimated cost of what is not cached: {} of CPU time", human_seconds(total_cost))?;
+    print_commands(experiment)?;
+    Ok(())
+}
+
+/// The commands a run of the spec would execute (its external methods), one per line, with
+/// the directory they run in: running a spec runs the commands it names.
+pub fn print_commands(experiment: &Experiment) -> anyhow::Result<()> {
+    if experiment.external.is_empty() {
+        return Ok(());
+    }
+    outln!("  a run executes these commands (external methods):")?;
+    for method in &experiment.external {
+        outln!(
+            "    {} ({}, {}, in {}): {}",
+            method.name,
+            method.kind.as_str(),
+            method.evaluator(),
+            method.dir.display(),
+            method.command_line()
+        )?;
+    }
     Ok(())
 }
 

@@ -36,7 +36,7 @@ use super::cache::Output;
 use super::executor::{Completion, ExecError, Job};
 use super::progress::Progress;
 use super::{RunSummary, TaskState, evaluate};
-use crate::plan::{Only, TaskKind};
+use crate::plan::Only;
 use poll::Poller;
 use profile::Settings;
 use record::{RecordDir, Submission};
@@ -136,7 +136,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
     let (mut states, cached, corrupt) = super::cached_states(job.plan, job.cache, options.force);
     let mut tally = Tally::default();
     if attached {
-        for node in graph.node_indices().filter(|&i| graph[i].kind == TaskKind::Simulate) {
+        for node in graph.node_indices().filter(|&i| graph[i].kind.is_remote()) {
             if states[node.index()] == TaskState::Pending
                 && let Some(error) = record.failure(&graph[node].id)
             {
@@ -160,7 +160,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
     let ready: Vec<NodeIndex> = graph
         .node_indices()
         .filter(|&i| {
-            graph[i].kind == TaskKind::Simulate
+            graph[i].kind.is_remote()
                 && states[i.index()] == TaskState::Pending
                 && !covered.contains(&graph[i].id)
                 && inputs_done(job, &states, i)
@@ -628,7 +628,7 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
     for node in order {
         let task = &graph[node];
         if !task.kind.is_compute()
-            || task.kind == TaskKind::Simulate
+            || task.kind.is_remote()
             || states[node.index()] != TaskState::Pending
             || !inputs_done(job, states, node)
         {
@@ -639,12 +639,19 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
             .and_then(|scenario| super::saturation_rate(job.plan, states, scenario))
             .filter(|_| task.needs_saturation());
         let inputs = super::aggregate_inputs(job.plan, states, node);
-        let result =
-            evaluate::evaluate(job.experiment, task, saturation, &inputs, Some(job.interrupt))
-                .and_then(|output: Output| match job.cache.put(&task.id, task.kind, &output) {
-                    Ok(()) => Ok(output),
-                    Err(e) => Err(format!("cannot write the cache entry: {e}")),
-                });
+        let log = job.cache.log_path(&task.id);
+        let result = evaluate::evaluate(
+            job.experiment,
+            task,
+            saturation,
+            &inputs,
+            Some(&log),
+            Some(job.interrupt),
+        )
+        .and_then(|output: Output| match job.cache.put(&task.id, task.kind, &output) {
+            Ok(()) => Ok(output),
+            Err(e) => Err(format!("cannot write the cache entry: {e}")),
+        });
         match result {
             Ok(output) => {
                 states[node.index()] = TaskState::Done(output);
@@ -725,7 +732,7 @@ pub fn status(job: &Job<'_>) -> Result<StatusReport, ExecError> {
             report.done += 1;
         } else if submission.is_some() && record.failure(id).is_some() {
             report.failed += 1;
-        } else if graph[node].kind != TaskKind::Simulate {
+        } else if !graph[node].kind.is_remote() {
             report.local += 1;
         } else {
             match element_of.get(id).and_then(|key| element_states.get(key)).map(String::as_str) {

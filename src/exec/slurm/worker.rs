@@ -85,8 +85,9 @@ pub fn run_element(
             _ => None,
         };
         let started = Instant::now();
-        let result =
-            evaluate::evaluate(&experiment, task, saturation, &[], None).and_then(|output| {
+        let task_log = cache.log_path(id);
+        let result = evaluate::evaluate(&experiment, task, saturation, &[], Some(&task_log), None)
+            .and_then(|output| {
                 cache
                     .put(id, task.kind, &output)
                     .map_err(|e| format!("cannot write the cache entry: {e}"))
