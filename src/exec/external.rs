@@ -347,9 +347,12 @@ pub fn evaluate(
         }
         parse(&ended.stdout)
     });
-    let log_note = log.map(|path| match write_log(path, method, ran.as_ref(), &outcome) {
-        Ok(()) => format!("log: {}", path.display()),
-        Err(e) => format!("log not written to {}: {e}", path.display()),
+    let log_note = log.map(|path| {
+        let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        match write_log(path, method, ran.as_ref(), &outcome) {
+            Ok(()) => format!("log: {}", shown.display()),
+            Err(e) => format!("log not written to {}: {e}", shown.display()),
+        }
     });
     let response = match outcome {
         Ok(response) => response,
