@@ -3,7 +3,8 @@
 //! A run goes like this:
 //!
 //! 1. The cheap tasks (saturation rates, model solves) run here, at submit time: microseconds.
-//! 2. The simulation tasks not cached are packed into batches of about `batch_minutes` by the
+//! 2. The simulation tasks and the external methods' evaluations ([`TaskKind::is_remote`](crate::plan::TaskKind::is_remote))
+//!    not cached are packed into batches of about `batch_minutes` by the
 //!    plan's cost model ([`submit::pack`]); each batch is one element of a job array, split at the
 //!    site's `MaxArraySize` and throttled with `%N`. Every element runs `runner worker`
 //!    ([`worker`]), which writes each result into the shared cache with the usual atomic write.
@@ -193,7 +194,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                     blake3::hash(format!("{}{submitted_at}", record.dir.display()).as_bytes())
                         .to_hex()[..8]
                         .to_string();
-                let new = Submission::new(
+                let mut new = Submission::new(
                     &job.experiment.name,
                     &job.source.sha256,
                     only.clone(),
@@ -201,6 +202,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                     format!("runner-{}-{token}", job.experiment.name),
                     submitted_at,
                 );
+                new.spec_path = std::path::absolute(&job.source.path).ok();
                 // Saved before any sbatch: an element may start before sbatch returns.
                 record.save(&new)?;
                 new
