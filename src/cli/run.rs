@@ -86,6 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let _ = ctrlc::set_handler(move || {
             if interrupt.swap(true, Ordering::SeqCst) {
                 super::eprint_line("\nrunner: interrupted again; abandoning the tasks in flight");
+                crate::exec::external::kill_running();
                 std::process::exit(130);
             }
             super::eprint_line(&format!(

@@ -559,6 +559,35 @@ fn drain(mut source: impl Read + Send + 'static, cap: usize) -> mpsc::Receiver<(
     receiver
 }
 
+/// The process groups of the programs running now, so that [`kill_running`] can end them.
+static RUNNING: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Kills every external program still running, with everything it started: for a second
+/// interrupt, which ends `runner` at once (the programs, in process groups of their own, would
+/// otherwise run on, orphaned).
+pub fn kill_running() {
+    let groups = match RUNNING.lock() {
+        Ok(groups) => groups.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    for pid in groups {
+        kill_group(pid);
+    }
+}
+
+/// Registers or forgets a running program's process group.
+fn running(pid: u32, alive: bool) {
+    let mut groups = match RUNNING.lock() {
+        Ok(groups) => groups,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if alive {
+        groups.push(pid);
+    } else {
+        groups.retain(|&p| p != pid);
+    }
+}
+
 /// Kills the process group led by `pid` (the program and whatever it started).
 fn kill_group(pid: u32) {
     if let Ok(pid) = i32::try_from(pid) {
@@ -592,6 +621,7 @@ fn run(
         format!("cannot start `{}` in {}: {e}", method.program().display(), method.dir.display())
     })?;
     let pid = child.id();
+    running(pid, true);
     if let Some(mut stdin) = child.stdin.take() {
         let request = request.to_vec();
         // A program that never reads its input must not block `runner`: write on a thread.
@@ -640,6 +670,7 @@ fn run(
     }
     // Whatever the program left running in its group goes with it, so the pipes close.
     kill_group(pid);
+    running(pid, false);
     ended.seconds = started.elapsed().as_secs_f64();
     let until = Instant::now() + PIPE_GRACE;
     let mut collect = |receiver: Option<mpsc::Receiver<(Vec<u8>, u64)>>| {
