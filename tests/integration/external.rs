@@ -235,7 +235,8 @@ methods:
 report: {figures: []}
 ";
     scratch.spec("u.yaml", spec);
-    let output = scratch.run(&["run", "u.yaml", "--quiet"]);
+    // `--only model` keeps the external methods of kind model: this spec has one.
+    let output = scratch.run(&["run", "u.yaml", "--quiet", "--only", "model"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let rows = scratch.rows("unsupported");
     assert_eq!(rows.len(), 2);
@@ -310,4 +311,37 @@ fn every_problem_of_an_external_method_is_located() {
     assert!(err.contains("gone.cfg does not exist"), "{err}");
     assert!(err.contains("not a regular file (a directory)"), "{err}");
     assert!(!err.contains("md1_channel.py does not exist"), "{err}");
+}
+
+/// A time-out kills the program's whole process group: what it started in the background goes
+/// too, and the run does not wait for it.
+#[test]
+fn a_time_out_kills_what_the_program_started() {
+    let scratch = Scratch::new();
+    let spec = "\
+name: group
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: dimension_order
+load: {rates: [0.002]}
+methods:
+  external:
+    - name: spawner
+      kind: model
+      command: [sh, -c, 'sleep 613 & exec sleep 614']
+      version: '1'
+      timeout_seconds: 1
+report: {figures: []}
+";
+    scratch.spec("g.yaml", spec);
+    let started = std::time::Instant::now();
+    let output = scratch.run(&["run", "g.yaml", "--quiet"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(started.elapsed().as_secs() < 5, "runner waited for the background child");
+    let rows = scratch.rows("group");
+    assert_eq!(rows[0].status, "failed");
+    assert!(rows[0].error.as_deref().is_some_and(|e| e.contains("timed out after 1 s")));
+    let left =
+        std::process::Command::new("pgrep").args(["-f", "sleep 61[34]"]).output().expect("pgrep");
+    assert!(left.stdout.is_empty(), "left running: {}", String::from_utf8_lossy(&left.stdout));
 }
