@@ -67,7 +67,8 @@ pub struct SpecFile {
     /// Offered load, in messages per node per cycle.
     #[schemars(with = "LoadSpec")]
     pub load: Spanned<LoadSpec>,
-    /// How to evaluate each point: an analytical model, the simulator, or both.
+    /// How to evaluate each point: an analytical model, the simulator, external programs, or
+    /// any mix of them.
     #[schemars(with = "MethodsSpec")]
     pub methods: Spanned<MethodsSpec>,
     /// Figures and tables of the report bundle.
