@@ -3,10 +3,12 @@
 //! Task kinds (design brief section 4): `Saturation` (the model's saturation
 //! rate of one scenario), `Solve` (the model at one load), `Curve` (the model's
 //! dense curve of one scenario, for the figures), `Simulate` (one replication at
-//! one load), `Aggregate` (replications -> mean and 95% CI), `Gather` (all rows
-//! -> results.parquet) and `Report` (the bundle). Edges carry data dependencies
-//! only: a `Solve` or `Simulate` at a fraction of saturation, and every `Curve`,
-//! wait for their scenario's `Saturation`; `Gather` waits for everything.
+//! one load), `External` (one run of an external method's program at one load, one
+//! per replication for `kind: simulation`), `Aggregate` (replications -> mean and
+//! 95% CI), `Gather` (all rows -> results.parquet) and `Report` (the bundle). Edges
+//! carry data dependencies only: a `Solve`, `Simulate` or `External` at a fraction of
+//! saturation, and every `Curve`, wait for their scenario's `Saturation`; `Gather`
+//! waits for everything.
 //!
 //! **Invariant:** a task's id is a blake3 hash of its kind, its fully resolved
 //! inputs, its seed and its evaluator's version ([`identity`]); a simulation
@@ -152,7 +154,8 @@ pub struct Plan {
     /// Saturation node per scenario, when the model runs.
     pub saturation: Vec<Option<NodeIndex>>,
     /// Result-producing nodes in row order: per scenario, per load, the Solve,
-    /// then the Simulate replications, then the Aggregate; after all scenarios, the Curve
+    /// then the Simulate replications, then the Aggregate, then each external method's runs
+    /// (and their Aggregate); after all scenarios, the Curve
     /// of each (so the rows of the spec's load grid come first, the dense rows last).
     pub row_nodes: Vec<NodeIndex>,
 }
