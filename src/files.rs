@@ -150,6 +150,15 @@ pub fn read_regular(path: &Path, max_bytes: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The blake3 hash (hex) of the regular file `path`, read through [`open_regular`] in blocks
+/// (so a file of any size costs a little memory, and a FIFO or a device is refused at once).
+pub fn hash_regular(path: &Path) -> io::Result<String> {
+    let mut file = open_regular(path)?;
+    let mut hasher = blake3::Hasher::new();
+    io::copy(&mut file, &mut hasher)?;
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +220,19 @@ mod tests {
             let error = read_regular(&fifo, 1024).expect_err("a FIFO");
             assert!(error.to_string().contains("a FIFO"), "{error}");
         }
+    }
+
+    #[test]
+    fn hashes_are_of_the_content_and_refuse_special_files() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("input.cfg");
+        fs::write(&path, b"one").expect("write");
+        let first = hash_regular(&path).expect("hash");
+        assert_eq!(first, blake3::hash(b"one").to_hex().to_string());
+        fs::write(&path, b"two").expect("rewrite");
+        assert_ne!(hash_regular(&path).expect("hash"), first);
+        assert!(hash_regular(dir.path()).is_err(), "a directory");
+        assert!(hash_regular(Path::new("/dev/zero")).is_err(), "a device");
     }
 
     #[test]

@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use super::{Outcome, load_specs};
-use crate::exec::cache::{Cache, Lookup};
-use crate::plan::{self, Only, Plan, TaskKind};
+use std::collections::HashMap;
+
+use crate::exec::cache::{Cache, Lookup, Output};
+use crate::plan::{self, Only, Plan, Task, TaskKind};
 use crate::spec::Experiment;
 
 /// Arguments of `runner plan`.
@@ -40,7 +42,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// Counts per task kind, how many are cached, and the estimated cost of the rest.
+/// Counts per task kind, how many are cached, and the estimated cost of the rest (an external
+/// method's runs at the mean of its cached runs' wall time, or its declared `cost_seconds`).
 pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> anyhow::Result<()> {
     outln!(
         "{}: {} scenario{} x {} load point{}",
@@ -58,18 +61,40 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> any
         if tasks.is_empty() {
             continue;
         }
+        let lookups: Vec<Lookup> = tasks
+            .iter()
+            .map(
+                |task| {
+                    if kind.is_compute() { cache.lookup(&task.id, kind) } else { Lookup::Missing }
+                },
+            )
+            .collect();
+        // An external method's runs cost what its cached runs took on average, or else what
+        // the spec declares (`cost_seconds`).
+        let mut measured: HashMap<Option<usize>, (f64, u32)> = HashMap::new();
+        if kind == TaskKind::External {
+            for (task, lookup) in tasks.iter().zip(&lookups) {
+                if let Lookup::Hit(Output::Rows(rows)) = lookup {
+                    let entry = measured.entry(task.method).or_default();
+                    entry.0 += rows.iter().map(|row| row.wall_seconds).sum::<f64>();
+                    entry.1 += 1;
+                }
+            }
+        }
+        let estimate = |task: &Task| match measured.get(&task.method) {
+            Some(&(seconds, runs)) if runs > 0 => seconds / f64::from(runs),
+            _ => task.cost,
+        };
         let mut cached = 0;
         let mut cost = 0.0;
-        for task in &tasks {
-            let lookup =
-                if kind.is_compute() { cache.lookup(&task.id, kind) } else { Lookup::Missing };
+        for (task, lookup) in tasks.iter().zip(&lookups) {
             match lookup {
                 Lookup::Hit(_) => cached += 1,
                 Lookup::Corrupt(_) => {
                     corrupt += 1;
-                    cost += task.cost;
+                    cost += estimate(task);
                 }
-                Lookup::Missing => cost += task.cost,
+                Lookup::Missing => cost += estimate(task),
             }
         }
         total_cost += cost;
@@ -88,6 +113,27 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> any
         )?;
     }
     outln!("  estimated cost of what is not cached: {} of CPU time", human_seconds(total_cost))?;
+    print_commands(experiment)?;
+    Ok(())
+}
+
+/// The commands a run of the spec would execute (its external methods), one per line, with
+/// the directory they run in: running a spec runs the commands it names.
+pub fn print_commands(experiment: &Experiment) -> anyhow::Result<()> {
+    if experiment.external.is_empty() {
+        return Ok(());
+    }
+    outln!("  a run executes these commands (external methods):")?;
+    for method in &experiment.external {
+        outln!(
+            "    {} ({}, {}, in {}): {}",
+            method.name,
+            method.kind.as_str(),
+            method.evaluator(),
+            method.dir.display(),
+            method.command_line()
+        )?;
+    }
     Ok(())
 }
 

@@ -11,6 +11,7 @@ use super::{InputError, Outcome, load_specs, print_error};
 use crate::exec::executor::{Completion, ExecError, Executor, Job};
 use crate::exec::{self, ExecOptions, TaskState, cache::Cache};
 use crate::plan::{self, Only};
+use crate::spec::types::ExternalKind;
 use crate::spec::{Experiment, SpecSource};
 use crate::store::{self, provenance::Provenance};
 
@@ -59,9 +60,17 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             ))
             .into());
         }
+        // `--only` also keeps the external methods of that kind.
+        let external = |kind| experiment.external.iter().any(|e| e.kind == kind);
         let missing = match args.only {
-            Some(Only::Model) if experiment.model.is_none() => Some("methods.model"),
-            Some(Only::Simulation) if experiment.simulation.is_none() => Some("methods.simulation"),
+            Some(Only::Model) if experiment.model.is_none() && !external(ExternalKind::Model) => {
+                Some("methods.model")
+            }
+            Some(Only::Simulation)
+                if experiment.simulation.is_none() && !external(ExternalKind::Simulation) =>
+            {
+                Some("methods.simulation")
+            }
             _ => None,
         };
         if let Some(section) = missing {
@@ -86,6 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let _ = ctrlc::set_handler(move || {
             if interrupt.swap(true, Ordering::SeqCst) {
                 super::eprint_line("\nrunner: interrupted again; abandoning the tasks in flight");
+                crate::exec::external::kill_running();
                 std::process::exit(130);
             }
             super::eprint_line(&format!(

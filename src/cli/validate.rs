@@ -25,6 +25,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             experiment.load.len(),
             if experiment.load.len() == 1 { "" } else { "s" },
         )?;
+        super::plan::print_commands(&experiment)?;
     }
     Ok(Outcome::Success)
 }

@@ -123,6 +123,12 @@ impl Cache {
         self.root.join(shard).join(format!("{id}.json"))
     }
 
+    /// Where task `id` keeps its log (an External task's standard error): beside its entry,
+    /// `<root>/<first two hex digits>/<id>.log`.
+    pub fn log_path(&self, id: &str) -> PathBuf {
+        self.path(id).with_extension("log")
+    }
+
     /// Whether a valid entry for task `id` of kind `kind` exists (a corrupt one does not count).
     pub fn contains(&self, id: &str, kind: TaskKind) -> bool {
         matches!(self.lookup(id, kind), Lookup::Hit(_))
@@ -215,8 +221,12 @@ impl Cache {
         ids
     }
 
-    /// Removes the entry of `id`.
+    /// Removes the entry of `id`, and its log if it has one.
     pub fn remove(&self, id: &str) -> std::io::Result<()> {
+        match fs::remove_file(self.log_path(id)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
         fs::remove_file(self.path(id))
     }
 }

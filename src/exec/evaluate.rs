@@ -1,4 +1,5 @@
-//! Running one task: the only place the pipeline calls `model` and `sim`.
+//! Running one task: the only place the pipeline calls `model` and `sim`, and external
+//! programs (through [`super::external`]).
 //!
 //! Evaluator errors become rows with `status = failed`; a panic inside an
 //! evaluator is caught and reported the same way (as a bug), so one bad point
@@ -6,6 +7,7 @@
 
 use std::ops::ControlFlow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -32,18 +34,21 @@ pub const CANCELLED: &str = "cancelled after an interrupt";
 pub const GRACE: Duration = Duration::from_secs(10);
 
 /// Runs a compute task. `saturation` is the scenario's saturation rate when the
-/// task's load is a fraction of it; `inputs` are the replication rows of an Aggregate.
+/// task's load is a fraction of it; `inputs` are the replication rows of an Aggregate;
+/// `log` is where an External task's program writes its standard error
+/// ([`Cache::log_path`](super::cache::Cache::log_path)).
 /// Once `interrupt` is set, a simulation that would not end within [`GRACE`] stops and
-/// returns [`CANCELLED`].
+/// returns [`CANCELLED`] (an external program still running [`GRACE`] later is killed).
 pub fn evaluate(
     experiment: &Experiment,
     task: &Task,
     saturation: Option<f64>,
     inputs: &[Row],
+    log: Option<&Path>,
     interrupt: Option<&AtomicBool>,
 ) -> Result<Output, Failure> {
     let caught = catch_unwind(AssertUnwindSafe(|| {
-        evaluate_inner(experiment, task, saturation, inputs, interrupt)
+        evaluate_inner(experiment, task, saturation, inputs, log, interrupt)
     }));
     match caught {
         Ok(result) => result,
@@ -63,6 +68,7 @@ fn evaluate_inner(
     task: &Task,
     saturation: Option<f64>,
     inputs: &[Row],
+    log: Option<&Path>,
     interrupt: Option<&AtomicBool>,
 ) -> Result<Output, Failure> {
     let scenario_index = task.scenario.ok_or("task has no scenario")?;
@@ -134,6 +140,14 @@ fn evaluate_inner(
             row.wall_seconds = started.elapsed().as_secs_f64();
             Ok(Output::Rows(vec![row]))
         }
+        TaskKind::External => {
+            let method = task
+                .method
+                .and_then(|m| experiment.external.get(m))
+                .ok_or("external task without its method")?;
+            let rate = resolve_rate(task.load, saturation)?;
+            super::external::evaluate(method, task, scenario, rate, saturation, log, interrupt)
+        }
         TaskKind::Aggregate => Ok(Output::Rows(vec![aggregate(inputs, task)?])),
         TaskKind::Gather | TaskKind::Report => Err("not a compute task".into()),
     }
@@ -199,7 +213,7 @@ pub fn scenario_id(scenario: &Scenario) -> String {
 }
 
 /// Copies a measurement into a row.
-fn fill(row: &mut Row, m: &Measurement) {
+pub(super) fn fill(row: &mut Row, m: &Measurement) {
     row.status = m.status.as_str().to_string();
     row.error = m.detail.clone();
     row.latency = finite(m.latency);

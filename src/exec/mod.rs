@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod evaluate;
 pub mod executor;
+pub mod external;
 pub mod lock;
 pub mod progress;
 pub mod slurm;
@@ -199,8 +200,15 @@ pub fn run(
                     let _ = sender.send((node, None));
                     return;
                 }
-                let result =
-                    evaluate::evaluate(&experiment, &task, saturation, &inputs, Some(&interrupt));
+                let log = cache.log_path(&task.id);
+                let result = evaluate::evaluate(
+                    &experiment,
+                    &task,
+                    saturation,
+                    &inputs,
+                    Some(&log),
+                    Some(&interrupt),
+                );
                 if result.as_ref().is_err_and(|e| e == evaluate::CANCELLED) {
                     // Stopped after the interrupt: abandoned like a task never started.
                     let _ = sender.send((node, None));

@@ -14,6 +14,9 @@ pub fn to_dot(plan: &Plan, experiment: &Experiment) -> String {
     for index in plan.graph.node_indices() {
         let task = &plan.graph[index];
         let mut label = task.kind.name().to_string();
+        if let Some(method) = task.method.and_then(|m| experiment.external.get(m)) {
+            label.push_str(&format!(" {}", escape(&method.name)));
+        }
         if let Some(s) = task.scenario {
             label.push_str(&format!("\\n{}", escape(&experiment.scenarios[s].label)));
         }
@@ -32,6 +35,7 @@ pub fn to_dot(plan: &Plan, experiment: &Experiment) -> String {
             TaskKind::Solve => "style=filled, fillcolor=\"#56B4E9\"",
             TaskKind::Curve => "style=filled, fillcolor=\"#CC79A7\"",
             TaskKind::Simulate => "style=filled, fillcolor=\"#009E73\"",
+            TaskKind::External => "style=filled, fillcolor=\"#0072B2\", fontcolor=white",
             TaskKind::Aggregate => "style=filled, fillcolor=\"#F0E442\"",
             TaskKind::Gather | TaskKind::Report => "style=filled, fillcolor=\"#CCCCCC\"",
         };

@@ -10,6 +10,7 @@ use super::{LoadPoint, TaskKind};
 use crate::model;
 use crate::scenario::Scenario;
 use crate::sim;
+use crate::spec::external::{ExternalChoice, HashedFile};
 use crate::spec::{ModelChoice, SimulationChoice};
 
 fn hash(value: &impl Serialize) -> String {
@@ -113,6 +114,58 @@ pub fn simulate(
         scenario,
         options: &simulation.options,
         version: sim::VERSION,
+        load,
+        replication,
+        seed,
+        fault_seed,
+    })
+}
+
+/// Version of the external protocol (`exec::external`, `docs/external.md`); part of an
+/// External task's id, so a change of the protocol reruns every external evaluation.
+pub const EXTERNAL_PROTOCOL: u32 = 1;
+
+/// Id of one evaluation of an external method: its name, kind, command, the content hashes
+/// of its program file and declared inputs, its declared version and options, the protocol
+/// version, the scenario, the load, and (`kind: simulation`) the replication and its seeds.
+/// The time-out and cost estimate are left out: they do not change a result.
+pub fn external(
+    scenario: &Scenario,
+    method: &ExternalChoice,
+    load: LoadPoint,
+    replication: Option<u32>,
+    seed: Option<u64>,
+    fault_seed: Option<u64>,
+) -> String {
+    #[derive(Serialize)]
+    struct Key<'a> {
+        kind: TaskKind,
+        protocol: u32,
+        name: &'a str,
+        method_kind: &'a str,
+        command: &'a [String],
+        executable: Option<&'a HashedFile>,
+        inputs: &'a [HashedFile],
+        version: &'a str,
+        options: &'a std::collections::BTreeMap<String, serde_json::Value>,
+        scenario: &'a Scenario,
+        load: LoadPoint,
+        replication: Option<u32>,
+        seed: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fault_seed: Option<u64>,
+    }
+    hash(&Key {
+        kind: TaskKind::External,
+        protocol: EXTERNAL_PROTOCOL,
+        name: &method.name,
+        method_kind: method.kind.as_str(),
+        command: &method.command,
+        executable: method.executable.as_ref(),
+        inputs: &method.inputs,
+        version: &method.version,
+        options: &method.options,
+        scenario,
         load,
         replication,
         seed,

@@ -3,10 +3,12 @@
 //! Task kinds (design brief section 4): `Saturation` (the model's saturation
 //! rate of one scenario), `Solve` (the model at one load), `Curve` (the model's
 //! dense curve of one scenario, for the figures), `Simulate` (one replication at
-//! one load), `Aggregate` (replications -> mean and 95% CI), `Gather` (all rows
-//! -> results.parquet) and `Report` (the bundle). Edges carry data dependencies
-//! only: a `Solve` or `Simulate` at a fraction of saturation, and every `Curve`,
-//! wait for their scenario's `Saturation`; `Gather` waits for everything.
+//! one load), `External` (one run of an external method's program at one load, one
+//! per replication for `kind: simulation`), `Aggregate` (replications -> mean and
+//! 95% CI), `Gather` (all rows -> results.parquet) and `Report` (the bundle). Edges
+//! carry data dependencies only: a `Solve`, `Simulate` or `External` at a fraction of
+//! saturation, and every `Curve`, wait for their scenario's `Saturation`; `Gather`
+//! waits for everything.
 //!
 //! **Invariant:** a task's id is a blake3 hash of its kind, its fully resolved
 //! inputs, its seed and its evaluator's version ([`identity`]); a simulation
@@ -19,6 +21,7 @@ pub mod identity;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
 
+use crate::spec::types::ExternalKind;
 use crate::spec::{Experiment, Load};
 
 /// What a task does.
@@ -35,6 +38,9 @@ pub enum TaskKind {
     Curve,
     /// One simulation replication at one load.
     Simulate,
+    /// One run of an external method's program (`methods.external`): at one load, and for
+    /// `kind: simulation` one replication.
+    External,
     /// Replications -> mean and 95% confidence interval.
     Aggregate,
     /// All rows -> results.parquet.
@@ -45,11 +51,12 @@ pub enum TaskKind {
 
 impl TaskKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [TaskKind; 7] = [
+    pub const ALL: [TaskKind; 8] = [
         TaskKind::Saturation,
         TaskKind::Solve,
         TaskKind::Curve,
         TaskKind::Simulate,
+        TaskKind::External,
         TaskKind::Aggregate,
         TaskKind::Gather,
         TaskKind::Report,
@@ -62,6 +69,7 @@ impl TaskKind {
             TaskKind::Solve => "Solve",
             TaskKind::Curve => "Curve",
             TaskKind::Simulate => "Simulate",
+            TaskKind::External => "External",
             TaskKind::Aggregate => "Aggregate",
             TaskKind::Gather => "Gather",
             TaskKind::Report => "Report",
@@ -71,6 +79,12 @@ impl TaskKind {
     /// Whether the task computes rows or a rate (and so is cached).
     pub fn is_compute(&self) -> bool {
         !matches!(self, TaskKind::Gather | TaskKind::Report)
+    }
+
+    /// Whether the Slurm executor sends tasks of this kind to the cluster (the costly ones:
+    /// simulations and external programs); the rest run where `runner run` runs.
+    pub fn is_remote(&self) -> bool {
+        matches!(self, TaskKind::Simulate | TaskKind::External)
     }
 }
 
@@ -112,14 +126,19 @@ pub struct Task {
     pub fault_seed: Option<u64>,
     /// Rough cost estimate in seconds, for `runner plan` and the ETA.
     pub cost: f64,
+    /// Index into `Experiment::external` (an External task, and the Aggregate of an external
+    /// simulation); `None` for the built-in methods.
+    pub method: Option<usize>,
 }
 
 /// Which methods to run (`--only`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Only {
-    /// Only the analytical model (Saturation and Solve tasks).
+    /// Only the analytical model (Saturation and Solve tasks) and the external methods of
+    /// `kind: model`.
     Model,
-    /// Only the simulator (plus Saturation tasks needed for fractions of saturation).
+    /// Only the simulator (plus Saturation tasks needed for fractions of saturation) and the
+    /// external methods of `kind: simulation`.
     Simulation,
 }
 
@@ -135,12 +154,14 @@ pub struct Plan {
     /// Saturation node per scenario, when the model runs.
     pub saturation: Vec<Option<NodeIndex>>,
     /// Result-producing nodes in row order: per scenario, per load, the Solve,
-    /// then the Simulate replications, then the Aggregate; after all scenarios, the Curve
+    /// then the Simulate replications, then the Aggregate, then each external method's runs
+    /// (and their Aggregate); after all scenarios, the Curve
     /// of each (so the rows of the spec's load grid come first, the dense rows last).
     pub row_nodes: Vec<NodeIndex>,
 }
 
-/// Compiles an experiment into a plan.
+/// Compiles an experiment into a plan. `only` leaves out the other built-in method and the
+/// external methods of the other kind.
 pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
     let mut graph = DiGraph::new();
     let run_model = experiment.model.is_some() && only != Some(Only::Simulation);
@@ -162,6 +183,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 seed: None,
                 fault_seed: None,
                 cost: 2e-3,
+                method: None,
             })),
             _ => None,
         };
@@ -179,6 +201,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 seed: None,
                 fault_seed: None,
                 cost: 2e-5 * f64::from(model.curve_points),
+                method: None,
             });
             graph.add_edge(sat, curve, ());
             curves.push(curve);
@@ -202,6 +225,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     seed: None,
                     fault_seed: None,
                     cost: 2e-5,
+                    method: None,
                 });
                 if let (true, Some(sat)) = (needs_saturation, sat) {
                     graph.add_edge(sat, solve, ());
@@ -231,6 +255,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                         seed: Some(seed),
                         fault_seed,
                         cost: identity::simulation_cost(scenario, &simulation.options, load),
+                        method: None,
                     });
                     if let (true, Some(sat)) = (needs_saturation, sat) {
                         graph.add_edge(sat, node, ());
@@ -249,6 +274,69 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     seed: None,
                     fault_seed: None,
                     cost: 1e-5,
+                    method: None,
+                });
+                for &replica in &replicas {
+                    graph.add_edge(replica, aggregate, ());
+                }
+                row_nodes.push(aggregate);
+                tail.push(aggregate);
+            }
+            for (method, external) in experiment.external.iter().enumerate() {
+                let simulated = external.kind == ExternalKind::Simulation;
+                if only == Some(if simulated { Only::Model } else { Only::Simulation }) {
+                    continue;
+                }
+                let replications: Vec<Option<u32>> = if simulated {
+                    (0..external.replications).map(Some).collect()
+                } else {
+                    vec![None]
+                };
+                let mut replicas = Vec::with_capacity(replications.len());
+                for replication in replications {
+                    let seed =
+                        replication.map(|r| identity::seed(experiment.seed, scenario, load, r));
+                    let fault_seed = replication
+                        .and_then(|r| identity::fault_seed(experiment.seed, scenario, r));
+                    let node = graph.add_node(Task {
+                        kind: TaskKind::External,
+                        id: identity::external(
+                            scenario,
+                            external,
+                            load,
+                            replication,
+                            seed,
+                            fault_seed,
+                        ),
+                        scenario: Some(index),
+                        load: Some(load),
+                        replication,
+                        seed,
+                        fault_seed,
+                        cost: external.cost_seconds,
+                        method: Some(method),
+                    });
+                    if let (true, Some(sat)) = (needs_saturation, sat) {
+                        graph.add_edge(sat, node, ());
+                    }
+                    row_nodes.push(node);
+                    replicas.push(node);
+                }
+                if !simulated {
+                    tail.extend(replicas);
+                    continue;
+                }
+                let ids: Vec<&str> = replicas.iter().map(|&n| graph[n].id.as_str()).collect();
+                let aggregate = graph.add_node(Task {
+                    kind: TaskKind::Aggregate,
+                    id: identity::aggregate(&ids),
+                    scenario: Some(index),
+                    load: Some(load),
+                    replication: None,
+                    seed: None,
+                    fault_seed: None,
+                    cost: 1e-5,
+                    method: Some(method),
                 });
                 for &replica in &replicas {
                     graph.add_edge(replica, aggregate, ());
@@ -268,6 +356,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
         seed: None,
         fault_seed: None,
         cost: 1e-6 * row_nodes.len() as f64,
+        method: None,
     });
     for node in tail {
         graph.add_edge(node, gather, ());
@@ -281,6 +370,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
         seed: None,
         fault_seed: None,
         cost: 0.5,
+        method: None,
     });
     graph.add_edge(gather, report, ());
     Plan { graph, gather, report, saturation, row_nodes }
@@ -320,6 +410,13 @@ methods: METHODS
                 "{fraction_of_saturation: [0.1, 0.5]}",
                 "{model: {name: nbc_torus}, simulation: {replications: 4}}",
             ),
+            (
+                "{fraction_of_saturation: [0.1, 0.5]}",
+                "{model: {name: nbc_torus}, external: [\
+                 {name: a, kind: simulation, command: [python3, adapters/md1_channel.py], \
+                  inputs: [adapters/md1_channel.py], version: '1', replications: 3}, \
+                 {name: b, kind: model, command: [python3, adapters/md1_channel.py], version: '1'}]}",
+            ),
         ] {
             let text = base.replace("LOAD", load).replace("METHODS", methods);
             let source = SpecSource { path: "count.yaml".into(), text, sha256: String::new() };
@@ -329,6 +426,7 @@ methods: METHODS
                 experiment.load.len(),
                 experiment.model.as_ref(),
                 experiment.simulation.as_ref(),
+                &experiment.external,
             );
             let plan = build(&experiment, None);
             assert_eq!(planned, plan.graph.node_count() as u64, "{methods}");

@@ -379,10 +379,9 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
     let reader = Reader::new(rows);
     let plotted: Vec<&PlotRow<'_>> = rows
         .iter()
-        .filter(|plot_row| {
-            let row = plot_row.row;
-            row.method == "model" || (row.method == "simulation" && row.replication.is_none())
-        })
+        // The model's rows, and one row per load point of every other method: the built-in
+        // simulation's and external simulations' aggregates, external models' evaluations.
+        .filter(|plot_row| plot_row.row.method == "model" || plot_row.row.replication.is_none())
         // A dense model curve runs over the load; against a scenario column (one value per
         // scenario) it would be a column of points, not a line.
         .filter(|plot_row| {
@@ -391,6 +390,10 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         .filter(|plot_row| reader.value(plot_row, &spec.x).is_some())
         .collect();
     let varying = legend_columns(spec, &plotted);
+    // An external method (`methods.external`) is a series of its own, named in the legend,
+    // beside the built-in methods' (then named `runner`).
+    let external = |row: &Row| row.method != "model" && row.method != "simulation";
+    let any_external = plotted.iter().any(|plot_row| external(plot_row.row));
 
     let mut panels: PanelMap<'_, '_> = BTreeMap::new();
     for plot_row in &plotted {
@@ -400,6 +403,10 @@ fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         let mut line_values: Vec<String> =
             spec.lines.iter().map(|column| label_part(column, plot_row.text(column))).collect();
         line_values.extend(varying.iter().map(|column| label_part(column, plot_row.text(column))));
+        if any_external {
+            let row = plot_row.row;
+            line_values.push(if external(row) { row.method.clone() } else { "runner".into() });
+        }
         let entry = panels
             .entry(panel_key)
             .or_insert_with(|| (panel_title(&spec.panels, &panel_values), BTreeMap::new()));

@@ -6,6 +6,7 @@
 //! the sweeps into scenario points (order documented in [`validate`]).
 
 pub mod error;
+pub mod external;
 pub mod report;
 pub mod suggest;
 pub mod sweep;
@@ -44,6 +45,8 @@ pub struct Experiment {
     pub model: Option<ModelChoice>,
     /// The simulator settings, if requested.
     pub simulation: Option<SimulationChoice>,
+    /// External evaluators, in the order the spec lists them.
+    pub external: Vec<external::ExternalChoice>,
     /// Figures and tables.
     pub report: ReportSpec,
     /// Names of the scenario fields with more than one value.
@@ -228,10 +231,12 @@ pub fn parse_with(source: &SpecSource, limits: &Limits) -> Result<Experiment, Sp
     let file: types::SpecFile = serde_saphyr::from_str_with_options(text, options)
         .map_err(|e| error::from_parse_error(path, text, &e))?;
     let mut diags = validate::Diags::default();
-    let experiment = validate::validate(file, limits, &mut diags);
-    if let Some(experiment) = &experiment {
+    let mut experiment = validate::validate(file, limits, &mut diags);
+    if let Some(experiment) = &mut experiment {
         let spec_dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
-        diags.0.extend(experiment.report.check_template_dir(spec_dir.unwrap_or(Path::new("."))));
+        let spec_dir = spec_dir.unwrap_or(Path::new("."));
+        diags.0.extend(experiment.report.check_template_dir(spec_dir));
+        diags.0.extend(external::resolve(&mut experiment.external, spec_dir));
     }
     match experiment {
         Some(experiment) if diags.0.is_empty() => Ok(experiment),

@@ -67,7 +67,8 @@ pub struct SpecFile {
     /// Offered load, in messages per node per cycle.
     #[schemars(with = "LoadSpec")]
     pub load: Spanned<LoadSpec>,
-    /// How to evaluate each point: an analytical model, the simulator, or both.
+    /// How to evaluate each point: an analytical model, the simulator, external programs, or
+    /// any mix of them.
     #[schemars(with = "MethodsSpec")]
     pub methods: Spanned<MethodsSpec>,
     /// Figures and tables of the report bundle.
@@ -243,7 +244,7 @@ pub struct LoadSpec {
     pub fraction_of_saturation: Option<Field<f64>>,
 }
 
-/// `methods:` at least one of `model` and `simulation`.
+/// `methods:` at least one of `model`, `simulation` and `external`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MethodsSpec {
@@ -253,6 +254,83 @@ pub struct MethodsSpec {
     /// Run the flit-level simulator.
     #[serde(default)]
     pub simulation: Option<SimulationMethod>,
+    /// External evaluators: programs that read one scenario and load point as JSON on standard
+    /// input and print one measurement as JSON (the protocol of `docs/external.md`). Running
+    /// the spec runs these commands.
+    #[serde(default)]
+    #[schemars(with = "Vec<ExternalMethod>")]
+    pub external: Vec<Spanned<ExternalMethod>>,
+}
+
+/// Default `timeout_seconds` of an external method (one hour).
+pub const DEFAULT_EXTERNAL_TIMEOUT_SECONDS: u64 = 3600;
+/// Default `cost_seconds` of an external method: the plan's estimate of one evaluation.
+pub const DEFAULT_EXTERNAL_COST_SECONDS: f64 = 1.0;
+
+/// One `methods.external` entry.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalMethod {
+    /// The method's name in the `method` column, figures and tables: a letter, then letters,
+    /// digits or `_` (at most 64), neither `model` nor `simulation`, unique in the spec.
+    #[schemars(with = "String")]
+    pub name: Spanned<String>,
+    /// `simulation` (seeded replications, aggregated into a mean and 95% CI) or `model` (one
+    /// evaluation per load point, no seed).
+    #[schemars(with = "ExternalKind")]
+    pub kind: Spanned<ExternalKind>,
+    /// The program and its arguments, run in the spec file's directory. A program written with
+    /// a `/` is a file relative to that directory, content-hashed into the task id; a bare name
+    /// (`python3`) is looked up on `PATH`.
+    #[schemars(with = "Vec<String>")]
+    pub command: Spanned<Vec<String>>,
+    /// Files the results depend on (scripts, configuration files), relative to the spec
+    /// file's directory: their content hashes are part of the task id, so editing one reruns
+    /// this method's tasks.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub inputs: Vec<Spanned<String>>,
+    /// The evaluator's version as the user declares it (a release, a commit); part of the task
+    /// id and of the `evaluator` column.
+    #[schemars(with = "String")]
+    pub version: Spanned<String>,
+    /// `kind: simulation` only: independent replications per load point (1 to 10000).
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", extend("default" = DEFAULT_REPLICATIONS))]
+    pub replications: Option<Spanned<u32>>,
+    /// Seconds one evaluation may take before it is killed and its row marked failed
+    /// (1 to 604800, a week).
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", extend("default" = DEFAULT_EXTERNAL_TIMEOUT_SECONDS))]
+    pub timeout_seconds: Option<Spanned<u64>>,
+    /// The plan's estimate of one evaluation's run time in seconds (for `runner plan` and the
+    /// Slurm batches).
+    #[serde(default)]
+    #[schemars(with = "Option<f64>", extend("default" = DEFAULT_EXTERNAL_COST_SECONDS))]
+    pub cost_seconds: Option<Spanned<f64>>,
+    /// Free-form settings handed to the program in the request's `options`; part of the task id.
+    #[serde(default)]
+    pub options: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// `methods.external[].kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExternalKind {
+    /// One evaluation per load point.
+    Model,
+    /// Seeded replications per load point.
+    Simulation,
+}
+
+impl ExternalKind {
+    /// The kind's name in the spec and the protocol.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ExternalKind::Model => "model",
+            ExternalKind::Simulation => "simulation",
+        }
+    }
 }
 
 /// `methods.model`.

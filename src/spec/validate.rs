@@ -227,11 +227,15 @@ pub(super) fn validate(
     let columns = columns(scenario, diags);
     let model = model_choice(&spec.methods.value, diags);
     let simulation = simulation_choice(&spec.methods.value, diags);
-    if spec.methods.value.model.is_none() && spec.methods.value.simulation.is_none() {
+    let external = super::external::choices(&spec.methods.value, &mut diags.0);
+    if spec.methods.value.model.is_none()
+        && spec.methods.value.simulation.is_none()
+        && external.is_empty()
+    {
         diags.error(
             spec.methods.referenced,
             "`methods` names no method",
-            Some("add `model: {name: ...}` (see `runner models`) and/or `simulation: {}`".into()),
+            Some("add `model: {name: ...}` (see `runner models`), `simulation: {}` and/or `external: [...]`".into()),
         );
     }
     let load = load(&spec.load, model.is_some(), diags);
@@ -267,7 +271,8 @@ pub(super) fn validate(
         );
         return None;
     }
-    let tasks = planned_tasks(scenarios.len(), load.len(), model.as_ref(), simulation.as_ref());
+    let tasks =
+        planned_tasks(scenarios.len(), load.len(), model.as_ref(), simulation.as_ref(), &external);
     if tasks > limits.max_tasks {
         let location = spec
             .methods
@@ -292,7 +297,8 @@ pub(super) fn validate(
         );
         return None;
     }
-    let figures = FigureBounds::new(&scenarios, &load, model.is_some(), simulation.as_ref());
+    let figures =
+        FigureBounds::new(&scenarios, &load, model.is_some(), simulation.as_ref(), &external);
     for (index, figure) in report.figures.iter().enumerate() {
         if let Err(message) = figures.check(figure) {
             if spec_report_written {
@@ -324,6 +330,7 @@ pub(super) fn validate(
         load,
         model,
         simulation,
+        external,
         report,
         swept: (0..FIELDS.len()).filter(|&f| columns.len(f) > 1).map(|f| FIELDS[f]).collect(),
         warnings,
@@ -332,17 +339,27 @@ pub(super) fn validate(
 
 /// How many tasks `plan::build` makes for a spec (without `--only`): a Saturation per
 /// scenario when there is a model, and a Curve when it has curve points; per scenario and
-/// load point a Solve (model) and the replications plus their Aggregate (simulation); then
-/// Gather and Report.
+/// load point a Solve (model) and the replications plus their Aggregate (simulation), and per
+/// external method one evaluation (`kind: model`) or its replications plus their Aggregate
+/// (`kind: simulation`); then Gather and Report.
 pub fn planned_tasks(
     scenarios: usize,
     loads: usize,
     model: Option<&ModelChoice>,
     simulation: Option<&SimulationChoice>,
+    external: &[super::external::ExternalChoice],
 ) -> u64 {
     let (scenarios, loads) = (scenarios as u64, loads as u64);
+    let external: u64 = external
+        .iter()
+        .map(|e| match e.kind {
+            ExternalKind::Model => 1,
+            ExternalKind::Simulation => u64::from(e.replications).saturating_add(1),
+        })
+        .fold(0u64, u64::saturating_add);
     let per_point = u64::from(model.is_some())
-        + simulation.map_or(0, |s| u64::from(s.replications).saturating_add(1));
+        + simulation.map_or(0, |s| u64::from(s.replications).saturating_add(1))
+        + external;
     let per_scenario = model.map_or(0, |m| 1 + u64::from(m.curve_points > 0));
     scenarios
         .saturating_mul(loads)
@@ -392,6 +409,7 @@ impl FigureBounds {
         load: &Load,
         model: bool,
         simulation: Option<&SimulationChoice>,
+        external: &[super::external::ExternalChoice],
     ) -> FigureBounds {
         FigureBounds {
             scenarios: scenarios
@@ -402,8 +420,13 @@ impl FigureBounds {
                 })
                 .collect(),
             loads: load.len(),
-            methods: usize::from(model) + usize::from(simulation.is_some()),
-            replications: simulation.map_or(0, |s| s.replications as usize),
+            methods: usize::from(model) + usize::from(simulation.is_some()) + external.len(),
+            replications: simulation
+                .map(|s| s.replications as usize)
+                .into_iter()
+                .chain(external.iter().map(|e| e.replications as usize))
+                .max()
+                .unwrap_or(0),
             fractions: matches!(load, Load::FractionOfSaturation(_)),
         }
     }

@@ -37,7 +37,12 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                     None => f64::NAN,
                 };
                 let model = matches!(task.kind, TaskKind::Solve | TaskKind::Curve);
-                let method = if model { "model" } else { "simulation" };
+                let external = task.method.and_then(|m| experiment.external.get(m));
+                let method = match external {
+                    Some(external) => external.name.as_str(),
+                    None if model => "model",
+                    None => "simulation",
+                };
                 let mut row = base_row(scenario, task, rate, method);
                 row.status = if matches!(states[node.index()], TaskState::Failed(_)) {
                     "failed"
@@ -49,8 +54,9 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                 row.replication = task.replication;
                 row.seed = task.seed;
                 row.fault_seed = task.fault_seed;
-                row.evaluator = match (task.kind, &experiment.model) {
-                    (TaskKind::Solve | TaskKind::Curve, Some(m)) => {
+                row.evaluator = match (task.kind, &experiment.model, external) {
+                    (_, _, Some(external)) => external.evaluator(),
+                    (TaskKind::Solve | TaskKind::Curve, Some(m), None) => {
                         format!("{}@{}", m.name.as_str(), crate::model::VERSION)
                     }
                     _ => format!("simulator@{}", crate::sim::VERSION),

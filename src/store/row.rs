@@ -22,9 +22,10 @@ pub struct Row {
     pub task_id: String,
     /// Short content hash of the scenario alone: rows with equal `scenario_id` describe the same system.
     pub scenario_id: String,
-    /// `model` or `simulation`.
+    /// `model`, `simulation`, or the name of an external method (`methods.external`).
     pub method: String,
-    /// Model name (`fat_tree`, ...) or `simulator`, with the evaluator version: `fat_tree@model-0.1.0`.
+    /// Model name (`fat_tree`, ...) or `simulator`, with the evaluator version: `fat_tree@model-0.1.0`;
+    /// an external method's name and declared version.
     pub evaluator: String,
     /// `torus`, `mesh`, `hypercube` or `fat_tree`.
     pub topology: String,
@@ -109,7 +110,7 @@ pub struct Row {
     pub throughput: Option<f64>,
     /// Mean hops per message.
     pub hops: Option<f64>,
-    /// `ok`, `saturated`, `deadlock`, `imprecise` (precision mode stopped at `max_cycles` short of `target_precision`, or measured nothing: the numbers are an estimate), `failed` or `skipped`.
+    /// `ok`, `saturated`, `deadlock`, `imprecise` (precision mode stopped at `max_cycles` short of `target_precision`, or measured nothing: the numbers are an estimate), `unsupported` (an external method cannot evaluate the scenario), `failed` or `skipped`.
     pub status: String,
     /// Error message or saturation/deadlock detail.
     pub error: Option<String>,

@@ -31,6 +31,23 @@ load: {rates: [RATE]}
 methods: {simulation: {cycles: CYCLES, warmup_cycles: 10, replications: 1}}
 ";
 
+/// An external method running `sh -c PROGRAM` with a one-second time-out.
+const EXTERNAL: &str = "\
+name: inputs_external
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: dimension_order
+load: {rates: [0.001]}
+methods:
+  external:
+    - name: program
+      kind: model
+      command: [sh, -c, PROGRAM]
+      version: '1'
+      timeout_seconds: 1
+report: {figures: []}
+";
+
 fn run_spec(scratch: &Scratch, text: &str, args: &[&str]) -> Output {
     scratch.spec("spec.yaml", text);
     scratch.run(&[&["run", "spec.yaml", "-q"][..], args].concat())
@@ -123,6 +140,17 @@ fn example(class: &str, scratch: &Scratch) -> Output {
         "failed-tasks" => {
             run_spec(scratch, &SIM.replace("RATE", "0.000000001").replace("CYCLES", "100"), &[])
         }
+        "external-program-fails" => run_spec(scratch, &EXTERNAL.replace("PROGRAM", "exit 3"), &[]),
+        "external-program-times-out" => {
+            run_spec(scratch, &EXTERNAL.replace("PROGRAM", "sleep 30"), &[])
+        }
+        "external-program-garbage" => {
+            run_spec(scratch, &EXTERNAL.replace("PROGRAM", "echo Latency = 42"), &[])
+        }
+        "spec-external-input-missing" => validate(
+            EXTERNAL.replace("PROGRAM", "true").replace("version:", "inputs: [gone.cfg]\n      version:")
+                .as_bytes(),
+        ),
         "verify-changed-file" => {
             ran(scratch);
             let report = scratch.path().join("reports/inputs/report.md");
@@ -363,6 +391,10 @@ const CLASSES: &[&str] = &[
     "warning-many-threads",
     "warning-corrupt-cache-entry",
     "failed-tasks",
+    "external-program-fails",
+    "external-program-times-out",
+    "external-program-garbage",
+    "spec-external-input-missing",
     "verify-changed-file",
     "usage",
     "spec-missing",

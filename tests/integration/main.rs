@@ -4,6 +4,7 @@ mod bundle;
 mod cli;
 mod cli_properties;
 mod common;
+mod external;
 mod files;
 mod inputs;
 mod slurm;

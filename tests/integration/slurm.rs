@@ -392,3 +392,46 @@ fn ctrl_c_cancels_the_submitted_jobs_and_says_so() {
     }
     assert!(!scratch.path().join(".runner/slurm/small_sim/submission.json").exists());
 }
+
+/// External methods in array elements: the Python M/D/1 model and its seeded simulation give
+/// the same results.parquet through Slurm as locally (the workers run the commands in the
+/// spec's directory, not beside the record's copy of the spec).
+#[test]
+fn external_methods_give_the_same_results_through_slurm() {
+    if !slurm_tests("external_methods_give_the_same_results_through_slurm") {
+        return;
+    }
+    let spec = "\
+name: external_slurm
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: dimension_order
+  message_length: 8
+load: {rates: [0.002, 0.01]}
+methods:
+  external:
+    - {name: md1, kind: model, command: [python3, adapters/md1_channel.py],
+       inputs: [adapters/md1_channel.py], version: '0.1'}
+    - {name: md1_sim, kind: simulation, command: [python3, adapters/md1_channel.py],
+       inputs: [adapters/md1_channel.py], version: '0.1', replications: 2,
+       options: {messages: 2000}}
+report: {figures: []}
+";
+    let adapter = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/md1_channel.py");
+    let local = Scratch::new();
+    let cluster = cluster_scratch(spec);
+    for scratch in [&local, &cluster] {
+        std::fs::create_dir_all(scratch.path().join("adapters")).expect("mkdir");
+        std::fs::copy(&adapter, scratch.path().join("adapters/md1_channel.py")).expect("copy");
+    }
+    local.spec("s.yaml", spec);
+    let reference = local.run(&["run", "s.yaml", "-j", "1", "--quiet"]);
+    assert_eq!(reference.status.code(), Some(0), "{}", stderr(&reference));
+    let output = cluster.run(&["run", "s.yaml"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("submitted 6 simulation tasks in"), "{err}");
+    let rows = cluster.rows("external_slurm");
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    assert_eq!(comparable(rows), comparable(local.rows("external_slurm")));
+}

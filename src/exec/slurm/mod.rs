@@ -3,7 +3,8 @@
 //! A run goes like this:
 //!
 //! 1. The cheap tasks (saturation rates, model solves) run here, at submit time: microseconds.
-//! 2. The simulation tasks not cached are packed into batches of about `batch_minutes` by the
+//! 2. The simulation tasks and the external methods' evaluations ([`TaskKind::is_remote`](crate::plan::TaskKind::is_remote))
+//!    not cached are packed into batches of about `batch_minutes` by the
 //!    plan's cost model ([`submit::pack`]); each batch is one element of a job array, split at the
 //!    site's `MaxArraySize` and throttled with `%N`. Every element runs `runner worker`
 //!    ([`worker`]), which writes each result into the shared cache with the usual atomic write.
@@ -36,7 +37,7 @@ use super::cache::Output;
 use super::executor::{Completion, ExecError, Job};
 use super::progress::Progress;
 use super::{RunSummary, TaskState, evaluate};
-use crate::plan::{Only, TaskKind};
+use crate::plan::Only;
 use poll::Poller;
 use profile::Settings;
 use record::{RecordDir, Submission};
@@ -136,7 +137,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
     let (mut states, cached, corrupt) = super::cached_states(job.plan, job.cache, options.force);
     let mut tally = Tally::default();
     if attached {
-        for node in graph.node_indices().filter(|&i| graph[i].kind == TaskKind::Simulate) {
+        for node in graph.node_indices().filter(|&i| graph[i].kind.is_remote()) {
             if states[node.index()] == TaskState::Pending
                 && let Some(error) = record.failure(&graph[node].id)
             {
@@ -160,7 +161,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
     let ready: Vec<NodeIndex> = graph
         .node_indices()
         .filter(|&i| {
-            graph[i].kind == TaskKind::Simulate
+            graph[i].kind.is_remote()
                 && states[i.index()] == TaskState::Pending
                 && !covered.contains(&graph[i].id)
                 && inputs_done(job, &states, i)
@@ -193,7 +194,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                     blake3::hash(format!("{}{submitted_at}", record.dir.display()).as_bytes())
                         .to_hex()[..8]
                         .to_string();
-                let new = Submission::new(
+                let mut new = Submission::new(
                     &job.experiment.name,
                     &job.source.sha256,
                     only.clone(),
@@ -201,6 +202,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                     format!("runner-{}-{token}", job.experiment.name),
                     submitted_at,
                 );
+                new.spec_path = std::path::absolute(&job.source.path).ok();
                 // Saved before any sbatch: an element may start before sbatch returns.
                 record.save(&new)?;
                 new
@@ -628,7 +630,7 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
     for node in order {
         let task = &graph[node];
         if !task.kind.is_compute()
-            || task.kind == TaskKind::Simulate
+            || task.kind.is_remote()
             || states[node.index()] != TaskState::Pending
             || !inputs_done(job, states, node)
         {
@@ -639,12 +641,19 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
             .and_then(|scenario| super::saturation_rate(job.plan, states, scenario))
             .filter(|_| task.needs_saturation());
         let inputs = super::aggregate_inputs(job.plan, states, node);
-        let result =
-            evaluate::evaluate(job.experiment, task, saturation, &inputs, Some(job.interrupt))
-                .and_then(|output: Output| match job.cache.put(&task.id, task.kind, &output) {
-                    Ok(()) => Ok(output),
-                    Err(e) => Err(format!("cannot write the cache entry: {e}")),
-                });
+        let log = job.cache.log_path(&task.id);
+        let result = evaluate::evaluate(
+            job.experiment,
+            task,
+            saturation,
+            &inputs,
+            Some(&log),
+            Some(job.interrupt),
+        )
+        .and_then(|output: Output| match job.cache.put(&task.id, task.kind, &output) {
+            Ok(()) => Ok(output),
+            Err(e) => Err(format!("cannot write the cache entry: {e}")),
+        });
         match result {
             Ok(output) => {
                 states[node.index()] = TaskState::Done(output);
@@ -725,7 +734,7 @@ pub fn status(job: &Job<'_>) -> Result<StatusReport, ExecError> {
             report.done += 1;
         } else if submission.is_some() && record.failure(id).is_some() {
             report.failed += 1;
-        } else if graph[node].kind != TaskKind::Simulate {
+        } else if !graph[node].kind.is_remote() {
             report.local += 1;
         } else {
             match element_of.get(id).and_then(|key| element_states.get(key)).map(String::as_str) {

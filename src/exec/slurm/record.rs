@@ -77,6 +77,11 @@ pub struct Submission {
     pub gather_job: Option<String>,
     /// When it was first submitted (RFC 3339).
     pub submitted_at: String,
+    /// The submitted spec's own path (absolute): workers plan from the copy in `spec.yaml`
+    /// but read it as if it stood there, so the commands and inputs of external methods
+    /// resolve against the spec's directory. Absent in records of earlier versions.
+    #[serde(default)]
+    pub spec_path: Option<PathBuf>,
 }
 
 impl Submission {
@@ -102,6 +107,7 @@ impl Submission {
             rounds: Vec::new(),
             gather_job: None,
             submitted_at,
+            spec_path: None,
         }
     }
 

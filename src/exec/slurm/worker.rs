@@ -45,8 +45,16 @@ pub fn run_element(
     }
     // The spec was accepted (with any `--max-tasks`) when it was submitted; the copy is the same.
     let unbounded = crate::spec::Limits { max_tasks: u64::MAX };
-    let (source, experiment) = crate::spec::load_with(&record.spec_path(), &unbounded)
-        .map_err(|e| ExecError::Setup(format!("cannot load the submitted spec: {e}")))?;
+    let cannot_load = |e: crate::spec::SpecError| {
+        ExecError::Setup(format!("cannot load the submitted spec: {e}"))
+    };
+    let mut source = crate::spec::read(&record.spec_path()).map_err(cannot_load)?;
+    // The copy stands in for the spec where it was submitted from, so external methods run
+    // in, and hash their inputs from, the spec's own directory.
+    if let Some(original) = &submission.spec_path {
+        source.path = original.clone();
+    }
+    let experiment = crate::spec::parse_with(&source, &unbounded).map_err(cannot_load)?;
     if source.sha256 != submission.spec_sha256 {
         return Err(ExecError::Setup(format!(
             "{} changed after submission; cancel the jobs and submit again",
@@ -85,8 +93,9 @@ pub fn run_element(
             _ => None,
         };
         let started = Instant::now();
-        let result =
-            evaluate::evaluate(&experiment, task, saturation, &[], None).and_then(|output| {
+        let task_log = cache.log_path(id);
+        let result = evaluate::evaluate(&experiment, task, saturation, &[], Some(&task_log), None)
+            .and_then(|output| {
                 cache
                     .put(id, task.kind, &output)
                     .map_err(|e| format!("cannot write the cache entry: {e}"))

@@ -557,3 +557,48 @@ fn saturated_markers_of_several_series_at_one_load_stack() {
         assert!(ys.len() >= 2, "the two series' markers at x = {x} coincide: {ys:?}");
     }
 }
+
+/// An external method (`methods.external`) draws its own marker series, named in the legend
+/// beside the built-in methods' (`runner`); its replication rows are not drawn.
+#[test]
+fn each_external_method_is_a_series_of_its_own() {
+    let same = |_: &mut Row| {};
+    let mut all = rows(&[("a", &same)], 0.01, 4);
+    let built_in = all.clone();
+    for row in built_in.iter().filter(|r| r.method == "simulation") {
+        let mut external = row.clone();
+        external.method = "booksim".into();
+        external.latency = row.latency.map(|l| l * 1.1);
+        all.push(external.clone());
+        external.replication = Some(0);
+        external.replications = None;
+        all.push(external);
+    }
+    let spec = spec("{}");
+    let scenarios: Vec<Value> = all.iter().map(scenario_json).collect();
+    let plot_rows: Vec<PlotRow<'_>> = all
+        .iter()
+        .zip(&scenarios)
+        .map(|(row, scenario)| PlotRow {
+            row,
+            json: super::plot_json(row, std::slice::from_ref(&spec)),
+            scenario,
+        })
+        .collect();
+    let data = super::prepare(&spec, &plot_rows);
+    assert_eq!(data.legend, ["booksim", "runner"]);
+    let series = &data.panels[0].series;
+    assert_eq!(series.len(), 2);
+    let booksim = series.iter().find(|s| s.label == "booksim").expect("a booksim series");
+    let runner = series.iter().find(|s| s.label == "runner").expect("the built-in series");
+    assert_ne!(booksim.style_index, runner.style_index, "its own colour and marker");
+    assert_eq!(booksim.simulation.len(), 4, "one marker per load point, no replications");
+    assert!(booksim.model.is_empty());
+    assert_eq!(runner.model.len(), 4);
+    assert_eq!(runner.simulation.len(), 4);
+    // Without external rows the figure is as before: no series is named after a method.
+    let labels = legend_labels(&figures_of("{}", &built_in)[0]);
+    assert!(!labels.iter().any(|l| l == "runner"), "{labels:?}");
+    let labels = legend_labels(&figures_of("{}", &all)[0]);
+    assert!(labels.iter().any(|l| l == "booksim"), "{labels:?}");
+}

@@ -1,0 +1,846 @@
+//! External evaluators: one run of a program named in `methods.external`, by the protocol of
+//! `docs/external.md` (JSON Schemas in `schemas/external-request.schema.json` and
+//! `schemas/external-response.schema.json`, generated from [`Request`] and [`Response`]).
+//!
+//! `runner` starts the program in the spec file's directory, in a process group of its own,
+//! writes one [`Request`] to its standard input and closes it, and reads one [`Response`] from
+//! its standard output (at most [`MAX_STDOUT_BYTES`]). Standard error goes to the task's log
+//! beside its cache entry (`.runner/cache/<xx>/<task id>.log`, at most [`MAX_LOG_BYTES`] of
+//! it, after a header naming the command and how it ended). A program that outlives its
+//! `timeout_seconds` is killed with its whole process group.
+//!
+//! Everything a program can do wrong (not start, exit non-zero, die by a signal, time out,
+//! print something that is not one JSON object, leave out a required field, give a value of
+//! the wrong type, print too much) is a [`Failure`] that names the problem and the log: a
+//! failed row, never the end of the run. `unsupported` with a reason is a result.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write as _};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::cache::Output;
+use super::evaluate::{CANCELLED, Failure, GRACE, base_row, fill};
+use crate::measurement::{Measurement, Status};
+use crate::plan::Task;
+use crate::plan::identity::EXTERNAL_PROTOCOL;
+use crate::scenario::Scenario;
+use crate::spec::external::ExternalChoice;
+use crate::spec::types::ExternalKind;
+use crate::store::row::Row;
+
+/// The most a program may print on standard output (16 MiB); more is a failure.
+pub const MAX_STDOUT_BYTES: usize = 16 << 20;
+/// The most of a program's standard error kept in its log (4 MiB); the rest is counted.
+pub const MAX_LOG_BYTES: usize = 4 << 20;
+/// How long the output pipes may stay open after the program ended (a child it left behind
+/// may hold them) before `runner` stops waiting for them.
+const PIPE_GRACE: Duration = Duration::from_secs(5);
+
+/// What `runner` writes to the program's standard input: one JSON object.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(title = "runner external evaluator request")]
+pub struct Request {
+    /// The protocol version (1).
+    pub protocol: u32,
+    /// The method's name (`methods.external[].name`).
+    pub method: String,
+    /// `model` or `simulation`.
+    pub kind: ExternalKind,
+    /// The task's id (64 hex digits), for the program's own logs.
+    pub task_id: String,
+    /// The fully resolved scenario, every field, under the names of the result columns.
+    pub scenario: ScenarioColumns,
+    /// Offered load in messages per node per cycle.
+    pub rate: f64,
+    /// The load as a fraction of the model's saturation rate, when the spec gives it so.
+    pub fraction_of_saturation: Option<f64>,
+    /// The model's saturation rate of the scenario, when the spec's loads are fractions of it.
+    pub saturation_rate: Option<f64>,
+    /// The replication's random seed (`kind: simulation`; null for a model).
+    pub seed: Option<u64>,
+    /// The replication index from 0 (`kind: simulation`; null for a model).
+    pub replication: Option<u32>,
+    /// The seed of the replication's fault map (`fault_rate > 0` only).
+    pub fault_seed: Option<u64>,
+    /// The method's `options`, as the spec writes them.
+    pub options: BTreeMap<String, serde_json::Value>,
+}
+
+/// The scenario columns of a result row (`schemas/results.md`), every one present (null where
+/// it does not apply).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ScenarioColumns {
+    /// `torus`, `mesh`, `hypercube` or `fat_tree`.
+    pub topology: String,
+    /// Radix k (2 for the hypercube, 4 for the fat-tree).
+    pub radix: u32,
+    /// Dimensions n (fat-tree: levels).
+    pub dimensions: u32,
+    /// Number of processing nodes.
+    pub nodes: u64,
+    /// `wormhole`, `scouting` or `circuit`.
+    pub switching: String,
+    /// Scouting distance K; null unless switching is scouting.
+    pub scouting_distance: Option<u32>,
+    /// `dimension_order`, `adaptive`, `duato`, `nbc` or `up_down`.
+    pub routing: String,
+    /// Virtual channels per physical channel.
+    pub virtual_channels: u32,
+    /// Escape channels (Duato, Nbc) when set explicitly.
+    pub escape_channels: Option<u32>,
+    /// Flit buffers per virtual channel.
+    pub buffer_depth: u32,
+    /// Extra router pipeline cycles per hop.
+    pub router_delay: u32,
+    /// Flits one router input port may send per cycle; null: unlimited.
+    pub input_speedup: Option<u32>,
+    /// Message length M in flits.
+    pub message_length: u32,
+    /// E[M^2] for random message lengths; null for fixed length.
+    pub message_length_second_moment: Option<f64>,
+    /// Probability that a node is faulty.
+    pub fault_rate: f64,
+    /// Fraction of messages that are broadcasts.
+    pub broadcast_fraction: f64,
+    /// Message start-up latency (cycles).
+    pub startup_latency: f64,
+    /// `single`, `interleaved` or `unlimited`.
+    pub ejection: String,
+    /// `per_traversal` or `switch`; null where routes have no dateline.
+    pub dateline: Option<String>,
+    /// `random` or `positive`; null where no route has such a tie.
+    pub tie_break: Option<String>,
+    /// The traffic pattern.
+    pub traffic: String,
+    /// Probability that a message goes to a hotspot node (hotspot traffic).
+    pub hotspot_fraction: Option<f64>,
+    /// The hotspot node numbers, comma-separated (hotspot traffic).
+    pub hotspot_nodes: Option<String>,
+    /// `random` or `round_robin` (broadcasts only).
+    pub broadcast_order: Option<String>,
+    /// Circuit switching: back-off cycles after a failed set-up.
+    pub circuit_backoff: Option<u32>,
+    /// Circuit switching: retries before a message is dropped.
+    pub circuit_retry_limit: Option<u32>,
+}
+
+impl ScenarioColumns {
+    /// The scenario columns of `scenario`, as its result rows have them.
+    pub fn of(scenario: &Scenario) -> ScenarioColumns {
+        let r = Row::of_scenario(scenario);
+        ScenarioColumns {
+            topology: r.topology,
+            radix: r.radix,
+            dimensions: r.dimensions,
+            nodes: r.nodes,
+            switching: r.switching,
+            scouting_distance: r.scouting_distance,
+            routing: r.routing,
+            virtual_channels: r.virtual_channels,
+            escape_channels: r.escape_channels,
+            buffer_depth: r.buffer_depth,
+            router_delay: r.router_delay,
+            input_speedup: r.input_speedup,
+            message_length: r.message_length,
+            message_length_second_moment: r.message_length_second_moment,
+            fault_rate: r.fault_rate,
+            broadcast_fraction: r.broadcast_fraction,
+            startup_latency: r.startup_latency,
+            ejection: r.ejection,
+            dateline: r.dateline,
+            tie_break: r.tie_break,
+            traffic: r.traffic,
+            hotspot_fraction: r.hotspot_fraction,
+            hotspot_nodes: r.hotspot_nodes,
+            broadcast_order: r.broadcast_order,
+            circuit_backoff: r.circuit_backoff,
+            circuit_retry_limit: r.circuit_retry_limit,
+        }
+    }
+}
+
+/// How the evaluation ended, in the vocabulary of the `status` column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseStatus {
+    /// A finite, stable result: `latency` is required.
+    Ok,
+    /// The load is at or past saturation; latency is unbounded (`latency` may be null).
+    Saturated,
+    /// The network deadlocked.
+    Deadlock,
+    /// An estimate only (the run stopped short of its precision target): `latency` is required.
+    Imprecise,
+    /// The program cannot evaluate this scenario: `detail` says why. A result, not a failure.
+    Unsupported,
+}
+
+/// What the program prints on standard output: one JSON object. Fields other than these are
+/// refused (a misspelt column would otherwise vanish); every measurement is optional except
+/// `latency` when `status` is `ok` or `imprecise`, and `detail` when it is `unsupported`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "runner external evaluator response")]
+pub struct Response {
+    /// How the evaluation ended.
+    pub status: ResponseStatus,
+    /// Why it is saturated, deadlocked, imprecise or unsupported, in a sentence (also accepted
+    /// as `reason`); the row's `error` column.
+    #[serde(default, alias = "reason")]
+    pub detail: Option<String>,
+    /// Mean message latency (cycles).
+    #[serde(default)]
+    pub latency: Option<f64>,
+    /// 95% confidence half-width of `latency` (cycles).
+    #[serde(default)]
+    pub latency_ci95: Option<f64>,
+    /// Mean network latency without the source wait (cycles).
+    #[serde(default)]
+    pub network_latency: Option<f64>,
+    /// Mean source-queue wait (cycles).
+    #[serde(default)]
+    pub source_wait: Option<f64>,
+    /// Mean unicast latency, where broadcasts are reported separately (cycles).
+    #[serde(default)]
+    pub unicast_latency: Option<f64>,
+    /// Average multiplexing degree of a physical channel.
+    #[serde(default)]
+    pub multiplexing_degree: Option<f64>,
+    /// Message arrival rate at one channel (messages/cycle).
+    #[serde(default)]
+    pub channel_rate: Option<f64>,
+    /// Probability that all virtual channels of a channel are busy.
+    #[serde(default)]
+    pub blocking_probability: Option<f64>,
+    /// Accepted throughput (messages/node/cycle).
+    #[serde(default)]
+    pub throughput: Option<f64>,
+    /// Mean hops per message.
+    #[serde(default)]
+    pub hops: Option<f64>,
+    /// Offered load generated in the measurement window (messages/node/cycle).
+    #[serde(default)]
+    pub offered_throughput: Option<f64>,
+    /// Accepted throughput of the least-served node (messages/node/cycle).
+    #[serde(default)]
+    pub throughput_min: Option<f64>,
+    /// Accepted throughput of the best-served node (messages/node/cycle).
+    #[serde(default)]
+    pub throughput_max: Option<f64>,
+    /// Accepted throughput in flits/node/cycle.
+    #[serde(default)]
+    pub flit_throughput: Option<f64>,
+    /// Accepted flits/node/cycle of the least-served node.
+    #[serde(default)]
+    pub flit_throughput_min: Option<f64>,
+    /// Accepted flits/node/cycle of the best-served node.
+    #[serde(default)]
+    pub flit_throughput_max: Option<f64>,
+    /// Cycles simulated.
+    #[serde(default)]
+    pub cycles: Option<u64>,
+    /// Flit-link traversals simulated.
+    #[serde(default)]
+    pub flit_hops: Option<u64>,
+    /// Messages whose latency entered the mean.
+    #[serde(default)]
+    pub messages_measured: Option<u64>,
+    /// Messages dropped at full source queues.
+    #[serde(default)]
+    pub source_drops: Option<u64>,
+    /// Every other named quantity, as numbers (figures plot them as `intermediates.<key>`).
+    #[serde(default)]
+    pub intermediates: BTreeMap<String, f64>,
+}
+
+/// The JSON Schema of [`Request`] (`schemas/external-request.schema.json`), as pretty JSON.
+pub fn request_schema() -> String {
+    pretty(&schemars::schema_for!(Request))
+}
+
+/// The JSON Schema of [`Response`] (`schemas/external-response.schema.json`), as pretty JSON.
+pub fn response_schema() -> String {
+    pretty(&schemars::schema_for!(Response))
+}
+
+fn pretty(schema: &schemars::Schema) -> String {
+    let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The request of one External task.
+pub fn request(
+    method: &ExternalChoice,
+    task: &Task,
+    scenario: &Scenario,
+    rate: f64,
+    saturation: Option<f64>,
+) -> Request {
+    let fraction = match task.load {
+        Some(crate::plan::LoadPoint::FractionOfSaturation(f)) => Some(f),
+        _ => None,
+    };
+    Request {
+        protocol: EXTERNAL_PROTOCOL,
+        method: method.name.clone(),
+        kind: method.kind,
+        task_id: task.id.clone(),
+        scenario: ScenarioColumns::of(scenario),
+        rate,
+        fraction_of_saturation: fraction,
+        saturation_rate: saturation,
+        seed: task.seed,
+        replication: task.replication,
+        fault_seed: task.fault_seed,
+        options: method.options.clone(),
+    }
+}
+
+/// Runs the External `task` of `method` at `rate` and turns its response into the task's row.
+/// `log` is where the program's standard error goes; once `interrupt` is set, a program still
+/// running [`GRACE`] later is killed and the task returns [`CANCELLED`].
+pub fn evaluate(
+    method: &ExternalChoice,
+    task: &Task,
+    scenario: &Scenario,
+    rate: f64,
+    saturation: Option<f64>,
+    log: Option<&Path>,
+    interrupt: Option<&AtomicBool>,
+) -> Result<Output, Failure> {
+    let started = Instant::now();
+    let request = request(method, task, scenario, rate, saturation);
+    let bytes =
+        serde_json::to_vec(&request).map_err(|e| format!("cannot encode the request: {e}"))?;
+    let ran = run(method, &bytes, interrupt);
+    let outcome = ran.as_ref().map_err(Clone::clone).and_then(|ended| {
+        let problem = |what: String| Err(what);
+        match &ended.stop {
+            Some(Stop::TimedOut) => {
+                return problem(format!(
+                    "timed out after {} s and was killed",
+                    method.timeout_seconds
+                ));
+            }
+            Some(Stop::Cancelled) => return Err(CANCELLED.to_string()),
+            None => {}
+        }
+        match ended.status {
+            Some(status) if status.success() => {}
+            Some(status) => return problem(exit_problem(status, &ended.stderr)),
+            None => return problem("could not be waited for".into()),
+        }
+        if ended.stdout_overflow {
+            return problem(format!(
+                "printed more than {} MiB on standard output; one JSON object is expected",
+                MAX_STDOUT_BYTES >> 20
+            ));
+        }
+        parse(&ended.stdout)
+    });
+    let log_note = log.map(|path| {
+        let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        match write_log(path, method, ran.as_ref(), &outcome) {
+            Ok(()) => format!("log: {}", shown.display()),
+            Err(e) => format!("log not written to {}: {e}", shown.display()),
+        }
+    });
+    let response = match outcome {
+        Ok(response) => response,
+        Err(problem) if problem == CANCELLED => return Err(problem),
+        Err(problem) => {
+            let log_note = log_note.unwrap_or_else(|| "standard error not kept".into());
+            return Err(format!(
+                "external method `{}` ({}): {problem}; {log_note}",
+                method.name,
+                method.command_line()
+            ));
+        }
+    };
+    let mut row = base_row(scenario, task, rate, &method.name);
+    row.evaluator = method.evaluator();
+    row.replication = task.replication;
+    row.seed = task.seed;
+    row.fault_seed = task.fault_seed;
+    fill_row(&mut row, &response);
+    row.wall_seconds = started.elapsed().as_secs_f64();
+    Ok(Output::Rows(vec![row]))
+}
+
+/// Reads the program's standard output as one [`Response`] and checks what serde cannot.
+pub fn parse(stdout: &[u8]) -> Result<Response, String> {
+    let text = String::from_utf8_lossy(stdout);
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("printed nothing on standard output; one JSON object is expected".into());
+    }
+    let value: serde_json::Value = serde_json::from_str(trimmed).map_err(|e| {
+        format!(
+            "printed output that is not one JSON object ({e}); it begins {:?}",
+            excerpt(trimmed, 80)
+        )
+    })?;
+    if !value.is_object() {
+        return Err(format!(
+            "printed JSON that is not an object; it begins {:?}",
+            excerpt(trimmed, 80)
+        ));
+    }
+    let response: Response = serde_json::from_value(value)
+        .map_err(|e| format!("printed a response that {}", serde_problem(&e)))?;
+    let status = response.status;
+    let needs_latency = matches!(status, ResponseStatus::Ok | ResponseStatus::Imprecise);
+    if needs_latency && response.latency.is_none() {
+        return Err(format!(
+            "printed `status: {}` without the required field `latency` (a number of cycles)",
+            status_name(status)
+        ));
+    }
+    if status == ResponseStatus::Unsupported
+        && response.detail.as_deref().is_none_or(|d| d.trim().is_empty())
+    {
+        return Err("printed `status: unsupported` without the required `detail` saying why".into());
+    }
+    if let Some(latency) = response.latency
+        && latency < 0.0
+    {
+        return Err(format!("printed a negative `latency` ({latency})"));
+    }
+    Ok(response)
+}
+
+/// A serde error in the words of the protocol: a missing field, an unknown one, or a value of
+/// the wrong type, with the field's name when serde gives it.
+fn serde_problem(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    // serde_json appends " at line L column C" to messages of `from_str`; a value has none.
+    if let Some(field) = text.strip_prefix("unknown field ") {
+        return format!("has an unknown field {field}");
+    }
+    if let Some(field) = text.strip_prefix("missing field ") {
+        return format!("lacks the required field {field}");
+    }
+    format!("has a value of the wrong type: {text}")
+}
+
+fn status_name(status: ResponseStatus) -> &'static str {
+    match status {
+        ResponseStatus::Ok => "ok",
+        ResponseStatus::Saturated => "saturated",
+        ResponseStatus::Deadlock => "deadlock",
+        ResponseStatus::Imprecise => "imprecise",
+        ResponseStatus::Unsupported => "unsupported",
+    }
+}
+
+/// Copies a response into a row (the row's scenario and load columns are already set).
+fn fill_row(row: &mut Row, r: &Response) {
+    let status = match r.status {
+        ResponseStatus::Saturated => Status::Saturated,
+        ResponseStatus::Deadlock => Status::Deadlock,
+        ResponseStatus::Imprecise => Status::Imprecise,
+        ResponseStatus::Ok | ResponseStatus::Unsupported => Status::Ok,
+    };
+    let measurement = Measurement {
+        status,
+        detail: r.detail.clone(),
+        latency: r.latency,
+        latency_ci95: r.latency_ci95,
+        network_latency: r.network_latency,
+        source_wait: r.source_wait,
+        unicast_latency: r.unicast_latency,
+        multiplexing_degree: r.multiplexing_degree,
+        channel_rate: r.channel_rate,
+        blocking_probability: r.blocking_probability,
+        throughput: r.throughput,
+        hops: r.hops,
+        cycles: r.cycles,
+        flit_hops: r.flit_hops,
+        messages_measured: r.messages_measured,
+        intermediates: r.intermediates.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        fault_count: None,
+        fault_map: None,
+    };
+    fill(row, &measurement);
+    if r.status == ResponseStatus::Unsupported {
+        row.status = "unsupported".into();
+    }
+    let finite = |v: Option<f64>| v.filter(|v| v.is_finite());
+    row.offered_throughput = finite(r.offered_throughput);
+    row.throughput_min = finite(r.throughput_min);
+    row.throughput_max = finite(r.throughput_max);
+    row.flit_throughput = finite(r.flit_throughput);
+    row.flit_throughput_min = finite(r.flit_throughput_min);
+    row.flit_throughput_max = finite(r.flit_throughput_max);
+    row.source_drops = r.source_drops;
+}
+
+/// The first `chars` characters of `text`, with `...` when cut.
+fn excerpt(text: &str, chars: usize) -> String {
+    let mut out: String = text.chars().take(chars).collect();
+    if text.chars().count() > chars {
+        out.push_str("...");
+    }
+    out
+}
+
+/// Why an exit status is a failure, with the last line of standard error when there is one.
+fn exit_problem(status: ExitStatus, stderr: &[u8]) -> String {
+    use std::os::unix::process::ExitStatusExt as _;
+    let how = match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => format!("ended abnormally ({status})"),
+    };
+    let text = String::from_utf8_lossy(stderr);
+    match text.lines().rev().map(str::trim).find(|l| !l.is_empty()) {
+        Some(last) => format!("{how} (last line of standard error: {:?})", excerpt(last, 200)),
+        None => how,
+    }
+}
+
+/// Why a run was stopped by `runner`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// Past `timeout_seconds`.
+    TimedOut,
+    /// After an interrupt, past [`GRACE`].
+    Cancelled,
+}
+
+/// What a run of the program left.
+#[derive(Debug, Default)]
+struct Ended {
+    /// The exit status (`None` when it could not be waited for).
+    status: Option<ExitStatus>,
+    /// Set when `runner` killed the program.
+    stop: Option<Stop>,
+    stdout: Vec<u8>,
+    stdout_overflow: bool,
+    stderr: Vec<u8>,
+    /// Bytes of standard error beyond [`MAX_LOG_BYTES`], not kept.
+    stderr_dropped: u64,
+    /// Set when an output pipe was still open [`PIPE_GRACE`] after the program ended.
+    pipes_open: bool,
+    seconds: f64,
+}
+
+/// Reads `source` to its end on a thread of its own, keeping the first `cap` bytes and counting
+/// the rest, so the program never blocks on a full pipe.
+fn drain(mut source: impl Read + Send + 'static, cap: usize) -> mpsc::Receiver<(Vec<u8>, u64)> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut dropped = 0u64;
+        let mut buffer = [0u8; 64 * 1024];
+        loop {
+            match source.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let room = cap.saturating_sub(kept.len()).min(n);
+                    kept.extend_from_slice(&buffer[..room]);
+                    dropped += (n - room) as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        let _ = sender.send((kept, dropped));
+    });
+    receiver
+}
+
+/// The process groups of the programs running now, so that [`kill_running`] can end them.
+static RUNNING: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Kills every external program still running, with everything it started: for a second
+/// interrupt, which ends `runner` at once (the programs, in process groups of their own, would
+/// otherwise run on, orphaned).
+pub fn kill_running() {
+    let groups = match RUNNING.lock() {
+        Ok(groups) => groups.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    for pid in groups {
+        kill_group(pid);
+    }
+}
+
+/// Registers or forgets a running program's process group.
+fn running(pid: u32, alive: bool) {
+    let mut groups = match RUNNING.lock() {
+        Ok(groups) => groups,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if alive {
+        groups.push(pid);
+    } else {
+        groups.retain(|&p| p != pid);
+    }
+}
+
+/// Kills the process group led by `pid` (the program and whatever it started).
+fn kill_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+/// Starts the program, feeds it `request`, and waits for it within its time-out.
+fn run(
+    method: &ExternalChoice,
+    request: &[u8],
+    interrupt: Option<&AtomicBool>,
+) -> Result<Ended, String> {
+    use std::os::unix::process::CommandExt as _;
+    let started = Instant::now();
+    let mut command = Command::new(method.program());
+    command
+        .args(method.command.iter().skip(1))
+        .current_dir(&method.dir)
+        .env("RUNNER_EXTERNAL_PROTOCOL", EXTERNAL_PROTOCOL.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group: a time-out kills everything it started, and the terminal's
+        // Ctrl-C reaches `runner`, which decides (see GRACE).
+        .process_group(0);
+    let mut child = command.spawn().map_err(|e| {
+        format!("cannot start `{}` in {}: {e}", method.program().display(), method.dir.display())
+    })?;
+    let pid = child.id();
+    running(pid, true);
+    if let Some(mut stdin) = child.stdin.take() {
+        let request = request.to_vec();
+        // A program that never reads its input must not block `runner`: write on a thread.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&request);
+        });
+    }
+    let stdout = child.stdout.take().map(|s| drain(s, MAX_STDOUT_BYTES));
+    let stderr = child.stderr.take().map(|s| drain(s, MAX_LOG_BYTES));
+    let deadline = Duration::from_secs(method.timeout_seconds);
+    let interrupted_at = OnceLock::new();
+    let mut ended = Ended::default();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                ended.status = Some(status);
+                break;
+            }
+            Ok(None) => {}
+            Err(_) => {
+                kill_group(pid);
+                let _ = child.kill();
+                ended.status = child.wait().ok();
+                break;
+            }
+        }
+        let stop = if started.elapsed() >= deadline {
+            Some(Stop::TimedOut)
+        } else if interrupt.is_some_and(|flag| flag.load(Ordering::SeqCst))
+            && interrupted_at.get_or_init(Instant::now).elapsed() >= GRACE
+        {
+            Some(Stop::Cancelled)
+        } else {
+            None
+        };
+        if let Some(stop) = stop {
+            kill_group(pid);
+            let _ = child.kill();
+            ended.status = child.wait().ok();
+            ended.stop = Some(stop);
+            break;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+    // Whatever the program left running in its group goes with it, so the pipes close.
+    kill_group(pid);
+    running(pid, false);
+    ended.seconds = started.elapsed().as_secs_f64();
+    let until = Instant::now() + PIPE_GRACE;
+    let mut collect = |receiver: Option<mpsc::Receiver<(Vec<u8>, u64)>>| {
+        let wait = until.saturating_duration_since(Instant::now());
+        match receiver.map(|r| r.recv_timeout(wait)) {
+            Some(Ok(output)) => output,
+            Some(Err(_)) => {
+                ended.pipes_open = true;
+                (Vec::new(), 0)
+            }
+            None => (Vec::new(), 0),
+        }
+    };
+    let (out, out_dropped) = collect(stdout);
+    let (err, err_dropped) = collect(stderr);
+    ended.stdout = out;
+    ended.stdout_overflow = out_dropped > 0;
+    ended.stderr = err;
+    ended.stderr_dropped = err_dropped;
+    Ok(ended)
+}
+
+/// Writes the task's log: a header (command, directory, how it ended), then the program's
+/// standard error, then its standard output when that was the problem.
+fn write_log(
+    path: &Path,
+    method: &ExternalChoice,
+    ran: Result<&Ended, &String>,
+    outcome: &Result<Response, String>,
+) -> std::io::Result<()> {
+    let mut text = format!(
+        "# runner external method `{}` ({} {})\n# command: {}\n# directory: {}\n",
+        method.name,
+        method.kind.as_str(),
+        method.evaluator(),
+        method.command_line(),
+        method.dir.display()
+    );
+    let mut bytes = Vec::new();
+    match ran {
+        Err(problem) => text.push_str(&format!("# not started: {problem}\n")),
+        Ok(ended) => {
+            let how = match (ended.stop, ended.status) {
+                (Some(Stop::TimedOut), _) => {
+                    format!("killed after its time-out of {} s", method.timeout_seconds)
+                }
+                (Some(Stop::Cancelled), _) => "killed after an interrupt".to_string(),
+                (None, Some(status)) => status.to_string(),
+                (None, None) => "could not be waited for".to_string(),
+            };
+            text.push_str(&format!("# ended: {how}, after {:.3} s\n", ended.seconds));
+            if let Err(problem) = outcome {
+                text.push_str(&format!("# problem: {problem}\n"));
+            }
+            if ended.pipes_open {
+                text.push_str(
+                    "# a process it started kept its output open; runner stopped reading\n",
+                );
+            }
+            text.push_str("# standard error:\n");
+            bytes.extend_from_slice(text.as_bytes());
+            bytes.extend_from_slice(&ended.stderr);
+            if ended.stderr_dropped > 0 {
+                bytes.extend_from_slice(
+                    format!(
+                        "\n# ... {} more bytes of standard error not kept\n",
+                        ended.stderr_dropped
+                    )
+                    .as_bytes(),
+                );
+            }
+            if outcome.is_err() && !ended.stdout.is_empty() {
+                bytes.extend_from_slice(b"\n# standard output:\n");
+                let shown = ended.stdout.len().min(64 * 1024);
+                bytes.extend_from_slice(&ended.stdout[..shown]);
+                bytes.push(b'\n');
+            }
+        }
+    }
+    if bytes.is_empty() {
+        bytes = text.into_bytes();
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    crate::files::write_atomic_unsynced(path, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_complete_response_parses_and_fills_a_row() {
+        let response = parse(
+            br#"{"status": "ok", "latency": 41.5, "throughput": 0.01, "cycles": 1000,
+                 "intermediates": {"utilisation": 0.25}}"#,
+        )
+        .expect("valid");
+        let mut row = Row::default();
+        fill_row(&mut row, &response);
+        assert_eq!(row.status, "ok");
+        assert_eq!(row.latency, Some(41.5));
+        assert_eq!(row.throughput, Some(0.01));
+        assert_eq!(row.cycles, Some(1000));
+        assert_eq!(row.intermediates, r#"{"utilisation":0.25}"#);
+    }
+
+    #[test]
+    fn unsupported_is_a_status_with_its_reason() {
+        let response =
+            parse(br#"{"status": "unsupported", "reason": "no fat-trees"}"#).expect("valid");
+        let mut row = Row::default();
+        fill_row(&mut row, &response);
+        assert_eq!(row.status, "unsupported");
+        assert_eq!(row.error.as_deref(), Some("no fat-trees"));
+        assert_eq!(row.latency, None);
+        let bare = parse(br#"{"status": "unsupported"}"#).expect_err("no reason");
+        assert!(bare.contains("detail"), "{bare}");
+    }
+
+    #[test]
+    fn every_malformed_response_names_its_problem() {
+        let cases: [(&[u8], &str); 8] = [
+            (b"", "printed nothing"),
+            (b"hello", "not one JSON object"),
+            (b"[1, 2]", "not an object"),
+            (br#"{"latency": 3}"#, "`status`"),
+            (br#"{"status": "ok"}"#, "`latency`"),
+            (br#"{"status": "ok", "latency": "fast"}"#, "wrong type"),
+            (br#"{"status": "ok", "latency": 3, "latncy": 4}"#, "unknown field `latncy`"),
+            (br#"{"status": "fine", "latency": 3}"#, "wrong type"),
+        ];
+        for (output, expected) in cases {
+            let problem = parse(output).expect_err("malformed");
+            assert!(problem.contains(expected), "{problem:?} lacks {expected:?}");
+        }
+        let two = parse(b"{\"status\": \"saturated\"}\n{\"status\": \"ok\"}").expect_err("two");
+        assert!(two.contains("not one JSON object"), "{two}");
+    }
+
+    #[test]
+    fn the_request_names_every_scenario_column() {
+        let scenario = Scenario::new(crate::scenario::Topology::Torus { radix: 4, dimensions: 2 });
+        let columns = serde_json::to_value(ScenarioColumns::of(&scenario)).expect("json");
+        let names: Vec<&str> =
+            columns.as_object().expect("object").keys().map(String::as_str).collect();
+        for column in crate::report::scenario_columns() {
+            assert!(names.contains(column), "the request lacks the scenario column {column}");
+        }
+        let row = serde_json::to_value(Row::of_scenario(&scenario)).expect("json");
+        for name in &names {
+            assert!(row.get(*name).is_some(), "{name} is not a result column");
+        }
+    }
+
+    /// The committed schemas are the generated ones (regenerate with
+    /// `runner schema --external request|response`).
+    #[test]
+    fn the_committed_protocol_schemas_are_current() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+        for (file, schema, which) in [
+            ("external-request.schema.json", request_schema(), "request"),
+            ("external-response.schema.json", response_schema(), "response"),
+        ] {
+            let committed = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+            assert!(
+                committed == schema,
+                "schemas/{file} is stale: run `runner schema --external {which} > schemas/{file}`"
+            );
+        }
+    }
+}
