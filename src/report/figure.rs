@@ -561,7 +561,13 @@ fn build_series(
         } else {
             reader.value(plot_row, &spec.y)
         };
-        if row.method == "model" {
+        // The built-in model and an external model (`kind: model`: one evaluation per load
+        // point, no replications) are lines; simulations are markers.
+        let drawn_as_line = row.method == "model"
+            || (row.method != "simulation"
+                && row.replication.is_none()
+                && row.replications.is_none());
+        if drawn_as_line {
             match y {
                 Some(y) if row.status == "ok" => series.model.push((x, y)),
                 _ if row.status == "saturated" => {

@@ -70,6 +70,21 @@ fn figures(spec: &FigureSpec, rows: &[Row]) -> Vec<Figure> {
     build(1, spec, &plot_rows).expect("figure builds")
 }
 
+/// The panels and series of `spec` over `rows`, before layout.
+fn prepared(spec: &FigureSpec, rows: &[Row]) -> super::FigureData {
+    let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();
+    let plot_rows: Vec<PlotRow<'_>> = rows
+        .iter()
+        .zip(&scenarios)
+        .map(|(row, scenario)| PlotRow {
+            row,
+            json: super::plot_json(row, std::slice::from_ref(spec)),
+            scenario,
+        })
+        .collect();
+    super::prepare(spec, &plot_rows)
+}
+
 fn spec(yaml: &str) -> FigureSpec {
     serde_saphyr::from_str(yaml).expect("figure spec")
 }
@@ -575,17 +590,7 @@ fn each_external_method_is_a_series_of_its_own() {
         all.push(external);
     }
     let spec = spec("{}");
-    let scenarios: Vec<Value> = all.iter().map(scenario_json).collect();
-    let plot_rows: Vec<PlotRow<'_>> = all
-        .iter()
-        .zip(&scenarios)
-        .map(|(row, scenario)| PlotRow {
-            row,
-            json: super::plot_json(row, std::slice::from_ref(&spec)),
-            scenario,
-        })
-        .collect();
-    let data = super::prepare(&spec, &plot_rows);
+    let data = prepared(&spec, &all);
     assert_eq!(data.legend, ["booksim", "runner"]);
     let series = &data.panels[0].series;
     assert_eq!(series.len(), 2);
@@ -601,4 +606,24 @@ fn each_external_method_is_a_series_of_its_own() {
     assert!(!labels.iter().any(|l| l == "runner"), "{labels:?}");
     let labels = legend_labels(&figures_of("{}", &all)[0]);
     assert!(labels.iter().any(|l| l == "booksim"), "{labels:?}");
+}
+
+/// An external model (`kind: model`: one evaluation per load point, no replications) is drawn
+/// as a line, like the built-in model; an external simulation's aggregates are markers.
+#[test]
+fn an_external_model_is_a_line() {
+    let same = |_: &mut Row| {};
+    let mut all = rows(&[("a", &same)], 0.01, 4);
+    for row in all.clone().iter().filter(|r| r.method == "model") {
+        let mut external = row.clone();
+        external.method = "md1_model".into();
+        external.saturation_rate = None;
+        all.push(external);
+    }
+    let spec = spec("{}");
+    let data = prepared(&spec, &all);
+    let series = &data.panels[0].series;
+    let md1 = series.iter().find(|s| s.label == "md1_model").expect("the external model");
+    assert_eq!(md1.model.len(), 4, "a line through its four load points");
+    assert!(md1.simulation.is_empty());
 }
