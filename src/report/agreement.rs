@@ -1,6 +1,12 @@
 //! Model-vs-simulation agreement: signed and absolute relative latency error per scenario,
 //! split by load, with the points where only one side is stable counted, not dropped.
 //!
+//! With external methods (`methods.external`) a run has more than two methods; [`pairs`]
+//! compares every method with each simulation that comes after it in the order model,
+//! external models, simulation, external simulations (the later one is the reference): the
+//! model against the simulator and against BookSim, the simulator against BookSim. Below,
+//! "model" is the compared method and "simulation" the reference.
+//!
 //! Model rows and aggregate simulation rows (`replication = None`) are matched by
 //! `scenario_id` and `rate`. For every matched point where both latencies are finite and
 //! both statuses are `ok`, the signed relative error is (model - simulation) / simulation:
@@ -47,6 +53,8 @@ pub(crate) struct ScenarioAgreement {
     pub(crate) light: ErrorStats,
     /// Errors near saturation.
     pub(crate) near: ErrorStats,
+    /// `A vs. B` when the table compares several pairs of methods.
+    pub(crate) pair: Option<String>,
 }
 
 /// Relative errors of a set of matched points, and the points that could not be compared.
@@ -118,10 +126,15 @@ pub(crate) enum Comparison {
     NotCompared,
 }
 
-/// Classifies one matched point (the model row at the simulation row's rate).
+/// Classifies one matched point (the model row at the simulation row's rate; the compared
+/// method's row and the reference's, see the module doc).
 pub(crate) fn compare(model_row: &Row, sim: &Row) -> Comparison {
-    let model_latency =
-        columns::comparable_model_latency(model_row).filter(|latency| latency.is_finite());
+    let model_latency = if model_row.method == "model" {
+        columns::comparable_model_latency(model_row)
+    } else {
+        model_row.latency
+    };
+    let model_latency = model_latency.filter(|latency| latency.is_finite());
     let sim_latency = sim.latency.filter(|latency| latency.is_finite() && *latency > 0.0);
     let model_ok = model_row.status == "ok" && model_latency.is_some();
     let sim_ok = sim.status == "ok" && sim_latency.is_some();
@@ -141,8 +154,11 @@ pub(crate) fn compare(model_row: &Row, sim: &Row) -> Comparison {
 pub(crate) struct Agreement {
     /// One entry per scenario that has both model and simulation rows, in scenario order.
     pub(crate) scenarios: Vec<ScenarioAgreement>,
-    /// All scenarios together (present when there are two or more).
-    pub(crate) overall: Option<ScenarioAgreement>,
+    /// All scenarios together (one per compared pair that has two or more scenarios).
+    pub(crate) overall: Vec<ScenarioAgreement>,
+    /// The compared method and the reference, when they are not the built-in model and
+    /// simulator: `(md1_model, simulation)`.
+    pub(crate) methods: Option<(String, String)>,
     /// Why the table is empty, when it is.
     pub(crate) empty_reason: Option<String>,
     /// What all compared scenarios share (`torus, k = 8, n = 2, ...`), when there are several.
@@ -155,17 +171,59 @@ pub(crate) struct Agreement {
 /// One scenario's model rows and aggregate simulation rows.
 type SidePair<'a> = (Vec<&'a Row>, Vec<&'a Row>);
 
-/// Computes the agreement table from all rows.
+/// Computes the agreement of the built-in model with the built-in simulation.
 pub(crate) fn compute(rows: &[Row]) -> Agreement {
-    let model: Vec<&Row> = rows.iter().filter(|row| row.method == "model").collect();
+    compute_pair(rows, "model", "simulation")
+}
+
+/// The pairs of methods a run's agreement table compares (see the module doc): `(compared,
+/// reference)`, the reference always a simulation (a method with replications).
+pub(crate) fn pairs(rows: &[Row]) -> Vec<(String, String)> {
+    // Methods in the order of the module doc: built-in before external, models before
+    // simulations, externals in the order their rows first come.
+    let mut methods: Vec<(u8, &str)> = Vec::new();
+    for row in rows {
+        let simulated = row.replication.is_some() || row.replications.is_some();
+        let rank = match (row.method.as_str(), simulated) {
+            ("model", _) => 0,
+            ("simulation", _) => 2,
+            (_, false) => 1,
+            (_, true) => 3,
+        };
+        match methods.iter_mut().find(|(_, method)| *method == row.method) {
+            // An external simulation's rows include its replications: it is a simulation.
+            Some(entry) => entry.0 = entry.0.max(rank),
+            None => methods.push((rank, row.method.as_str())),
+        }
+    }
+    methods.sort_by_key(|(rank, _)| *rank);
+    let mut pairs = Vec::new();
+    for (index, (rank, reference)) in methods.iter().enumerate() {
+        if *rank >= 2 {
+            for (_, compared) in &methods[..index] {
+                pairs.push(((*compared).to_owned(), (*reference).to_owned()));
+            }
+        }
+    }
+    pairs
+}
+
+/// Computes the agreement of method `compared` with method `reference` (their aggregate rows,
+/// matched by scenario and rate).
+pub(crate) fn compute_pair(rows: &[Row], compared: &str, reference: &str) -> Agreement {
+    let model: Vec<&Row> =
+        rows.iter().filter(|row| row.method == compared && row.replication.is_none()).collect();
     let simulation: Vec<&Row> =
-        rows.iter().filter(|row| row.method == "simulation" && row.replication.is_none()).collect();
+        rows.iter().filter(|row| row.method == reference && row.replication.is_none()).collect();
+    let methods = ((compared, reference) != ("model", "simulation"))
+        .then(|| (compared.to_owned(), reference.to_owned()));
     if simulation.is_empty() {
         return Agreement {
             empty_reason: Some(
                 "No simulation results in this run, so there is nothing to compare the model with."
                     .to_owned(),
             ),
+            methods,
             ..Agreement::default()
         };
     }
@@ -175,6 +233,7 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
                 "No model results in this run, so there is nothing to compare the simulation with."
                     .to_owned(),
             ),
+            methods,
             ..Agreement::default()
         };
     }
@@ -205,7 +264,7 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
     // The fields that tell the compared scenarios apart, any scenario column (not only the
     // described ones), so that two labels never read the same.
     let varying = super::tables::varying_fields(&compared);
-    let mut agreement = Agreement::default();
+    let mut agreement = Agreement { methods, ..Agreement::default() };
     if compared.len() > 1 {
         agreement.common = compared.first().map(|json| columns::describe(json, &constant));
     }
@@ -217,7 +276,8 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
             continue;
         };
         let model_name = first_model.evaluator.split('@').next().unwrap_or_default();
-        if let Some(info) = ModelName::from_name(model_name).map(model::info)
+        if first_model.method == "model"
+            && let Some(info) = ModelName::from_name(model_name).map(model::info)
             && first_sim.ejection != info.ejection.as_str()
         {
             let key = (info.name.as_str(), first_sim.ejection.clone());
@@ -284,9 +344,35 @@ pub(crate) fn compute(rows: &[Row]) -> Agreement {
             overall.light.merge(&scenario.light);
             overall.near.merge(&scenario.near);
         }
-        agreement.overall = Some(overall);
+        agreement.overall = vec![overall];
     }
     agreement
+}
+
+/// The agreement of every pair of methods (see [`pairs`]) in one table: each scenario and
+/// overall entry names its pair. `None` when the run compares at most one pair.
+pub(crate) fn compute_all(rows: &[Row]) -> Option<Agreement> {
+    let pairs = pairs(rows);
+    if pairs.len() < 2 {
+        return None;
+    }
+    let mut all = Agreement::default();
+    for (compared, reference) in &pairs {
+        let agreement = compute_pair(rows, compared, reference);
+        let pair = Some(format!("{compared} vs. {reference}"));
+        let named = |mut entry: ScenarioAgreement| {
+            entry.pair = pair.clone();
+            entry
+        };
+        all.scenarios.extend(agreement.scenarios.into_iter().map(named));
+        all.overall.extend(agreement.overall.into_iter().map(named));
+        all.assumption_notes.extend(agreement.assumption_notes);
+    }
+    if all.scenarios.is_empty() {
+        all.empty_reason =
+            Some("No scenario has results of two methods at the same load, so there is nothing to compare.".to_owned());
+    }
+    Some(all)
 }
 
 /// The load as a fraction of saturation (see the module doc).

@@ -98,6 +98,7 @@ const HEADERS: &[Header] = &[
     header("max_abs_error", "Max |error|", "%", "Max $|e|$", "(\\%)"),
     header("simulation_unstable", "Sim. unstable", "", "Sim.", "unstable"),
     header("model_unstable", "Model unstable", "", "Model", "unstable"),
+    header("compared", "Compared", "", "Compared", ""),
     header("not_compared", "Not compared", "", "Not", "compared"),
     // The saturation table.
     header(

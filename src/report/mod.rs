@@ -412,7 +412,16 @@ fn render_files(
     for kind in &input.spec.tables {
         match kind {
             TableKind::ModelVsSimulation if agreement_table.is_none() => {
-                let agreement = agreement::compute(table_rows);
+                // Every pair of methods when external ones make more than one, else the one
+                // pair (the model against the simulation, by default).
+                let agreement = agreement::compute_all(table_rows).unwrap_or_else(|| {
+                    match agreement::pairs(table_rows).first() {
+                        Some((compared, reference)) => {
+                            agreement::compute_pair(table_rows, compared, reference)
+                        }
+                        None => agreement::compute(table_rows),
+                    }
+                });
                 let table = tables::agreement_table(&agreement);
                 let csv = tables::agreement_csv(&agreement);
                 let csv = |out: &mut dyn io::Write| {

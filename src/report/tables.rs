@@ -246,9 +246,17 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
     let scenario_json: Vec<Value> =
         agreement.scenarios.iter().map(|scenario| scenario.json.clone()).collect();
     let fields = varying_fields(&scenario_json);
+    let paired = agreement.scenarios.iter().any(|scenario| scenario.pair.is_some());
+    let distinct = |scenario: &&crate::report::agreement::ScenarioAgreement| {
+        !paired || agreement.scenarios.first().map(|first| &first.pair) == Some(&scenario.pair)
+    };
     // Scenarios told apart only by a field no table shows keep their described label.
-    let labelled = fields.is_empty() && agreement.scenarios.len() > 1;
-    let mut table_columns = field_columns(&fields);
+    let labelled = fields.is_empty() && agreement.scenarios.iter().filter(distinct).count() > 1;
+    let mut table_columns = Vec::new();
+    if paired {
+        table_columns.push(headers::column("compared", false));
+    }
+    table_columns.extend(field_columns(&fields));
     if labelled {
         table_columns.push(headers::column("scenario", false));
     }
@@ -273,27 +281,30 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
         if overall && summary_from.is_none() {
             summary_from = Some(rows.len());
         }
+        let mut first_band = true;
         for (band, near) in &bands {
             let stats = if *near { &scenario.near } else { &scenario.light };
             if stats.matched() == 0 {
                 continue;
             }
-            let mut cells = if overall {
-                let mut cells = vec![Cell::blank(); scenario_columns];
-                if let Some(label) =
-                    cells.first_mut().filter(|_| rows.len() == summary_from.unwrap_or(0))
-                {
+            let mut cells = Vec::new();
+            if paired {
+                cells.push(Cell::text(scenario.pair.as_deref().unwrap_or_default()));
+            }
+            if overall {
+                let mut blank = vec![Cell::blank(); scenario_columns - cells.len()];
+                if let Some(label) = blank.first_mut().filter(|_| first_band) {
                     // One scenario column is as narrow as its values: `All` fits it.
                     *label = Cell::text(if scenario_columns > 1 { "All scenarios" } else { "All" });
                 }
-                cells
+                cells.extend(blank);
             } else {
-                let mut cells = field_cells(&scenario.json, &fields);
+                cells.extend(field_cells(&scenario.json, &fields));
                 if labelled {
                     cells.push(Cell::text(&scenario.label));
                 }
-                cells
-            };
+            }
+            first_band = false;
             cells.extend([
                 Cell::text(band),
                 Cell::count(stats.points),
@@ -308,6 +319,9 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
         }
     }
     let note = agreement.empty_reason.clone().unwrap_or_else(|| {
+        if paired || agreement.methods.is_some() {
+            return methods_note(agreement, &limit, paired);
+        }
         let mut note = format!(
             "Relative latency error (model \u{2212} simulation) / simulation in percent, over \
              the loads where both are finite, at light and moderate load (up to {limit} of the \
@@ -344,6 +358,38 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
         scenario_columns,
         ..Table::new(table_columns, rows, note)
     }
+}
+
+/// The agreement table's note when it compares methods other than (or besides) the built-in
+/// model and simulation.
+fn methods_note(agreement: &Agreement, limit: &str, paired: bool) -> String {
+    let (what, compared, reference) = match (&agreement.methods, paired) {
+        (Some((compared, reference)), false) => {
+            (format!("{compared} against {reference}"), compared.as_str(), reference.as_str())
+        }
+        _ => (
+            "each pair `A vs. B` of the run's methods: every method against each simulation \
+             after it (model, external models, simulation, external simulations), B the \
+             reference"
+                .to_owned(),
+            "A",
+            "B",
+        ),
+    };
+    let mut note = format!(
+        "Agreement of {what}. Relative latency error ({compared} \u{2212} {reference}) / \
+         {reference} in percent, over the loads where both are finite, at light and moderate \
+         load (up to {limit} of the saturation rate) and near saturation. Bias: the mean signed \
+         error; positive where {compared} gives higher latencies. Sim. unstable: {reference} \
+         saturated or deadlocked where {compared} is finite; model unstable: {compared} \
+         saturated where {reference} is stable; not compared: both unstable, a failed task, or \
+         a simulation short of its target precision."
+    );
+    for assumption in &agreement.assumption_notes {
+        note.push(' ');
+        note.push_str(assumption);
+    }
+    note
 }
 
 /// One load point of one scenario: the model row and the aggregate simulation row at that
@@ -676,13 +722,19 @@ pub(crate) fn write_results_csv(rows: &[Row], out: &mut dyn std::io::Write) -> s
 /// The agreement table as CSV with raw fractions, one row per scenario and load band (the
 /// overall rows have an empty `scenario_id`).
 pub(crate) fn agreement_csv(agreement: &Agreement) -> String {
-    let mut out = String::from(
+    let paired = agreement.scenarios.iter().any(|scenario| scenario.pair.is_some());
+    let mut out = String::from(if paired { "compared," } else { "" });
+    out.push_str(
         "scenario_id,scenario,load_band,points,bias,mean_abs_relative_error,\
          max_abs_relative_error,simulation_unstable,model_unstable,not_compared\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
     for scenario in agreement.scenarios.iter().chain(&agreement.overall) {
         for (band, stats) in [("light", &scenario.light), ("near_saturation", &scenario.near)] {
+            if paired {
+                out.push_str(&csv_field(scenario.pair.as_deref().unwrap_or_default()));
+                out.push(',');
+            }
             let fields = [
                 csv_field(&scenario.scenario_id),
                 csv_field(&scenario.label),

@@ -661,7 +661,7 @@ fn agreement_splits_light_and_near_saturation_load() {
     // but simulated as saturated (95%+), 0.012 and 0.014 model-saturated.
     let first = &agreement.scenarios[0];
     assert_eq!((first.light.points, first.near.points), (3, 1));
-    assert_eq!(agreement.overall.as_ref().map(|overall| overall.light.points), Some(3 + 4));
+    assert_eq!(agreement.overall.first().map(|overall| overall.light.points), Some(3 + 4));
     // The model is low by 1/1.05 at light load: a negative (optimistic) bias, not hidden by
     // the absolute error; the simulation saturating at 0.010 while the model is finite is
     // counted, and so are the two loads where both saturate.
@@ -670,7 +670,7 @@ fn agreement_splits_light_and_near_saturation_load() {
     assert_eq!(first.near.simulation_unstable, 1, "{first:?}");
     assert_eq!(first.near.not_compared, 2, "{first:?}");
     assert_eq!(first.near.model_unstable, 0, "{first:?}");
-    let overall = agreement.overall.as_ref().expect("overall");
+    let overall = agreement.overall.first().expect("overall");
     // V = 2 saturates at 0.0135: only 0.014, where both saturate.
     assert_eq!(overall.near.simulation_unstable + overall.near.not_compared, 1 + 2 + 1);
 }
@@ -1740,4 +1740,57 @@ fn tables_name_scenarios_by_the_fields_that_tell_them_apart() {
         scenario(8, "dimension_order", "switch", 2),
     ]);
     assert_eq!(fields, ["dateline"]);
+}
+
+/// With an external simulation (BookSim, say) the agreement table compares every pair: the
+/// model against both simulations and the built-in simulation against the external one, each
+/// row naming its pair; the errors are those of the rows.
+#[test]
+fn agreement_compares_every_pair_of_methods() {
+    let mut rows = fixture_rows();
+    let external: Vec<Row> = rows
+        .iter()
+        .filter(|row| row.method == "simulation")
+        .map(|row| {
+            let mut row = row.clone();
+            row.method = "booksim".into();
+            row.evaluator = "booksim@2".into();
+            row.latency = row.latency.map(|latency| latency * 1.1);
+            row
+        })
+        .collect();
+    rows.extend(external);
+    assert_eq!(
+        super::agreement::pairs(&rows),
+        [("model", "simulation"), ("model", "booksim"), ("simulation", "booksim")]
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+    );
+    let all = super::agreement::compute_all(&rows).expect("three pairs");
+    assert_eq!(all.scenarios.len(), 2 * 3);
+    assert_eq!(all.overall.len(), 3);
+    let of = |pair: &str| -> Vec<&super::agreement::ScenarioAgreement> {
+        all.scenarios.iter().filter(|s| s.pair.as_deref() == Some(pair)).collect()
+    };
+    // The simulator against BookSim: 1/1.1 - 1 at every load both are stable.
+    let expected = 1.0 / 1.1 - 1.0;
+    for scenario in of("simulation vs. booksim") {
+        let bias = scenario.light.bias.expect("bias");
+        assert!((bias - expected).abs() < 1e-12, "{scenario:?}");
+    }
+    // The model against the built-in simulation is the table a run without BookSim gives.
+    let plain = super::agreement::compute(&fixture_rows());
+    let model_vs_sim = of("model vs. simulation");
+    assert_eq!(model_vs_sim.len(), plain.scenarios.len());
+    for (paired, alone) in model_vs_sim.iter().zip(&plain.scenarios) {
+        assert_eq!((&paired.light, &paired.near), (&alone.light, &alone.near));
+    }
+    let table = super::tables::agreement_table(&all);
+    assert_eq!(table.columns[0].header, "Compared");
+    assert!(table.rows.iter().any(|row| row[0].text == "model vs. booksim"));
+    assert!(table.note.as_deref().unwrap_or_default().contains("A vs. B"));
+    let csv = super::tables::agreement_csv(&all);
+    assert!(csv.starts_with("compared,scenario_id,"), "{csv}");
+    // A run with one pair keeps the table (and CSV) it had.
+    assert!(super::agreement::compute_all(&fixture_rows()).is_none());
+    assert!(super::tables::agreement_csv(&plain).starts_with("scenario_id,"));
 }

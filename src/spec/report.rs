@@ -254,7 +254,8 @@ impl FigureSpec {
 #[serde(rename_all = "snake_case")]
 pub enum TableKind {
     /// Model-vs-simulation agreement per scenario and load band: bias, mean and max |error|,
-    /// one-sided instability.
+    /// one-sided instability. With external methods, every method against each simulation
+    /// after it (model, external models, simulation, external simulations).
     ModelVsSimulation,
     /// Model and simulation side by side at every load point: latencies, the simulation's
     /// 95% interval, the signed error and the status.
