@@ -8,7 +8,9 @@
 //! above that limit in an overflow list, sorted only when the percentiles are read. Memory is
 //! at most 8 bytes per dense entry (512 KiB) plus 8 bytes per message slower than the limit.
 //! Recording is one bounds check and one increment per delivered message (nothing per flit or
-//! per cycle).
+//! per cycle). Measured with `runner bench --only sim` against the simulator without it (six
+//! alternating runs each, best of six): every benchmark within 0.5% per flit-hop (8x8 torus,
+//! dimension order: 21.1 against 21.0 ns), i.e. within the noise.
 //!
 //! **Percentile definition (nearest rank).** For a quantile q in (0, 1] and n >= 1 recorded
 //! values, the q-percentile is the smallest recorded value L such that at least q n of the
