@@ -35,6 +35,21 @@ impl Status {
     }
 }
 
+/// Nearest-rank percentiles of a distribution of whole cycles over the measured messages: the
+/// q-percentile is the smallest value L such that at least a fraction q of the messages have a
+/// value <= L (the value of rank ceil(q n) in ascending order; `sim::percentiles`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Percentiles {
+    /// Median (cycles).
+    pub p50: u64,
+    /// 90th percentile (cycles).
+    pub p90: u64,
+    /// 99th percentile (cycles).
+    pub p99: u64,
+    /// Largest value (cycles).
+    pub max: u64,
+}
+
 /// One evaluation of one scenario at one load. Latencies and times are in cycles,
 /// rates in messages (or flits, where named so) per node per cycle.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -55,6 +70,13 @@ pub struct Measurement {
     pub source_wait: Option<f64>,
     /// Mean unicast latency where the evaluator also reports broadcasts (cycles).
     pub unicast_latency: Option<f64>,
+    /// Percentiles of the latency whose mean is `latency` (simulation only; with broadcasts,
+    /// of the broadcast latencies).
+    pub latency_percentiles: Option<Percentiles>,
+    /// Percentiles of the network latency whose mean is `network_latency` (simulation only).
+    pub network_latency_percentiles: Option<Percentiles>,
+    /// Percentiles of the source wait whose mean is `source_wait` (simulation only).
+    pub source_wait_percentiles: Option<Percentiles>,
     /// Average multiplexing degree V-bar of a physical channel.
     pub multiplexing_degree: Option<f64>,
     /// Message (or header) arrival rate at one channel (messages/cycle).

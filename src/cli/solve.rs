@@ -129,6 +129,21 @@ pub fn print_measurement(
     for (key, value) in named {
         map.insert(key.into(), value.map_or(serde_json::Value::Null, |v| serde_json::json!(v)));
     }
+    // The simulator's latency percentiles (it always reports `cycles`; the models never do,
+    // and measure no distribution): `latency_p50` ... `source_wait_max`, null when not measured.
+    if m.cycles.is_some() {
+        for (stem, percentiles) in [
+            ("latency", m.latency_percentiles),
+            ("network_latency", m.network_latency_percentiles),
+            ("source_wait", m.source_wait_percentiles),
+        ] {
+            let values = percentiles.map(|p| [p.p50, p.p90, p.p99, p.max]);
+            for (index, name) in ["p50", "p90", "p99", "max"].into_iter().enumerate() {
+                let value = values.map_or(serde_json::Value::Null, |v| v[index].into());
+                map.insert(format!("{stem}_{name}"), value);
+            }
+        }
+    }
     for (key, value) in [
         ("cycles", m.cycles),
         ("flit_hops", m.flit_hops),

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::cache::Output;
-use crate::measurement::Measurement;
+use crate::measurement::{Measurement, Percentiles};
 use crate::model;
 use crate::plan::{LoadPoint, Task, TaskKind, identity};
 use crate::scenario::Scenario;
@@ -231,6 +231,7 @@ pub(super) fn fill(row: &mut Row, m: &Measurement) {
     row.messages_measured = m.messages_measured;
     row.fault_count = m.fault_count;
     row.fault_map = m.fault_map.clone();
+    fill_percentiles(row, m);
     let map: serde_json::Map<String, serde_json::Value> = m
         .intermediates
         .iter()
@@ -242,6 +243,23 @@ pub(super) fn fill(row: &mut Row, m: &Measurement) {
         })
         .collect();
     row.intermediates = serde_json::Value::Object(map).to_string();
+}
+
+/// The latency percentile columns (null where the evaluator measured no distribution).
+fn fill_percentiles(row: &mut Row, m: &Measurement) {
+    let cycles = |p: Option<Percentiles>| {
+        p.map_or([None; 4], |p| [p.p50, p.p90, p.p99, p.max].map(|value| Some(value as f64)))
+    };
+    [row.latency_p50, row.latency_p90, row.latency_p99, row.latency_max] =
+        cycles(m.latency_percentiles);
+    [
+        row.network_latency_p50,
+        row.network_latency_p90,
+        row.network_latency_p99,
+        row.network_latency_max,
+    ] = cycles(m.network_latency_percentiles);
+    [row.source_wait_p50, row.source_wait_p90, row.source_wait_p99, row.source_wait_max] =
+        cycles(m.source_wait_percentiles);
 }
 
 /// The simulation's throughput columns (`sim::Measure`), from its intermediates.
@@ -362,7 +380,37 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     let drops: Option<Vec<u64>> = replications.iter().map(|r| r.source_drops).collect();
     row.source_drops = drops.map(|d| d.iter().sum());
     row.latency_ci95 = latency_interval(replications);
+    aggregate_percentiles(&mut row, replications);
     Ok(row)
+}
+
+/// An aggregate row's latency percentiles: the mean of the replications' p50, p90 and p99
+/// (each replication's percentile estimates the same quantile of the same distribution; the
+/// replications' histograms are not kept, so they are not pooled) and the largest of their
+/// maxima (the exact maximum over all their messages). Null unless every replication has the
+/// value, as for `latency`.
+fn aggregate_percentiles(row: &mut Row, replications: &[Row]) {
+    let all = |get: fn(&Row) -> Option<f64>| -> Option<Vec<f64>> {
+        replications.iter().map(get).collect()
+    };
+    let mean = |get: fn(&Row) -> Option<f64>| {
+        all(get).map(|values| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let max = |get: fn(&Row) -> Option<f64>| {
+        all(get).and_then(|values| values.into_iter().reduce(f64::max))
+    };
+    row.latency_p50 = mean(|r| r.latency_p50);
+    row.latency_p90 = mean(|r| r.latency_p90);
+    row.latency_p99 = mean(|r| r.latency_p99);
+    row.latency_max = max(|r| r.latency_max);
+    row.network_latency_p50 = mean(|r| r.network_latency_p50);
+    row.network_latency_p90 = mean(|r| r.network_latency_p90);
+    row.network_latency_p99 = mean(|r| r.network_latency_p99);
+    row.network_latency_max = max(|r| r.network_latency_max);
+    row.source_wait_p50 = mean(|r| r.source_wait_p50);
+    row.source_wait_p90 = mean(|r| r.source_wait_p90);
+    row.source_wait_p99 = mean(|r| r.source_wait_p99);
+    row.source_wait_max = max(|r| r.source_wait_max);
 }
 
 /// Replications below this count pool their batch means for the latency interval; from this
@@ -451,7 +499,7 @@ fn mean_intermediates(replications: &[Row]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{latency_interval, mean_intermediates, t_quantile_975};
+    use super::{aggregate_percentiles, latency_interval, mean_intermediates, t_quantile_975};
     use crate::store::row::Row;
 
     /// Issue 20: two replications pool their batch means (the interval of the concatenated
@@ -511,6 +559,37 @@ mod tests {
         assert_eq!(means["drops"].as_f64(), Some(2.0));
         assert!(means.get("odd").is_none(), "a key one replication lacks has no mean");
         assert_eq!(mean_intermediates(&[]), "{}");
+    }
+
+    /// An aggregate row's percentiles are the means of the replications' percentiles and the
+    /// largest of their maxima; a replication without them (saturated) leaves them null.
+    #[test]
+    fn aggregate_percentiles_average_the_replications_and_keep_the_largest_maximum() {
+        let replication = |p50: f64, p99: f64, max: f64| Row {
+            latency_p50: Some(p50),
+            latency_p90: Some(p50 + 1.0),
+            latency_p99: Some(p99),
+            latency_max: Some(max),
+            network_latency_p99: Some(p99 - 2.0),
+            network_latency_max: Some(max - 2.0),
+            source_wait_p50: Some(0.0),
+            source_wait_max: Some(max - 20.0),
+            ..Row::default()
+        };
+        let replications = [replication(20.0, 41.0, 60.0), replication(23.0, 44.0, 75.0)];
+        let mut row = Row::default();
+        aggregate_percentiles(&mut row, &replications);
+        assert_eq!(
+            (row.latency_p50, row.latency_p90, row.latency_p99, row.latency_max),
+            (Some(21.5), Some(22.5), Some(42.5), Some(75.0))
+        );
+        assert_eq!((row.network_latency_p99, row.network_latency_max), (Some(40.5), Some(73.0)));
+        assert_eq!((row.source_wait_p50, row.source_wait_max), (Some(0.0), Some(55.0)));
+        assert_eq!((row.network_latency_p50, row.source_wait_p90), (None, None), "never measured");
+        let saturated = Row { status: "saturated".into(), ..Row::default() };
+        let mut row = Row::default();
+        aggregate_percentiles(&mut row, &[replications[0].clone(), saturated]);
+        assert_eq!((row.latency_p50, row.latency_max), (None, None));
     }
 
     #[test]

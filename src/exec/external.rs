@@ -256,6 +256,42 @@ pub struct Response {
     /// Messages dropped at full source queues.
     #[serde(default)]
     pub source_drops: Option<u64>,
+    /// The median of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub latency_p50: Option<f64>,
+    /// The 90th percentile of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub latency_p90: Option<f64>,
+    /// The 99th percentile of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub latency_p99: Option<f64>,
+    /// The largest value of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub latency_max: Option<f64>,
+    /// The median of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub network_latency_p50: Option<f64>,
+    /// The 90th percentile of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub network_latency_p90: Option<f64>,
+    /// The 99th percentile of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub network_latency_p99: Option<f64>,
+    /// The largest value of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub network_latency_max: Option<f64>,
+    /// The median of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub source_wait_p50: Option<f64>,
+    /// The 90th percentile of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub source_wait_p90: Option<f64>,
+    /// The 99th percentile of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub source_wait_p99: Option<f64>,
+    /// The largest value of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
+    #[serde(default)]
+    pub source_wait_max: Option<f64>,
     /// Every other named quantity, as numbers (figures plot them as `intermediates.<key>`).
     #[serde(default)]
     pub intermediates: BTreeMap<String, f64>,
@@ -469,6 +505,9 @@ fn fill_row(row: &mut Row, r: &Response) {
         intermediates: r.intermediates.iter().map(|(k, v)| (k.clone(), *v)).collect(),
         fault_count: None,
         fault_map: None,
+        latency_percentiles: None,
+        network_latency_percentiles: None,
+        source_wait_percentiles: None,
     };
     fill(row, &measurement);
     if r.status == ResponseStatus::Unsupported {
@@ -482,6 +521,18 @@ fn fill_row(row: &mut Row, r: &Response) {
     row.flit_throughput_min = finite(r.flit_throughput_min);
     row.flit_throughput_max = finite(r.flit_throughput_max);
     row.source_drops = r.source_drops;
+    row.latency_p50 = finite(r.latency_p50);
+    row.latency_p90 = finite(r.latency_p90);
+    row.latency_p99 = finite(r.latency_p99);
+    row.latency_max = finite(r.latency_max);
+    row.network_latency_p50 = finite(r.network_latency_p50);
+    row.network_latency_p90 = finite(r.network_latency_p90);
+    row.network_latency_p99 = finite(r.network_latency_p99);
+    row.network_latency_max = finite(r.network_latency_max);
+    row.source_wait_p50 = finite(r.source_wait_p50);
+    row.source_wait_p90 = finite(r.source_wait_p90);
+    row.source_wait_p99 = finite(r.source_wait_p99);
+    row.source_wait_max = finite(r.source_wait_max);
 }
 
 /// The first `chars` characters of `text`, with `...` when cut.
@@ -767,6 +818,7 @@ mod tests {
     fn a_complete_response_parses_and_fills_a_row() {
         let response = parse(
             br#"{"status": "ok", "latency": 41.5, "throughput": 0.01, "cycles": 1000,
+                 "latency_p99": 97.0, "source_wait_max": 12.0,
                  "intermediates": {"utilisation": 0.25}}"#,
         )
         .expect("valid");
@@ -776,6 +828,10 @@ mod tests {
         assert_eq!(row.latency, Some(41.5));
         assert_eq!(row.throughput, Some(0.01));
         assert_eq!(row.cycles, Some(1000));
+        assert_eq!(
+            (row.latency_p99, row.source_wait_max, row.latency_p50),
+            (Some(97.0), Some(12.0), None)
+        );
         assert_eq!(row.intermediates, r#"{"utilisation":0.25}"#);
     }
 

@@ -53,6 +53,18 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("network_latency", Kind::Number),
     ("source_wait", Kind::Number),
     ("unicast_latency", Kind::Number),
+    ("latency_p50", Kind::Number),
+    ("latency_p90", Kind::Number),
+    ("latency_p99", Kind::Number),
+    ("latency_max", Kind::Number),
+    ("network_latency_p50", Kind::Number),
+    ("network_latency_p90", Kind::Number),
+    ("network_latency_p99", Kind::Number),
+    ("network_latency_max", Kind::Number),
+    ("source_wait_p50", Kind::Number),
+    ("source_wait_p90", Kind::Number),
+    ("source_wait_p99", Kind::Number),
+    ("source_wait_max", Kind::Number),
     ("multiplexing_degree", Kind::Number),
     ("channel_rate", Kind::Number),
     ("blocking_probability", Kind::Number),
@@ -250,6 +262,18 @@ pub(crate) const DISPLAY: &[DisplayEntry] = &[
     ("network_latency", "", "network latency", "cycles"),
     ("source_wait", "W_s", "source-queue wait", "cycles"),
     ("unicast_latency", "", "unicast latency", "cycles"),
+    ("latency_p50", "", "latency, median", "cycles"),
+    ("latency_p90", "", "latency, 90th percentile", "cycles"),
+    ("latency_p99", "", "latency, 99th percentile", "cycles"),
+    ("latency_max", "", "latency, maximum", "cycles"),
+    ("network_latency_p50", "", "network latency, median", "cycles"),
+    ("network_latency_p90", "", "network latency, 90th percentile", "cycles"),
+    ("network_latency_p99", "", "network latency, 99th percentile", "cycles"),
+    ("network_latency_max", "", "network latency, maximum", "cycles"),
+    ("source_wait_p50", "", "source-queue wait, median", "cycles"),
+    ("source_wait_p90", "", "source-queue wait, 90th percentile", "cycles"),
+    ("source_wait_p99", "", "source-queue wait, 99th percentile", "cycles"),
+    ("source_wait_max", "", "source-queue wait, maximum", "cycles"),
     ("multiplexing_degree", "V\u{304}", "multiplexing degree", ""),
     ("channel_rate", "\u{3bb}_c", "channel arrival rate", "messages/channel/cycle"),
     ("blocking_probability", "P_V", "blocking probability", ""),
@@ -508,9 +532,27 @@ pub(crate) fn constant_and_varying_rows<'a>(
     (pick(false), pick(true), Some(first))
 }
 
-/// Whether a column is a latency whose values explode near saturation (so the y axis is capped).
+/// The latency percentile columns (simulation only; `sim::percentiles`).
+pub(crate) const LATENCY_PERCENTILES: &[&str] = &[
+    "latency_p50",
+    "latency_p90",
+    "latency_p99",
+    "latency_max",
+    "network_latency_p50",
+    "network_latency_p90",
+    "network_latency_p99",
+    "network_latency_max",
+    "source_wait_p50",
+    "source_wait_p90",
+    "source_wait_p99",
+    "source_wait_max",
+];
+
+/// Whether a column is a latency whose values explode near saturation (so the y axis is capped;
+/// the percentile columns too: their zero-load reference is the series' own lowest-load value).
 pub(crate) fn is_latency(name: &str) -> bool {
     matches!(name, "latency" | "network_latency" | "source_wait" | "unicast_latency")
+        || LATENCY_PERCENTILES.contains(&name)
 }
 
 /// Formats a number compactly with four significant digits (`0.0125`, `123.4`, `18250`).

@@ -10,9 +10,11 @@
 //! plotters' SVG backend only, so no system font library is involved; text stays `<text>` with
 //! the generic family `sans-serif`, which the PDF step maps to the bundled DejaVu Sans.
 //!
-//! Latencies explode near saturation, so for latency columns the y axis is capped at
-//! [`ZERO_LOAD_FACTOR`] times the panel's zero-load latency or at the largest finite
-//! simulation mean, whichever is larger. Points beyond the cap and saturated simulation points
+//! Latencies explode near saturation, so for latency columns (means and the simulator's
+//! percentiles, `columns::is_latency`) the y axis is capped at [`ZERO_LOAD_FACTOR`] times the
+//! panel's zero-load value of the column (a percentile's is the simulation's lowest-load one:
+//! the models have no percentiles) or at the largest finite simulated value, whichever is
+//! larger. Points beyond the cap and saturated simulation points
 //! are drawn as open triangles on the top edge, deadlocked simulations as crosses there, and
 //! simulations short of their target precision as open circles at their estimate (markers of
 //! several series that meet at one x on the top edge stack downwards, so none hides another); a confidence
@@ -816,7 +818,7 @@ fn caption(spec: &FigureSpec, data: &FigureData, flags: &Flags) -> String {
     } else if flags.clipped && columns::is_latency(&spec.y) {
         sentences.push(format!(
             "The y axis is capped at {ZERO_LOAD_FACTOR}\u{d7} the zero-load latency of each panel \
-             or the largest finite simulation mean, whichever is larger; open triangles on the \
+             or the largest finite simulated value, whichever is larger; open triangles on the \
              top edge mark simulation points beyond the cap or saturated."
         ));
     } else if flags.has_saturated_simulation {

@@ -1016,6 +1016,56 @@ fn figures_plot_intermediates_of_model_and_simulation_rows() {
     assert!(error.contains("`intermediates.<key>`"), "{error}");
 }
 
+/// `y: latency_p99` draws the simulation's percentile (model rows have none) with its display
+/// name and unit, without the mean's confidence bars; the CSV holds exactly the plotted values.
+#[test]
+fn figures_plot_latency_percentiles() {
+    let mut rows = fixture_rows();
+    for row in &mut rows {
+        if row.method == "simulation" && row.status == "ok" {
+            row.latency_p99 = row.latency.map(|latency| (2.0 * latency).round());
+        }
+    }
+    let mut spec = fixture_spec();
+    spec.figures = vec![FigureSpec {
+        x: "rate".into(),
+        y: "latency_p99".into(),
+        panels: Vec::new(),
+        lines: vec!["virtual_channels".into()],
+        log_y: false,
+        title: None,
+        ..FigureSpec::default()
+    }];
+    assert_eq!(check_figure(&spec.figures[0]), Ok(()));
+    assert!(
+        super::columns::is_latency("latency_p99") && super::columns::is_latency("source_wait_max")
+    );
+    assert_eq!(super::columns::axis_label("latency_p99"), "Latency, 99th percentile (cycles)");
+    let (dir, _) = render_fixture("t", &rows, &spec, None);
+    let svg = read(dir.path(), "figures/fig1_latency_p99_vs_rate.svg");
+    assert!(!svg.contains("No finite data points"), "nothing plotted");
+    assert!(svg.contains("99th percentile"), "axis label");
+    assert!(!svg.contains("95% CI"), "the interval belongs to the mean");
+    let csv = read(dir.path(), "figures/fig1_latency_p99_vs_rate.csv");
+    let mut plotted: Vec<f64> = csv
+        .lines()
+        .map(csv_fields)
+        .filter(|fields| fields[4] == "simulation" && fields[5] == "marker")
+        .map(|fields| fields[7].parse().expect("y"))
+        .collect();
+    let mut expected: Vec<f64> = rows
+        .iter()
+        .filter(|row| row.replication.is_none())
+        .filter_map(|row| row.latency_p99)
+        .collect();
+    plotted.sort_by(f64::total_cmp);
+    expected.sort_by(f64::total_cmp);
+    assert!(!expected.is_empty());
+    assert_eq!(plotted, expected, "{csv}");
+    let model_points = csv.lines().map(csv_fields).filter(|f| f[4] == "model" && f[5] == "line");
+    assert_eq!(model_points.count(), 0, "the models have no percentiles: {csv}");
+}
+
 #[test]
 fn unknown_column_fails_render_with_a_figure_error() {
     let mut spec = fixture_spec();

@@ -40,6 +40,7 @@
 use crate::scenario::{Ejection, Scenario};
 
 use super::faults::FaultMap;
+use super::percentiles::Histogram;
 use super::routing::{Candidate, Header, Router};
 use super::stats::Batches;
 use super::throughput::Tracker;
@@ -199,6 +200,11 @@ pub(crate) struct Window {
     pub(crate) network_sum: f64,
     pub(crate) wait_sum: f64,
     pub(crate) hops_sum: f64,
+    /// Exact distributions over delivered measured messages (whole cycles): latency, network
+    /// latency, source wait (`sim::percentiles`).
+    pub(crate) latencies: Histogram,
+    pub(crate) network_latencies: Histogram,
+    pub(crate) source_waits: Histogram,
 }
 
 impl Window {
@@ -462,6 +468,9 @@ impl Engine {
             window: Window {
                 busy_time: vec![0; v as usize + 1],
                 vc_flits: vec![0; slots * v as usize],
+                latencies: Histogram::new(),
+                network_latencies: Histogram::new(),
+                source_waits: Histogram::new(),
                 ..Window::default()
             },
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
@@ -1199,8 +1208,13 @@ impl Engine {
             }
         }
         if message.measured {
-            let latency = (self.now + 1 - message.generated) as f64;
-            let wait = (message.injected - message.generated) as f64;
+            let (cycles, waited) =
+                (self.now + 1 - message.generated, message.injected - message.generated);
+            w.latencies.record(cycles);
+            w.network_latencies.record(cycles - waited);
+            w.source_waits.record(waited);
+            let latency = cycles as f64;
+            let wait = waited as f64;
             w.latency_sum += latency;
             w.wait_sum += wait;
             w.network_sum += latency - wait;

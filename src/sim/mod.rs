@@ -24,7 +24,8 @@
 //! fat-tree's routers and wiring); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
 //! patterns); `stats` keeps batch
-//! means and builds the [`Measurement`]; `rng` is xoshiro256++ with our own distributions;
+//! means and builds the [`Measurement`]; `percentiles` keeps the exact latency distributions
+//! (nearest-rank p50, p90, p99 and maximum); `rng` is xoshiro256++ with our own distributions;
 //! `faults` draws static node faults and filters routes and destinations around them.
 //!
 //! # Model and conventions
@@ -55,7 +56,9 @@
 //!   then the output channels in the engine's order of active channels, each passing over
 //!   candidate VCs of a full port in its round-robin (see `engine`).
 //! - Network latency = latency - source wait; source wait = cycles from generation until the
-//!   message holds an injection VC.
+//!   message holds an injection VC. Besides their means, the run reports the p50, p90, p99
+//!   and maximum of all three over the measured messages, exactly (`percentiles`: nearest
+//!   rank, the smallest value L such that at least a fraction q of the messages have <= L).
 //! - Measurement: warm-up, then a window of `cycles` cycles (or, with `target_precision`, until
 //!   the 95% CI half-width of the batch means is below that fraction of the mean, with at least
 //!   10 complete batches and at most `max_cycles` cycles). Messages generated in the window are
@@ -122,6 +125,7 @@
 mod engine;
 mod fat_tree;
 mod faults;
+mod percentiles;
 mod rng;
 mod routing;
 pub mod saturation;

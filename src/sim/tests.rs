@@ -761,3 +761,109 @@ fn a_speedup_of_one_slows_the_network_down() {
     assert!(slow >= fast, "speedup 1: {slow}, unlimited: {fast}");
     assert!(check(&Scenario { input_speedup: Some(0), ..torus8_speedup(None) }).is_err());
 }
+
+/// Sends a lone message between every ordered pair of nodes, one after the other through the
+/// empty network, all measured; returns the run's measurement.
+fn every_pair_alone(s: &Scenario) -> Measurement {
+    let mut engine = Engine::new(s, 0.0, 1, &plan(0, 1)).unwrap();
+    engine.open_window();
+    let nodes = engine.geometry.nodes;
+    for source in 0..nodes {
+        for dest in (0..nodes).filter(|&d| d != source) {
+            engine.send(source, dest);
+            while engine.window.outstanding > 0 {
+                engine.step();
+                assert!(engine.now < 10_000_000, "{s:?}: {source}->{dest} not delivered");
+            }
+        }
+    }
+    assert_eq!(engine.window.latencies.count(), u64::from(nodes * (nodes - 1)));
+    stats::summarize(&engine, engine::Outcome::Ok)
+}
+
+/// At zero load every message of a given distance has the same latency, hops + M +
+/// router_delay hops, no source wait, so the percentiles follow from the distance
+/// distribution exactly. The 4x4 torus: each node has 4 nodes at distance 1, 6 at 2, 4 at 3
+/// and 1 at 4, so of the 240 ordered pairs 64 are 1 hop apart, 96 two, 64 three and 16 four:
+/// rank 120 (p50) is at 2 hops, rank 216 (p90) at 3, rank ceil(237.6) = 238 (p99) at 4.
+#[test]
+fn zero_load_percentiles_follow_the_distance_distribution() {
+    use crate::measurement::Percentiles;
+    let m = every_pair_alone(&scenario(torus(4, 2), Routing::DimensionOrder, 2, 5));
+    let latency = |hops: u64| hops + 5;
+    let expected =
+        Percentiles { p50: latency(2), p90: latency(3), p99: latency(4), max: latency(4) };
+    assert_eq!(m.latency_percentiles, Some(expected));
+    assert_eq!(m.network_latency_percentiles, Some(expected), "nothing waits at the source");
+    assert_eq!(m.source_wait_percentiles, Some(Percentiles::default()));
+    assert_eq!(m.latency, Some((64.0 * 6.0 + 96.0 * 7.0 + 64.0 * 8.0 + 16.0 * 9.0) / 240.0));
+
+    // Other shapes and a router delay: the nearest rank of the sorted zero-load latencies.
+    let cases = [
+        Scenario {
+            router_delay: 2,
+            ..scenario(Topology::Mesh { radix: 3, dimensions: 2 }, Routing::DimensionOrder, 1, 4)
+        },
+        scenario(Topology::Hypercube { dimensions: 4 }, Routing::DimensionOrder, 2, 3),
+        scenario(torus(5, 1), Routing::DimensionOrder, 2, 1),
+    ];
+    for s in &cases {
+        let geometry = topology::Geometry::new(&s.topology).unwrap();
+        let mut latencies: Vec<u64> = (0..geometry.nodes)
+            .flat_map(|a| (0..geometry.nodes).filter(move |&b| b != a).map(move |b| (a, b)))
+            .map(|(a, b)| {
+                let hops = u64::from(geometry.distance(a, b));
+                hops + u64::from(s.message_length) + u64::from(s.router_delay) * hops
+            })
+            .collect();
+        latencies.sort_unstable();
+        let n = latencies.len() as u64;
+        let at = |percent: u64| latencies[((percent * n).div_ceil(100) - 1) as usize];
+        let expected = Percentiles { p50: at(50), p90: at(90), p99: at(99), max: at(100) };
+        let m = every_pair_alone(s);
+        assert_eq!(m.latency_percentiles, Some(expected), "{:?}", s.topology);
+        assert_eq!(m.network_latency_percentiles, Some(expected), "{:?}", s.topology);
+        assert_eq!(m.source_wait_percentiles, Some(Percentiles::default()));
+    }
+}
+
+/// Under load the percentiles are reproducible bit for bit, ordered, consistent with the
+/// means, and recording them left the pinned mean latency unchanged (`results_are_pinned`'s
+/// configuration); they are pinned here too.
+#[test]
+fn percentiles_are_deterministic_and_leave_the_mean_unchanged() {
+    use crate::measurement::Percentiles;
+    let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
+    let options = SimOptions { warmup_cycles: 1_000, cycles: 5_000, ..SimOptions::default() };
+    let a = simulate(&s, 0.03, &options, 2024, None).unwrap();
+    let b = simulate(&s, 0.03, &options, 2024, None).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.latency.map(f64::to_bits), Some(12.407516891891891f64.to_bits()));
+    let (latency, network, wait) = (
+        a.latency_percentiles.unwrap(),
+        a.network_latency_percentiles.unwrap(),
+        a.source_wait_percentiles.unwrap(),
+    );
+    for p in [latency, network, wait] {
+        assert!(p.p50 <= p.p90 && p.p90 <= p.p99 && p.p99 <= p.max, "{p:?}");
+    }
+    // A message 1 hop away takes at least 1 + M + ... cycles; the mean lies below the maximum.
+    assert!(latency.p50 >= 9 && (latency.max as f64) >= a.latency.unwrap());
+    assert!(network.max <= latency.max && wait.max <= latency.max);
+    assert!((wait.max as f64) >= a.source_wait.unwrap());
+    assert_eq!(
+        (latency, network, wait),
+        (
+            Percentiles { p50: PINNED[0], p90: PINNED[1], p99: PINNED[2], max: PINNED[3] },
+            Percentiles { p50: PINNED[4], p90: PINNED[5], p99: PINNED[6], max: PINNED[7] },
+            Percentiles { p50: PINNED[8], p90: PINNED[9], p99: PINNED[10], max: PINNED[11] },
+        )
+    );
+    // A different seed gives a different run.
+    let c = simulate(&s, 0.03, &options, 2025, None).unwrap();
+    assert_ne!(c.latency, a.latency);
+}
+
+/// Latency, network latency and source-wait p50, p90, p99 and max of
+/// `percentiles_are_deterministic_and_leave_the_mean_unchanged` (sim-1.2.0).
+const PINNED: [u64; 12] = [11, 18, 26, 39, 11, 18, 26, 39, 0, 0, 0, 6];

@@ -100,6 +100,46 @@ pub struct Row {
     pub source_wait: Option<f64>,
     /// Mean unicast latency, where broadcasts are reported separately (cycles).
     pub unicast_latency: Option<f64>,
+    // Latency percentiles (simulation; null for model rows and where no latency was
+    // measured). Nearest rank over the measured messages of a replication (`sim::percentiles`):
+    // the smallest value L such that at least q of the messages took <= L cycles. An aggregate
+    // row holds the mean of its replications' percentiles and the largest of their maxima.
+    /// Median of the message latency, the quantity whose mean is `latency` (cycles).
+    #[serde(default)]
+    pub latency_p50: Option<f64>,
+    /// 90th percentile of the message latency (cycles).
+    #[serde(default)]
+    pub latency_p90: Option<f64>,
+    /// 99th percentile of the message latency (cycles).
+    #[serde(default)]
+    pub latency_p99: Option<f64>,
+    /// Largest message latency (cycles).
+    #[serde(default)]
+    pub latency_max: Option<f64>,
+    /// Median of the network latency, the quantity whose mean is `network_latency` (cycles).
+    #[serde(default)]
+    pub network_latency_p50: Option<f64>,
+    /// 90th percentile of the network latency (cycles).
+    #[serde(default)]
+    pub network_latency_p90: Option<f64>,
+    /// 99th percentile of the network latency (cycles).
+    #[serde(default)]
+    pub network_latency_p99: Option<f64>,
+    /// Largest network latency (cycles).
+    #[serde(default)]
+    pub network_latency_max: Option<f64>,
+    /// Median of the source-queue wait, the quantity whose mean is `source_wait` (cycles).
+    #[serde(default)]
+    pub source_wait_p50: Option<f64>,
+    /// 90th percentile of the source-queue wait (cycles).
+    #[serde(default)]
+    pub source_wait_p90: Option<f64>,
+    /// 99th percentile of the source-queue wait (cycles).
+    #[serde(default)]
+    pub source_wait_p99: Option<f64>,
+    /// Largest source-queue wait (cycles).
+    #[serde(default)]
+    pub source_wait_max: Option<f64>,
     /// Average multiplexing degree V-bar.
     pub multiplexing_degree: Option<f64>,
     /// Message arrival rate at one channel (messages/cycle).

@@ -208,6 +208,7 @@ fn solve_prints_json_with_stable_keys() {
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
     assert_eq!(value["status"], "ok");
     assert!(value["latency"].as_f64().is_some_and(|l| l > 16.0));
+    assert!(value.get("latency_p99").is_none(), "a model has no percentiles: {value}");
     let saturation = scratch.run(&["solve", "fat_tree", "processors=64", "--saturation", "--json"]);
     let value: serde_json::Value = serde_json::from_slice(&saturation.stdout).expect("json");
     assert!(value["saturation_rate"].as_f64().is_some_and(|r| r > 0.0));
@@ -249,6 +250,17 @@ fn simulate_prints_json() {
     ] {
         assert!(value.get(key).is_some(), "missing {key}: {value}");
     }
+    // The latency percentiles: whole cycles (nearest rank), ordered, around the mean.
+    for stem in ["latency", "network_latency", "source_wait"] {
+        let get = |q: &str| {
+            value[format!("{stem}_{q}")].as_u64().unwrap_or_else(|| panic!("{stem}_{q}: {value}"))
+        };
+        let (p50, p90, p99, max) = (get("p50"), get("p90"), get("p99"), get("max"));
+        assert!(p50 <= p90 && p90 <= p99 && p99 <= max, "{stem}: {value}");
+        let mean = value[stem].as_f64().expect("mean");
+        assert!(max as f64 >= mean, "{stem}: {value}");
+    }
+    assert!(value["latency_p50"].as_u64() >= Some(9), "one hop and 8 flits at least: {value}");
 }
 
 #[test]

@@ -44,10 +44,14 @@
 //! and, less Delta + 1 + router_delay, `S_b`); channel rates by message class over the window
 //! under the model's keys `lambda_cu` (unicasts), `lambda_cb` (the sources' copies),
 //! `lambda_cr` (replicated copies), and the replications per receiving node `omega_bar`.
+//! The percentiles follow the means: `latency_p50` ... `latency_max` are those of the broadcast
+//! latency, `network_latency_*` and `source_wait_*` those of the copies (the unicasts'
+//! distributions, like their mean `unicast_latency`, have no percentile columns).
 
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{BroadcastOrder, Scenario};
 
+use super::super::percentiles::Histogram;
 use super::{Engine, Message, NONE, slab_insert};
 
 #[cfg(test)]
@@ -109,6 +113,13 @@ pub(crate) struct Counts {
     copies: u64,
     copy_latency_sum: f64,
     copy_wait_sum: f64,
+    /// Exact distributions (`sim::percentiles`) of the completed measured broadcasts' latency
+    /// (from the first send), and of the network latency and source wait of the copies
+    /// delivered in the window: the quantities whose means `latency`, `network_latency` and
+    /// `source_wait` report.
+    latencies: Histogram,
+    copy_network_latencies: Histogram,
+    copy_waits: Histogram,
     /// Link traversals of the messages delivered in the window, by class.
     unicast_hops: u64,
     source_copy_hops: u64,
@@ -132,7 +143,12 @@ impl Broadcasts {
                 next_base: vec![0; nodes as usize],
                 records: Vec::with_capacity(nodes as usize),
                 free: Vec::new(),
-                counts: Counts::default(),
+                counts: Counts {
+                    latencies: Histogram::new(),
+                    copy_network_latencies: Histogram::new(),
+                    copy_waits: Histogram::new(),
+                    ..Counts::default()
+                },
                 #[cfg(test)]
                 receptions: Vec::new(),
                 #[cfg(test)]
@@ -270,8 +286,12 @@ impl Engine {
         if counting {
             let c = &mut state.counts;
             c.copies += 1;
-            c.copy_latency_sum += (now + 1 - message.generated) as f64;
-            c.copy_wait_sum += (message.injected - message.generated) as f64;
+            let (cycles, waited) =
+                (now + 1 - message.generated, message.injected - message.generated);
+            c.copy_network_latencies.record(cycles - waited);
+            c.copy_waits.record(waited);
+            c.copy_latency_sum += cycles as f64;
+            c.copy_wait_sum += waited as f64;
             if message.source == record.source {
                 c.source_copy_hops += u64::from(message.hops);
             } else {
@@ -300,6 +320,7 @@ impl Engine {
         state.completed.push((record.serial, record.source, latency));
         if record.measured {
             let c = &mut state.counts;
+            c.latencies.record(latency);
             c.latency_sum += latency as f64;
             c.generation_sum += (now + 1 - record.generated) as f64;
             c.outstanding -= 1;
@@ -326,10 +347,15 @@ impl Engine {
         m.unicast_latency = m.latency.take();
         m.network_latency = None;
         m.source_wait = None;
+        // The unicasts' percentiles go with their mean (no column); the broadcasts' replace them.
+        m.latency_percentiles = None;
+        m.network_latency_percentiles = None;
+        m.source_wait_percentiles = None;
         crate::sim::stats::set_interval(m, None);
         let valid = matches!(m.status, Status::Ok | Status::Imprecise);
         if valid && done > 0 {
             m.latency = Some(c.latency_sum / done as f64);
+            m.latency_percentiles = c.latencies.percentiles();
             let batches = self.batches.len();
             crate::sim::stats::set_interval(m, self.batches.confidence(batches));
         }
@@ -337,6 +363,8 @@ impl Engine {
             let copies = c.copies as f64;
             m.source_wait = Some(c.copy_wait_sum / copies);
             m.network_latency = Some((c.copy_latency_sum - c.copy_wait_sum) / copies);
+            m.network_latency_percentiles = c.copy_network_latencies.percentiles();
+            m.source_wait_percentiles = c.copy_waits.percentiles();
         }
         let ratio = |a: f64, b: u64| if b > 0 { a / b as f64 } else { 0.0 };
         let rate = |hops: u64| hops as f64 / (links * span);

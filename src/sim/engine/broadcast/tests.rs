@@ -233,3 +233,45 @@ fn broadcasts_outside_the_hypercube_are_refused() {
     assert!(err.0.contains("startup_latency"), "{err}");
     assert!(crate::sim::check(&hypercube(3, Routing::Duato, 2, 4)).is_ok());
 }
+
+/// At zero load every broadcast takes n (M + Delta + 1 + router_delay) cycles and every copy
+/// M + Delta + 1 + router_delay in the network (one hop, no contention: each node receives one
+/// copy), so the broadcast-latency and copy network-latency percentiles are those values
+/// exactly; the copies' source waits (siblings queued behind each other) stay within the
+/// broadcast latency.
+#[test]
+fn zero_load_broadcast_percentiles_are_exact() {
+    use crate::measurement::Percentiles;
+    use crate::sim::engine::Outcome;
+    let cases = [
+        hypercube(3, Routing::Duato, 2, 4),
+        Scenario {
+            startup_latency: 3.0,
+            router_delay: 1,
+            ..hypercube(4, Routing::DimensionOrder, 1, 2)
+        },
+    ];
+    for s in cases {
+        let Topology::Hypercube { dimensions: n } = s.topology else { unreachable!() };
+        let step = u64::from(s.message_length + s.router_delay + 1) + s.startup_latency as u64;
+        let mut engine = Engine::new(&s, 0.0, 3, &plan(0, 1)).unwrap();
+        engine.open_window();
+        for source in 0..engine.geometry.nodes {
+            engine.broadcast(source);
+            while engine.broadcasts_outstanding() > 0 {
+                engine.step();
+                assert!(engine.now < 1_000_000, "{s:?}: broadcast from {source} stuck");
+            }
+        }
+        let m = crate::sim::stats::summarize(&engine, Outcome::Ok);
+        let all = |value: u64| Some(Percentiles { p50: value, p90: value, p99: value, max: value });
+        assert_eq!(m.latency_percentiles, all(u64::from(n) * step), "{s:?}");
+        assert_eq!(m.network_latency_percentiles, all(step), "{s:?}");
+        let wait = m.source_wait_percentiles.expect("copies were delivered");
+        assert!(wait.p50 <= wait.max && wait.max < u64::from(n) * step, "{wait:?}");
+        if s.virtual_channels == 1 {
+            // One injection VC: a source's second copy waits for the first to leave it.
+            assert!(wait.max > 0, "{wait:?}");
+        }
+    }
+}
