@@ -90,7 +90,7 @@ pub struct ScenarioColumns {
     pub switching: String,
     /// Scouting distance K; null unless switching is scouting.
     pub scouting_distance: Option<u32>,
-    /// `dimension_order`, `adaptive`, `duato`, `nbc` or `up_down`.
+    /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `west_first` or `odd_even`.
     pub routing: String,
     /// Virtual channels per physical channel.
     pub virtual_channels: u32,
