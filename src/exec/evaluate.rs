@@ -275,7 +275,8 @@ fn fill_throughput(row: &mut Row, m: &Measurement, measure: &sim::Measure) {
     row.source_drops = get("source_drops").map(|drops| drops as u64);
 }
 
-fn finite(value: Option<f64>) -> Option<f64> {
+/// A value the rows keep: finite, else none.
+pub(super) fn finite(value: Option<f64>) -> Option<f64> {
     value.filter(|v| v.is_finite())
 }
 

@@ -27,7 +27,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::cache::Output;
-use super::evaluate::{CANCELLED, Failure, GRACE, base_row, fill};
+use super::evaluate::{CANCELLED, Failure, GRACE, base_row, fill, finite};
 use crate::measurement::{Measurement, Status};
 use crate::plan::Task;
 use crate::plan::identity::EXTERNAL_PROTOCOL;
@@ -513,7 +513,6 @@ fn fill_row(row: &mut Row, r: &Response) {
     if r.status == ResponseStatus::Unsupported {
         row.status = "unsupported".into();
     }
-    let finite = |v: Option<f64>| v.filter(|v| v.is_finite());
     row.offered_throughput = finite(r.offered_throughput);
     row.throughput_min = finite(r.throughput_min);
     row.throughput_max = finite(r.throughput_max);

@@ -168,6 +168,13 @@ pub(crate) struct Agreement {
     pub(crate) assumption_notes: Vec<String>,
 }
 
+impl Agreement {
+    /// Whether the table compares several pairs of methods (each entry names its pair).
+    pub(crate) fn paired(&self) -> bool {
+        self.scenarios.iter().any(|scenario| scenario.pair.is_some())
+    }
+}
+
 /// One scenario's model rows and aggregate simulation rows.
 type SidePair<'a> = (Vec<&'a Row>, Vec<&'a Row>);
 

@@ -246,12 +246,13 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
     let scenario_json: Vec<Value> =
         agreement.scenarios.iter().map(|scenario| scenario.json.clone()).collect();
     let fields = varying_fields(&scenario_json);
-    let paired = agreement.scenarios.iter().any(|scenario| scenario.pair.is_some());
-    let distinct = |scenario: &&crate::report::agreement::ScenarioAgreement| {
-        !paired || agreement.scenarios.first().map(|first| &first.pair) == Some(&scenario.pair)
-    };
+    let paired = agreement.paired();
+    // The scenarios of one pair (each pair compares the same scenarios).
+    let first_pair = agreement.scenarios.first().map(|first| &first.pair);
+    let scenarios =
+        agreement.scenarios.iter().filter(|scenario| Some(&scenario.pair) == first_pair).count();
     // Scenarios told apart only by a field no table shows keep their described label.
-    let labelled = fields.is_empty() && agreement.scenarios.iter().filter(distinct).count() > 1;
+    let labelled = fields.is_empty() && scenarios > 1;
     let mut table_columns = Vec::new();
     if paired {
         table_columns.push(headers::column("compared", false));
@@ -722,7 +723,7 @@ pub(crate) fn write_results_csv(rows: &[Row], out: &mut dyn std::io::Write) -> s
 /// The agreement table as CSV with raw fractions, one row per scenario and load band (the
 /// overall rows have an empty `scenario_id`).
 pub(crate) fn agreement_csv(agreement: &Agreement) -> String {
-    let paired = agreement.scenarios.iter().any(|scenario| scenario.pair.is_some());
+    let paired = agreement.paired();
     let mut out = String::from(if paired { "compared," } else { "" });
     out.push_str(
         "scenario_id,scenario,load_band,points,bias,mean_abs_relative_error,\

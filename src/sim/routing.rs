@@ -614,15 +614,18 @@ mod tests {
         }
     }
 
-    /// Every channel dependency a routing can create on `topology`: for each source and
-    /// destination, every route the candidates allow, as (channel held, channel requested)
-    /// pairs of physical channels. All VCs of a port are offered together by the routings
-    /// checked here, so an acyclic physical graph means an acyclic VC graph.
-    fn dependencies(topology: Topology, routing: Routing, v: u32) -> Vec<(u32, u32)> {
-        let s = scenario(topology, routing, v);
-        let r = router(&s).unwrap();
+    /// Walks every route `routing` allows on `topology`, for each source and destination,
+    /// through each (node, channel held on arrival) state once, checking that every state
+    /// offers a port and every offered port is minimal; `visit` gets (source, destination,
+    /// current node, the channel the message arrived on, the candidates there).
+    fn walk_routes(
+        topology: Topology,
+        routing: Routing,
+        v: u32,
+        mut visit: impl FnMut(u32, u32, u32, Option<u32>, &[Candidate]),
+    ) {
+        let r = router(&scenario(topology, routing, v)).unwrap();
         let g = Geometry::new(&topology).unwrap();
-        let mut edges = std::collections::BTreeSet::new();
         let mut out = Vec::new();
         for src in 0..g.nodes {
             for dst in (0..g.nodes).filter(|d| *d != src) {
@@ -634,6 +637,7 @@ mod tests {
                     }
                     r.candidates(&g, cur, header(src, dst), &mut out);
                     assert!(!out.is_empty(), "{routing:?}: {src}->{dst} stuck at {cur}");
+                    visit(src, dst, cur, held, &out);
                     for candidate in &out {
                         let channel = cur * g.ports + candidate.port;
                         let next = g.downstream(channel);
@@ -642,14 +646,26 @@ mod tests {
                             g.distance(cur, dst),
                             "{routing:?}: {src}->{dst} at {cur} offers a non-minimal port"
                         );
-                        if let Some(held) = held {
-                            edges.insert((held, channel));
-                        }
                         stack.push((next, Some(channel)));
                     }
                 }
             }
         }
+    }
+
+    /// Every channel dependency a routing can create on `topology`, as (channel held, channel
+    /// requested) pairs of physical channels. All VCs of a port are offered together by the
+    /// routings checked here, so an acyclic physical graph means an acyclic VC graph.
+    fn dependencies(topology: Topology, routing: Routing, v: u32) -> Vec<(u32, u32)> {
+        let mut edges = std::collections::BTreeSet::new();
+        let ports = Geometry::new(&topology).unwrap().ports;
+        walk_routes(topology, routing, v, |_, _, cur, held, candidates| {
+            if let Some(held) = held {
+                for candidate in candidates {
+                    edges.insert((held, cur * ports + candidate.port));
+                }
+            }
+        });
         edges.into_iter().collect()
     }
 
@@ -685,46 +701,30 @@ mod tests {
     #[test]
     fn turn_models_never_take_a_forbidden_turn() {
         let mesh = Topology::Mesh { radix: 6, dimensions: 2 };
-        let g = Geometry::new(&mesh).unwrap();
         for routing in [Routing::WestFirst, Routing::OddEven] {
             let mut adaptive_westbound = false;
             let mut adaptive_eastbound = false;
-            let mut out = Vec::new();
-            let r = router(&scenario(mesh, routing, 1)).unwrap();
-            for src in 0..g.nodes {
-                for dst in (0..g.nodes).filter(|d| *d != src) {
-                    let mut stack = vec![(src, None::<u32>)];
-                    while let Some((cur, arrived)) = stack.pop() {
-                        if cur == dst {
-                            continue;
-                        }
-                        r.candidates(&g, cur, header(src, dst), &mut out);
-                        let west = g.coord(dst, 0) < g.coord(src, 0);
-                        if out.len() > 1 {
-                            adaptive_westbound |= west;
-                            adaptive_eastbound |= !west;
-                        }
-                        let column = g.coord(cur, 0);
-                        for candidate in out.clone() {
-                            let turn = arrived.map(|a| (a, candidate.port));
-                            let forbidden = match routing {
-                                Routing::WestFirst => {
-                                    matches!(turn, Some((NORTH | SOUTH, WEST)))
-                                }
-                                _ if column.is_multiple_of(2) => {
-                                    matches!(turn, Some((EAST, NORTH | SOUTH)))
-                                }
-                                _ => matches!(turn, Some((NORTH | SOUTH, WEST))),
-                            };
-                            assert!(!forbidden, "{routing:?} {src}->{dst}: turn {turn:?} at {cur}");
-                            stack.push((
-                                g.downstream(cur * g.ports + candidate.port),
-                                Some(candidate.port),
-                            ));
-                        }
-                    }
+            let g = Geometry::new(&mesh).unwrap();
+            walk_routes(mesh, routing, 1, |src, dst, cur, held, candidates| {
+                let west = g.coord(dst, 0) < g.coord(src, 0);
+                if candidates.len() > 1 {
+                    adaptive_westbound |= west;
+                    adaptive_eastbound |= !west;
                 }
-            }
+                let column = g.coord(cur, 0);
+                let arrived = held.map(|channel| channel % g.ports);
+                for candidate in candidates {
+                    let turn = arrived.map(|a| (a, candidate.port));
+                    let forbidden = match routing {
+                        Routing::WestFirst => matches!(turn, Some((NORTH | SOUTH, WEST))),
+                        _ if column.is_multiple_of(2) => {
+                            matches!(turn, Some((EAST, NORTH | SOUTH)))
+                        }
+                        _ => matches!(turn, Some((NORTH | SOUTH, WEST))),
+                    };
+                    assert!(!forbidden, "{routing:?} {src}->{dst}: turn {turn:?} at {cur}");
+                }
+            });
             assert!(adaptive_eastbound, "{routing:?}");
             assert_eq!(adaptive_westbound, routing == Routing::OddEven, "{routing:?}");
         }

@@ -56,7 +56,8 @@ fn rows(scenarios: &[(&str, &Adjust)], saturation: f64, points: u32) -> Vec<Row>
     rows
 }
 
-fn figures(spec: &FigureSpec, rows: &[Row]) -> Vec<Figure> {
+/// Calls `with` on the plot rows of `spec` over `rows` (each row with its JSON and scenario).
+fn with_plot_rows<T>(spec: &FigureSpec, rows: &[Row], with: impl FnOnce(&[PlotRow<'_>]) -> T) -> T {
     let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();
     let plot_rows: Vec<PlotRow<'_>> = rows
         .iter()
@@ -67,22 +68,16 @@ fn figures(spec: &FigureSpec, rows: &[Row]) -> Vec<Figure> {
             scenario,
         })
         .collect();
-    build(1, spec, &plot_rows).expect("figure builds")
+    with(&plot_rows)
+}
+
+fn figures(spec: &FigureSpec, rows: &[Row]) -> Vec<Figure> {
+    with_plot_rows(spec, rows, |plot_rows| build(1, spec, plot_rows).expect("figure builds"))
 }
 
 /// The panels and series of `spec` over `rows`, before layout.
 fn prepared(spec: &FigureSpec, rows: &[Row]) -> super::FigureData {
-    let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();
-    let plot_rows: Vec<PlotRow<'_>> = rows
-        .iter()
-        .zip(&scenarios)
-        .map(|(row, scenario)| PlotRow {
-            row,
-            json: super::plot_json(row, std::slice::from_ref(spec)),
-            scenario,
-        })
-        .collect();
-    super::prepare(spec, &plot_rows)
+    with_plot_rows(spec, rows, |plot_rows| super::prepare(spec, plot_rows))
 }
 
 fn spec(yaml: &str) -> FigureSpec {
