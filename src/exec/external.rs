@@ -70,6 +70,9 @@ pub struct Request {
     pub replication: Option<u32>,
     /// The seed of the replication's fault map (`fault_rate > 0` only).
     pub fault_seed: Option<u64>,
+    /// What to measure (`kind: simulation`): `latency`, or `throughput` (accepted throughput
+    /// past saturation too, with bounded source queues); null for a model.
+    pub measure: Option<String>,
     /// The method's `options`, as the spec writes them.
     pub options: BTreeMap<String, serde_json::Value>,
 }
@@ -337,7 +340,18 @@ pub fn request(
         seed: task.seed,
         replication: task.replication,
         fault_seed: task.fault_seed,
+        measure: measure(method).map(str::to_string),
         options: method.options.clone(),
+    }
+}
+
+/// What a method measures: `latency` or `throughput` for `kind: simulation`, nothing for a
+/// model. The request's `measure` and the rows' `measure` column.
+fn measure(method: &ExternalChoice) -> Option<&'static str> {
+    match (method.kind, method.throughput) {
+        (ExternalKind::Model, _) => None,
+        (ExternalKind::Simulation, false) => Some("latency"),
+        (ExternalKind::Simulation, true) => Some("throughput"),
     }
 }
 
@@ -408,6 +422,7 @@ pub fn evaluate(
     row.seed = task.seed;
     row.fault_seed = task.fault_seed;
     fill_row(&mut row, &response);
+    row.measure = measure(method).map(str::to_string);
     row.wall_seconds = started.elapsed().as_secs_f64();
     Ok(Output::Rows(vec![row]))
 }

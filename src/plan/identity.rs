@@ -127,7 +127,8 @@ pub const EXTERNAL_PROTOCOL: u32 = 1;
 
 /// Id of one evaluation of an external method: its name, kind, command, the content hashes
 /// of its program file and declared inputs, its declared version and options, the protocol
-/// version, the scenario, the load, and (`kind: simulation`) the replication and its seeds.
+/// version, the scenario, the load, and (`kind: simulation`) the replication, its seeds and
+/// `measure: throughput`.
 /// The time-out and cost estimate are left out: they do not change a result.
 pub fn external(
     scenario: &Scenario,
@@ -148,6 +149,9 @@ pub fn external(
         inputs: &'a [HashedFile],
         version: &'a str,
         options: &'a std::collections::BTreeMap<String, serde_json::Value>,
+        /// Only when true, so the ids of latency methods did not change when it came in.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        throughput: bool,
         scenario: &'a Scenario,
         load: LoadPoint,
         replication: Option<u32>,
@@ -165,6 +169,7 @@ pub fn external(
         inputs: &method.inputs,
         version: &method.version,
         options: &method.options,
+        throughput: method.throughput,
         scenario,
         load,
         replication,

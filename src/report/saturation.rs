@@ -1,13 +1,16 @@
-//! The `saturation` table: the model's saturation rate beside the simulator's highest accepted
+//! The `saturation` table: the model's saturation rate beside each simulator's highest accepted
 //! throughput, per scenario.
 //!
-//! The simulated figure is the largest `throughput` of the scenario's aggregate simulation rows
-//! measured in throughput mode (`measure = throughput`, status `ok` or `saturated`: past
-//! saturation the accepted rate is a valid throughput-mode result), with the offered rate at
-//! which it was accepted. It is the saturation throughput only when the sweep went past
-//! saturation: the table counts the saturated points, and with none the maximum is a lower
-//! bound. The model's figure is `saturation_rate`, which the run fills in whenever the model
-//! ran. Like every table it reads rows only.
+//! The simulated figure is the largest `throughput` of the scenario's aggregate rows measured
+//! in throughput mode (`measure = throughput`, status `ok` or `saturated`: past saturation the
+//! accepted rate is a valid throughput-mode result), with the offered rate at which it was
+//! accepted. Every method that measured throughput gets its own line: the built-in simulator
+//! (`methods.simulation.measure`) first, then each external simulation with `measure:
+//! throughput`, so runner's simulator and BookSim stand one above the other. It is the
+//! saturation throughput only when the sweep went past saturation: the table counts the
+//! saturated points, and with none the maximum is a lower bound. The model's figure is
+//! `saturation_rate`, which the run fills in whenever the model ran. Like every table it reads
+//! rows only.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +24,9 @@ use crate::store::row::Row;
 pub(crate) struct SaturationLine {
     pub(crate) scenario_id: String,
     pub(crate) label: String,
+    /// The method whose throughput-mode rows give the simulated figures (`simulation` when
+    /// none measured throughput).
+    pub(crate) method: String,
     /// The scenario's fields (its first row as JSON), for the table's scenario columns.
     pub(crate) json: serde_json::Value,
     /// The model's saturation rate.
@@ -58,39 +64,61 @@ pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
         .filter_map(|(_, rows)| rows.first().map(|row| columns::to_json(row)))
         .collect();
     let varying = super::tables::varying_fields(&json);
-    shown
-        .iter()
-        .zip(&json)
-        .map(|((id, rows), first)| {
-            let points: Vec<&&Row> = rows.iter().filter(|row| is_throughput_point(row)).collect();
+    let mut lines = Vec::new();
+    for ((id, rows), first) in shown.iter().zip(&json) {
+        let label = if shown.len() > 1 {
+            columns::describe(first, &varying)
+        } else {
+            columns::describe(first, columns::DESCRIBE_COLUMNS)
+        };
+        let model = rows.iter().find_map(|row| row.saturation_rate);
+        for method in methods(rows) {
+            let points: Vec<&&Row> = rows
+                .iter()
+                .filter(|row| row.method == method && is_throughput_point(row))
+                .collect();
             let best = points
                 .iter()
                 .filter_map(|row| row.throughput.map(|t| (t, row)))
                 .filter(|(t, _)| t.is_finite())
                 .max_by(|a, b| a.0.total_cmp(&b.0));
-            SaturationLine {
+            lines.push(SaturationLine {
                 scenario_id: (*id).to_owned(),
                 json: first.clone(),
-                label: if shown.len() > 1 {
-                    columns::describe(first, &varying)
-                } else {
-                    columns::describe(first, columns::DESCRIBE_COLUMNS)
-                },
-                model: rows.iter().find_map(|row| row.saturation_rate),
+                label: label.clone(),
+                method: method.to_owned(),
+                model,
                 simulated: best.map(|(t, _)| t),
                 flits: best.and_then(|(_, row)| row.flit_throughput),
                 offered: best.map(|(_, row)| row.rate),
                 points: points.len(),
                 saturated: points.iter().filter(|row| row.status == "saturated").count(),
-            }
-        })
-        .collect()
+            });
+        }
+    }
+    lines
 }
 
-/// An aggregate simulation row measured in throughput mode with a valid throughput.
+/// The methods with throughput-mode rows in a scenario, the built-in simulator first and then
+/// in order of appearance; just `simulation` when there are none (a model-only line).
+fn methods<'a>(rows: &[&'a Row]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for row in rows.iter().filter(|row| is_throughput_point(row)) {
+        if !out.contains(&row.method.as_str()) {
+            out.push(row.method.as_str());
+        }
+    }
+    out.sort_by_key(|method| *method != "simulation");
+    if out.is_empty() {
+        out.push("simulation");
+    }
+    out
+}
+
+/// An aggregate row measured in throughput mode (by the simulator or an external simulation)
+/// with a valid throughput.
 fn is_throughput_point(row: &Row) -> bool {
-    row.method == "simulation"
-        && row.measure.as_deref() == Some("throughput")
+    row.measure.as_deref() == Some("throughput")
         && matches!(row.status.as_str(), "ok" | "saturated")
         && row.throughput.is_some()
 }
@@ -108,6 +136,10 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
         .collect();
     if labelled {
         table_columns.push(headers::column("scenario", false));
+    }
+    let several_methods = lines.iter().any(|line| line.method != "simulation");
+    if several_methods {
+        table_columns.push(headers::column("method", false));
     }
     let scenario_columns = table_columns.len();
     for key in [
@@ -134,6 +166,9 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
             if labelled {
                 cells.push(Cell::text(&line.label));
             }
+            if several_methods {
+                cells.push(Cell::text(&line.method));
+            }
             cells.extend([
                 Cell::number(line.model),
                 Cell::number(line.simulated),
@@ -151,7 +186,7 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
          measure: throughput in methods.simulation and sweep the load past saturation."
             .to_owned()
     } else {
-        "The model's saturation rate against the highest throughput the simulator accepted in \
+        "The model's saturation rate against the highest throughput each simulator accepted in \
          throughput mode (measure: throughput), and the offered rate at that point. A scenario \
          without saturated points was not swept past saturation: its maximum is a lower bound."
             .to_owned()
@@ -177,7 +212,7 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
 /// The table as CSV, unrounded.
 pub(crate) fn csv(lines: &[SaturationLine]) -> String {
     let mut out = String::from(
-        "scenario_id,scenario,model_saturation_rate,simulated_max_throughput,simulated_over_model,\
+        "scenario_id,scenario,method,model_saturation_rate,simulated_max_throughput,simulated_over_model,\
          offered_at_max,flit_throughput_at_max,throughput_points,saturated_points\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
@@ -185,6 +220,7 @@ pub(crate) fn csv(lines: &[SaturationLine]) -> String {
         let fields = [
             csv_field(&line.scenario_id),
             csv_field(&line.label),
+            csv_field(&line.method),
             number(line.model),
             number(line.simulated),
             number(ratio(line)),
@@ -276,5 +312,33 @@ mod tests {
         assert!(headers.contains(&"Simulated max. accepted (msg/node/cycle)"), "{headers:?}");
         assert_eq!(shown.rows[0][0].text, "duato");
         assert!(shown.rows.iter().flatten().all(|cell| cell.text != "a" && cell.text != "b"));
+    }
+
+    /// An external simulation measured in throughput mode gets its own line, after the
+    /// built-in simulator's, and the table a method column.
+    #[test]
+    fn each_throughput_method_has_its_own_line() {
+        let external = |rate: f64, throughput: f64, status: &str| Row {
+            measure: Some("throughput".into()),
+            ..row("a", "booksim", rate, throughput, status)
+        };
+        let rows = vec![
+            external(0.01, 0.01, "ok"),
+            external(0.02, 0.014, "saturated"),
+            row("a", "simulation", 0.01, 0.01, "ok"),
+            row("a", "simulation", 0.02, 0.016, "saturated"),
+            Row { measure: Some("latency".into()), ..row("a", "other", 0.02, 0.5, "ok") },
+        ];
+        let lines = compute(&rows);
+        let methods: Vec<&str> = lines.iter().map(|line| line.method.as_str()).collect();
+        assert_eq!(methods, ["simulation", "booksim"]);
+        assert_eq!(
+            (lines[1].simulated, lines[1].offered, lines[1].saturated),
+            (Some(0.014), Some(0.02), 1)
+        );
+        let shown = table(&lines);
+        let headers: Vec<&str> = shown.columns.iter().map(|c| c.header.as_str()).collect();
+        assert!(headers.contains(&"Method"), "{headers:?}");
+        assert!(csv(&lines).lines().nth(2).is_some_and(|line| line.contains(",booksim,")));
     }
 }

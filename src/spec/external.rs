@@ -16,7 +16,7 @@ use serde_saphyr::Location;
 use super::error::Diagnostic;
 use super::types::{
     DEFAULT_EXTERNAL_COST_SECONDS, DEFAULT_EXTERNAL_TIMEOUT_SECONDS, DEFAULT_REPLICATIONS,
-    ExternalKind, MethodsSpec,
+    ExternalKind, MeasureName, MethodsSpec,
 };
 
 /// The longest external method name.
@@ -57,6 +57,9 @@ pub struct ExternalChoice {
     /// The plan's estimate of one evaluation, in seconds.
     pub cost_seconds: f64,
     /// Settings handed to the program.
+    /// `kind: simulation`: true when the program measures throughput (`measure: throughput`);
+    /// false for latency, the default, and for models.
+    pub throughput: bool,
     pub options: BTreeMap<String, serde_json::Value>,
     /// The spec file's directory, absolute: where the command runs and paths resolve.
     pub dir: PathBuf,
@@ -174,6 +177,16 @@ pub fn choices(methods: &MethodsSpec, diags: &mut Vec<Diagnostic>) -> Vec<Extern
                 r.value
             }
         };
+        let measure = method.measure.as_ref().map(|m| m.value);
+        if let Some(m) = &method.measure
+            && kind == ExternalKind::Model
+        {
+            diags.push(error(
+                m.referenced,
+                "`measure` applies to `kind: simulation` only; a model is evaluated once per load point",
+                Some("remove `measure`, or set `kind: simulation`"),
+            ));
+        }
         let timeout_seconds =
             method.timeout_seconds.as_ref().map_or(DEFAULT_EXTERNAL_TIMEOUT_SECONDS, |t| t.value);
         if let Some(t) = &method.timeout_seconds
@@ -229,6 +242,7 @@ pub fn choices(methods: &MethodsSpec, diags: &mut Vec<Diagnostic>) -> Vec<Extern
             replications,
             timeout_seconds,
             cost_seconds,
+            throughput: measure == Some(MeasureName::Throughput),
             options: method.options.clone(),
             dir: PathBuf::new(),
             locations: Locations {

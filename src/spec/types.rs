@@ -308,6 +308,13 @@ pub struct ExternalMethod {
     #[serde(default)]
     #[schemars(with = "Option<f64>", extend("default" = DEFAULT_EXTERNAL_COST_SECONDS))]
     pub cost_seconds: Option<Spanned<f64>>,
+    /// `kind: simulation` only: what the program is asked to measure, `latency` (the default)
+    /// or `throughput` (accepted throughput past saturation too), as `methods.simulation`'s
+    /// `measure`. Handed to the program as the request's `measure` and written to the rows'
+    /// `measure` column, so the saturation table lists the method beside the simulator.
+    #[serde(default)]
+    #[schemars(with = "Option<MeasureName>", extend("default" = "latency"))]
+    pub measure: Option<Spanned<MeasureName>>,
     /// Free-form settings handed to the program in the request's `options`; part of the task id.
     #[serde(default)]
     pub options: std::collections::BTreeMap<String, serde_json::Value>,

@@ -180,8 +180,8 @@ pub struct Row {
     /// without faults.
     pub fault_map: Option<String>,
 
-    /// What the simulation measured: `latency` or `throughput` (`methods.simulation.measure`);
-    /// null for model rows.
+    /// What the simulation measured: `latency` or `throughput` (`methods.simulation.measure`,
+    /// or an external simulation's `measure`); null for model rows.
     #[serde(default)]
     pub measure: Option<String>,
     /// Offered load the simulation generated in its window, messages dropped at full source

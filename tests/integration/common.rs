@@ -118,3 +118,13 @@ pub fn wait_for_cache_entries(dir: &Path, entries: usize) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Copies the repository's `relative` file into the scratch directory at `to`.
+pub fn copy_in(scratch: &Scratch, relative: &str, to: &str) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    let target = scratch.path().join(to);
+    if let Some(dir) = target.parent() {
+        std::fs::create_dir_all(dir).expect("mkdir");
+    }
+    std::fs::copy(&from, &target).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
+}

@@ -4,17 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{Scratch, stderr, stdout};
-
-/// Copies the repository's `relative` file into the scratch directory at `to`.
-fn copy_in(scratch: &Scratch, relative: &str, to: &str) {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
-    let target = scratch.path().join(to);
-    if let Some(dir) = target.parent() {
-        std::fs::create_dir_all(dir).expect("mkdir");
-    }
-    std::fs::copy(&from, &target).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
-}
+use crate::common::{Scratch, copy_in, stderr, stdout};
 
 /// A scratch directory with the adapter under `adapters/` and the bad programs under `bad/`.
 fn scratch_with_programs() -> Scratch {
@@ -282,6 +272,7 @@ fn every_problem_of_an_external_method_is_located() {
     - {{name: twice, kind: model, command: [python3], version: '1', replications: 2}}
     - {{name: slow, kind: simulation, command: [python3], version: '', timeout_seconds: 0,
        replications: 0}}
+    - {{name: rated, kind: model, command: [python3], version: '1', measure: throughput}}
 "
     ));
     for (position, message) in [
@@ -293,6 +284,7 @@ fn every_problem_of_an_external_method_is_located() {
         ("bad.yaml:12:", "`version` is empty"),
         ("bad.yaml:12:", "`timeout_seconds` must be 1 to 604800"),
         ("bad.yaml:13:", "`replications` must be 1 to 10000"),
+        ("bad.yaml:14:", "`measure` applies to `kind: simulation` only"),
     ] {
         assert!(err.contains(position), "{position} in {err}");
         assert!(err.contains(message), "{message} in {err}");

@@ -1,5 +1,6 @@
 //! End-to-end tests of the `runner` binary: one integration-test binary, modules by topic.
 
+mod booksim;
 mod bundle;
 mod cli;
 mod cli_properties;
