@@ -106,6 +106,12 @@ pub struct ScenarioColumns {
     pub message_length: u32,
     /// E[M^2] for random message lengths; null for fixed length.
     pub message_length_second_moment: Option<f64>,
+    /// `fixed`, `bimodal`, `geometric` or `uniform`: how lengths vary around `message_length`.
+    pub message_length_distribution: String,
+    /// Bimodal: the short length; uniform: the shortest (flits); null otherwise.
+    pub message_length_min: Option<u32>,
+    /// Bimodal: the long length; uniform: the longest (flits); null otherwise.
+    pub message_length_max: Option<u32>,
     /// Probability that a node is faulty.
     pub fault_rate: f64,
     /// Fraction of messages that are broadcasts.
@@ -151,6 +157,9 @@ impl ScenarioColumns {
             input_speedup: r.input_speedup,
             message_length: r.message_length,
             message_length_second_moment: r.message_length_second_moment,
+            message_length_distribution: r.message_length_distribution.unwrap_or_default(),
+            message_length_min: r.message_length_min,
+            message_length_max: r.message_length_max,
             fault_rate: r.fault_rate,
             broadcast_fraction: r.broadcast_fraction,
             startup_latency: r.startup_latency,

@@ -23,7 +23,8 @@
 //! numbers nodes, ports and channels (`fat_tree`: the butterfly
 //! fat-tree's routers and wiring); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
-//! patterns); `stats` keeps batch
+//! patterns); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
+//! around the mean `message_length`); `stats` keeps batch
 //! means and builds the [`Measurement`]; `percentiles` keeps the exact latency distributions
 //! (nearest-rank p50, p90, p99 and maximum); `rng` is xoshiro256++ with our own distributions;
 //! `faults` draws static node faults and filters routes and destinations around them.
@@ -47,6 +48,8 @@
 //!   which its tail flit moves from the destination router into the node. With no contention
 //!   and `buffer_depth >= 2` the latency is exactly `hops + M + router_delay * hops`: the header
 //!   takes `hops` link cycles plus one ejection cycle and the tail follows `M - 1` cycles behind.
+//!   With a `message_length_distribution` other than fixed, M is each message's own length
+//!   (the row's `latency` then averages hops + length over the messages; `lengths`).
 //!   The models' wormhole figure `M + D - 1` (errata E-SS-3) omits that ejection cycle; the
 //!   simulator's is one cycle larger. `router_delay` is paid at each router a header enters
 //!   over a link (not at the source).
@@ -125,6 +128,7 @@
 mod engine;
 mod fat_tree;
 mod faults;
+mod lengths;
 mod percentiles;
 mod rng;
 mod routing;
@@ -269,10 +273,13 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     if scenario.message_length == 0 {
         return Err(SimError("message_length must be at least 1 flit".into()));
     }
-    if scenario.message_length_second_moment.is_some() {
+    if scenario.message_length_second_moment.is_some()
+        && scenario.message_length_distribution.is_fixed()
+    {
         return Err(SimError(
-            "the simulator supports fixed message lengths only: \
-             leave message_length_second_moment unset"
+            "message_length_second_moment alone does not say how lengths are drawn: name a \
+             message_length_distribution (bimodal, geometric or uniform; it implies the second \
+             moment) or leave message_length_second_moment unset for fixed lengths"
                 .into(),
         ));
     }
@@ -314,6 +321,13 @@ fn check_broadcasts(scenario: &Scenario) -> Result<(), SimError> {
     let beta = scenario.broadcast_fraction;
     if beta == 0.0 {
         return Ok(());
+    }
+    if !scenario.message_length_distribution.is_fixed() {
+        return Err(SimError(format!(
+            "broadcasts are simulated with fixed message lengths (the paper's): \
+             broadcast_fraction > 0 needs message_length_distribution fixed, got {}",
+            scenario.message_length_distribution.as_str()
+        )));
     }
     if !(0.0..=1.0).contains(&beta) {
         return Err(SimError(format!(
