@@ -486,6 +486,82 @@ impl Traffic {
     }
 }
 
+/// When each node generates its messages (the injection process); the offered load is `rate`
+/// messages per node per cycle whatever the process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InjectionProcess {
+    /// Poisson arrivals at each node (the papers'; the default).
+    #[default]
+    Poisson,
+    /// One message with probability `rate` in each cycle at each node (BookSim's), so at most
+    /// one per node and cycle: `rate <= 1`.
+    Bernoulli,
+    /// Two-state on/off (Markov-modulated) source per node: on, it generates one message per
+    /// cycle and turns off after each with probability 1 / `burst_length`; off, it turns on
+    /// after each cycle with the probability that makes the mean rate `rate`. Bursts have a
+    /// geometric number of messages with mean `burst_length`: `rate <= B / (B + 1)`.
+    OnOff {
+        /// B, the mean number of messages in a burst (consecutive cycles with a message), >= 1.
+        burst_length: f64,
+    },
+}
+
+impl InjectionProcess {
+    /// The process's name, as in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            InjectionProcess::Poisson => "poisson",
+            InjectionProcess::Bernoulli => "bernoulli",
+            InjectionProcess::OnOff { .. } => "on_off",
+        }
+    }
+
+    /// Whether this is the default Poisson process, left out of serialized scenarios.
+    pub fn is_poisson(&self) -> bool {
+        *self == InjectionProcess::Poisson
+    }
+
+    /// The mean burst length B of an on/off source.
+    pub fn burst_length(&self) -> Option<f64> {
+        match *self {
+            InjectionProcess::OnOff { burst_length } => Some(burst_length),
+            _ => None,
+        }
+    }
+
+    /// The highest rate (messages per node per cycle) the process can offer: none for
+    /// Poisson, 1 for Bernoulli, B / (B + 1) for on/off (each burst is followed by at least
+    /// one silent cycle).
+    pub fn max_rate(&self) -> Option<f64> {
+        match *self {
+            InjectionProcess::Poisson => None,
+            InjectionProcess::Bernoulli => Some(1.0),
+            InjectionProcess::OnOff { burst_length } => Some(burst_length / (burst_length + 1.0)),
+        }
+    }
+
+    /// Checks `rate` against [`InjectionProcess::max_rate`]; `Err` says why and what to do.
+    pub fn check_rate(&self, rate: f64) -> Result<(), String> {
+        match self.max_rate() {
+            Some(most) if rate > most => Err(match self {
+                InjectionProcess::Bernoulli => format!(
+                    "injection_process bernoulli generates at most one message per node and \
+                     cycle: rate must be at most 1, found {rate}"
+                ),
+                _ => format!(
+                    "an on_off source with burst_length {} offers at most B / (B + 1) = {most} \
+                     messages per node and cycle (a burst sends one per cycle and is followed \
+                     by at least one silent cycle), found rate {rate}: lower the rate or \
+                     lengthen the bursts",
+                    self.burst_length().unwrap_or(1.0)
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// One fully resolved physical system: every field has a value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
@@ -542,6 +618,10 @@ pub struct Scenario {
     /// Where messages go. Left out of the serialized form when uniform.
     #[serde(skip_serializing_if = "Traffic::is_uniform")]
     pub traffic: Traffic,
+    /// When messages are generated (simulator; the models assume Poisson). Left out of the
+    /// serialized form when `poisson` (the default).
+    #[serde(skip_serializing_if = "InjectionProcess::is_poisson")]
+    pub injection_process: InjectionProcess,
     /// Circuit switching (simulator only): cycles a message waits at its source after a failed
     /// set-up attempt before it retries; `None`: 0, as in the paper. Left out of the
     /// serialized form when `None`.
@@ -579,6 +659,7 @@ impl Scenario {
             dateline: None,
             tie_break: None,
             traffic: Traffic::Uniform,
+            injection_process: InjectionProcess::Poisson,
             circuit_backoff: None,
             circuit_retry_limit: None,
         }
@@ -684,12 +765,13 @@ pub mod bounds {
 
     /// Every bounded real field of a scenario: (name, least, most, whether the most is
     /// allowed). NaN and infinities are refused everywhere.
-    pub const REAL_FIELDS: [(&str, f64, f64, bool); 5] = [
+    pub const REAL_FIELDS: [(&str, f64, f64, bool); 6] = [
         ("message_length_second_moment", 1.0, f64::MAX, true),
         ("fault_rate", 0.0, 1.0, false),
         ("broadcast_fraction", 0.0, 1.0, true),
         ("startup_latency", 0.0, 1e9, true),
         ("hotspot_fraction", 0.0, 1.0, true),
+        ("burst_length", 1.0, 1e9, true),
     ];
 
     /// Checks an integer field; `Err` says what is wrong (the caller adds where).
@@ -851,6 +933,9 @@ pub mod bounds {
         if let Traffic::Hotspot { fraction, nodes } = &s.traffic {
             real("hotspot_fraction", *fraction)?;
             hotspot_nodes(nodes)?;
+        }
+        if let Some(burst_length) = s.injection_process.burst_length() {
+            real("burst_length", burst_length)?;
         }
         escape_channels(s.routing, s.escape_channels)
     }

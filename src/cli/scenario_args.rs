@@ -4,8 +4,8 @@
 
 use super::InputError;
 use crate::scenario::{
-    BroadcastOrder, Dateline, Ejection, MessageLengths, Routing, Scenario, Switching, TieBreak,
-    Topology, Traffic,
+    BroadcastOrder, Dateline, Ejection, InjectionProcess, MessageLengths, Routing, Scenario,
+    Switching, TieBreak, Topology, Traffic,
 };
 use crate::spec::suggest::did_you_mean;
 
@@ -63,8 +63,9 @@ fn rank(key: &str) -> Option<usize> {
 /// Refuses keys that contradict each other: a later one would silently override the other.
 fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
     let given = |key: &str| pairs.iter().find(|(k, _, _)| *k == key);
-    let rules: [(&str, &[&str], &[&str]); 5] = [
+    let rules: [(&str, &[&str], &[&str]); 6] = [
         ("traffic", &["hotspot"], &["hotspot_fraction", "hotspot_nodes"]),
+        ("injection_process", &["on_off"], &["burst_length"]),
         (
             "message_length_distribution",
             &["bimodal", "uniform"],
@@ -251,6 +252,18 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 .into_iter()
                 .find(|p| p.as_str() == value)
                 .ok_or_else(|| choice(key, value, &names))?;
+        }
+        "injection_process" => {
+            let burst_length = s.injection_process.burst_length().unwrap_or(1.0);
+            s.injection_process = match value {
+                "poisson" => InjectionProcess::Poisson,
+                "bernoulli" => InjectionProcess::Bernoulli,
+                "on_off" => InjectionProcess::OnOff { burst_length },
+                _ => return Err(choice(key, value, &["poisson", "bernoulli", "on_off"])),
+            }
+        }
+        "burst_length" => {
+            s.injection_process = InjectionProcess::OnOff { burst_length: number(key, value)? };
         }
         "hotspot_fraction" => {
             let (_, nodes) = hotspot(s);

@@ -130,6 +130,10 @@ pub struct ScenarioColumns {
     pub hotspot_fraction: Option<f64>,
     /// The hotspot node numbers, comma-separated (hotspot traffic).
     pub hotspot_nodes: Option<String>,
+    /// `poisson`, `bernoulli` or `on_off`: when messages are generated.
+    pub injection_process: String,
+    /// Mean number of messages in a burst (`on_off`); null otherwise.
+    pub burst_length: Option<f64>,
     /// `random` or `round_robin` (broadcasts only).
     pub broadcast_order: Option<String>,
     /// Circuit switching: back-off cycles after a failed set-up.
@@ -169,6 +173,8 @@ impl ScenarioColumns {
             traffic: r.traffic,
             hotspot_fraction: r.hotspot_fraction,
             hotspot_nodes: r.hotspot_nodes,
+            injection_process: r.injection_process.unwrap_or_default(),
+            burst_length: r.burst_length,
             broadcast_order: r.broadcast_order,
             circuit_backoff: r.circuit_backoff,
             circuit_retry_limit: r.circuit_retry_limit,

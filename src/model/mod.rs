@@ -351,6 +351,13 @@ fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError>
             "{name}: virtual_channels must be at least 1 per physical channel, got 0"
         )));
     }
+    if !scenario.injection_process.is_poisson() {
+        return Err(ModelError(format!(
+            "{name}: the paper assumes Poisson arrivals at each node, so the model cannot \
+             evaluate injection_process `{}`; simulate it instead",
+            scenario.injection_process.as_str()
+        )));
+    }
     if model != ModelName::CircuitTorusFaults && !scenario.message_length_distribution.is_fixed() {
         return Err(ModelError(format!(
             "{name}: the paper assumes fixed-length messages, so message_length_distribution \

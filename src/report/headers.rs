@@ -69,6 +69,8 @@ const HEADERS: &[Header] = &[
     header("traffic", "Traffic", "", "Traffic", ""),
     header("hotspot_fraction", "Hotspot fraction h", "", "$h$", ""),
     header("hotspot_nodes", "Hotspot nodes", "", "Hotspot", "nodes"),
+    header("injection_process", "Injection process", "", "Injection", ""),
+    header("burst_length", "Mean burst length B", "messages", "$B$", "(messages)"),
     header("broadcast_order", "Broadcast order", "", "Broadcast", "order"),
     header("circuit_backoff", "Retry back-off", "cycles", "Back-off", "(cycles)"),
     header("circuit_retry_limit", "Retry limit", "", "Retry", "limit"),

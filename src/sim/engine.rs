@@ -371,7 +371,11 @@ impl Engine {
             Some(map) => Pattern::Served(map.clone()),
             None => Pattern::new(&scenario.traffic, &geometry)?,
         };
-        let traffic = Traffic::new(geometry.nodes, rate, pattern, &mut rng);
+        let traffic = Traffic::new(geometry.nodes, rate, pattern, &mut rng).with_process(
+            scenario.injection_process,
+            rate,
+            &mut rng,
+        );
         let (fixed_end, batch_length) = match plan.precision {
             None => {
                 (Some(plan.warmup.saturating_add(plan.cycles)), plan.cycles.div_ceil(plan.batches))

@@ -23,7 +23,7 @@
 //! numbers nodes, ports and channels (`fat_tree`: the butterfly
 //! fat-tree's routers and wiring); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
-//! patterns); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
+//! patterns; `injection`: Bernoulli and on/off sources); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
 //! around the mean `message_length`); `stats` keeps batch
 //! means and builds the [`Measurement`]; `percentiles` keeps the exact latency distributions
 //! (nearest-rank p50, p90, p99 and maximum); `rng` is xoshiro256++ with our own distributions;
@@ -89,6 +89,8 @@
 //!   deadlock-free with any V, every VC on each port they offer).
 //! - Traffic: the N Poisson sources are generated as their superposition (one
 //!   stream of rate N * rate with uniformly chosen sources), which is the same process.
+//!   Bernoulli and on/off sources (`injection_process`) are per node, on a calendar of each
+//!   node's next message (`injection`); they run without faults.
 //! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map
 //!   per run, drawn from the fault seed; only healthy nodes send (`rate` per healthy node), and
 //!   only to destinations they reach over a fault-free minimal path; routes keep to such paths.
@@ -128,6 +130,7 @@
 mod engine;
 mod fat_tree;
 mod faults;
+mod injection;
 mod lengths;
 mod percentiles;
 mod rng;
@@ -300,6 +303,14 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         )));
     }
     check_broadcasts(scenario)?;
+    if !scenario.injection_process.is_poisson() && scenario.fault_rate != 0.0 {
+        return Err(SimError(format!(
+            "injection_process {} is simulated without faulty nodes (its sources are per node; \
+             with faults only Poisson sources are): use fault_rate 0 or injection_process \
+             poisson",
+            scenario.injection_process.as_str()
+        )));
+    }
     if scenario.topology.nodes() < 2 {
         return Err(SimError("the network needs at least 2 nodes".into()));
     }
@@ -400,6 +411,7 @@ fn run(
         return Err(SimError(format!("rate must be a finite number >= 0, got {rate}")));
     }
     faults::check(scenario)?;
+    scenario.injection_process.check_rate(rate).map_err(SimError)?;
     let plan = plan(scenario, options)?;
     if plan.source_queue_capacity.is_some() && rate > f64::from(scenario.virtual_channels) {
         // Each node injects at most one flit per injection VC and cycle: the rest would be

@@ -962,3 +962,39 @@ fn variable_lengths_are_reproducible_and_refused_where_they_make_no_sense() {
     };
     assert!(check(&alone).unwrap_err().0.contains("name a message_length_distribution"));
 }
+
+/// Issue 24: Bernoulli sources at a low rate offer their rate and see the zero-load network
+/// (latency just above hops + M, as for Poisson arrivals), and every process is reproducible
+/// per seed; on/off sources offer their rate too, in bursts that queue at the source.
+#[test]
+fn bernoulli_and_on_off_sources_offer_their_rate() {
+    use crate::scenario::InjectionProcess;
+    let base = scenario(torus(8, 2), Routing::Duato, 4, 16);
+    let options = SimOptions { warmup_cycles: 2_000, cycles: 40_000, ..SimOptions::default() };
+    let bernoulli = Scenario { injection_process: InjectionProcess::Bernoulli, ..base.clone() };
+    let m = simulate(&bernoulli, 0.001, &options, 5, None).unwrap();
+    assert_eq!(m.status, Status::Ok);
+    let (hops, latency) = (m.hops.unwrap(), m.latency.unwrap());
+    assert!((hops - 256.0 / 63.0).abs() < 0.1, "{hops}");
+    assert!(latency > hops + 16.0 && latency < hops + 16.0 + 1.0, "{latency}");
+    assert!((m.throughput.unwrap() - 0.001).abs() < 0.0001, "{:?}", m.throughput);
+    assert_eq!(m, simulate(&bernoulli, 0.001, &options, 5, None).unwrap());
+    let poisson = simulate(&base, 0.001, &options, 5, None).unwrap();
+    assert_ne!(m.latency, poisson.latency);
+    let bursty = Scenario {
+        injection_process: InjectionProcess::OnOff { burst_length: 8.0 },
+        ..base.clone()
+    };
+    let b = simulate(&bursty, 0.004, &options, 5, None).unwrap();
+    assert_eq!(b.status, Status::Ok);
+    assert!((b.throughput.unwrap() - 0.004).abs() < 0.0004, "{:?}", b.throughput);
+    // A burst of 8 messages generated in 8 cycles waits behind itself at the source.
+    let smooth = simulate(&base, 0.004, &options, 5, None).unwrap();
+    assert!(b.source_wait.unwrap() > 5.0 * smooth.source_wait.unwrap(), "{b:?}");
+    assert_eq!(b, simulate(&bursty, 0.004, &options, 5, None).unwrap());
+    // Rates a process cannot offer are refused before anything runs.
+    let error = simulate(&bernoulli, 1.5, &options, 5, None).unwrap_err();
+    assert!(error.0.contains("rate must be at most 1"), "{error}");
+    let error = simulate(&bursty, 0.95, &options, 5, None).unwrap_err();
+    assert!(error.0.contains("B / (B + 1)"), "{error}");
+}

@@ -232,6 +232,19 @@ pub struct TrafficSpec {
     #[serde(default)]
     #[schemars(with = "Option<Vec<u32>>")]
     pub hotspot_nodes: Option<Spanned<Vec<u32>>>,
+    /// When each node generates its messages, at the mean `rate` whatever the process
+    /// (simulator; the models assume Poisson): `poisson` (the default), `bernoulli` (one
+    /// message with probability `rate` per node and cycle, as BookSim; `rate <= 1`) or `on_off`
+    /// (bursts of one message per cycle, a geometric number of messages with mean
+    /// `burst_length`, separated by silent periods; `rate <= B / (B + 1)`).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<InjectionProcessName>>", extend("default" = "poisson"))]
+    pub injection_process: Option<Field<InjectionProcessName>>,
+    /// `on_off` only: the mean number of messages in a burst, B >= 1 (a burst sends one
+    /// message per cycle).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>")]
+    pub burst_length: Option<Field<f64>>,
     /// Fraction beta of messages that are broadcasts, 0 <= beta <= 1 (broadcast_mix).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_BROADCAST_FRACTION))]
@@ -504,6 +517,18 @@ impl LengthDistributionName {
     }
 }
 
+/// `scenario.traffic.injection_process`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InjectionProcessName {
+    /// Poisson arrivals at each node.
+    Poisson,
+    /// One message with probability `rate` per node and cycle.
+    Bernoulli,
+    /// Two-state on/off bursts with mean `burst_length` messages.
+    OnOff,
+}
+
 /// `scenario.dateline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -590,6 +615,7 @@ named_values!(
     RoutingName,
     EjectionName,
     LengthDistributionName,
+    InjectionProcessName,
     DatelineName,
     TieBreakName,
     TrafficPattern,

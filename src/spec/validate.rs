@@ -18,13 +18,13 @@ use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelName, ModelOptions};
 use crate::scenario::bounds;
 use crate::scenario::{
-    BroadcastOrder, Dateline, Ejection, MessageLengths, Routing, Scenario, Switching, TieBreak,
-    Topology, Traffic,
+    BroadcastOrder, Dateline, Ejection, InjectionProcess, MessageLengths, Routing, Scenario,
+    Switching, TieBreak, Topology, Traffic,
 };
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 28] = [
+pub const FIELDS: [&str; 30] = [
     "topology",
     "radix",
     "dimensions",
@@ -50,6 +50,8 @@ pub const FIELDS: [&str; 28] = [
     "tie_break",
     "traffic",
     "hotspot_fraction",
+    "injection_process",
+    "burst_length",
     "broadcast_order",
     "circuit_backoff",
     "circuit_retry_limit",
@@ -80,9 +82,11 @@ const DATELINE: usize = 21;
 const TIE_BREAK: usize = 22;
 const TRAFFIC: usize = 23;
 const HOTSPOT: usize = 24;
-const BROADCAST_ORDER: usize = 25;
-const CIRCUIT_BACKOFF: usize = 26;
-const CIRCUIT_RETRY_LIMIT: usize = 27;
+const INJECTION: usize = 25;
+const BURST: usize = 26;
+const BROADCAST_ORDER: usize = 27;
+const CIRCUIT_BACKOFF: usize = 28;
+const CIRCUIT_RETRY_LIMIT: usize = 29;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -139,6 +143,8 @@ struct Columns {
     traffic: Values<TrafficPattern>,
     hotspot_fraction: Values<f64>,
     hotspot_nodes: Vec<u32>,
+    injection_process: Values<InjectionProcessName>,
+    burst_length: Values<f64>,
     broadcast_order: Values<BroadcastOrderName>,
     circuit_backoff: Values<u32>,
     circuit_retry_limit: Values<u32>,
@@ -174,6 +180,8 @@ impl Columns {
             TIE_BREAK => self.tie_break.len(),
             TRAFFIC => self.traffic.len(),
             HOTSPOT => self.hotspot_fraction.len(),
+            INJECTION => self.injection_process.len(),
+            BURST => self.burst_length.len(),
             BROADCAST_ORDER => self.broadcast_order.len(),
             CIRCUIT_BACKOFF => self.circuit_backoff.len(),
             _ => self.circuit_retry_limit.len(),
@@ -275,6 +283,21 @@ pub(super) fn validate(
         return None;
     }
     let load = load?;
+    // Rates a Bernoulli or on/off source cannot offer, at the rate written (a fraction of
+    // saturation is checked when its rate is known: the simulation task fails saying why).
+    if let (Load::Rates(_), Some(rates)) = (&load, &spec.load.value.rates) {
+        let values = column(diags, Some(rates), None, any);
+        for point in &scenarios {
+            for (rate, location) in &values {
+                if let Err(message) = point.scenario.injection_process.check_rate(*rate) {
+                    diags.error(*location, format!("{}: {message}", point.label), None);
+                }
+            }
+        }
+        if !diags.0.is_empty() {
+            return None;
+        }
+    }
     let points = scenarios.len().saturating_mul(load.len());
     if points > MAX_POINTS {
         diags.error(
@@ -592,6 +615,8 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(TIE_BREAK, s.tie_break.as_ref().map(|f| f.referenced));
     mark(TRAFFIC, traffic.and_then(|t| t.pattern.as_ref()).map(|f| f.referenced));
     mark(HOTSPOT, traffic.and_then(|t| t.hotspot_fraction.as_ref()).map(|f| f.referenced));
+    mark(INJECTION, traffic.and_then(|t| t.injection_process.as_ref()).map(|f| f.referenced));
+    mark(BURST, traffic.and_then(|t| t.burst_length.as_ref()).map(|f| f.referenced));
     mark(BROADCAST_ORDER, traffic.and_then(|t| t.broadcast_order.as_ref()).map(|f| f.referenced));
     mark(CIRCUIT_BACKOFF, switching.and_then(|f| f.circuit_backoff.as_ref()).map(|f| f.referenced));
     mark(
@@ -709,6 +734,18 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             .and_then(|t| t.hotspot_nodes.as_ref())
             .map(|n| n.value.clone())
             .unwrap_or_default(),
+        injection_process: column(
+            diags,
+            traffic.and_then(|t| t.injection_process.as_ref()),
+            Some(InjectionProcessName::Poisson),
+            any,
+        ),
+        burst_length: column(
+            diags,
+            traffic.and_then(|t| t.burst_length.as_ref()),
+            None,
+            real(BURST),
+        ),
         broadcast_order: column(
             diags,
             traffic.and_then(|t| t.broadcast_order.as_ref()),
@@ -1070,6 +1107,7 @@ fn expand(
                 DATELINE => "`routing: dimension_order` or `duato` on a torus",
                 TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
                 HOTSPOT => "`traffic.pattern: hotspot`",
+                BURST => "`traffic.injection_process: on_off`",
                 BROADCAST_ORDER => "`traffic.broadcast_fraction` > 0",
                 CIRCUIT_BACKOFF | CIRCUIT_RETRY_LIMIT => "`switching.kind: circuit`",
                 LENGTH_MIN | LENGTH_MAX => "`message_length_distribution: bimodal` or `uniform`",
@@ -1197,7 +1235,7 @@ fn build(
     ] {
         used[field] = true;
     }
-    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC] {
+    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC, INJECTION] {
         used[field] = true;
     }
     let message_length = get(&c.message_length, index[MESSAGE_LENGTH])?;
@@ -1219,6 +1257,23 @@ fn build(
         }
     }
     let message_length_distribution = lengths(c, index, used, diags, message_length)?;
+    let injection_process = match get(&c.injection_process, index[INJECTION])? {
+        InjectionProcessName::Poisson => InjectionProcess::Poisson,
+        InjectionProcessName::Bernoulli => InjectionProcess::Bernoulli,
+        InjectionProcessName::OnOff => {
+            used[BURST] = true;
+            let Some(burst_length) = get(&c.burst_length, index[BURST]) else {
+                let location = c.written[INJECTION].unwrap_or(kind_location);
+                diags.error(
+                    location,
+                    "injection_process `on_off` needs `traffic.burst_length`, the mean number of messages in a burst",
+                    None,
+                );
+                return None;
+            };
+            InjectionProcess::OnOff { burst_length }
+        }
+    };
     let scenario = Scenario {
         topology,
         switching,
@@ -1231,6 +1286,7 @@ fn build(
         message_length,
         message_length_second_moment: second_moment,
         message_length_distribution,
+        injection_process,
         fault_rate: get(&c.fault_rate, index[FAULT_RATE])?,
         broadcast_fraction: get(&c.broadcast_fraction, index[BROADCAST])?,
         startup_latency: get(&c.startup_latency, index[STARTUP])?,
@@ -1455,6 +1511,13 @@ pub fn label(s: &Scenario) -> String {
     }
     if !s.traffic.is_uniform() {
         text.push_str(&format!(", {} traffic", s.traffic.as_str()));
+    }
+    match s.injection_process {
+        InjectionProcess::Poisson => {}
+        InjectionProcess::Bernoulli => text.push_str(", bernoulli injection"),
+        InjectionProcess::OnOff { burst_length } => {
+            text.push_str(&format!(", on_off injection B={burst_length}"))
+        }
     }
     text
 }

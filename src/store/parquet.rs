@@ -167,6 +167,8 @@ columns! {
     traffic: Str,
     hotspot_fraction: OptF64,
     hotspot_nodes: OptStr,
+    injection_process: OptStr,
+    burst_length: OptF64,
     broadcast_order: OptStr,
     circuit_backoff: OptU32,
     circuit_retry_limit: OptU32,

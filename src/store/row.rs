@@ -85,6 +85,11 @@ pub struct Row {
     pub hotspot_fraction: Option<f64>,
     /// The hotspot node numbers, comma-separated; null unless traffic is `hotspot`.
     pub hotspot_nodes: Option<String>,
+    /// When messages are generated: `poisson`, `bernoulli` or `on_off` (null in bundles written
+    /// before the column existed).
+    pub injection_process: Option<String>,
+    /// Mean number of messages in a burst of an `on_off` source; null for the others.
+    pub burst_length: Option<f64>,
     /// Base dimension of each broadcast tree, `random` or `round_robin`; null without
     /// broadcasts (`broadcast_fraction = 0`).
     pub broadcast_order: Option<String>,
@@ -279,6 +284,8 @@ impl Row {
                 }
                 _ => None,
             },
+            injection_process: Some(scenario.injection_process.as_str().to_string()),
+            burst_length: scenario.injection_process.burst_length(),
             broadcast_order: (scenario.broadcast_fraction > 0.0)
                 .then(|| scenario.broadcast_order.as_str().to_string()),
             circuit_backoff: (scenario.switching == Switching::Circuit)

@@ -458,3 +458,26 @@ fn message_length_distributions_are_checked_where_written() {
     let err = flat(&rejected(with("  message_length_distribution: geometirc").as_bytes()));
     assert!(err.contains("geometric"), "{err}");
 }
+
+/// Issue 24: injection processes: a rate a Bernoulli source cannot offer is refused at the
+/// rate written; `on_off` needs its burst length, and a burst length needs `on_off`.
+#[test]
+fn injection_processes_are_checked_where_written() {
+    let with = |traffic: &str| {
+        VALID.replace("virtual_channels: 3", &format!("virtual_channels: 3\n  traffic: {traffic}"))
+    };
+    accepted(&with("{injection_process: [poisson, bernoulli, on_off], burst_length: [4, 16]}"));
+    let text = with("{injection_process: bernoulli}").replace("rates: [0.01]", "rates: [0.5, 1.5]");
+    let err = flat(&rejected(text.as_bytes()));
+    assert!(err.contains("rate must be at most 1, found 1.5"), "{err}");
+    assert!(err.contains("bad.yaml:7:"), "{err}");
+    let err = flat(&rejected(with("{injection_process: on_off}").as_bytes()));
+    assert!(err.contains("`on_off` needs `traffic.burst_length`"), "{err}");
+    let err = flat(&rejected(with("{burst_length: 4}").as_bytes()));
+    assert!(
+        err.contains("`burst_length` applies only to `traffic.injection_process: on_off`"),
+        "{err}"
+    );
+    let err = flat(&rejected(with("{injection_process: on_off, burst_length: 0.5}").as_bytes()));
+    assert!(err.contains("burst_length must lie in [1, 1000000000]"), "{err}");
+}
