@@ -269,6 +269,156 @@ impl TieBreak {
     }
 }
 
+/// How message lengths vary around their mean M (`message_length`). The simulator draws each
+/// message's length from it; the models receive the second moment E[M^2] it implies
+/// ([`MessageLengths::second_moment`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MessageLengths {
+    /// Every message is M flits (the papers'; the default).
+    #[default]
+    Fixed,
+    /// Two lengths: `max` flits with probability (M - min) / (max - min), else `min` flits, so
+    /// that the mean is M (min <= M <= max, min < max).
+    Bimodal {
+        /// The short length in flits, at least 1.
+        min: u32,
+        /// The long length in flits.
+        max: u32,
+    },
+    /// Geometric on 1, 2, 3, ... flits with mean M: P(L = l) = (1 - 1/M)^(l-1) / M.
+    Geometric,
+    /// Every length from `min` to `max` flits equally likely; their midpoint is M.
+    Uniform {
+        /// The shortest length in flits, at least 1.
+        min: u32,
+        /// The longest length in flits.
+        max: u32,
+    },
+}
+
+impl MessageLengths {
+    /// The distribution's name, as in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            MessageLengths::Fixed => "fixed",
+            MessageLengths::Bimodal { .. } => "bimodal",
+            MessageLengths::Geometric => "geometric",
+            MessageLengths::Uniform { .. } => "uniform",
+        }
+    }
+
+    /// Whether this is the default fixed length, left out of serialized scenarios (cache keys).
+    pub fn is_fixed(&self) -> bool {
+        *self == MessageLengths::Fixed
+    }
+
+    /// The bounds (`message_length_min`, `message_length_max`) of a bimodal or uniform
+    /// distribution; `None` for the others.
+    pub fn bounds(&self) -> Option<(u32, u32)> {
+        match *self {
+            MessageLengths::Bimodal { min, max } | MessageLengths::Uniform { min, max } => {
+                Some((min, max))
+            }
+            _ => None,
+        }
+    }
+
+    /// The distribution named `name` with the bounds given (`None`: left out) around the mean
+    /// `mean`: a uniform distribution's missing bound follows from the other (their midpoint is
+    /// the mean); a missing bound is 0 otherwise, which [`MessageLengths::check`] refuses.
+    /// `None` for an unknown name.
+    pub fn from_parts(
+        name: &str,
+        mean: u32,
+        min: Option<u32>,
+        max: Option<u32>,
+    ) -> Option<MessageLengths> {
+        let twice = 2 * i64::from(mean);
+        let derived = |other: u32| u32::try_from((twice - i64::from(other)).max(0)).unwrap_or(0);
+        Some(match name {
+            "fixed" => MessageLengths::Fixed,
+            "geometric" => MessageLengths::Geometric,
+            "bimodal" => MessageLengths::Bimodal { min: min.unwrap_or(0), max: max.unwrap_or(0) },
+            "uniform" => match (min, max) {
+                (Some(min), None) => MessageLengths::Uniform { min, max: derived(min) },
+                (None, Some(max)) => MessageLengths::Uniform { min: derived(max), max },
+                (min, max) => {
+                    MessageLengths::Uniform { min: min.unwrap_or(0), max: max.unwrap_or(0) }
+                }
+            },
+            _ => return None,
+        })
+    }
+
+    /// The names of the distributions, fixed first.
+    pub const NAMES: [&str; 4] = ["fixed", "bimodal", "geometric", "uniform"];
+
+    /// Checks the distribution against its mean `mean` (M >= 1); `Err` says what is wrong in
+    /// the fields' words.
+    pub fn check(&self, mean: u32) -> Result<(), String> {
+        let Some((min, max)) = self.bounds() else {
+            return Ok(());
+        };
+        let name = self.as_str();
+        if min < 1 || max < 1 {
+            return Err(format!(
+                "a {name} distribution needs message_length_min and message_length_max, at \
+                 least 1 flit each, found {min} and {max}"
+            ));
+        }
+        if max > bounds::MAX_COUNT {
+            return Err(format!(
+                "message_length_max must be at most {}, found {max}",
+                bounds::MAX_COUNT
+            ));
+        }
+        match self {
+            MessageLengths::Bimodal { .. } if !(min < max && (min..=max).contains(&mean)) => {
+                Err(format!(
+                    "a {name} distribution needs message_length_min < message_length_max with the \
+                     mean message_length between them, found {min}, {max} and mean {mean}"
+                ))
+            }
+            MessageLengths::Uniform { .. }
+                if min > max || u64::from(min) + u64::from(max) != 2 * u64::from(mean) =>
+            {
+                Err(format!(
+                    "a {name} distribution from message_length_min = {min} to \
+                     message_length_max = {max} has mean {}, but message_length (the mean) is \
+                     {mean}: the bounds' midpoint must be the mean (for these, \
+                     message_length_max = {})",
+                    (f64::from(min) + f64::from(max)) / 2.0,
+                    (2 * i64::from(mean) - i64::from(min)).max(0)
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// E[M^2] in flits^2 of lengths with this distribution and mean `mean`.
+    pub fn second_moment(&self, mean: u32) -> f64 {
+        let m = f64::from(mean);
+        match *self {
+            MessageLengths::Fixed => m * m,
+            MessageLengths::Bimodal { min, max } => {
+                let (lo, hi) = (f64::from(min), f64::from(max));
+                if hi <= lo {
+                    return m * m;
+                }
+                let p = (m - lo) / (hi - lo);
+                (1.0 - p) * lo * lo + p * hi * hi
+            }
+            // Variance (1 - q) / q^2 with q = 1/M: M^2 - M.
+            MessageLengths::Geometric => 2.0 * m * m - m,
+            MessageLengths::Uniform { min, max } => {
+                let n = f64::from(max.saturating_sub(min)) + 1.0;
+                m * m + (n * n - 1.0) / 12.0
+            }
+        }
+    }
+}
+
 /// Where messages go (the traffic pattern). Permutations address nodes by their digits: the
 /// coordinates of a torus or mesh (radix k), the bits of a hypercube (radix 2).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -336,6 +486,82 @@ impl Traffic {
     }
 }
 
+/// When each node generates its messages (the injection process); the offered load is `rate`
+/// messages per node per cycle whatever the process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InjectionProcess {
+    /// Poisson arrivals at each node (the papers'; the default).
+    #[default]
+    Poisson,
+    /// One message with probability `rate` in each cycle at each node (BookSim's), so at most
+    /// one per node and cycle: `rate <= 1`.
+    Bernoulli,
+    /// Two-state on/off (Markov-modulated) source per node: on, it generates one message per
+    /// cycle and turns off after each with probability 1 / `burst_length`; off, it turns on
+    /// after each cycle with the probability that makes the mean rate `rate`. Bursts have a
+    /// geometric number of messages with mean `burst_length`: `rate <= B / (B + 1)`.
+    OnOff {
+        /// B, the mean number of messages in a burst (consecutive cycles with a message), >= 1.
+        burst_length: f64,
+    },
+}
+
+impl InjectionProcess {
+    /// The process's name, as in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            InjectionProcess::Poisson => "poisson",
+            InjectionProcess::Bernoulli => "bernoulli",
+            InjectionProcess::OnOff { .. } => "on_off",
+        }
+    }
+
+    /// Whether this is the default Poisson process, left out of serialized scenarios.
+    pub fn is_poisson(&self) -> bool {
+        *self == InjectionProcess::Poisson
+    }
+
+    /// The mean burst length B of an on/off source.
+    pub fn burst_length(&self) -> Option<f64> {
+        match *self {
+            InjectionProcess::OnOff { burst_length } => Some(burst_length),
+            _ => None,
+        }
+    }
+
+    /// The highest rate (messages per node per cycle) the process can offer: none for
+    /// Poisson, 1 for Bernoulli, B / (B + 1) for on/off (each burst is followed by at least
+    /// one silent cycle).
+    pub fn max_rate(&self) -> Option<f64> {
+        match *self {
+            InjectionProcess::Poisson => None,
+            InjectionProcess::Bernoulli => Some(1.0),
+            InjectionProcess::OnOff { burst_length } => Some(burst_length / (burst_length + 1.0)),
+        }
+    }
+
+    /// Checks `rate` against [`InjectionProcess::max_rate`]; `Err` says why and what to do.
+    pub fn check_rate(&self, rate: f64) -> Result<(), String> {
+        match self.max_rate() {
+            Some(most) if rate > most => Err(match self {
+                InjectionProcess::Bernoulli => format!(
+                    "injection_process bernoulli generates at most one message per node and \
+                     cycle: rate must be at most 1, found {rate}"
+                ),
+                _ => format!(
+                    "an on_off source with burst_length {} offers at most B / (B + 1) = {most} \
+                     messages per node and cycle (a burst sends one per cycle and is followed \
+                     by at least one silent cycle), found rate {rate}: lower the rate or \
+                     lengthen the bursts",
+                    self.burst_length().unwrap_or(1.0)
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// One fully resolved physical system: every field has a value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
@@ -358,10 +584,17 @@ pub struct Scenario {
     /// the serialized form when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_speedup: Option<u32>,
-    /// Message length M in flits (the mean when `message_length_second_moment` is set).
+    /// Message length M in flits: the mean of `message_length_distribution`, or of the random
+    /// lengths `message_length_second_moment` describes.
     pub message_length: u32,
-    /// E[M^2] in flits^2 for random message lengths; `None` means fixed length M.
+    /// E[M^2] in flits^2 for random message lengths; `None` means fixed length M. With a
+    /// `message_length_distribution` other than fixed, the spec and the command line set it to
+    /// the distribution's (`bounds::check` refuses another value).
     pub message_length_second_moment: Option<f64>,
+    /// How lengths vary around M (the simulator draws each message's length from it). Left out
+    /// of the serialized form when `fixed` (the default).
+    #[serde(skip_serializing_if = "MessageLengths::is_fixed")]
+    pub message_length_distribution: MessageLengths,
     /// Probability theta that a node is faulty, 0 <= theta < 1.
     pub fault_rate: f64,
     /// Fraction beta of generated messages that are broadcasts, 0 <= beta <= 1.
@@ -385,6 +618,10 @@ pub struct Scenario {
     /// Where messages go. Left out of the serialized form when uniform.
     #[serde(skip_serializing_if = "Traffic::is_uniform")]
     pub traffic: Traffic,
+    /// When messages are generated (simulator; the models assume Poisson). Left out of the
+    /// serialized form when `poisson` (the default).
+    #[serde(skip_serializing_if = "InjectionProcess::is_poisson")]
+    pub injection_process: InjectionProcess,
     /// Circuit switching (simulator only): cycles a message waits at its source after a failed
     /// set-up attempt before it retries; `None`: 0, as in the paper. Left out of the
     /// serialized form when `None`.
@@ -413,6 +650,7 @@ impl Scenario {
             input_speedup: None,
             message_length: 32,
             message_length_second_moment: None,
+            message_length_distribution: MessageLengths::Fixed,
             fault_rate: 0.0,
             broadcast_fraction: 0.0,
             startup_latency: 1.0,
@@ -421,6 +659,7 @@ impl Scenario {
             dateline: None,
             tie_break: None,
             traffic: Traffic::Uniform,
+            injection_process: InjectionProcess::Poisson,
             circuit_backoff: None,
             circuit_retry_limit: None,
         }
@@ -455,12 +694,14 @@ impl Scenario {
             .then(|| self.tie_break.unwrap_or(default))
     }
 
-    /// The same system with the routing conventions resolved: set where they apply, `None`
-    /// where they do not, so that equal systems compare (and hash) equal.
+    /// The same system with the routing conventions resolved (set where they apply, `None`
+    /// where they do not) and the second moment a length distribution implies filled in, so
+    /// that equal systems compare (and hash) equal.
     pub fn with_conventions_resolved(self) -> Scenario {
         Scenario {
             dateline: self.dateline_convention(),
             tie_break: self.tie_break_convention(),
+            message_length_second_moment: self.length_second_moment(),
             ..self
         }
     }
@@ -468,6 +709,15 @@ impl Scenario {
     /// Number of processing nodes.
     pub fn nodes(&self) -> u64 {
         self.topology.nodes()
+    }
+
+    /// E[M^2] of the message lengths: the distribution's when it is not fixed, else
+    /// `message_length_second_moment` (`None`: fixed length M).
+    pub fn length_second_moment(&self) -> Option<f64> {
+        match self.message_length_distribution {
+            MessageLengths::Fixed => self.message_length_second_moment,
+            lengths => Some(lengths.second_moment(self.message_length)),
+        }
     }
 }
 
@@ -496,7 +746,7 @@ pub mod bounds {
     pub const MAX_QUEUED_MESSAGES: u64 = 1 << 26;
 
     /// Every bounded integer field of a scenario: (name, least, most).
-    pub const INTEGER_FIELDS: [(&str, u32, u32); 12] = [
+    pub const INTEGER_FIELDS: [(&str, u32, u32); 14] = [
         ("radix", 2, u32::MAX),
         ("dimensions", 1, u32::MAX),
         ("processors", 4, u32::MAX),
@@ -507,18 +757,21 @@ pub mod bounds {
         ("router_delay", 0, MAX_COUNT),
         ("input_speedup", 1, MAX_COUNT),
         ("message_length", 1, MAX_COUNT),
+        ("message_length_min", 1, MAX_COUNT),
+        ("message_length_max", 1, MAX_COUNT),
         ("circuit_backoff", 0, MAX_COUNT),
         ("circuit_retry_limit", 0, u32::MAX),
     ];
 
     /// Every bounded real field of a scenario: (name, least, most, whether the most is
     /// allowed). NaN and infinities are refused everywhere.
-    pub const REAL_FIELDS: [(&str, f64, f64, bool); 5] = [
+    pub const REAL_FIELDS: [(&str, f64, f64, bool); 6] = [
         ("message_length_second_moment", 1.0, f64::MAX, true),
         ("fault_rate", 0.0, 1.0, false),
         ("broadcast_fraction", 0.0, 1.0, true),
         ("startup_latency", 0.0, 1e9, true),
         ("hotspot_fraction", 0.0, 1.0, true),
+        ("burst_length", 1.0, 1e9, true),
     ];
 
     /// Checks an integer field; `Err` says what is wrong (the caller adds where).
@@ -560,6 +813,26 @@ pub mod bounds {
             let bracket = if inclusive { "]" } else { ")" };
             Err(format!("{field} must lie in [{low}, {high}{bracket}, found {value}"))
         }
+    }
+
+    /// The message-length distribution against its mean, and the second moment it implies
+    /// against `message_length_second_moment` when both are given.
+    pub fn message_lengths(s: &super::Scenario) -> Result<(), String> {
+        let lengths = s.message_length_distribution;
+        lengths.check(s.message_length)?;
+        if let (false, Some(given)) = (lengths.is_fixed(), s.message_length_second_moment) {
+            let implied = lengths.second_moment(s.message_length);
+            if (given - implied).abs() > 1e-9 * implied {
+                return Err(format!(
+                    "message_length_second_moment = {given} contradicts the {} \
+                     message_length_distribution with mean {}, whose E[M^2] is {implied}: leave \
+                     message_length_second_moment out (the distribution implies it)",
+                    lengths.as_str(),
+                    s.message_length
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Hotspot nodes: each node at most once.
@@ -653,12 +926,16 @@ pub mod bounds {
         if let Some(m2) = s.message_length_second_moment {
             real("message_length_second_moment", m2)?;
         }
+        message_lengths(s)?;
         real("fault_rate", s.fault_rate)?;
         real("broadcast_fraction", s.broadcast_fraction)?;
         real("startup_latency", s.startup_latency)?;
         if let Traffic::Hotspot { fraction, nodes } = &s.traffic {
             real("hotspot_fraction", *fraction)?;
             hotspot_nodes(nodes)?;
+        }
+        if let Some(burst_length) = s.injection_process.burst_length() {
+            real("burst_length", burst_length)?;
         }
         escape_channels(s.routing, s.escape_channels)
     }

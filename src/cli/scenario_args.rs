@@ -4,7 +4,8 @@
 
 use super::InputError;
 use crate::scenario::{
-    BroadcastOrder, Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
+    BroadcastOrder, Dateline, Ejection, InjectionProcess, MessageLengths, Routing, Scenario,
+    Switching, TieBreak, Topology, Traffic,
 };
 use crate::spec::suggest::did_you_mean;
 
@@ -47,7 +48,10 @@ pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError
     for (key, value, _) in &seen {
         set(scenario, key, value)?;
     }
-    crate::scenario::bounds::check(scenario).map_err(InputError)
+    crate::scenario::bounds::check(scenario).map_err(InputError)?;
+    // The second moment a length distribution implies, as specs record it.
+    scenario.message_length_second_moment = scenario.length_second_moment();
+    Ok(())
 }
 
 /// Where `key` is applied: its position in [`KEYS`], `hotspot_nodes` with `hotspot_fraction`.
@@ -59,8 +63,14 @@ fn rank(key: &str) -> Option<usize> {
 /// Refuses keys that contradict each other: a later one would silently override the other.
 fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
     let given = |key: &str| pairs.iter().find(|(k, _, _)| *k == key);
-    let rules: [(&str, &[&str], &[&str]); 4] = [
+    let rules: [(&str, &[&str], &[&str]); 6] = [
         ("traffic", &["hotspot"], &["hotspot_fraction", "hotspot_nodes"]),
+        ("injection_process", &["on_off"], &["burst_length"]),
+        (
+            "message_length_distribution",
+            &["bimodal", "uniform"],
+            &["message_length_min", "message_length_max"],
+        ),
         ("switching", &["scouting"], &["scouting_distance"]),
         ("topology", &["fat_tree"], &["processors"]),
         ("topology", &["torus", "mesh"], &["radix"]),
@@ -175,6 +185,33 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         "message_length_second_moment" => {
             s.message_length_second_moment = Some(number(key, value)?)
         }
+        "message_length_distribution" => {
+            s.message_length_distribution =
+                MessageLengths::from_parts(value, s.message_length, None, None)
+                    .ok_or_else(|| choice(key, value, &MessageLengths::NAMES))?
+        }
+        "message_length_min" | "message_length_max" => {
+            let bound: u32 = number(key, value)?;
+            let (name, mut min, mut max) = match s.message_length_distribution {
+                MessageLengths::Bimodal { min, max } => ("bimodal", min, max),
+                MessageLengths::Uniform { min, max } => ("uniform", min, max),
+                _ => {
+                    return Err(InputError(format!(
+                        "`{key}` applies to message_length_distribution=bimodal or uniform"
+                    )));
+                }
+            };
+            if key == "message_length_min" {
+                min = bound;
+            } else {
+                max = bound;
+            }
+            // A uniform distribution given one bound: the other follows from the mean.
+            let given = |b: u32| (b != 0).then_some(b);
+            s.message_length_distribution =
+                MessageLengths::from_parts(name, s.message_length, given(min), given(max))
+                    .unwrap_or(s.message_length_distribution);
+        }
         "fault_rate" => s.fault_rate = number(key, value)?,
         "broadcast_fraction" => s.broadcast_fraction = number(key, value)?,
         "startup_latency" => s.startup_latency = number(key, value)?,
@@ -215,6 +252,18 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 .into_iter()
                 .find(|p| p.as_str() == value)
                 .ok_or_else(|| choice(key, value, &names))?;
+        }
+        "injection_process" => {
+            let burst_length = s.injection_process.burst_length().unwrap_or(1.0);
+            s.injection_process = match value {
+                "poisson" => InjectionProcess::Poisson,
+                "bernoulli" => InjectionProcess::Bernoulli,
+                "on_off" => InjectionProcess::OnOff { burst_length },
+                _ => return Err(choice(key, value, &["poisson", "bernoulli", "on_off"])),
+            }
+        }
+        "burst_length" => {
+            s.injection_process = InjectionProcess::OnOff { burst_length: number(key, value)? };
         }
         "hotspot_fraction" => {
             let (_, nodes) = hotspot(s);

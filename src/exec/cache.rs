@@ -49,8 +49,9 @@ pub struct Cache {
 /// and every cached task would be reported corrupt. `ROW_SHAPE` (tests) catches a forgotten
 /// bump. 3: the `broadcast_order`, `circuit_backoff` and `circuit_retry_limit` columns;
 /// 4: `load_grid` (and Curve entries of many rows); 5: the latency percentile columns
-/// (`latency_p50` ... `source_wait_max`).
-const FORMAT: u32 = 5;
+/// (`latency_p50` ... `source_wait_max`); 6: `message_length_distribution`,
+/// `message_length_min` and `message_length_max`; 7: `injection_process` and `burst_length`.
+const FORMAT: u32 = 7;
 
 /// The largest entry read, in bytes (entries are 1-10 KB; a Curve entry holds up to
 /// `spec::MAX_CURVE_POINTS` model rows of a few KB each).
@@ -247,7 +248,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "44ccdf47ecc338cc";
+    const ROW_SHAPE: &str = "9822be206fb90cf0";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

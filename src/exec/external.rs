@@ -109,6 +109,12 @@ pub struct ScenarioColumns {
     pub message_length: u32,
     /// E[M^2] for random message lengths; null for fixed length.
     pub message_length_second_moment: Option<f64>,
+    /// `fixed`, `bimodal`, `geometric` or `uniform`: how lengths vary around `message_length`.
+    pub message_length_distribution: String,
+    /// Bimodal: the short length; uniform: the shortest (flits); null otherwise.
+    pub message_length_min: Option<u32>,
+    /// Bimodal: the long length; uniform: the longest (flits); null otherwise.
+    pub message_length_max: Option<u32>,
     /// Probability that a node is faulty.
     pub fault_rate: f64,
     /// Fraction of messages that are broadcasts.
@@ -127,6 +133,10 @@ pub struct ScenarioColumns {
     pub hotspot_fraction: Option<f64>,
     /// The hotspot node numbers, comma-separated (hotspot traffic).
     pub hotspot_nodes: Option<String>,
+    /// `poisson`, `bernoulli` or `on_off`: when messages are generated.
+    pub injection_process: String,
+    /// Mean number of messages in a burst (`on_off`); null otherwise.
+    pub burst_length: Option<f64>,
     /// `random` or `round_robin` (broadcasts only).
     pub broadcast_order: Option<String>,
     /// Circuit switching: back-off cycles after a failed set-up.
@@ -154,6 +164,9 @@ impl ScenarioColumns {
             input_speedup: r.input_speedup,
             message_length: r.message_length,
             message_length_second_moment: r.message_length_second_moment,
+            message_length_distribution: r.message_length_distribution.unwrap_or_default(),
+            message_length_min: r.message_length_min,
+            message_length_max: r.message_length_max,
             fault_rate: r.fault_rate,
             broadcast_fraction: r.broadcast_fraction,
             startup_latency: r.startup_latency,
@@ -163,6 +176,8 @@ impl ScenarioColumns {
             traffic: r.traffic,
             hotspot_fraction: r.hotspot_fraction,
             hotspot_nodes: r.hotspot_nodes,
+            injection_process: r.injection_process.unwrap_or_default(),
+            burst_length: r.burst_length,
             broadcast_order: r.broadcast_order,
             circuit_backoff: r.circuit_backoff,
             circuit_retry_limit: r.circuit_retry_limit,

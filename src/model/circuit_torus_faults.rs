@@ -70,6 +70,13 @@ pub(crate) const INFO: ModelInfo = ModelInfo {
             doc: "E[M^2] >= M^2 for random lengths; unset means fixed length",
         },
         ParamInfo {
+            key: "message_length_distribution",
+            default: "fixed",
+            unit: "",
+            doc: "bimodal, geometric or uniform lengths with mean M: the model uses the E[M^2] \
+                  they imply",
+        },
+        ParamInfo {
             key: "fault_rate",
             default: "0",
             unit: "",
@@ -105,7 +112,8 @@ fn parameters(scenario: &Scenario) -> Result<(u32, f64), ModelError> {
         )));
     }
     let m = f64::from(scenario.message_length);
-    let m2 = match scenario.message_length_second_moment {
+    // The distribution's E[M^2] when one is named, else the user's (`None`: fixed length).
+    let m2 = match scenario.length_second_moment() {
         None => m * m,
         Some(m2) if m2.is_finite() && m2 >= m * m * (1.0 - 1e-12) => m2.max(m * m),
         Some(m2) => {
@@ -446,6 +454,13 @@ mod tests {
         let diff = random.intermediate("t_n2").unwrap() - fixed.intermediate("t_n2").unwrap();
         assert!((diff - 1024.0).abs() < 1e-9);
         assert!(random.source_wait.unwrap() > fixed.source_wait.unwrap());
+        // A geometric distribution with mean 32 implies E[M^2] = 2 M^2 - M: the same point as
+        // giving that second moment by hand.
+        let mut geometric = scenario(8, 2, 32, 0.1);
+        geometric.message_length_distribution = crate::scenario::MessageLengths::Geometric;
+        let mut by_hand = scenario(8, 2, 32, 0.1);
+        by_hand.message_length_second_moment = Some(2.0 * 32.0 * 32.0 - 32.0);
+        assert_eq!(run(&geometric, 0.003), run(&by_hand, 0.003));
     }
 
     #[test]

@@ -351,8 +351,23 @@ fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError>
             "{name}: virtual_channels must be at least 1 per physical channel, got 0"
         )));
     }
+    if !scenario.injection_process.is_poisson() {
+        return Err(ModelError(format!(
+            "{name}: the paper assumes Poisson arrivals at each node, so the model cannot \
+             evaluate injection_process `{}`; simulate it instead",
+            scenario.injection_process.as_str()
+        )));
+    }
+    if model != ModelName::CircuitTorusFaults && !scenario.message_length_distribution.is_fixed() {
+        return Err(ModelError(format!(
+            "{name}: the paper assumes fixed-length messages, so message_length_distribution \
+             must be fixed, got {}; only circuit_torus_faults models random lengths (through \
+             the second moment E[M^2] the distribution implies)",
+            scenario.message_length_distribution.as_str()
+        )));
+    }
     if model != ModelName::CircuitTorusFaults
-        && let Some(m2) = scenario.message_length_second_moment
+        && let Some(m2) = scenario.length_second_moment()
     {
         let m = f64::from(scenario.message_length);
         if (m2 - m * m).abs() > 1e-9 * m * m {

@@ -76,6 +76,9 @@ fn shared_parameter_checks() {
             // E[M^2] = M^2 is a fixed length and accepted.
             s.message_length_second_moment = Some(1024.0);
             assert_eq!(check(model, &s), Ok(()));
+            s.message_length_second_moment = None;
+            s.message_length_distribution = crate::scenario::MessageLengths::Geometric;
+            assert!(check(model, &s).unwrap_err().0.contains("message_length_distribution"));
         }
         if model != ModelName::BroadcastHypercube {
             let mut s = paper_scenario(model);

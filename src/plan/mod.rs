@@ -480,4 +480,58 @@ methods: {simulation: {replications: 2}}
         };
         assert_ne!(first(0), first(1), "each replication draws its own map");
     }
+
+    /// Issue 24 added message-length distributions (and their columns) with `fixed` as the
+    /// default: a spec that names none keeps its task ids and its results. The ids and the
+    /// latencies below were written by `runner run` at sim-1.2.0 before the change.
+    #[test]
+    fn a_fixed_length_spec_keeps_its_task_ids_and_results() {
+        let text = "name: pin\nseed: 7\nscenario:\n  topology: {kind: torus, radix: 4, \
+                    dimensions: 2}\n  routing: nbc\n  virtual_channels: 4\n  message_length: 8\n\
+                    load:\n  rates: [0.02]\nmethods:\n  model: {name: nbc_torus, curve_points: \
+                    0}\n  simulation: {cycles: 5000, warmup_cycles: 1000}\nreport:\n  figures: []\n"
+            .to_string();
+        let source = SpecSource { path: "pin.yaml".into(), text, sha256: String::new() };
+        let experiment = spec::parse(&source).unwrap_or_else(|e| panic!("{e}"));
+        let plan = build(&experiment, None);
+        let id = |kind: super::TaskKind| {
+            plan.graph.node_weights().find(|t| t.kind == kind).map(|t| t.id.clone())
+        };
+        let pinned = [
+            (
+                super::TaskKind::Saturation,
+                "2577c2f2b694d0815f0912982716d61b509e16bedd2822bba20e64631faf0fe3",
+            ),
+            (
+                super::TaskKind::Solve,
+                "d6fb96c2e3c9a6554d27e900503f7ad540a7b175145dcc77c8124791419716ff",
+            ),
+            (
+                super::TaskKind::Simulate,
+                "b5170845fee65d3611852ae8acac191fe28d587e6b762464e0ec279fe30b5ad4",
+            ),
+            (
+                super::TaskKind::Aggregate,
+                "e519de698bc70bb707c3cfddbaf6ec5851f5f1ef473dc3705a4b23b5538cc332",
+            ),
+        ];
+        for (kind, pinned) in pinned {
+            assert_eq!(id(kind).as_deref(), Some(pinned), "{kind:?}");
+        }
+        let task = plan.graph.node_weights().find(|t| t.kind == super::TaskKind::Simulate);
+        let (Some(task), Some(simulation)) = (task, &experiment.simulation) else {
+            panic!("no simulation task");
+        };
+        assert_eq!(task.seed, Some(1_486_654_255_592_439_236));
+        let scenario = &experiment.scenarios[0].scenario;
+        let m = crate::sim::simulate(
+            scenario,
+            0.02,
+            &simulation.options,
+            1_486_654_255_592_439_236,
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.latency, Some(12.099295323510571));
+    }
 }

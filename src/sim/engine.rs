@@ -40,6 +40,7 @@
 use crate::scenario::{Ejection, Scenario};
 
 use super::faults::FaultMap;
+use super::lengths::Lengths;
 use super::percentiles::Histogram;
 use super::routing::{Candidate, Header, Router};
 use super::stats::Batches;
@@ -200,6 +201,8 @@ pub(crate) struct Window {
     pub(crate) network_sum: f64,
     pub(crate) wait_sum: f64,
     pub(crate) hops_sum: f64,
+    /// Flits of the delivered measured messages (their lengths vary with the distribution).
+    pub(crate) length_sum: f64,
     /// Exact distributions over delivered measured messages (whole cycles): latency, network
     /// latency, source wait (`sim::percentiles`).
     pub(crate) latencies: Histogram,
@@ -218,11 +221,13 @@ impl Window {
 pub(crate) struct Engine {
     pub(crate) geometry: Geometry,
     router: Router,
-    /// V, buffer depth, router delay and message length of the scenario.
+    /// V, buffer depth, router delay and message length (the mean M) of the scenario.
     pub(crate) v: u32,
     depth: u32,
     delay: u64,
     length: u32,
+    /// Each unicast message's length (`sim::lengths`; broadcasts have fixed lengths M).
+    lengths: Lengths,
     /// The ejection port: `Single` holds it for a whole message, `Interleaved` ejects one flit
     /// per node per cycle from any message routed to it (round-robin), `Unlimited` every
     /// routed message at one flit per cycle.
@@ -366,7 +371,11 @@ impl Engine {
             Some(map) => Pattern::Served(map.clone()),
             None => Pattern::new(&scenario.traffic, &geometry)?,
         };
-        let traffic = Traffic::new(geometry.nodes, rate, pattern, &mut rng);
+        let traffic = Traffic::new(geometry.nodes, rate, pattern, &mut rng).with_process(
+            scenario.injection_process,
+            rate,
+            &mut rng,
+        );
         let (fixed_end, batch_length) = match plan.precision {
             None => {
                 (Some(plan.warmup.saturating_add(plan.cycles)), plan.cycles.div_ceil(plan.batches))
@@ -385,6 +394,7 @@ impl Engine {
             depth: scenario.buffer_depth,
             delay: u64::from(scenario.router_delay),
             length: scenario.message_length,
+            lengths: Lengths::new(scenario),
             ejection: scenario.ejection,
             eject_rr: if scenario.ejection == Ejection::Interleaved {
                 vec![0; nodes]
@@ -721,11 +731,13 @@ impl Engine {
         // One random bit per dimension, drawn only where ties are broken at random (so the
         // random streams of every other configuration are unchanged).
         let ties = if self.router.random_ties { self.rng.next_u64() as u32 } else { u32::MAX };
+        // Fixed lengths draw nothing (`lengths`).
+        let length = self.lengths.draw(&mut self.rng);
         let id = self.allocate(Message {
             source,
             dest,
             ties,
-            length: self.length,
+            length,
             generated: now,
             next: NONE,
             head_vc: NONE,
@@ -1219,6 +1231,7 @@ impl Engine {
             w.wait_sum += wait;
             w.network_sum += latency - wait;
             w.hops_sum += f64::from(message.hops);
+            w.length_sum += f64::from(message.length);
             w.outstanding -= 1;
             if self.broadcasts.is_none() {
                 self.batches.delivered(message.generated - w.start, latency);

@@ -23,7 +23,8 @@
 //! numbers nodes, ports and channels (`fat_tree`: the butterfly
 //! fat-tree's routers and wiring); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
-//! patterns); `stats` keeps batch
+//! patterns; `injection`: Bernoulli and on/off sources); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
+//! around the mean `message_length`); `stats` keeps batch
 //! means and builds the [`Measurement`]; `percentiles` keeps the exact latency distributions
 //! (nearest-rank p50, p90, p99 and maximum); `rng` is xoshiro256++ with our own distributions;
 //! `faults` draws static node faults and filters routes and destinations around them.
@@ -47,6 +48,8 @@
 //!   which its tail flit moves from the destination router into the node. With no contention
 //!   and `buffer_depth >= 2` the latency is exactly `hops + M + router_delay * hops`: the header
 //!   takes `hops` link cycles plus one ejection cycle and the tail follows `M - 1` cycles behind.
+//!   With a `message_length_distribution` other than fixed, M is each message's own length
+//!   (the row's `latency` then averages hops + length over the messages; `lengths`).
 //!   The models' wormhole figure `M + D - 1` (errata E-SS-3) omits that ejection cycle; the
 //!   simulator's is one cycle larger. `router_delay` is paid at each router a header enters
 //!   over a link (not at the source).
@@ -86,6 +89,8 @@
 //!   deadlock-free with any V, every VC on each port they offer).
 //! - Traffic: the N Poisson sources are generated as their superposition (one
 //!   stream of rate N * rate with uniformly chosen sources), which is the same process.
+//!   Bernoulli and on/off sources (`injection_process`) are per node, on a calendar of each
+//!   node's next message (`injection`); they run without faults.
 //! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map
 //!   per run, drawn from the fault seed; only healthy nodes send (`rate` per healthy node), and
 //!   only to destinations they reach over a fault-free minimal path; routes keep to such paths.
@@ -125,6 +130,8 @@
 mod engine;
 mod fat_tree;
 mod faults;
+mod injection;
+mod lengths;
 mod percentiles;
 mod rng;
 mod routing;
@@ -269,10 +276,13 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     if scenario.message_length == 0 {
         return Err(SimError("message_length must be at least 1 flit".into()));
     }
-    if scenario.message_length_second_moment.is_some() {
+    if scenario.message_length_second_moment.is_some()
+        && scenario.message_length_distribution.is_fixed()
+    {
         return Err(SimError(
-            "the simulator supports fixed message lengths only: \
-             leave message_length_second_moment unset"
+            "message_length_second_moment alone does not say how lengths are drawn: name a \
+             message_length_distribution (bimodal, geometric or uniform; it implies the second \
+             moment) or leave message_length_second_moment unset for fixed lengths"
                 .into(),
         ));
     }
@@ -293,6 +303,14 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         )));
     }
     check_broadcasts(scenario)?;
+    if !scenario.injection_process.is_poisson() && scenario.fault_rate != 0.0 {
+        return Err(SimError(format!(
+            "injection_process {} is simulated without faulty nodes (its sources are per node; \
+             with faults only Poisson sources are): use fault_rate 0 or injection_process \
+             poisson",
+            scenario.injection_process.as_str()
+        )));
+    }
     if scenario.topology.nodes() < 2 {
         return Err(SimError("the network needs at least 2 nodes".into()));
     }
@@ -314,6 +332,13 @@ fn check_broadcasts(scenario: &Scenario) -> Result<(), SimError> {
     let beta = scenario.broadcast_fraction;
     if beta == 0.0 {
         return Ok(());
+    }
+    if !scenario.message_length_distribution.is_fixed() {
+        return Err(SimError(format!(
+            "broadcasts are simulated with fixed message lengths (the paper's): \
+             broadcast_fraction > 0 needs message_length_distribution fixed, got {}",
+            scenario.message_length_distribution.as_str()
+        )));
     }
     if !(0.0..=1.0).contains(&beta) {
         return Err(SimError(format!(
@@ -386,6 +411,7 @@ fn run(
         return Err(SimError(format!("rate must be a finite number >= 0, got {rate}")));
     }
     faults::check(scenario)?;
+    scenario.injection_process.check_rate(rate).map_err(SimError)?;
     let plan = plan(scenario, options)?;
     if plan.source_queue_capacity.is_some() && rate > f64::from(scenario.virtual_channels) {
         // Each node injects at most one flit per injection VC and cycle: the rest would be

@@ -1,7 +1,8 @@
 //! Value-stable pseudo-random streams for the simulator.
 //!
-//! The generator is xoshiro256++ seeded through SplitMix64, and the two distributions the
-//! simulator needs (unbiased uniform integers and exponential inter-arrival times) are derived
+//! The generator is xoshiro256++ seeded through SplitMix64, and the distributions the
+//! simulator needs (unbiased uniform integers, exponential inter-arrival times, geometric
+//! message lengths and gaps) are derived
 //! from [`Rng::next_u64`] here, with a logarithm built from IEEE 754 basic operations only.
 //! Nothing depends on `rand`, libm or the platform, so a seed gives the same stream on every
 //! machine and every Rust version. Changing any function in this file changes results: bump
@@ -68,6 +69,19 @@ impl Rng {
     #[inline]
     pub(crate) fn exponential(&mut self, mean: f64) -> f64 {
         -ln(self.open_unit()) * mean
+    }
+
+    /// Geometric on 1, 2, 3, ...: the trial of the first success when each succeeds with
+    /// probability p, given `log_fail = ln(1 - p)` (negative; `-inf` for p = 1). Inversion,
+    /// `1 + floor(ln U / ln(1 - p))`, one uniform per draw whatever p; capped at `cap`.
+    #[inline]
+    pub(crate) fn geometric(&mut self, log_fail: f64, cap: u64) -> u64 {
+        let u = self.open_unit();
+        if log_fail == f64::NEG_INFINITY || u == 1.0 {
+            return 1;
+        }
+        // `as` saturates: a huge quotient (p tiny) becomes u64::MAX, then the cap.
+        (1 + (ln(u) / log_fail) as u64).min(cap)
     }
 }
 
@@ -139,6 +153,29 @@ mod tests {
             assert!((9_500..10_500).contains(&c), "{counts:?}");
         }
         assert_eq!(rng.below(1), 0);
+    }
+
+    #[test]
+    fn geometric_has_the_right_moments_and_tail() {
+        let mut rng = Rng::new(5);
+        let p: f64 = 0.1;
+        let log_fail = ln(1.0 - p);
+        let n = 400_000;
+        let (mut sum, mut sum2, mut ones) = (0.0, 0.0, 0u32);
+        for _ in 0..n {
+            let x = rng.geometric(log_fail, u64::MAX);
+            assert!(x >= 1);
+            sum += x as f64;
+            sum2 += (x * x) as f64;
+            ones += u32::from(x == 1);
+        }
+        let (mean, second) = (sum / f64::from(n), sum2 / f64::from(n));
+        // Mean 1/p = 10, E[X^2] = (2 - p) / p^2 = 190, P(X = 1) = p.
+        assert!((mean - 10.0).abs() < 0.05, "{mean}");
+        assert!((second - 190.0).abs() < 2.0, "{second}");
+        assert!((f64::from(ones) / f64::from(n) - p).abs() < 0.002, "{ones}");
+        assert_eq!(rng.geometric(f64::NEG_INFINITY, 9), 1);
+        assert!((0..1000).all(|_| rng.geometric(ln(1.0 - 1e-9), 7) <= 7));
     }
 
     #[test]

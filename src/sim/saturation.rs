@@ -6,8 +6,8 @@
 //!
 //! 1. simulates at the injection bound, `min(V, e) / M` messages/node/cycle (`e` flits a node
 //!    can eject per cycle: 1 with `single` ejection, its number of input links with
-//!    `unlimited`), where every source queue stays full: the accepted rate there is the
-//!    network's throughput under overload;
+//!    `unlimited`; no more than a Bernoulli or on/off source can offer), where every source
+//!    queue stays full: the accepted rate there is the network's throughput under overload;
 //! 2. bisects the offered load between the largest rate found stable (`ok`) and the smallest
 //!    found saturated, starting with the overload throughput itself, until the bracket is
 //!    narrower than [`TOLERANCE`] of its upper end.
@@ -140,8 +140,15 @@ fn classify(rate: f64, status: Status, lo: &mut f64, hi: &mut Option<f64>) {
     }
 }
 
-/// The most messages/node/cycle a node can inject and eject: `min(V, e) / M`.
+/// The most messages/node/cycle a node can inject and eject: `min(V, e) / M`, and no more than
+/// its injection process offers (1 for Bernoulli sources, B / (B + 1) for on/off ones).
 pub fn injection_bound(scenario: &Scenario) -> f64 {
+    let offered = scenario.injection_process.max_rate().unwrap_or(f64::INFINITY);
+    network_bound(scenario).min(offered)
+}
+
+/// `min(V, e) / M`.
+fn network_bound(scenario: &Scenario) -> f64 {
     let eject = match scenario.ejection {
         // One flit per cycle: a message's M flits take M cycles either way.
         Ejection::Single | Ejection::Interleaved => 1,

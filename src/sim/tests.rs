@@ -402,6 +402,21 @@ fn mean_of(runs: &[Measurement], quantity: impl Fn(&Measurement) -> Option<f64>)
     runs.iter().map(|r| quantity(r).unwrap()).sum::<f64>() / runs.len() as f64
 }
 
+/// Asserts that eight replications' mean latency is the exact `expected`: within the Student-t
+/// (7 degrees of freedom) 99.9% half-width, and not only within a wide interval: within 1%.
+fn assert_exact_mean_latency(runs: &[Measurement], expected: f64, what: &str) {
+    assert_eq!(runs.len(), 8);
+    let latencies: Vec<f64> = runs.iter().map(|r| r.latency.unwrap()).collect();
+    let mean = mean_of(runs, |r| r.latency);
+    let variance = latencies.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 7.0;
+    let half_width = 5.408 * (variance / 8.0).sqrt();
+    assert!(
+        (mean - expected).abs() <= half_width.max(0.002 * expected),
+        "{what}: simulated {mean:.3} (replications {latencies:?}), exact {expected:.3}"
+    );
+    assert!((mean - expected).abs() < 0.01 * expected, "{what}: {mean} vs {expected}");
+}
+
 /// The simulator under load against an exact queueing result. In a 1-cube (two nodes, one
 /// channel each way) with V = 1 every message of a node uses the same injection VC, the same
 /// network VC and the same ejection port, so the network is a single FIFO server: a header is
@@ -424,20 +439,7 @@ fn a_single_channel_network_is_an_exact_md1_queue() {
         let rate = utilization / service;
         let expected = service + rate * service * service / (2.0 * (1.0 - utilization));
         let runs = replications(&s, rate, &options, 8);
-        let latencies: Vec<f64> = runs.iter().map(|r| r.latency.unwrap()).collect();
-        let mean = mean_of(&runs, |r| r.latency);
-        // Eight independent replications: Student-t (7 degrees of freedom) 99.9% half-width.
-        let variance = latencies.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 7.0;
-        let half_width = 5.408 * (variance / 8.0).sqrt();
-        assert!(
-            (mean - expected).abs() <= half_width.max(0.002 * expected),
-            "rho {utilization}: simulated {mean:.3} (replications {latencies:?}), M/D/1 {expected:.3}"
-        );
-        // And not only within a wide interval: within 1% of the exact mean.
-        assert!(
-            (mean - expected).abs() < 0.01 * expected,
-            "rho {utilization}: {mean} vs {expected}"
-        );
+        assert_exact_mean_latency(&runs, expected, &format!("rho {utilization}, M/D/1"));
         let throughput = mean_of(&runs, |r| r.throughput);
         assert!((throughput - rate).abs() < 0.02 * rate, "rho {utilization}: {throughput}");
     }
@@ -867,3 +869,132 @@ fn percentiles_are_deterministic_and_leave_the_mean_unchanged() {
 /// Latency, network latency and source-wait p50, p90, p99 and max of
 /// `percentiles_are_deterministic_and_leave_the_mean_unchanged` (sim-1.2.0).
 const PINNED: [u64; 12] = [11, 18, 26, 39, 11, 18, 26, 39, 0, 0, 0, 6];
+
+/// Issue 24: with variable lengths a lone message's latency is still its hops plus its own
+/// length (plus the router delay per hop). Messages are sent one at a time over one hop of a
+/// 1-cube and the sums are compared exactly; the sampled lengths' mean is the bimodal mean.
+#[test]
+fn a_lone_message_of_any_length_takes_hops_plus_its_length() {
+    use crate::scenario::MessageLengths;
+    for lengths in [
+        MessageLengths::Bimodal { min: 2, max: 30 },
+        MessageLengths::Uniform { min: 1, max: 15 },
+        MessageLengths::Geometric,
+    ] {
+        let s = Scenario {
+            message_length: 8,
+            message_length_distribution: lengths,
+            router_delay: 1,
+            ..scenario(Topology::Hypercube { dimensions: 1 }, Routing::DimensionOrder, 1, 8)
+        };
+        check(&s).unwrap();
+        let mut engine = Engine::new(&s, 0.0, 3, &plan(0, 1)).unwrap();
+        engine.open_window();
+        let n = 4_000u32;
+        for i in 0..n {
+            engine.send(i % 2, 1 - i % 2);
+            while engine.window.outstanding > 0 {
+                engine.step();
+            }
+        }
+        let w = &engine.window;
+        // Each message: 1 hop + 1 cycle of router delay + its length.
+        assert_eq!(w.latency_sum, 2.0 * f64::from(n) + w.length_sum, "{lengths:?}");
+        assert_eq!(w.hops_sum, f64::from(n));
+        let mean = w.length_sum / f64::from(n);
+        assert!((mean - 8.0).abs() < 0.3, "{lengths:?}: mean length {mean}");
+    }
+}
+
+/// Issue 24: the single-channel network of `a_single_channel_network_is_an_exact_md1_queue`
+/// with variable lengths is an M/G/1 queue with service `S = L + 1`, whose mean latency is
+/// `E[S] + lambda E[S^2] / (2 (1 - lambda E[S]))` (Pollaczek-Khinchine; the slotted argument
+/// there holds for any integer service time). Same tolerance as the M/D/1 test.
+#[test]
+fn a_single_channel_network_with_variable_lengths_is_an_exact_mg1_queue() {
+    use crate::scenario::MessageLengths;
+    let m = 8u32;
+    let options = SimOptions { warmup_cycles: 20_000, cycles: 1_000_000, ..SimOptions::default() };
+    for lengths in
+        [MessageLengths::Bimodal { min: 2, max: 14 }, MessageLengths::Uniform { min: 1, max: 15 }]
+    {
+        let s = Scenario {
+            message_length_distribution: lengths,
+            ..scenario(Topology::Hypercube { dimensions: 1 }, Routing::DimensionOrder, 1, m)
+        };
+        let service = f64::from(m + 1);
+        let second = lengths.second_moment(m) + 2.0 * f64::from(m) + 1.0;
+        for utilization in [0.3, 0.7] {
+            let rate = utilization / service;
+            let expected = service + rate * second / (2.0 * (1.0 - utilization));
+            let runs = replications(&s, rate, &options, 8);
+            let what = format!("{lengths:?} rho {utilization}, M/G/1");
+            assert_exact_mean_latency(&runs, expected, &what);
+        }
+    }
+}
+
+/// Issue 24: variable lengths are deterministic per seed, and broadcasts keep fixed lengths.
+#[test]
+fn variable_lengths_are_reproducible_and_refused_where_they_make_no_sense() {
+    use crate::scenario::MessageLengths;
+    let s = Scenario {
+        message_length_distribution: MessageLengths::Geometric,
+        ..scenario(torus(4, 2), Routing::Duato, 3, 8)
+    };
+    let options = SimOptions { warmup_cycles: 1_000, cycles: 10_000, ..SimOptions::default() };
+    let a = simulate(&s, 0.03, &options, 17, None).unwrap();
+    assert_eq!(a, simulate(&s, 0.03, &options, 17, None).unwrap());
+    let fixed = simulate(&scenario(torus(4, 2), Routing::Duato, 3, 8), 0.03, &options, 17, None);
+    assert_ne!(a.latency, fixed.unwrap().latency);
+    let broadcast = Scenario {
+        broadcast_fraction: 0.1,
+        ..scenario(Topology::Hypercube { dimensions: 3 }, Routing::Duato, 2, 8)
+    };
+    assert!(check(&broadcast).is_ok());
+    let error =
+        check(&Scenario { message_length_distribution: MessageLengths::Geometric, ..broadcast })
+            .unwrap_err();
+    assert!(error.0.contains("message_length_distribution fixed"), "{error}");
+    let alone = Scenario {
+        message_length_second_moment: Some(100.0),
+        ..scenario(torus(4, 2), Routing::Duato, 3, 8)
+    };
+    assert!(check(&alone).unwrap_err().0.contains("name a message_length_distribution"));
+}
+
+/// Issue 24: Bernoulli sources at a low rate offer their rate and see the zero-load network
+/// (latency just above hops + M, as for Poisson arrivals), and every process is reproducible
+/// per seed; on/off sources offer their rate too, in bursts that queue at the source.
+#[test]
+fn bernoulli_and_on_off_sources_offer_their_rate() {
+    use crate::scenario::InjectionProcess;
+    let base = scenario(torus(8, 2), Routing::Duato, 4, 16);
+    let options = SimOptions { warmup_cycles: 2_000, cycles: 40_000, ..SimOptions::default() };
+    let bernoulli = Scenario { injection_process: InjectionProcess::Bernoulli, ..base.clone() };
+    let m = simulate(&bernoulli, 0.001, &options, 5, None).unwrap();
+    assert_eq!(m.status, Status::Ok);
+    let (hops, latency) = (m.hops.unwrap(), m.latency.unwrap());
+    assert!((hops - 256.0 / 63.0).abs() < 0.1, "{hops}");
+    assert!(latency > hops + 16.0 && latency < hops + 16.0 + 1.0, "{latency}");
+    assert!((m.throughput.unwrap() - 0.001).abs() < 0.0001, "{:?}", m.throughput);
+    assert_eq!(m, simulate(&bernoulli, 0.001, &options, 5, None).unwrap());
+    let poisson = simulate(&base, 0.001, &options, 5, None).unwrap();
+    assert_ne!(m.latency, poisson.latency);
+    let bursty = Scenario {
+        injection_process: InjectionProcess::OnOff { burst_length: 8.0 },
+        ..base.clone()
+    };
+    let b = simulate(&bursty, 0.004, &options, 5, None).unwrap();
+    assert_eq!(b.status, Status::Ok);
+    assert!((b.throughput.unwrap() - 0.004).abs() < 0.0004, "{:?}", b.throughput);
+    // A burst of 8 messages generated in 8 cycles waits behind itself at the source.
+    let smooth = simulate(&base, 0.004, &options, 5, None).unwrap();
+    assert!(b.source_wait.unwrap() > 5.0 * smooth.source_wait.unwrap(), "{b:?}");
+    assert_eq!(b, simulate(&bursty, 0.004, &options, 5, None).unwrap());
+    // Rates a process cannot offer are refused before anything runs.
+    let error = simulate(&bernoulli, 1.5, &options, 5, None).unwrap_err();
+    assert!(error.0.contains("rate must be at most 1"), "{error}");
+    let error = simulate(&bursty, 0.95, &options, 5, None).unwrap_err();
+    assert!(error.0.contains("B / (B + 1)"), "{error}");
+}

@@ -1,9 +1,11 @@
 //! Traffic: when messages are generated (the process) and where they go (the pattern).
 //!
-//! The process is Poisson at `rate` messages per node per cycle. Independent Poisson sources
-//! superpose to one Poisson stream of rate `nodes * rate` whose arrivals pick their source
-//! uniformly, which is what [`Traffic::next_arrival`] draws: exact exponential gaps, any number
-//! of arrivals in one cycle, and cost proportional to the arrivals only. The pattern
+//! The process is Poisson at `rate` messages per node per cycle by default. Independent Poisson
+//! sources superpose to one Poisson stream of rate `nodes * rate` whose arrivals pick their
+//! source uniformly, which is what [`Traffic::next_arrival`] draws: exact exponential gaps, any
+//! number of arrivals in one cycle, and cost proportional to the arrivals only. Bernoulli and
+//! on/off sources keep per-node state on a calendar (`injection`); the pattern then picks the
+//! destination of each source's message the same way. The pattern
 //! ([`crate::scenario::Traffic`]) picks the destination: uniform over the other nodes (the
 //! papers'), uniform including the source, a hotspot mix, or a permutation (transpose, bit
 //! complement, bit reverse, tornado, neighbour) precomputed as a table. Permutations address
@@ -20,8 +22,10 @@ use std::sync::Arc;
 
 use super::SimError;
 use super::faults::FaultMap;
+use super::injection::Sources;
 use super::rng::Rng;
 use super::topology::{Geometry, Shape};
+use crate::scenario::InjectionProcess;
 
 /// Where a new message goes.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,7 +132,8 @@ impl Pattern {
     }
 }
 
-/// A Poisson message source for the whole network.
+/// The message sources of the whole network: Poisson (one superposed stream), or per-node
+/// Bernoulli or on/off sources (`injection`).
 #[derive(Clone, Debug)]
 pub(crate) struct Traffic {
     nodes: u32,
@@ -137,6 +142,8 @@ pub(crate) struct Traffic {
     mean_gap: f64,
     /// Time of the next arrival (continuous cycles).
     next_time: f64,
+    /// The per-node sources of a process other than Poisson; `None`: Poisson.
+    sources: Option<Box<Sources>>,
 }
 
 impl Traffic {
@@ -148,9 +155,20 @@ impl Traffic {
         };
         let total = rate * f64::from(senders);
         let mean_gap = if total > 0.0 { 1.0 / total } else { f64::INFINITY };
-        let mut traffic = Traffic { nodes, pattern, mean_gap, next_time: 0.0 };
+        let mut traffic = Traffic { nodes, pattern, mean_gap, next_time: 0.0, sources: None };
         traffic.next_time = traffic.gap(rng);
         traffic
+    }
+
+    /// Per-node sources of `process` instead of the Poisson stream (no faults: `sim::check`).
+    pub(crate) fn with_process(
+        mut self,
+        process: InjectionProcess,
+        rate: f64,
+        rng: &mut Rng,
+    ) -> Traffic {
+        self.sources = Sources::new(process, rate, self.nodes, rng).map(Box::new);
+        self
     }
 
     fn gap(&self, rng: &mut Rng) -> f64 {
@@ -167,15 +185,26 @@ impl Traffic {
     /// The next message generated before time `until`, as (source, destination), if any.
     #[inline]
     pub(crate) fn next_arrival(&mut self, until: u64, rng: &mut Rng) -> Option<(u32, u32)> {
-        if self.next_time >= until as f64 {
-            return None;
-        }
-        self.next_time += self.gap(rng);
-        if let Pattern::Served(faults) = &self.pattern {
-            return Some(faults.arrival(rng));
-        }
-        let source = rng.below(u64::from(self.nodes)) as u32;
-        let dest = match &self.pattern {
+        let source = match &mut self.sources {
+            Some(sources) => sources.next(until, rng)?,
+            None => {
+                if self.next_time >= until as f64 {
+                    return None;
+                }
+                self.next_time += self.gap(rng);
+                if let Pattern::Served(faults) = &self.pattern {
+                    return Some(faults.arrival(rng));
+                }
+                rng.below(u64::from(self.nodes)) as u32
+            }
+        };
+        Some((source, self.destination(source, rng)))
+    }
+
+    /// The destination of a message from `source`, by the pattern.
+    #[inline]
+    fn destination(&self, source: u32, rng: &mut Rng) -> u32 {
+        match &self.pattern {
             Pattern::Uniform => self.other(source, rng),
             Pattern::UniformWithSelf => rng.below(u64::from(self.nodes)) as u32,
             Pattern::Permutation(table) => table[source as usize],
@@ -195,8 +224,7 @@ impl Traffic {
                 }
             }
             Pattern::Served(faults) => faults.arrival(rng).1,
-        };
-        Some((source, dest))
+        }
     }
 }
 

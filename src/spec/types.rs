@@ -119,6 +119,24 @@ pub struct ScenarioSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>")]
     pub message_length_second_moment: Option<Field<f64>>,
+    /// How message lengths vary around their mean `message_length`: `fixed` (every message M
+    /// flits), `bimodal` (`message_length_min` or `message_length_max` flits, mixed so that the
+    /// mean is M), `geometric` (1, 2, 3, ... flits with mean M) or `uniform` (every length from
+    /// `message_length_min` to `message_length_max`, whose midpoint is M; give one, the other
+    /// follows). The simulator draws each message's length from it; it implies
+    /// `message_length_second_moment` (giving both, they must agree), which
+    /// `circuit_torus_faults` uses; the other models assume fixed lengths.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<LengthDistributionName>>", extend("default" = "fixed"))]
+    pub message_length_distribution: Option<Field<LengthDistributionName>>,
+    /// The short length of a `bimodal` distribution, the shortest of a `uniform` one (flits).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub message_length_min: Option<Field<u32>>,
+    /// The long length of a `bimodal` distribution, the longest of a `uniform` one (flits).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub message_length_max: Option<Field<u32>>,
     /// Probability that a node is faulty, 0 <= theta < 1.
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_FAULT_RATE))]
@@ -214,6 +232,19 @@ pub struct TrafficSpec {
     #[serde(default)]
     #[schemars(with = "Option<Vec<u32>>")]
     pub hotspot_nodes: Option<Spanned<Vec<u32>>>,
+    /// When each node generates its messages, at the mean `rate` whatever the process
+    /// (simulator; the models assume Poisson): `poisson` (the default), `bernoulli` (one
+    /// message with probability `rate` per node and cycle, as BookSim; `rate <= 1`) or `on_off`
+    /// (bursts of one message per cycle, a geometric number of messages with mean
+    /// `burst_length`, separated by silent periods; `rate <= B / (B + 1)`).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<InjectionProcessName>>", extend("default" = "poisson"))]
+    pub injection_process: Option<Field<InjectionProcessName>>,
+    /// `on_off` only: the mean number of messages in a burst, B >= 1 (a burst sends one
+    /// message per cycle).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>")]
+    pub burst_length: Option<Field<f64>>,
     /// Fraction beta of messages that are broadcasts, 0 <= beta <= 1 (broadcast_mix).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_BROADCAST_FRACTION))]
@@ -467,6 +498,44 @@ pub enum EjectionName {
     Interleaved,
 }
 
+/// `scenario.message_length_distribution`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LengthDistributionName {
+    /// Every message `message_length` flits.
+    Fixed,
+    /// `message_length_min` or `message_length_max` flits, with mean `message_length`.
+    Bimodal,
+    /// Geometric on 1, 2, 3, ... flits with mean `message_length`.
+    Geometric,
+    /// Uniform from `message_length_min` to `message_length_max`.
+    Uniform,
+}
+
+impl LengthDistributionName {
+    /// The name as written.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LengthDistributionName::Fixed => "fixed",
+            LengthDistributionName::Bimodal => "bimodal",
+            LengthDistributionName::Geometric => "geometric",
+            LengthDistributionName::Uniform => "uniform",
+        }
+    }
+}
+
+/// `scenario.traffic.injection_process`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InjectionProcessName {
+    /// Poisson arrivals at each node.
+    Poisson,
+    /// One message with probability `rate` per node and cycle.
+    Bernoulli,
+    /// Two-state on/off bursts with mean `burst_length` messages.
+    OnOff,
+}
+
 /// `scenario.dateline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -552,6 +621,8 @@ named_values!(
     SwitchingKind,
     RoutingName,
     EjectionName,
+    LengthDistributionName,
+    InjectionProcessName,
     DatelineName,
     TieBreakName,
     TrafficPattern,

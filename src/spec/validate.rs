@@ -18,12 +18,13 @@ use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelName, ModelOptions};
 use crate::scenario::bounds;
 use crate::scenario::{
-    BroadcastOrder, Dateline, Ejection, Routing, Scenario, Switching, TieBreak, Topology, Traffic,
+    BroadcastOrder, Dateline, Ejection, InjectionProcess, MessageLengths, Routing, Scenario,
+    Switching, TieBreak, Topology, Traffic,
 };
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 25] = [
+pub const FIELDS: [&str; 30] = [
     "topology",
     "radix",
     "dimensions",
@@ -38,6 +39,9 @@ pub const FIELDS: [&str; 25] = [
     "input_speedup",
     "message_length",
     "message_length_second_moment",
+    "message_length_distribution",
+    "message_length_min",
+    "message_length_max",
     "fault_rate",
     "broadcast_fraction",
     "startup_latency",
@@ -46,6 +50,8 @@ pub const FIELDS: [&str; 25] = [
     "tie_break",
     "traffic",
     "hotspot_fraction",
+    "injection_process",
+    "burst_length",
     "broadcast_order",
     "circuit_backoff",
     "circuit_retry_limit",
@@ -65,17 +71,22 @@ const ROUTER_DELAY: usize = 10;
 const INPUT_SPEEDUP: usize = 11;
 const MESSAGE_LENGTH: usize = 12;
 const SECOND_MOMENT: usize = 13;
-const FAULT_RATE: usize = 14;
-const BROADCAST: usize = 15;
-const STARTUP: usize = 16;
-const EJECTION: usize = 17;
-const DATELINE: usize = 18;
-const TIE_BREAK: usize = 19;
-const TRAFFIC: usize = 20;
-const HOTSPOT: usize = 21;
-const BROADCAST_ORDER: usize = 22;
-const CIRCUIT_BACKOFF: usize = 23;
-const CIRCUIT_RETRY_LIMIT: usize = 24;
+const LENGTH_DISTRIBUTION: usize = 14;
+const LENGTH_MIN: usize = 15;
+const LENGTH_MAX: usize = 16;
+const FAULT_RATE: usize = 17;
+const BROADCAST: usize = 18;
+const STARTUP: usize = 19;
+const EJECTION: usize = 20;
+const DATELINE: usize = 21;
+const TIE_BREAK: usize = 22;
+const TRAFFIC: usize = 23;
+const HOTSPOT: usize = 24;
+const INJECTION: usize = 25;
+const BURST: usize = 26;
+const BROADCAST_ORDER: usize = 27;
+const CIRCUIT_BACKOFF: usize = 28;
+const CIRCUIT_RETRY_LIMIT: usize = 29;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -120,6 +131,9 @@ struct Columns {
     input_speedup: Values<u32>,
     message_length: Values<u32>,
     second_moment: Values<f64>,
+    length_distribution: Values<LengthDistributionName>,
+    length_min: Values<u32>,
+    length_max: Values<u32>,
     fault_rate: Values<f64>,
     broadcast_fraction: Values<f64>,
     startup_latency: Values<f64>,
@@ -129,6 +143,8 @@ struct Columns {
     traffic: Values<TrafficPattern>,
     hotspot_fraction: Values<f64>,
     hotspot_nodes: Vec<u32>,
+    injection_process: Values<InjectionProcessName>,
+    burst_length: Values<f64>,
     broadcast_order: Values<BroadcastOrderName>,
     circuit_backoff: Values<u32>,
     circuit_retry_limit: Values<u32>,
@@ -153,6 +169,9 @@ impl Columns {
             INPUT_SPEEDUP => self.input_speedup.len(),
             MESSAGE_LENGTH => self.message_length.len(),
             SECOND_MOMENT => self.second_moment.len(),
+            LENGTH_DISTRIBUTION => self.length_distribution.len(),
+            LENGTH_MIN => self.length_min.len(),
+            LENGTH_MAX => self.length_max.len(),
             FAULT_RATE => self.fault_rate.len(),
             BROADCAST => self.broadcast_fraction.len(),
             STARTUP => self.startup_latency.len(),
@@ -161,6 +180,8 @@ impl Columns {
             TIE_BREAK => self.tie_break.len(),
             TRAFFIC => self.traffic.len(),
             HOTSPOT => self.hotspot_fraction.len(),
+            INJECTION => self.injection_process.len(),
+            BURST => self.burst_length.len(),
             BROADCAST_ORDER => self.broadcast_order.len(),
             CIRCUIT_BACKOFF => self.circuit_backoff.len(),
             _ => self.circuit_retry_limit.len(),
@@ -262,6 +283,21 @@ pub(super) fn validate(
         return None;
     }
     let load = load?;
+    // Rates a Bernoulli or on/off source cannot offer, at the rate written (a fraction of
+    // saturation is checked when its rate is known: the simulation task fails saying why).
+    if let (Load::Rates(_), Some(rates)) = (&load, &spec.load.value.rates) {
+        let values = column(diags, Some(rates), None, any);
+        for point in &scenarios {
+            for (rate, location) in &values {
+                if let Err(message) = point.scenario.injection_process.check_rate(*rate) {
+                    diags.error(*location, format!("{}: {message}", point.label), None);
+                }
+            }
+        }
+        if !diags.0.is_empty() {
+            return None;
+        }
+    }
     let points = scenarios.len().saturating_mul(load.len());
     if points > MAX_POINTS {
         diags.error(
@@ -568,6 +604,9 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(INPUT_SPEEDUP, s.input_speedup.as_ref().map(|f| f.referenced));
     mark(MESSAGE_LENGTH, s.message_length.as_ref().map(|f| f.referenced));
     mark(SECOND_MOMENT, s.message_length_second_moment.as_ref().map(|f| f.referenced));
+    mark(LENGTH_DISTRIBUTION, s.message_length_distribution.as_ref().map(|f| f.referenced));
+    mark(LENGTH_MIN, s.message_length_min.as_ref().map(|f| f.referenced));
+    mark(LENGTH_MAX, s.message_length_max.as_ref().map(|f| f.referenced));
     mark(FAULT_RATE, s.fault_rate.as_ref().map(|f| f.referenced));
     mark(BROADCAST, traffic.and_then(|t| t.broadcast_fraction.as_ref()).map(|f| f.referenced));
     mark(STARTUP, traffic.and_then(|t| t.startup_latency.as_ref()).map(|f| f.referenced));
@@ -576,6 +615,8 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(TIE_BREAK, s.tie_break.as_ref().map(|f| f.referenced));
     mark(TRAFFIC, traffic.and_then(|t| t.pattern.as_ref()).map(|f| f.referenced));
     mark(HOTSPOT, traffic.and_then(|t| t.hotspot_fraction.as_ref()).map(|f| f.referenced));
+    mark(INJECTION, traffic.and_then(|t| t.injection_process.as_ref()).map(|f| f.referenced));
+    mark(BURST, traffic.and_then(|t| t.burst_length.as_ref()).map(|f| f.referenced));
     mark(BROADCAST_ORDER, traffic.and_then(|t| t.broadcast_order.as_ref()).map(|f| f.referenced));
     mark(CIRCUIT_BACKOFF, switching.and_then(|f| f.circuit_backoff.as_ref()).map(|f| f.referenced));
     mark(
@@ -648,6 +689,14 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             None,
             real(SECOND_MOMENT),
         ),
+        length_distribution: column(
+            diags,
+            s.message_length_distribution.as_ref(),
+            Some(LengthDistributionName::Fixed),
+            any,
+        ),
+        length_min: column(diags, s.message_length_min.as_ref(), None, int(LENGTH_MIN)),
+        length_max: column(diags, s.message_length_max.as_ref(), None, int(LENGTH_MAX)),
         fault_rate: column(
             diags,
             s.fault_rate.as_ref(),
@@ -685,6 +734,18 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             .and_then(|t| t.hotspot_nodes.as_ref())
             .map(|n| n.value.clone())
             .unwrap_or_default(),
+        injection_process: column(
+            diags,
+            traffic.and_then(|t| t.injection_process.as_ref()),
+            Some(InjectionProcessName::Poisson),
+            any,
+        ),
+        burst_length: column(
+            diags,
+            traffic.and_then(|t| t.burst_length.as_ref()),
+            None,
+            real(BURST),
+        ),
         broadcast_order: column(
             diags,
             traffic.and_then(|t| t.broadcast_order.as_ref()),
@@ -1046,8 +1107,10 @@ fn expand(
                 DATELINE => "`routing: dimension_order` or `duato` on a torus",
                 TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
                 HOTSPOT => "`traffic.pattern: hotspot`",
+                BURST => "`traffic.injection_process: on_off`",
                 BROADCAST_ORDER => "`traffic.broadcast_fraction` > 0",
                 CIRCUIT_BACKOFF | CIRCUIT_RETRY_LIMIT => "`switching.kind: circuit`",
+                LENGTH_MIN | LENGTH_MAX => "`message_length_distribution: bimodal` or `uniform`",
                 ESCAPE => "`routing: duato` or `nbc` (the routings with escape channels)",
                 _ => "other settings",
             };
@@ -1161,12 +1224,18 @@ fn build(
     // (as the circuit parameters are), and a spec where no point reads it is refused below.
     let escape = matches!(routing, Routing::Duato | Routing::Nbc);
     used[ESCAPE] |= escape;
-    for field in
-        [VIRTUAL_CHANNELS, BUFFER, ROUTER_DELAY, INPUT_SPEEDUP, MESSAGE_LENGTH, SECOND_MOMENT]
-    {
+    for field in [
+        VIRTUAL_CHANNELS,
+        BUFFER,
+        ROUTER_DELAY,
+        INPUT_SPEEDUP,
+        MESSAGE_LENGTH,
+        SECOND_MOMENT,
+        LENGTH_DISTRIBUTION,
+    ] {
         used[field] = true;
     }
-    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC] {
+    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC, INJECTION] {
         used[field] = true;
     }
     let message_length = get(&c.message_length, index[MESSAGE_LENGTH])?;
@@ -1187,6 +1256,24 @@ fn build(
             return None;
         }
     }
+    let message_length_distribution = lengths(c, index, used, diags, message_length)?;
+    let injection_process = match get(&c.injection_process, index[INJECTION])? {
+        InjectionProcessName::Poisson => InjectionProcess::Poisson,
+        InjectionProcessName::Bernoulli => InjectionProcess::Bernoulli,
+        InjectionProcessName::OnOff => {
+            used[BURST] = true;
+            let Some(burst_length) = get(&c.burst_length, index[BURST]) else {
+                let location = c.written[INJECTION].unwrap_or(kind_location);
+                diags.error(
+                    location,
+                    "injection_process `on_off` needs `traffic.burst_length`, the mean number of messages in a burst",
+                    None,
+                );
+                return None;
+            };
+            InjectionProcess::OnOff { burst_length }
+        }
+    };
     let scenario = Scenario {
         topology,
         switching,
@@ -1198,6 +1285,8 @@ fn build(
         input_speedup: get(&c.input_speedup, index[INPUT_SPEEDUP]),
         message_length,
         message_length_second_moment: second_moment,
+        message_length_distribution,
+        injection_process,
         fault_rate: get(&c.fault_rate, index[FAULT_RATE])?,
         broadcast_fraction: get(&c.broadcast_fraction, index[BROADCAST])?,
         startup_latency: get(&c.startup_latency, index[STARTUP])?,
@@ -1267,8 +1356,69 @@ fn build(
         ..scenario
     };
     used[TIE_BREAK] |= scenario.tie_break.is_some() && scenario.tie_break_convention().is_some();
+    if let Err(message) = bounds::message_lengths(&scenario) {
+        let location = c.second_moment.get(index[SECOND_MOMENT]).map_or(kind_location, |v| v.1);
+        diags.error(
+            location,
+            message,
+            Some("leave `message_length_second_moment` out: the distribution implies it".into()),
+        );
+        return None;
+    }
     let scenario = scenario.with_conventions_resolved();
     Some(ScenarioPoint { label: label(&scenario), scenario })
+}
+
+/// The message-length distribution of one point around its mean `mean`, located errors for
+/// missing or inconsistent bounds.
+fn lengths(
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; FIELDS.len()],
+    diags: &mut Diags,
+    mean: u32,
+) -> Option<MessageLengths> {
+    let name = get(&c.length_distribution, index[LENGTH_DISTRIBUTION])?;
+    let at = |values: &Values<u32>, field: usize| values.get(index[field]).map(|v| v.1);
+    let location = at(&c.length_min, LENGTH_MIN)
+        .or(at(&c.length_max, LENGTH_MAX))
+        .or(c.length_distribution.get(index[LENGTH_DISTRIBUTION]).map(|v| v.1))
+        .unwrap_or(Location::UNKNOWN);
+    let bounded = matches!(name, LengthDistributionName::Bimodal | LengthDistributionName::Uniform);
+    used[LENGTH_MIN] |= bounded;
+    used[LENGTH_MAX] |= bounded;
+    let (min, max) = if bounded {
+        (get(&c.length_min, index[LENGTH_MIN]), get(&c.length_max, index[LENGTH_MAX]))
+    } else {
+        (None, None)
+    };
+    let missing = match name {
+        LengthDistributionName::Bimodal => min.is_none() || max.is_none(),
+        LengthDistributionName::Uniform => min.is_none() && max.is_none(),
+        _ => false,
+    };
+    if missing {
+        diags.error(
+            location,
+            format!(
+                "message_length_distribution `{}` needs {} (flits)",
+                name.as_str(),
+                if name == LengthDistributionName::Bimodal {
+                    "`message_length_min` and `message_length_max`, its two lengths"
+                } else {
+                    "`message_length_min` or `message_length_max` (the other follows from the mean `message_length`)"
+                }
+            ),
+            None,
+        );
+        return None;
+    }
+    let lengths = MessageLengths::from_parts(name.as_str(), mean, min, max)?;
+    if let Err(message) = lengths.check(mean) {
+        diags.error(location, message, None);
+        return None;
+    }
+    Some(lengths)
 }
 
 /// Asks each requested evaluator whether it covers the scenario.
@@ -1333,6 +1483,15 @@ pub fn label(s: &Scenario) -> String {
     if let Some(v2) = s.escape_channels {
         text.push_str(&format!(", V2={v2}"));
     }
+    match s.message_length_distribution {
+        MessageLengths::Fixed => {}
+        lengths => {
+            text.push_str(&format!(", {} lengths", lengths.as_str()));
+            if let Some((min, max)) = lengths.bounds() {
+                text.push_str(&format!(" {min}..{max}"));
+            }
+        }
+    }
     if s.fault_rate > 0.0 {
         text.push_str(&format!(", theta={}", s.fault_rate));
     }
@@ -1352,6 +1511,13 @@ pub fn label(s: &Scenario) -> String {
     }
     if !s.traffic.is_uniform() {
         text.push_str(&format!(", {} traffic", s.traffic.as_str()));
+    }
+    match s.injection_process {
+        InjectionProcess::Poisson => {}
+        InjectionProcess::Bernoulli => text.push_str(", bernoulli injection"),
+        InjectionProcess::OnOff { burst_length } => {
+            text.push_str(&format!(", on_off injection B={burst_length}"))
+        }
     }
     text
 }

@@ -55,6 +55,15 @@ pub struct Row {
     pub message_length: u32,
     /// E[M^2] for random message lengths; null for fixed length.
     pub message_length_second_moment: Option<f64>,
+    /// How message lengths vary around their mean `message_length`: `fixed`, `bimodal`,
+    /// `geometric` or `uniform` (null in bundles written before the column existed).
+    pub message_length_distribution: Option<String>,
+    /// The short length of a bimodal distribution, the shortest of a uniform one (flits); null
+    /// for the others.
+    pub message_length_min: Option<u32>,
+    /// The long length of a bimodal distribution, the longest of a uniform one (flits); null
+    /// for the others.
+    pub message_length_max: Option<u32>,
     /// Node-failure probability theta.
     pub fault_rate: f64,
     /// Broadcast fraction beta.
@@ -76,6 +85,11 @@ pub struct Row {
     pub hotspot_fraction: Option<f64>,
     /// The hotspot node numbers, comma-separated; null unless traffic is `hotspot`.
     pub hotspot_nodes: Option<String>,
+    /// When messages are generated: `poisson`, `bernoulli` or `on_off` (null in bundles written
+    /// before the column existed).
+    pub injection_process: Option<String>,
+    /// Mean number of messages in a burst of an `on_off` source; null for the others.
+    pub burst_length: Option<f64>,
     /// Base dimension of each broadcast tree, `random` or `round_robin`; null without
     /// broadcasts (`broadcast_fraction = 0`).
     pub broadcast_order: Option<String>,
@@ -248,6 +262,11 @@ impl Row {
             input_speedup: scenario.input_speedup,
             message_length: scenario.message_length,
             message_length_second_moment: scenario.message_length_second_moment,
+            message_length_distribution: Some(
+                scenario.message_length_distribution.as_str().to_string(),
+            ),
+            message_length_min: scenario.message_length_distribution.bounds().map(|b| b.0),
+            message_length_max: scenario.message_length_distribution.bounds().map(|b| b.1),
             fault_rate: scenario.fault_rate,
             broadcast_fraction: scenario.broadcast_fraction,
             startup_latency: scenario.startup_latency,
@@ -265,6 +284,8 @@ impl Row {
                 }
                 _ => None,
             },
+            injection_process: Some(scenario.injection_process.as_str().to_string()),
+            burst_length: scenario.injection_process.burst_length(),
             broadcast_order: (scenario.broadcast_fraction > 0.0)
                 .then(|| scenario.broadcast_order.as_str().to_string()),
             circuit_backoff: (scenario.switching == Switching::Circuit)

@@ -332,6 +332,12 @@ fn spec_with(field: &str, value: &str) -> String {
             format!("  traffic: {{startup_latency: {value}}}\n"),
             String::new(),
         ),
+        "burst_length" => (
+            "{kind: torus, radix: 4, dimensions: 2}".into(),
+            String::new(),
+            format!("  traffic: {{injection_process: on_off, burst_length: {value}}}\n"),
+            String::new(),
+        ),
         "hotspot_fraction" => (
             "{kind: torus, radix: 4, dimensions: 2}".into(),
             String::new(),

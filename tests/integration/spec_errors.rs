@@ -426,3 +426,58 @@ methods: {simulation: {}}
         rejected(circuit.replace("circuit_retry_limit: 50", "circuit_retry_limit: -1").as_bytes());
     assert!(err.contains("bad.yaml:4:"), "{err}");
 }
+
+/// Issue 24: message-length distributions are checked point by point, at the value written.
+#[test]
+fn message_length_distributions_are_checked_where_written() {
+    let with = |fields: &str| {
+        VALID.replace("virtual_channels: 3", &format!("virtual_channels: 3\n{fields}"))
+    };
+    accepted(&with(
+        "  message_length: 16\n  message_length_distribution: [fixed, geometric, uniform, bimodal]\n  message_length_min: 4\n  message_length_max: 28",
+    ));
+    // Uniform from one bound: 8..24 around 16.
+    accepted(&with(
+        "  message_length: 16\n  message_length_distribution: uniform\n  message_length_min: 8",
+    ));
+    let err = flat(&rejected(with("  message_length: 16\n  message_length_distribution: uniform\n  message_length_min: 4\n  message_length_max: 20").as_bytes()));
+    assert!(err.contains("has mean 12, but message_length (the mean) is 16"), "{err}");
+    assert!(err.contains("message_length_max = 28"), "{err}");
+    assert!(err.contains("bad.yaml:8:"), "{err}");
+    let err = flat(&rejected(
+        with("  message_length_distribution: bimodal\n  message_length_min: 4").as_bytes(),
+    ));
+    assert!(err.contains("`bimodal` needs `message_length_min` and `message_length_max`"), "{err}");
+    let err = flat(&rejected(with("  message_length: 16\n  message_length_distribution: bimodal\n  message_length_min: 20\n  message_length_max: 40").as_bytes()));
+    assert!(err.contains("the mean message_length between them"), "{err}");
+    let err = flat(&rejected(with("  message_length_min: 4").as_bytes()));
+    assert!(err.contains("`message_length_min` applies only to `message_length_distribution: bimodal` or `uniform`"), "{err}");
+    let err = flat(&rejected(with("  message_length: 16\n  message_length_distribution: geometric\n  message_length_second_moment: 300").as_bytes()));
+    assert!(err.contains("contradicts the geometric message_length_distribution with mean 16, whose E[M^2] is 496"), "{err}");
+    assert!(err.contains("bad.yaml:8:"), "{err}");
+    let err = flat(&rejected(with("  message_length_distribution: geometirc").as_bytes()));
+    assert!(err.contains("geometric"), "{err}");
+}
+
+/// Issue 24: injection processes: a rate a Bernoulli source cannot offer is refused at the
+/// rate written; `on_off` needs its burst length, and a burst length needs `on_off`.
+#[test]
+fn injection_processes_are_checked_where_written() {
+    let with = |traffic: &str| {
+        VALID.replace("virtual_channels: 3", &format!("virtual_channels: 3\n  traffic: {traffic}"))
+    };
+    accepted(&with("{injection_process: [poisson, bernoulli, on_off], burst_length: [4, 16]}"));
+    let text = with("{injection_process: bernoulli}").replace("rates: [0.01]", "rates: [0.5, 1.5]");
+    let err = flat(&rejected(text.as_bytes()));
+    assert!(err.contains("rate must be at most 1, found 1.5"), "{err}");
+    assert!(err.contains("bad.yaml:7:"), "{err}");
+    let err = flat(&rejected(with("{injection_process: on_off}").as_bytes()));
+    assert!(err.contains("`on_off` needs `traffic.burst_length`"), "{err}");
+    let err = flat(&rejected(with("{burst_length: 4}").as_bytes()));
+    assert!(
+        err.contains("`burst_length` applies only to `traffic.injection_process: on_off`"),
+        "{err}"
+    );
+    let err = flat(&rejected(with("{injection_process: on_off, burst_length: 0.5}").as_bytes()));
+    assert!(err.contains("burst_length must lie in [1, 1000000000]"), "{err}");
+}

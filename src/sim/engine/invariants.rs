@@ -55,7 +55,7 @@ impl Engine {
                 );
                 assert_eq!(self.vc_src[out as usize], vc as u32);
             }
-            assert!(self.vc_count[vc] <= self.depth.max(self.length), "buffer overflow");
+            assert!(self.vc_count[vc] <= self.depth.max(self.lengths.longest()), "buffer overflow");
             if vc < self.network_vcs as usize {
                 let channel = vc / self.v as usize;
                 assert!(self.ch_busy[channel] >> (vc % self.v as usize) & 1 == 1);

@@ -135,3 +135,21 @@ fn the_saturation_search_brackets_the_knee() {
     assert!(found.points.len() <= 16);
     assert_eq!(found, saturation_throughput(&s, &options, 1, None).unwrap());
 }
+
+/// Issue 24: the saturation search never offers more than the injection process can (an
+/// on/off source with B = 1 sends at most every other cycle, a Bernoulli one once a cycle).
+#[test]
+fn the_saturation_search_stays_within_what_the_process_offers() {
+    let s = Scenario {
+        message_length: 1,
+        injection_process: crate::scenario::InjectionProcess::OnOff { burst_length: 1.0 },
+        ..small_torus()
+    };
+    assert_eq!(injection_bound(&s), 0.5);
+    let options = SimOptions { warmup_cycles: 500, cycles: 2_000, ..SimOptions::default() };
+    let found = saturation_throughput(&s, &options, 1, None).unwrap();
+    assert!(found.points.iter().all(|p| p.rate <= 0.5), "{found:?}");
+    let bernoulli =
+        Scenario { injection_process: crate::scenario::InjectionProcess::Bernoulli, ..s };
+    assert_eq!(injection_bound(&bernoulli), 1.0);
+}

@@ -52,7 +52,8 @@ impl Engine {
         }
         add("mean_c00".into(), ratio(c.travel, c.arrivals));
         if let (Some(network), true) = (m.network_latency, delivered > 0) {
-            add("setup_time".into(), network - f64::from(self.length));
+            // The mean length of the measured messages (exactly M for fixed lengths).
+            add("setup_time".into(), network - self.window.length_sum / delivered as f64);
         }
         add("ack_hops_per_message".into(), per(c.ack_hops));
         if kind == SCOUTING {
