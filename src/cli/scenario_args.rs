@@ -59,10 +59,15 @@ fn rank(key: &str) -> Option<usize> {
 /// Refuses keys that contradict each other: a later one would silently override the other.
 fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
     let given = |key: &str| pairs.iter().find(|(k, _, _)| *k == key);
-    let rules: [(&str, &[&str], &[&str]); 4] = [
+    let rules: [(&str, &[&str], &[&str]); 5] = [
         ("traffic", &["hotspot"], &["hotspot_fraction", "hotspot_nodes"]),
         ("switching", &["scouting"], &["scouting_distance"]),
         ("topology", &["fat_tree"], &["processors"]),
+        (
+            "topology",
+            &["dragonfly"],
+            &["terminals_per_router", "routers_per_group", "global_links_per_router"],
+        ),
         ("topology", &["torus", "mesh"], &["radix"]),
     ];
     for (key, fits, dependants) in rules {
@@ -117,7 +122,16 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 "mesh" => Topology::Mesh { radix: radix.max(2), dimensions: dimensions.max(1) },
                 "hypercube" => Topology::Hypercube { dimensions: dimensions.max(1) },
                 "fat_tree" => Topology::FatTree { processors: 4u32.pow(dimensions.clamp(1, 15)) },
-                _ => return Err(choice(key, value, &["torus", "mesh", "hypercube", "fat_tree"])),
+                // The balanced dragonfly with p = 2 (72 terminals) until its keys say otherwise.
+                "dragonfly" => Topology::Dragonfly {
+                    terminals_per_router: 2,
+                    routers_per_group: 4,
+                    global_links_per_router: 2,
+                },
+                _ => {
+                    let names = ["torus", "mesh", "hypercube", "fat_tree", "dragonfly"];
+                    return Err(choice(key, value, &names));
+                }
             }
         }
         "radix" => {
@@ -139,7 +153,30 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                         "the fat-tree takes `processors`, not `dimensions`".into(),
                     ));
                 }
+                Topology::Dragonfly { .. } => {
+                    return Err(InputError(
+                        "the dragonfly takes `terminals_per_router`, `routers_per_group` and \
+                         `global_links_per_router`, not `dimensions`"
+                            .into(),
+                    ));
+                }
             }
+        }
+        "terminals_per_router" | "routers_per_group" | "global_links_per_router" => {
+            let value: u32 = number(key, value)?;
+            let (mut p, mut a, mut h) = s.topology.dragonfly().unwrap_or((2, 4, 2));
+            match key {
+                // Balanced (a = 2p, h = p) unless the other two keys follow: keys apply in
+                // field order, p first.
+                "terminals_per_router" => (p, a, h) = (value, value.saturating_mul(2), value),
+                "routers_per_group" => a = value,
+                _ => h = value,
+            }
+            s.topology = Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            };
         }
         "processors" => {
             let processors: u32 = number(key, value)?;

@@ -125,6 +125,7 @@
 mod engine;
 mod fat_tree;
 mod faults;
+mod network;
 mod percentiles;
 mod rng;
 mod routing;
@@ -249,6 +250,11 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         // Every router (processors and switches) has six ports; injection VCs per processor.
         (topology::Shape::FatTree, Topology::FatTree { processors }) => {
             fat_tree::routers(processors) * u64::from(fat_tree::PORTS) + u64::from(processors)
+        }
+        // Terminals and routers all have p + a - 1 + h ports; injection VCs per terminal.
+        (topology::Shape::Dragonfly, Topology::Dragonfly { .. }) => {
+            let geometry = topology::Geometry::new(&scenario.topology)?;
+            geometry.channel_slots() as u64 + u64::from(geometry.nodes)
         }
         (topology::Shape::Hypercube, _) => scenario.nodes() * u64::from(dims + 1),
         _ => scenario.nodes() * u64::from(2 * dims + 1),

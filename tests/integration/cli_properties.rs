@@ -308,6 +308,12 @@ fn spec_with(field: &str, value: &str) -> String {
             String::new(),
             String::new(),
         ),
+        "terminals_per_router" | "routers_per_group" | "global_links_per_router" => (
+            format!("{{kind: dragonfly, {field}: {value}}}"),
+            String::new(),
+            String::new(),
+            String::new(),
+        ),
         "scouting_distance" => (
             "{kind: torus, radix: 4, dimensions: 2}".into(),
             format!("  switching: {{kind: scouting, scouting_distance: {value}}}\n"),
@@ -347,7 +353,11 @@ fn spec_with(field: &str, value: &str) -> String {
             format!("  {field}: {value}\n"),
         ),
     };
-    let routing = if field == "processors" { "up_down" } else { "duato" };
+    let routing = match field {
+        "processors" => "up_down",
+        "terminals_per_router" | "routers_per_group" | "global_links_per_router" => "minimal",
+        _ => "duato",
+    };
     let channels = if field == "virtual_channels" { "" } else { "  virtual_channels: 3\n" };
     format!(
         "name: bounds\nscenario:\n  topology: {topology}\n  routing: {routing}\n{channels}{switching}{traffic}{scenario_line}load: {{rates: [0.01]}}\nmethods: {{simulation: {{}}}}\n"
