@@ -49,8 +49,9 @@ pub struct Cache {
 /// and every cached task would be reported corrupt. `ROW_SHAPE` (tests) catches a forgotten
 /// bump. 3: the `broadcast_order`, `circuit_backoff` and `circuit_retry_limit` columns;
 /// 4: `load_grid` (and Curve entries of many rows); 5: the latency percentile columns
-/// (`latency_p50` ... `source_wait_max`).
-const FORMAT: u32 = 5;
+/// (`latency_p50` ... `source_wait_max`); 6: the dragonfly columns (`terminals_per_router`,
+/// `routers_per_group`, `global_links_per_router`).
+const FORMAT: u32 = 6;
 
 /// The largest entry read, in bytes (entries are 1-10 KB; a Curve entry holds up to
 /// `spec::MAX_CURVE_POINTS` model rows of a few KB each).
@@ -247,7 +248,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "44ccdf47ecc338cc";
+    const ROW_SHAPE: &str = "9e529a674cf3deea";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

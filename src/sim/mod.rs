@@ -1,5 +1,6 @@
-//! Flit-level simulator of k-ary n-cubes, meshes, hypercubes and butterfly fat-trees with
-//! wormhole, scouting and circuit switching, static node faults and hypercube broadcasts.
+//! Flit-level simulator of k-ary n-cubes, meshes, hypercubes, butterfly fat-trees and
+//! dragonflies with wormhole, scouting and circuit switching, static node faults and hypercube
+//! broadcasts.
 //!
 //! # Brief overview
 //!
@@ -21,7 +22,8 @@
 //! `engine/switching/` holds what scouting and circuit switching do differently from wormhole,
 //! `engine/broadcast` sends hypercube broadcasts down spanning binomial trees); `topology`
 //! numbers nodes, ports and channels (`fat_tree`: the butterfly
-//! fat-tree's routers and wiring); `routing` says which output virtual channels a header may
+//! fat-tree's routers and wiring; `network/`: one file per further network family, numbering
+//! and routing cases together, so far `network::dragonfly`); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
 //! patterns); `stats` keeps batch
 //! means and builds the [`Measurement`]; `percentiles` keeps the exact latency distributions
@@ -101,6 +103,16 @@
 //!   paper's "immediately consumed" (assumption 4). A message from `s` to `d` crosses
 //!   `2h` links, h the level of their lowest common ancestors, so its zero-load latency is
 //!   exactly `2h + M + router_delay 2h` (derived and tested per pair in `fat_tree/tests.rs`).
+//! - Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008; `network::dragonfly`): groups of `a`
+//!   routers, `p` terminals and `h` global links per router, `g = a h + 1` groups, absolute
+//!   global-link arrangement; terminals are the nodes (ids `0..N`, `N = p a g`), routers the
+//!   further ids, as on the fat-tree. Wormhole only. `minimal` (local, global, local),
+//!   `valiant` (via a random intermediate group drawn per message) and `ugal` (UGAL-L: at the
+//!   source router, minimal iff `q_min H_min <= q_val H_val + buffer_depth`, q the flits in the
+//!   output channel's downstream buffers); VC classes by global hops taken (V >= 2 minimal,
+//!   V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay hops` with
+//!   `hops = 2 +` the router-to-router links (derived and tested per pair and intermediate
+//!   group in `network/dragonfly/tests.rs`). Traffic `group_shift` is its adversarial pattern.
 //!
 //! - Hypercube broadcast (`broadcast_fraction` beta > 0, Shahrabi, Ould-Khaoua and Mackenzie,
 //!   ACM SAC 2001; `engine/broadcast`): a generated message is a broadcast with probability
@@ -117,7 +129,9 @@
 //! in: a switching technique is a module in `engine/switching/` answering the engine's few questions
 //! (scouting and circuit switching); a network is a `topology::Shape` with its own numbering
 //! and neighbour table plus a `routing` case (the butterfly fat-tree, without an engine
-//! change); a per-node property is a mask consulted by `routing` and `traffic` (static faults);
+//! change; the dragonfly, one file in `network/` holding numbering and routing cases, whose
+//! engine changes are a per-message draw at generation, the intermediate group, and one
+//! routing hook, UGAL's read of the output ports' buffer occupancy); a per-node property is a mask consulted by `routing` and `traffic` (static faults);
 //! a traffic class that spawns messages is a delivery hook in the engine (`complete` calls
 //! `broadcast`, which queues the next copies). None of these changed the cycle loop's data
 //! layout.
@@ -502,8 +516,8 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
 
 /// The fixed benchmark configurations used by `runner bench`: (name, scenario, rate, options).
 /// Each runs for about 1 to 3 seconds in release on a 2-core machine. The first three are
-/// wormhole; then scouting switching (K = 3), circuit switching, the butterfly fat-tree and
-/// hypercube broadcasts.
+/// wormhole; then scouting switching (K = 3), circuit switching, the butterfly fat-tree,
+/// hypercube broadcasts and the dragonfly.
 pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> {
     let options = |warmup: u64, cycles: u64| SimOptions {
         warmup_cycles: warmup,
@@ -598,6 +612,24 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
             },
             0.0092,
             options(10_000, 150_000),
+        ),
+        (
+            // The balanced dragonfly with p = 4 (1,056 terminals, 33 groups) under UGAL-L,
+            // uniform traffic at 0.2 flits per terminal and cycle.
+            "dragonfly_p4_ugal_v3",
+            Scenario {
+                routing: Routing::Ugal,
+                virtual_channels: 3,
+                buffer_depth: 8,
+                message_length: 8,
+                ..Scenario::new(Topology::Dragonfly {
+                    terminals_per_router: 4,
+                    routers_per_group: 8,
+                    global_links_per_router: 4,
+                })
+            },
+            0.025,
+            options(10_000, 100_000),
         ),
     ]
 }
