@@ -21,9 +21,9 @@
 //! explains a stuck network, `engine/invariants` checks the bookkeeping in tests,
 //! `engine/switching/` holds what scouting and circuit switching do differently from wormhole,
 //! `engine/broadcast` sends hypercube broadcasts down spanning binomial trees); `topology`
-//! numbers nodes, ports and channels (`fat_tree`: the butterfly
-//! fat-tree's routers and wiring; `network/`: one file per further network family, numbering
-//! and routing cases together, so far `network::dragonfly`); `routing` says which output virtual channels a header may
+//! numbers nodes, ports and channels (`network/`: one file per network family with its own numbering, the
+//! butterfly fat-tree's routers and wiring in `network::fat_tree`, the dragonfly's numbering
+//! and routing cases in `network::dragonfly`); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
 //! patterns); `stats` keeps batch
 //! means and builds the [`Measurement`]; `percentiles` keeps the exact latency distributions
@@ -91,7 +91,7 @@
 //! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map
 //!   per run, drawn from the fault seed; only healthy nodes send (`rate` per healthy node), and
 //!   only to destinations they reach over a fault-free minimal path; routes keep to such paths.
-//! - Butterfly fat-tree (Greenberg and Guan, ICPP 1997, Sec. 3.1; `fat_tree`): the N = 4^n
+//! - Butterfly fat-tree (Greenberg and Guan, ICPP 1997, Sec. 3.1; `network::fat_tree`): the N = 4^n
 //!   processors are the nodes (traffic endpoints, ids `0..N`, with the injection and ejection
 //!   of every other topology); the switches are further routers (ids from N on) that neither
 //!   send nor receive. Each link is a pair of wormhole channels with V VCs (the paper's network
@@ -102,7 +102,7 @@
 //!   `single` and `unlimited` ejection coincide (tested); with V > 1 `unlimited` is the
 //!   paper's "immediately consumed" (assumption 4). A message from `s` to `d` crosses
 //!   `2h` links, h the level of their lowest common ancestors, so its zero-load latency is
-//!   exactly `2h + M + router_delay 2h` (derived and tested per pair in `fat_tree/tests.rs`).
+//!   exactly `2h + M + router_delay 2h` (derived and tested per pair in `network/fat_tree/tests.rs`).
 //! - Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008; `network::dragonfly`): groups of `a`
 //!   routers, `p` terminals and `h` global links per router, `g = a h + 1` groups, absolute
 //!   global-link arrangement; terminals are the nodes (ids `0..N`, `N = p a g`), routers the
@@ -137,7 +137,6 @@
 //! layout.
 
 mod engine;
-mod fat_tree;
 mod faults;
 mod network;
 mod percentiles;
@@ -159,6 +158,7 @@ mod switching_tests;
 
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
+use network::fat_tree;
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
 pub const VERSION: &str = "sim-1.2.0";

@@ -37,7 +37,7 @@
 //! - `up_down` (butterfly fat-tree only, Greenberg and Guan, Sec. 3.1): all V VCs on every
 //!   minimal port, which on the fat-tree are both parent links of a switch below the lowest
 //!   common ancestor level and the one child link towards the destination above it
-//!   (`fat_tree`), so a worm climbs to that level, turns there and descends deterministically.
+//!   (`network::fat_tree`), so a worm climbs to that level, turns there and descends deterministically.
 //!   The engine's selection (uniform among the free VCs of both candidates) is, with one VC per
 //!   link (V = 1, the paper's network), exactly the paper's "selects an up-link randomly, if
 //!   that link is blocked, it tries the other": the random draw happens only when both are

@@ -5,7 +5,7 @@
 //! output ports; physical channel `node * ports + port` leaves `node` through `port`:
 //! tori and meshes use `port = 2 d` for the + direction and `2 d + 1` for the - direction of
 //! dimension `d`; the hypercube uses `port = d`. Mesh ports at the border have no link.
-//! The butterfly fat-tree ([`Shape::FatTree`], numbering and wiring in `fat_tree`) has more
+//! The butterfly fat-tree ([`Shape::FatTree`], numbering and wiring in `network::fat_tree`) has more
 //! routers than endpoints: `nodes` counts its processors (ids `0..N`, the traffic endpoints),
 //! and its switches are routers with the ids after them, each with six ports; everything above
 //! this module only sees ports, router ids and channel ids. The dragonfly
@@ -15,8 +15,8 @@
 use crate::scenario::Topology;
 
 use super::SimError;
-use super::fat_tree::{self, FatTree};
 use super::network::dragonfly::Dragonfly;
+use super::network::fat_tree::{self, FatTree};
 
 /// Marks a missing link (mesh border).
 pub(crate) const NO_LINK: u32 = u32::MAX;
