@@ -321,6 +321,13 @@ mod tests {
         assert_eq!(s.traffic, Traffic::Hotspot { fraction: 0.2, nodes: vec![1, 5] });
         let s = applied(&["dimensions=3", "radix=4", "topology=mesh"]).expect("valid");
         assert_eq!(s.topology, Topology::Mesh { radix: 4, dimensions: 3 });
+        let s = applied(&["routers_per_group=6", "terminals_per_router=3", "topology=dragonfly"]);
+        let dragonfly = Topology::Dragonfly {
+            terminals_per_router: 3,
+            routers_per_group: 6,
+            global_links_per_router: 3,
+        };
+        assert_eq!(s.expect("valid").topology, dragonfly, "balanced h = p, a as given");
         let s = applied(&["scouting_distance=3", "switching=scouting"]).expect("valid");
         assert_eq!(s.switching, Switching::Scouting { scouting_distance: 3 });
     }
