@@ -38,6 +38,17 @@ pub enum Topology {
         /// Number of processors N, a power of 4.
         processors: u32,
     },
+    /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008): `g = a h + 1` groups of `a` routers,
+    /// each router with `p` terminals, `a - 1` local links (the group is fully connected) and
+    /// `h` global links (one between every pair of groups); `N = p a g` terminals.
+    Dragonfly {
+        /// Terminals per router p >= 1.
+        terminals_per_router: u32,
+        /// Routers per group a >= 1.
+        routers_per_group: u32,
+        /// Global links per router h >= 1.
+        global_links_per_router: u32,
+    },
 }
 
 impl Topology {
@@ -48,19 +59,27 @@ impl Topology {
             Topology::Mesh { .. } => "mesh",
             Topology::Hypercube { .. } => "hypercube",
             Topology::FatTree { .. } => "fat_tree",
+            Topology::Dragonfly { .. } => "dragonfly",
         }
     }
 
-    /// Radix k for tori and meshes, 2 for the hypercube, 4 for the fat-tree.
+    /// Radix k for tori and meshes, 2 for the hypercube, 4 for the fat-tree; for the dragonfly
+    /// the router radix `k = p + a - 1 + h` (terminal, local and global ports).
     pub fn radix(&self) -> u32 {
         match *self {
             Topology::Torus { radix, .. } | Topology::Mesh { radix, .. } => radix,
             Topology::Hypercube { .. } => 2,
             Topology::FatTree { .. } => 4,
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            } => p.saturating_add(a).saturating_add(h).saturating_sub(1),
         }
     }
 
-    /// Number of dimensions n (for the fat-tree: the number of levels, log4 N).
+    /// Number of dimensions n (for the fat-tree: the number of levels, log4 N; for the
+    /// dragonfly 2, its two levels of links: local within a group, global between groups).
     pub fn dimensions(&self) -> u32 {
         match *self {
             Topology::Torus { dimensions, .. }
@@ -75,6 +94,7 @@ impl Topology {
                 }
                 levels
             }
+            Topology::Dragonfly { .. } => 2,
         }
     }
 
@@ -86,6 +106,26 @@ impl Topology {
             }
             Topology::Hypercube { dimensions } => 1u64.checked_shl(dimensions).unwrap_or(u64::MAX),
             Topology::FatTree { processors } => processors as u64,
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            } => {
+                let groups = u64::from(a) * u64::from(h) + 1;
+                u64::from(p).saturating_mul(u64::from(a)).saturating_mul(groups)
+            }
+        }
+    }
+
+    /// The dragonfly's (p, a, h); `None` for the other families.
+    pub fn dragonfly(&self) -> Option<(u32, u32, u32)> {
+        match *self {
+            Topology::Dragonfly {
+                terminals_per_router,
+                routers_per_group,
+                global_links_per_router,
+            } => Some((terminals_per_router, routers_per_group, global_links_per_router)),
+            _ => None,
         }
     }
 }
@@ -142,11 +182,18 @@ pub enum Routing {
     WestFirst,
     /// Odd-even turn-model routing (2-D mesh; Chiu, 2000).
     OddEven,
+    /// Dragonfly minimal routing: local, global, local hop (Kim et al., 2008).
+    Minimal,
+    /// Dragonfly Valiant routing: minimally to a random intermediate group, then minimally on.
+    Valiant,
+    /// Dragonfly UGAL-L: minimal or Valiant per message, chosen at the source router from the
+    /// occupancy of its two candidate output ports.
+    Ugal,
 }
 
 impl Routing {
     /// Every routing, in the order the CLI lists them.
-    pub const ALL: [Routing; 7] = [
+    pub const ALL: [Routing; 10] = [
         Routing::DimensionOrder,
         Routing::Adaptive,
         Routing::Duato,
@@ -154,6 +201,9 @@ impl Routing {
         Routing::UpDown,
         Routing::WestFirst,
         Routing::OddEven,
+        Routing::Minimal,
+        Routing::Valiant,
+        Routing::Ugal,
     ];
 
     /// The name used in specs, rows and on the command line.
@@ -166,6 +216,9 @@ impl Routing {
             Routing::UpDown => "up_down",
             Routing::WestFirst => "west_first",
             Routing::OddEven => "odd_even",
+            Routing::Minimal => "minimal",
+            Routing::Valiant => "valiant",
+            Routing::Ugal => "ugal",
         }
     }
 }
@@ -441,6 +494,9 @@ pub enum Traffic {
     Tornado,
     /// Each coordinate moved one place forward, modulo k.
     Neighbor,
+    /// Dragonfly only: every terminal of group i sends to a uniformly random terminal of group
+    /// i + 1 (mod g), the adversarial pattern of Kim et al. (2008).
+    GroupShift,
     /// With probability `fraction` the destination is one of `nodes` (uniformly, not the
     /// source), otherwise uniform over the other nodes.
     Hotspot {
@@ -462,12 +518,13 @@ impl Traffic {
             Traffic::BitReverse => "bit_reverse",
             Traffic::Tornado => "tornado",
             Traffic::Neighbor => "neighbor",
+            Traffic::GroupShift => "group_shift",
             Traffic::Hotspot { .. } => "hotspot",
         }
     }
 
     /// Every pattern, uniform first; a hotspot one with the given fraction and nodes.
-    pub fn every(fraction: f64, nodes: Vec<u32>) -> [Traffic; 8] {
+    pub fn every(fraction: f64, nodes: Vec<u32>) -> [Traffic; 9] {
         [
             Traffic::Uniform,
             Traffic::UniformWithSelf,
@@ -476,6 +533,7 @@ impl Traffic {
             Traffic::BitReverse,
             Traffic::Tornado,
             Traffic::Neighbor,
+            Traffic::GroupShift,
             Traffic::Hotspot { fraction, nodes },
         ]
     }
@@ -746,10 +804,13 @@ pub mod bounds {
     pub const MAX_QUEUED_MESSAGES: u64 = 1 << 26;
 
     /// Every bounded integer field of a scenario: (name, least, most).
-    pub const INTEGER_FIELDS: [(&str, u32, u32); 14] = [
+    pub const INTEGER_FIELDS: [(&str, u32, u32); 17] = [
         ("radix", 2, u32::MAX),
         ("dimensions", 1, u32::MAX),
         ("processors", 4, u32::MAX),
+        ("terminals_per_router", 1, MAX_COUNT),
+        ("routers_per_group", 1, MAX_COUNT),
+        ("global_links_per_router", 1, MAX_COUNT),
         ("scouting_distance", 0, MAX_COUNT),
         ("virtual_channels", 1, u32::MAX),
         ("escape_channels", 1, u32::MAX),
@@ -904,6 +965,15 @@ pub mod bounds {
             }
             Topology::Hypercube { dimensions } => integer("dimensions", dimensions)?,
             Topology::FatTree { processors } => integer("processors", processors)?,
+            Topology::Dragonfly {
+                terminals_per_router,
+                routers_per_group,
+                global_links_per_router,
+            } => {
+                integer("terminals_per_router", terminals_per_router)?;
+                integer("routers_per_group", routers_per_group)?;
+                integer("global_links_per_router", global_links_per_router)?;
+            }
         }
         if let Switching::Scouting { scouting_distance } = s.switching {
             integer("scouting_distance", scouting_distance)?;

@@ -63,7 +63,7 @@ fn rank(key: &str) -> Option<usize> {
 /// Refuses keys that contradict each other: a later one would silently override the other.
 fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
     let given = |key: &str| pairs.iter().find(|(k, _, _)| *k == key);
-    let rules: [(&str, &[&str], &[&str]); 6] = [
+    let rules: [(&str, &[&str], &[&str]); 7] = [
         ("traffic", &["hotspot"], &["hotspot_fraction", "hotspot_nodes"]),
         ("injection_process", &["on_off"], &["burst_length"]),
         (
@@ -73,6 +73,11 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
         ),
         ("switching", &["scouting"], &["scouting_distance"]),
         ("topology", &["fat_tree"], &["processors"]),
+        (
+            "topology",
+            &["dragonfly"],
+            &["terminals_per_router", "routers_per_group", "global_links_per_router"],
+        ),
         ("topology", &["torus", "mesh"], &["radix"]),
     ];
     for (key, fits, dependants) in rules {
@@ -127,7 +132,16 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 "mesh" => Topology::Mesh { radix: radix.max(2), dimensions: dimensions.max(1) },
                 "hypercube" => Topology::Hypercube { dimensions: dimensions.max(1) },
                 "fat_tree" => Topology::FatTree { processors: 4u32.pow(dimensions.clamp(1, 15)) },
-                _ => return Err(choice(key, value, &["torus", "mesh", "hypercube", "fat_tree"])),
+                // The balanced dragonfly with p = 2 (72 terminals) until its keys say otherwise.
+                "dragonfly" => Topology::Dragonfly {
+                    terminals_per_router: 2,
+                    routers_per_group: 4,
+                    global_links_per_router: 2,
+                },
+                _ => {
+                    let names = ["torus", "mesh", "hypercube", "fat_tree", "dragonfly"];
+                    return Err(choice(key, value, &names));
+                }
             }
         }
         "radix" => {
@@ -149,7 +163,30 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                         "the fat-tree takes `processors`, not `dimensions`".into(),
                     ));
                 }
+                Topology::Dragonfly { .. } => {
+                    return Err(InputError(
+                        "the dragonfly takes `terminals_per_router`, `routers_per_group` and \
+                         `global_links_per_router`, not `dimensions`"
+                            .into(),
+                    ));
+                }
             }
+        }
+        "terminals_per_router" | "routers_per_group" | "global_links_per_router" => {
+            let value: u32 = number(key, value)?;
+            let (mut p, mut a, mut h) = s.topology.dragonfly().unwrap_or((2, 4, 2));
+            match key {
+                // Balanced (a = 2p, h = p) unless the other two keys follow: keys apply in
+                // field order, p first.
+                "terminals_per_router" => (p, a, h) = (value, value.saturating_mul(2), value),
+                "routers_per_group" => a = value,
+                _ => h = value,
+            }
+            s.topology = Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            };
         }
         "processors" => {
             let processors: u32 = number(key, value)?;
@@ -333,6 +370,13 @@ mod tests {
         assert_eq!(s.traffic, Traffic::Hotspot { fraction: 0.2, nodes: vec![1, 5] });
         let s = applied(&["dimensions=3", "radix=4", "topology=mesh"]).expect("valid");
         assert_eq!(s.topology, Topology::Mesh { radix: 4, dimensions: 3 });
+        let s = applied(&["routers_per_group=6", "terminals_per_router=3", "topology=dragonfly"]);
+        let dragonfly = Topology::Dragonfly {
+            terminals_per_router: 3,
+            routers_per_group: 6,
+            global_links_per_router: 3,
+        };
+        assert_eq!(s.expect("valid").topology, dragonfly, "balanced h = p, a as given");
         let s = applied(&["scouting_distance=3", "switching=scouting"]).expect("valid");
         assert_eq!(s.switching, Switching::Scouting { scouting_distance: 3 });
     }

@@ -50,8 +50,10 @@ pub struct Cache {
 /// bump. 3: the `broadcast_order`, `circuit_backoff` and `circuit_retry_limit` columns;
 /// 4: `load_grid` (and Curve entries of many rows); 5: the latency percentile columns
 /// (`latency_p50` ... `source_wait_max`); 6: `message_length_distribution`,
-/// `message_length_min` and `message_length_max`; 7: `injection_process` and `burst_length`.
-const FORMAT: u32 = 7;
+/// `message_length_min` and `message_length_max`; 7: `injection_process` and `burst_length`;
+/// 8: the dragonfly columns (`terminals_per_router`, `routers_per_group`,
+/// `global_links_per_router`).
+const FORMAT: u32 = 8;
 
 /// The largest entry read, in bytes (entries are 1-10 KB; a Curve entry holds up to
 /// `spec::MAX_CURVE_POINTS` model rows of a few KB each).
@@ -248,7 +250,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "9822be206fb90cf0";
+    const ROW_SHAPE: &str = "511dd232b645b1ab";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

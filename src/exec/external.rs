@@ -81,19 +81,27 @@ pub struct Request {
 /// it does not apply).
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ScenarioColumns {
-    /// `torus`, `mesh`, `hypercube` or `fat_tree`.
+    /// `torus`, `mesh`, `hypercube`, `fat_tree` or `dragonfly`.
     pub topology: String,
-    /// Radix k (2 for the hypercube, 4 for the fat-tree).
+    /// Radix k (2 for the hypercube, 4 for the fat-tree, the router radix p + a - 1 + h for the
+    /// dragonfly).
     pub radix: u32,
-    /// Dimensions n (fat-tree: levels).
+    /// Dimensions n (fat-tree: levels; dragonfly: 2).
     pub dimensions: u32,
-    /// Number of processing nodes.
+    /// Number of processing nodes (the dragonfly's terminals).
     pub nodes: u64,
+    /// Dragonfly: terminals per router p; null for other topologies.
+    pub terminals_per_router: Option<u32>,
+    /// Dragonfly: routers per group a; null for other topologies.
+    pub routers_per_group: Option<u32>,
+    /// Dragonfly: global links per router h; null for other topologies.
+    pub global_links_per_router: Option<u32>,
     /// `wormhole`, `scouting` or `circuit`.
     pub switching: String,
     /// Scouting distance K; null unless switching is scouting.
     pub scouting_distance: Option<u32>,
-    /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `west_first` or `odd_even`.
+    /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `west_first`, `odd_even`, or on
+    /// the dragonfly `minimal`, `valiant` or `ugal`.
     pub routing: String,
     /// Virtual channels per physical channel.
     pub virtual_channels: u32,
@@ -154,6 +162,9 @@ impl ScenarioColumns {
             radix: r.radix,
             dimensions: r.dimensions,
             nodes: r.nodes,
+            terminals_per_router: r.terminals_per_router,
+            routers_per_group: r.routers_per_group,
+            global_links_per_router: r.global_links_per_router,
             switching: r.switching,
             scouting_distance: r.scouting_distance,
             routing: r.routing,

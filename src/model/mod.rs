@@ -336,6 +336,12 @@ fn bisect_saturation(model: ModelName, m: &dyn Evaluator) -> Result<f64, ModelEr
 /// parameters a model does not model are at their neutral values.
 fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError> {
     let name = model.as_str();
+    if let Topology::Dragonfly { .. } = scenario.topology {
+        return Err(ModelError(format!(
+            "{name}: no analytical model here covers the dragonfly (the five papers model tori, \
+             hypercubes and the butterfly fat-tree); simulate it instead"
+        )));
+    }
     if !scenario.traffic.is_uniform() {
         return Err(ModelError(format!(
             "{name}: the paper assumes uniform traffic (every other node equally likely), so \

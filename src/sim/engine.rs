@@ -145,7 +145,8 @@ struct Message {
     hops: u32,
     /// Routing state (Nbc's escape level).
     level: u32,
-    /// Tie-break bits of a torus dimension-order route (see `routing::Header`).
+    /// Tie-break bits of a torus dimension-order route, or the dragonfly's intermediate group
+    /// (see `routing::Header`).
     ties: u32,
     delivered: u32,
     /// Next message in the same source queue.
@@ -716,6 +717,17 @@ impl Engine {
     /// A new message from `source` to `dest` generated in the current cycle: it takes a free
     /// injection VC or joins the source queue.
     pub(crate) fn send(&mut self, source: u32, dest: u32) {
+        // One random bit per dimension, drawn only where ties are broken at random, or the
+        // dragonfly's intermediate group (so the random streams of every other configuration
+        // are unchanged).
+        let ties = self.router.draw(&self.geometry, source, dest, &mut self.rng);
+        self.send_with(source, dest, ties);
+    }
+
+    /// [`Engine::send`] with the message's tie-break bits or intermediate group given (the
+    /// tests choose a dragonfly message's intermediate group this way).
+    #[inline]
+    pub(crate) fn send_with(&mut self, source: u32, dest: u32, ties: u32) {
         let now = self.now;
         let measured = self.window.open;
         if measured {
@@ -728,9 +740,6 @@ impl Engine {
             }
         }
         self.generated_total += 1;
-        // One random bit per dimension, drawn only where ties are broken at random (so the
-        // random streams of every other configuration are unchanged).
-        let ties = if self.router.random_ties { self.rng.next_u64() as u32 } else { u32::MAX };
         // Fixed lengths draw nothing (`lengths`).
         let length = self.lengths.draw(&mut self.rng);
         let id = self.allocate(Message {
@@ -860,7 +869,18 @@ impl Engine {
             self.ejecting.push(vc);
             return true;
         }
-        self.router.candidates(&self.geometry, cur, message.header(), &mut self.candidates);
+        let mut header = message.header();
+        if self.router.decides_at_source {
+            // UGAL at the source router: the occupancy of an output port is the flits held in
+            // its channel's downstream VC buffers.
+            let (v, base) = (self.v as usize, (cur * self.geometry.ports) as usize);
+            let occupancy = |port: u32| {
+                let first = (base + port as usize) * v;
+                self.vc_count[first..first + v].iter().sum::<u32>()
+            };
+            header.level = self.router.decide(&self.geometry, cur, header, occupancy);
+        }
+        self.router.candidates(&self.geometry, cur, header, &mut self.candidates);
         if let Some(faults) = &self.faults {
             faults.retain(&self.geometry, cur, message.dest, &mut self.candidates);
         }
@@ -878,7 +898,8 @@ impl Engine {
         self.vc_out[vc as usize] = out;
         let busy = self.ch_busy[channel as usize] | 1 << v;
         self.set_busy(channel, busy);
-        let level = self.router.after_hop(&self.geometry, cur, v, message.level);
+        let port = channel - base as u32;
+        let level = self.router.after_hop(&self.geometry, cur, port, v, header.level);
         self.messages[id as usize].level = level;
         if self.window.open {
             let w = &mut self.window;

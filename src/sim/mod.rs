@@ -1,5 +1,6 @@
-//! Flit-level simulator of k-ary n-cubes, meshes, hypercubes and butterfly fat-trees with
-//! wormhole, scouting and circuit switching, static node faults and hypercube broadcasts.
+//! Flit-level simulator of k-ary n-cubes, meshes, hypercubes, butterfly fat-trees and
+//! dragonflies with wormhole, scouting and circuit switching, static node faults and hypercube
+//! broadcasts.
 //!
 //! # Brief overview
 //!
@@ -20,8 +21,9 @@
 //! explains a stuck network, `engine/invariants` checks the bookkeeping in tests,
 //! `engine/switching/` holds what scouting and circuit switching do differently from wormhole,
 //! `engine/broadcast` sends hypercube broadcasts down spanning binomial trees); `topology`
-//! numbers nodes, ports and channels (`fat_tree`: the butterfly
-//! fat-tree's routers and wiring); `routing` says which output virtual channels a header may
+//! numbers nodes, ports and channels (`network/`: one file per network family with its own numbering, the
+//! butterfly fat-tree's routers and wiring in `network::fat_tree`, the dragonfly's numbering
+//! and routing cases in `network::dragonfly`); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
 //! patterns; `injection`: Bernoulli and on/off sources); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
 //! around the mean `message_length`); `stats` keeps batch
@@ -94,7 +96,7 @@
 //! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map
 //!   per run, drawn from the fault seed; only healthy nodes send (`rate` per healthy node), and
 //!   only to destinations they reach over a fault-free minimal path; routes keep to such paths.
-//! - Butterfly fat-tree (Greenberg and Guan, ICPP 1997, Sec. 3.1; `fat_tree`): the N = 4^n
+//! - Butterfly fat-tree (Greenberg and Guan, ICPP 1997, Sec. 3.1; `network::fat_tree`): the N = 4^n
 //!   processors are the nodes (traffic endpoints, ids `0..N`, with the injection and ejection
 //!   of every other topology); the switches are further routers (ids from N on) that neither
 //!   send nor receive. Each link is a pair of wormhole channels with V VCs (the paper's network
@@ -105,7 +107,17 @@
 //!   `single` and `unlimited` ejection coincide (tested); with V > 1 `unlimited` is the
 //!   paper's "immediately consumed" (assumption 4). A message from `s` to `d` crosses
 //!   `2h` links, h the level of their lowest common ancestors, so its zero-load latency is
-//!   exactly `2h + M + router_delay 2h` (derived and tested per pair in `fat_tree/tests.rs`).
+//!   exactly `2h + M + router_delay 2h` (derived and tested per pair in `network/fat_tree/tests.rs`).
+//! - Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008; `network::dragonfly`): groups of `a`
+//!   routers, `p` terminals and `h` global links per router, `g = a h + 1` groups, absolute
+//!   global-link arrangement; terminals are the nodes (ids `0..N`, `N = p a g`), routers the
+//!   further ids, as on the fat-tree. Wormhole only. `minimal` (local, global, local),
+//!   `valiant` (via a random intermediate group drawn per message) and `ugal` (UGAL-L: at the
+//!   source router, minimal iff `q_min H_min <= q_val H_val + buffer_depth`, q the flits in the
+//!   output channel's downstream buffers); VC classes by global hops taken (V >= 2 minimal,
+//!   V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay hops` with
+//!   `hops = 2 +` the router-to-router links (derived and tested per pair and intermediate
+//!   group in `network/dragonfly/tests.rs`). Traffic `group_shift` is its adversarial pattern.
 //!
 //! - Hypercube broadcast (`broadcast_fraction` beta > 0, Shahrabi, Ould-Khaoua and Mackenzie,
 //!   ACM SAC 2001; `engine/broadcast`): a generated message is a broadcast with probability
@@ -122,16 +134,18 @@
 //! in: a switching technique is a module in `engine/switching/` answering the engine's few questions
 //! (scouting and circuit switching); a network is a `topology::Shape` with its own numbering
 //! and neighbour table plus a `routing` case (the butterfly fat-tree, without an engine
-//! change); a per-node property is a mask consulted by `routing` and `traffic` (static faults);
+//! change; the dragonfly, one file in `network/` holding numbering and routing cases, whose
+//! engine changes are a per-message draw at generation, the intermediate group, and one
+//! routing hook, UGAL's read of the output ports' buffer occupancy); a per-node property is a mask consulted by `routing` and `traffic` (static faults);
 //! a traffic class that spawns messages is a delivery hook in the engine (`complete` calls
 //! `broadcast`, which queues the next copies). None of these changed the cycle loop's data
 //! layout.
 
 mod engine;
-mod fat_tree;
 mod faults;
 mod injection;
 mod lengths;
+mod network;
 mod percentiles;
 mod rng;
 mod routing;
@@ -151,6 +165,7 @@ mod switching_tests;
 
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
+use network::fat_tree;
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
 pub const VERSION: &str = "sim-1.2.0";
@@ -256,6 +271,11 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         // Every router (processors and switches) has six ports; injection VCs per processor.
         (topology::Shape::FatTree, Topology::FatTree { processors }) => {
             fat_tree::routers(processors) * u64::from(fat_tree::PORTS) + u64::from(processors)
+        }
+        // Terminals and routers all have p + a - 1 + h ports; injection VCs per terminal.
+        (topology::Shape::Dragonfly, Topology::Dragonfly { .. }) => {
+            let geometry = topology::Geometry::new(&scenario.topology)?;
+            geometry.channel_slots() as u64 + u64::from(geometry.nodes)
         }
         (topology::Shape::Hypercube, _) => scenario.nodes() * u64::from(dims + 1),
         _ => scenario.nodes() * u64::from(2 * dims + 1),
@@ -522,8 +542,8 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
 
 /// The fixed benchmark configurations used by `runner bench`: (name, scenario, rate, options).
 /// Each runs for about 1 to 3 seconds in release on a 2-core machine. The first three are
-/// wormhole; then scouting switching (K = 3), circuit switching, the butterfly fat-tree and
-/// hypercube broadcasts.
+/// wormhole; then scouting switching (K = 3), circuit switching, the butterfly fat-tree,
+/// hypercube broadcasts and the dragonfly.
 pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> {
     let options = |warmup: u64, cycles: u64| SimOptions {
         warmup_cycles: warmup,
@@ -618,6 +638,24 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
             },
             0.0092,
             options(10_000, 150_000),
+        ),
+        (
+            // The balanced dragonfly with p = 4 (1,056 terminals, 33 groups) under UGAL-L,
+            // uniform traffic at 0.2 flits per terminal and cycle.
+            "dragonfly_p4_ugal_v3",
+            Scenario {
+                routing: Routing::Ugal,
+                virtual_channels: 3,
+                buffer_depth: 8,
+                message_length: 8,
+                ..Scenario::new(Topology::Dragonfly {
+                    terminals_per_router: 4,
+                    routers_per_group: 8,
+                    global_links_per_router: 4,
+                })
+            },
+            0.025,
+            options(10_000, 100_000),
         ),
     ]
 }

@@ -37,7 +37,7 @@
 //! - `up_down` (butterfly fat-tree only, Greenberg and Guan, Sec. 3.1): all V VCs on every
 //!   minimal port, which on the fat-tree are both parent links of a switch below the lowest
 //!   common ancestor level and the one child link towards the destination above it
-//!   (`fat_tree`), so a worm climbs to that level, turns there and descends deterministically.
+//!   (`network::fat_tree`), so a worm climbs to that level, turns there and descends deterministically.
 //!   The engine's selection (uniform among the free VCs of both candidates) is, with one VC per
 //!   link (V = 1, the paper's network), exactly the paper's "selects an up-link randomly, if
 //!   that link is blocked, it tries the other": the random draw happens only when both are
@@ -94,10 +94,16 @@
 //!
 //!   Both need a mesh: the turn model alone does not break the cycles that a torus's
 //!   wrap-around links close, so `Router::new` refuses them elsewhere.
+//! - `minimal`, `valiant` and `ugal` (dragonfly only, and the only routings there): one port
+//!   per hop, the VCs of the class given by the global hops taken so far; the routing cases,
+//!   the classes, UGAL's choice at the source router and the intermediate group drawn per
+//!   message (kept in the header's `ties`) are in `network::dragonfly`.
 
 use crate::scenario::{Dateline, Routing, Scenario, TieBreak};
 
 use super::SimError;
+use super::network::dragonfly::{NO_GROUP, Routes};
+use super::rng::Rng;
 use super::topology::{Geometry, Shape, diameter};
 
 /// An output port and the virtual channels a header may request on it.
@@ -116,7 +122,8 @@ pub(crate) struct Header {
     pub(crate) dest: u32,
     /// Routing state (Nbc's escape level).
     pub(crate) level: u32,
-    /// Tie-break bits, one per dimension: bit `d` set = + at distance k/2 in dimension `d`.
+    /// Tie-break bits, one per dimension: bit `d` set = + at distance k/2 in dimension `d`;
+    /// on the dragonfly, the message's intermediate group (`NO_GROUP`: none).
     pub(crate) ties: u32,
 }
 
@@ -136,6 +143,10 @@ pub(crate) struct Router {
     nbc_levels: u32,
     /// A turn-model routing on the 2-D mesh (its VCs are `adaptive`).
     turn_model: Option<TurnModel>,
+    /// A dragonfly routing (`network::dragonfly`); every other field is then unused.
+    dragonfly: Option<Routes>,
+    /// UGAL: the engine asks [`Router::decide`] before routing a header.
+    pub(crate) decides_at_source: bool,
     /// The routing's name, for deadlock reports.
     pub(crate) name: &'static str,
 }
@@ -236,6 +247,19 @@ impl Router {
                 "the simulator supports 1 to 64 virtual channels per physical channel, got {v}"
             )));
         }
+        if let Some(routes) = Routes::new(scenario)? {
+            return Ok(Router {
+                per_traversal: false,
+                random_ties: false,
+                adaptive: 0,
+                dimension_order: [0, 0],
+                nbc_levels: 0,
+                turn_model: None,
+                decides_at_source: routes.decides_at_source(),
+                dragonfly: Some(routes),
+                name: scenario.routing.as_str(),
+            });
+        }
         let all = bits(0, v);
         let torus = shape == Shape::Torus;
         let diameter = diameter(shape, radix, dims);
@@ -315,6 +339,8 @@ impl Router {
                     dimension_order: classes,
                     nbc_levels: 0,
                     turn_model: None,
+                    dragonfly: None,
+                    decides_at_source: false,
                     name: "dimension_order",
                 }
             }
@@ -325,6 +351,8 @@ impl Router {
                 dimension_order: [0, 0],
                 nbc_levels: 0,
                 turn_model: None,
+                dragonfly: None,
+                decides_at_source: false,
                 name: "adaptive",
             },
             Routing::WestFirst | Routing::OddEven => Router {
@@ -334,6 +362,8 @@ impl Router {
                 dimension_order: [0, 0],
                 nbc_levels: 0,
                 turn_model,
+                dragonfly: None,
+                decides_at_source: false,
                 name: scenario.routing.as_str(),
             },
             Routing::Duato => {
@@ -366,6 +396,8 @@ impl Router {
                     dimension_order: classes,
                     nbc_levels: 0,
                     turn_model: None,
+                    dragonfly: None,
+                    decides_at_source: false,
                     name: "duato",
                 }
             }
@@ -397,8 +429,17 @@ impl Router {
                     dimension_order: [0, 0],
                     nbc_levels: levels,
                     turn_model: None,
+                    dragonfly: None,
+                    decides_at_source: false,
                     name: "nbc",
                 }
+            }
+            // `Routes::new` took these above (or refused them off the dragonfly).
+            Routing::Minimal | Routing::Valiant | Routing::Ugal => {
+                return Err(SimError(format!(
+                    "routing {} is for the dragonfly",
+                    scenario.routing.as_str()
+                )));
             }
             Routing::UpDown => {
                 if let Some(e) = scenario.escape_channels {
@@ -414,6 +455,8 @@ impl Router {
                     dimension_order: [0, 0],
                     nbc_levels: 0,
                     turn_model: None,
+                    dragonfly: None,
+                    decides_at_source: false,
                     name: "up_down",
                 }
             }
@@ -432,6 +475,12 @@ impl Router {
     ) {
         let Header { source, dest, level, ties } = header;
         out.clear();
+        if let Some(routes) = &self.dragonfly {
+            if let Some(df) = &geometry.dragonfly {
+                routes.candidates(df, cur, header, out);
+            }
+            return;
+        }
         if let Some(turn_model) = self.turn_model {
             let at = |node| (geometry.coord(node, 0), geometry.coord(node, 1));
             let mask = self.adaptive;
@@ -479,11 +528,56 @@ impl Router {
         }
     }
 
-    /// The routing state after a hop from `cur` on virtual channel `vc` (Nbc's level).
+    /// The per-message draw of a new message from `source` to `dest`: the tie-break bits
+    /// where ties are broken at random, the dragonfly's intermediate group for `valiant` and
+    /// `ugal`, else all ones (nothing drawn, so the random streams of the other
+    /// configurations are unchanged).
     #[inline]
-    pub(crate) fn after_hop(&self, geometry: &Geometry, cur: u32, vc: u32, level: u32) -> u32 {
+    pub(crate) fn draw(&self, geometry: &Geometry, source: u32, dest: u32, rng: &mut Rng) -> u32 {
+        if self.random_ties {
+            return rng.next_u64() as u32;
+        }
+        match (&self.dragonfly, &geometry.dragonfly) {
+            (Some(routes), Some(df)) if routes.draws_intermediate() => {
+                df.intermediate(source, dest, rng)
+            }
+            _ => NO_GROUP,
+        }
+    }
+
+    /// UGAL (`decides_at_source`): the header's routing state at `cur` with the choice between
+    /// the minimal and the Valiant route made from `occupancy` (flits in the downstream buffers
+    /// of an output port of `cur`); otherwise the state unchanged.
+    #[inline]
+    pub(crate) fn decide(
+        &self,
+        geometry: &Geometry,
+        cur: u32,
+        header: Header,
+        occupancy: impl Fn(u32) -> u32,
+    ) -> u32 {
+        match (&self.dragonfly, &geometry.dragonfly) {
+            (Some(routes), Some(df)) => routes.decide(df, cur, header, occupancy),
+            _ => header.level,
+        }
+    }
+
+    /// The routing state after a hop from `cur` through `port` on virtual channel `vc` (Nbc's
+    /// level; the dragonfly's global hops).
+    #[inline]
+    pub(crate) fn after_hop(
+        &self,
+        geometry: &Geometry,
+        cur: u32,
+        port: u32,
+        vc: u32,
+        level: u32,
+    ) -> u32 {
         if self.nbc_levels == 0 {
-            return level;
+            return match (&self.dragonfly, &geometry.dragonfly) {
+                (Some(routes), Some(df)) => routes.after_hop(df, cur, port, level),
+                _ => level,
+            };
         }
         let negative = geometry.parity(cur);
         if vc < self.nbc_levels { vc + negative } else { level + negative }
@@ -606,7 +700,7 @@ mod tests {
                         } else {
                             escape.trailing_zeros()
                         };
-                        level = r.after_hop(&g, cur, vc, level);
+                        level = r.after_hop(&g, cur, c.port, vc, level);
                         cur = g.downstream(cur * g.ports + c.port);
                     }
                 }

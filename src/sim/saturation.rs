@@ -158,7 +158,8 @@ fn network_bound(scenario: &Scenario) -> f64 {
                 2 * dimensions
             }
             Topology::Hypercube { dimensions } => dimensions,
-            Topology::FatTree { .. } => 1,
+            // A processor or terminal has one link, to its switch or router.
+            Topology::FatTree { .. } | Topology::Dragonfly { .. } => 1,
         },
     };
     f64::from(scenario.virtual_channels.min(eject)) / f64::from(scenario.message_length.max(1))

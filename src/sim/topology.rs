@@ -5,15 +5,18 @@
 //! output ports; physical channel `node * ports + port` leaves `node` through `port`:
 //! tori and meshes use `port = 2 d` for the + direction and `2 d + 1` for the - direction of
 //! dimension `d`; the hypercube uses `port = d`. Mesh ports at the border have no link.
-//! The butterfly fat-tree ([`Shape::FatTree`], numbering and wiring in `fat_tree`) has more
+//! The butterfly fat-tree ([`Shape::FatTree`], numbering and wiring in `network::fat_tree`) has more
 //! routers than endpoints: `nodes` counts its processors (ids `0..N`, the traffic endpoints),
 //! and its switches are routers with the ids after them, each with six ports; everything above
-//! this module only sees ports, router ids and channel ids.
+//! this module only sees ports, router ids and channel ids. The dragonfly
+//! ([`Shape::Dragonfly`], numbering, wiring and routing cases in `network::dragonfly`) is built
+//! the same way: terminals `0..N` are the nodes, its routers follow them.
 
 use crate::scenario::Topology;
 
 use super::SimError;
-use super::fat_tree::{self, FatTree};
+use super::network::dragonfly::Dragonfly;
+use super::network::fat_tree::{self, FatTree};
 
 /// Marks a missing link (mesh border).
 pub(crate) const NO_LINK: u32 = u32::MAX;
@@ -29,6 +32,8 @@ pub(crate) enum Shape {
     Hypercube,
     /// Butterfly fat-tree (`radix` 4, `dims` = its number of switch levels n).
     FatTree,
+    /// Dragonfly (`radix` the router radix p + a - 1 + h, `dims` 2).
+    Dragonfly,
 }
 
 /// Largest minimal distance of a network of this shape.
@@ -38,6 +43,9 @@ pub(crate) fn diameter(shape: Shape, radix: u32, dims: u32) -> u32 {
         Shape::Torus => dims * (radix / 2),
         Shape::Mesh => dims * (radix - 1),
         Shape::FatTree => 2 * dims,
+        // The longest route any dragonfly routing takes (Valiant: terminal link, local,
+        // global, local, global, local, ejection link), so that sizes derived from it cover it.
+        Shape::Dragonfly => 7,
     }
 }
 
@@ -67,6 +75,8 @@ pub(crate) struct Geometry {
     neighbor: Vec<u32>,
     /// The fat-tree's levels and blocks (`Shape::FatTree` only).
     tree: Option<FatTree>,
+    /// The dragonfly's sizes (`Shape::Dragonfly` only).
+    pub(crate) dragonfly: Option<Dragonfly>,
 }
 
 impl Geometry {
@@ -77,6 +87,14 @@ impl Geometry {
             Topology::Mesh { radix, dimensions } => (Shape::Mesh, radix, dimensions),
             Topology::Hypercube { dimensions } => (Shape::Hypercube, 2, dimensions),
             Topology::FatTree { processors } => (Shape::FatTree, 4, fat_tree::levels(processors)?),
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            } => {
+                Dragonfly::new(p, a, h)?;
+                (Shape::Dragonfly, topology.radix().max(2), 2)
+            }
         };
         if dims == 0 {
             return Err(SimError(format!("{} needs at least 1 dimension", topology.kind())));
@@ -100,6 +118,7 @@ impl Geometry {
         let ports = match shape {
             Shape::Hypercube => dims,
             Shape::FatTree => fat_tree::PORTS,
+            Shape::Dragonfly => 0,
             _ => 2 * dims,
         };
         let mut strides = Vec::with_capacity(dims as usize);
@@ -117,11 +136,19 @@ impl Geometry {
             strides,
             neighbor: Vec::new(),
             tree: None,
+            dragonfly: None,
         };
         if shape == Shape::FatTree {
             let (tree, neighbor) = FatTree::new(nodes)?;
             geometry.tree = Some(tree);
             geometry.neighbor = neighbor;
+            return Ok(geometry);
+        }
+        if let Some((p, a, h)) = topology.dragonfly() {
+            let dragonfly = Dragonfly::new(p, a, h)?;
+            geometry.ports = dragonfly.ports();
+            geometry.neighbor = dragonfly.neighbors();
+            geometry.dragonfly = Some(dragonfly);
             return Ok(geometry);
         }
         let mut neighbor = Vec::with_capacity(nodes as usize * ports as usize);
@@ -160,8 +187,8 @@ impl Geometry {
         let k = self.radix;
         match self.shape {
             Shape::Hypercube => node ^ (1 << port),
-            // Built by `FatTree::new`, never here.
-            Shape::FatTree => NO_LINK,
+            // Built by `FatTree::new` and `Dragonfly::neighbors`, never here.
+            Shape::FatTree | Shape::Dragonfly => NO_LINK,
             Shape::Torus | Shape::Mesh => {
                 let d = port / 2;
                 let stride = self.strides[d as usize];
@@ -189,6 +216,11 @@ impl Geometry {
             Shape::FatTree => {
                 if let Some(tree) = &self.tree {
                     distance = tree.minimal_steps(cur, dest, visit);
+                }
+            }
+            Shape::Dragonfly => {
+                if let Some(dragonfly) = &self.dragonfly {
+                    distance = dragonfly.minimal_steps(cur, dest, visit);
                 }
             }
             Shape::Hypercube => {
@@ -239,8 +271,8 @@ impl Geometry {
         dest: u32,
         ties: u32,
     ) -> Option<(Step, u32)> {
-        if self.shape == Shape::FatTree {
-            // No routing uses it on the fat-tree (`up_down` only): the first minimal step.
+        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly) {
+            // No routing uses it on the fat-tree or the dragonfly: the first minimal step.
             let mut first = None;
             self.minimal_steps(cur, dest, |step| {
                 first.get_or_insert((step, 0));
@@ -287,6 +319,8 @@ impl Geometry {
         match (self.shape, &self.tree) {
             (Shape::Hypercube, _) => node.count_ones() % 2,
             (Shape::FatTree, Some(tree)) => tree.parity(node),
+            // Not bipartite (a group is a complete graph); no routing asks.
+            (Shape::Dragonfly, _) => 0,
             _ => (0..self.dims).map(|d| self.coord(node, d)).sum::<u32>() % 2,
         }
     }
@@ -295,6 +329,9 @@ impl Geometry {
     pub(crate) fn describe(&self, node: u32) -> String {
         if let Some(tree) = &self.tree {
             return tree.describe(node);
+        }
+        if let Some(dragonfly) = &self.dragonfly {
+            return dragonfly.describe(node);
         }
         let coords: Vec<String> = (0..self.dims).map(|d| self.coord(node, d).to_string()).collect();
         format!("({})", coords.join(","))
@@ -305,6 +342,9 @@ impl Geometry {
         match self.shape {
             Shape::Hypercube => format!("x{port}"),
             Shape::FatTree => FatTree::describe_port(port),
+            Shape::Dragonfly => {
+                self.dragonfly.as_ref().map_or_else(String::new, |d| d.describe_port(port))
+            }
             _ => format!("{}x{}", if port.is_multiple_of(2) { '+' } else { '-' }, port / 2),
         }
     }

@@ -40,6 +40,8 @@ pub(crate) enum Pattern {
     Hotspot { fraction: f64, nodes: Vec<u32> },
     /// Uniform among the pairs of healthy nodes with a fault-free minimal path.
     Served(Arc<FaultMap>),
+    /// Dragonfly `group_shift`: uniform over the `group` terminals of the next group.
+    GroupShift { group: u32 },
 }
 
 impl Pattern {
@@ -63,7 +65,24 @@ impl Pattern {
         let number =
             |digits: &[u32]| -> u32 { digits.iter().rev().fold(0, |n, &digit| n * radix + digit) };
         let table = |f: &dyn Fn(u32) -> u32| Pattern::Permutation((0..nodes).map(f).collect());
+        let coordinates = matches!(spec, Spec::Transpose | Spec::Tornado | Spec::Neighbor);
+        if coordinates && geometry.dragonfly.is_some() {
+            return Err(SimError(format!(
+                "traffic `{name}` moves coordinates, and the dragonfly's terminals have none: use \
+                 uniform, group_shift, hotspot, bit_complement or bit_reverse"
+            )));
+        }
         Ok(match spec {
+            Spec::GroupShift => match &geometry.dragonfly {
+                Some(dragonfly) => Pattern::GroupShift { group: dragonfly.group_size() },
+                None => {
+                    return Err(SimError(
+                        "traffic `group_shift` sends every terminal of a dragonfly group to the \
+                         next group: it needs topology dragonfly"
+                            .into(),
+                    ));
+                }
+            },
             Spec::Uniform => Pattern::Uniform,
             Spec::UniformWithSelf => Pattern::UniformWithSelf,
             Spec::Transpose => {
@@ -224,6 +243,10 @@ impl Traffic {
                 }
             }
             Pattern::Served(faults) => faults.arrival(rng).1,
+            Pattern::GroupShift { group } => {
+                let next = (source / group + 1) * group % self.nodes;
+                next + rng.below(u64::from(*group)) as u32
+            }
         }
     }
 }

@@ -173,7 +173,8 @@ pub struct ScenarioSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopologySpec {
-    /// `torus` (k-ary n-cube), `mesh`, `hypercube` or `fat_tree` (butterfly fat-tree).
+    /// `torus` (k-ary n-cube), `mesh`, `hypercube`, `fat_tree` (butterfly fat-tree) or
+    /// `dragonfly`.
     #[schemars(with = "Sweep<TopologyKind>")]
     pub kind: Field<TopologyKind>,
     /// Nodes per dimension k >= 2 (torus, mesh).
@@ -188,6 +189,18 @@ pub struct TopologySpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>")]
     pub processors: Option<Field<u32>>,
+    /// Terminals per router p >= 1 (dragonfly).
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub terminals_per_router: Option<Field<u32>>,
+    /// Routers per group a >= 1 (dragonfly); 2p, the balanced dragonfly, when left out.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub routers_per_group: Option<Field<u32>>,
+    /// Global links per router h >= 1 (dragonfly); p, the balanced dragonfly, when left out.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<u32>>")]
+    pub global_links_per_router: Option<Field<u32>>,
 }
 
 /// `scenario.switching`.
@@ -452,6 +465,9 @@ pub enum TopologyKind {
     Hypercube,
     /// Butterfly fat-tree.
     FatTree,
+    /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008), global links in the absolute
+    /// arrangement.
+    Dragonfly,
 }
 
 /// `scenario.switching.kind`.
@@ -484,6 +500,12 @@ pub enum RoutingName {
     WestFirst,
     /// Odd-even turn model (2-D mesh).
     OddEven,
+    /// Dragonfly minimal: local, global, local hop.
+    Minimal,
+    /// Dragonfly Valiant: via a random intermediate group.
+    Valiant,
+    /// Dragonfly UGAL-L: minimal or Valiant per message, from the source router's queues.
+    Ugal,
 }
 
 /// `scenario.ejection`.
@@ -586,6 +608,8 @@ pub enum TrafficPattern {
     Tornado,
     /// Every coordinate one place forward.
     Neighbor,
+    /// Dragonfly: every terminal of group i to a random terminal of group i + 1.
+    GroupShift,
     /// A fraction of messages to a set of hotspot nodes, the rest uniform.
     Hotspot,
 }

@@ -24,11 +24,14 @@ use crate::scenario::{
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 30] = [
+pub const FIELDS: [&str; 33] = [
     "topology",
     "radix",
     "dimensions",
     "processors",
+    "terminals_per_router",
+    "routers_per_group",
+    "global_links_per_router",
     "switching",
     "scouting_distance",
     "routing",
@@ -61,32 +64,35 @@ const TOPOLOGY: usize = 0;
 const RADIX: usize = 1;
 const DIMENSIONS: usize = 2;
 const PROCESSORS: usize = 3;
-const SWITCHING: usize = 4;
-const SCOUTING: usize = 5;
-const ROUTING: usize = 6;
-const VIRTUAL_CHANNELS: usize = 7;
-const ESCAPE: usize = 8;
-const BUFFER: usize = 9;
-const ROUTER_DELAY: usize = 10;
-const INPUT_SPEEDUP: usize = 11;
-const MESSAGE_LENGTH: usize = 12;
-const SECOND_MOMENT: usize = 13;
-const LENGTH_DISTRIBUTION: usize = 14;
-const LENGTH_MIN: usize = 15;
-const LENGTH_MAX: usize = 16;
-const FAULT_RATE: usize = 17;
-const BROADCAST: usize = 18;
-const STARTUP: usize = 19;
-const EJECTION: usize = 20;
-const DATELINE: usize = 21;
-const TIE_BREAK: usize = 22;
-const TRAFFIC: usize = 23;
-const HOTSPOT: usize = 24;
-const INJECTION: usize = 25;
-const BURST: usize = 26;
-const BROADCAST_ORDER: usize = 27;
-const CIRCUIT_BACKOFF: usize = 28;
-const CIRCUIT_RETRY_LIMIT: usize = 29;
+const TERMINALS: usize = 4;
+const ROUTERS: usize = 5;
+const GLOBAL_LINKS: usize = 6;
+const SWITCHING: usize = 7;
+const SCOUTING: usize = 8;
+const ROUTING: usize = 9;
+const VIRTUAL_CHANNELS: usize = 10;
+const ESCAPE: usize = 11;
+const BUFFER: usize = 12;
+const ROUTER_DELAY: usize = 13;
+const INPUT_SPEEDUP: usize = 14;
+const MESSAGE_LENGTH: usize = 15;
+const SECOND_MOMENT: usize = 16;
+const LENGTH_DISTRIBUTION: usize = 17;
+const LENGTH_MIN: usize = 18;
+const LENGTH_MAX: usize = 19;
+const FAULT_RATE: usize = 20;
+const BROADCAST: usize = 21;
+const STARTUP: usize = 22;
+const EJECTION: usize = 23;
+const DATELINE: usize = 24;
+const TIE_BREAK: usize = 25;
+const TRAFFIC: usize = 26;
+const HOTSPOT: usize = 27;
+const INJECTION: usize = 28;
+const BURST: usize = 29;
+const BROADCAST_ORDER: usize = 30;
+const CIRCUIT_BACKOFF: usize = 31;
+const CIRCUIT_RETRY_LIMIT: usize = 32;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -121,6 +127,9 @@ struct Columns {
     radix: Values<u32>,
     dimensions: Values<u32>,
     processors: Values<u32>,
+    terminals_per_router: Values<u32>,
+    routers_per_group: Values<u32>,
+    global_links_per_router: Values<u32>,
     switching: Values<SwitchingKind>,
     scouting_distance: Values<u32>,
     routing: Values<RoutingName>,
@@ -159,6 +168,9 @@ impl Columns {
             RADIX => self.radix.len(),
             DIMENSIONS => self.dimensions.len(),
             PROCESSORS => self.processors.len(),
+            TERMINALS => self.terminals_per_router.len(),
+            ROUTERS => self.routers_per_group.len(),
+            GLOBAL_LINKS => self.global_links_per_router.len(),
             SWITCHING => self.switching.len(),
             SCOUTING => self.scouting_distance.len(),
             ROUTING => self.routing.len(),
@@ -594,6 +606,9 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(RADIX, topology.radix.as_ref().map(|f| f.referenced));
     mark(DIMENSIONS, topology.dimensions.as_ref().map(|f| f.referenced));
     mark(PROCESSORS, topology.processors.as_ref().map(|f| f.referenced));
+    mark(TERMINALS, topology.terminals_per_router.as_ref().map(|f| f.referenced));
+    mark(ROUTERS, topology.routers_per_group.as_ref().map(|f| f.referenced));
+    mark(GLOBAL_LINKS, topology.global_links_per_router.as_ref().map(|f| f.referenced));
     mark(SWITCHING, switching.map(|f| f.kind.referenced));
     mark(SCOUTING, switching.and_then(|f| f.scouting_distance.as_ref()).map(|f| f.referenced));
     mark(ROUTING, Some(s.routing.referenced));
@@ -649,6 +664,19 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
         radix: column(diags, topology.radix.as_ref(), None, int(RADIX)),
         dimensions: column(diags, topology.dimensions.as_ref(), None, int(DIMENSIONS)),
         processors: column(diags, topology.processors.as_ref(), None, int(PROCESSORS)),
+        terminals_per_router: column(
+            diags,
+            topology.terminals_per_router.as_ref(),
+            None,
+            int(TERMINALS),
+        ),
+        routers_per_group: column(diags, topology.routers_per_group.as_ref(), None, int(ROUTERS)),
+        global_links_per_router: column(
+            diags,
+            topology.global_links_per_router.as_ref(),
+            None,
+            int(GLOBAL_LINKS),
+        ),
         switching: column(diags, switching.map(|s| &s.kind), Some(SwitchingKind::Wormhole), any),
         scouting_distance: column(
             diags,
@@ -1103,6 +1131,7 @@ fn expand(
                 RADIX => "`topology.kind: torus` or `mesh`",
                 DIMENSIONS => "`topology.kind: torus`, `mesh` or `hypercube`",
                 PROCESSORS => "`topology.kind: fat_tree`",
+                TERMINALS | ROUTERS | GLOBAL_LINKS => "`topology.kind: dragonfly`",
                 SCOUTING => "`switching.kind: scouting`",
                 DATELINE => "`routing: dimension_order` or `duato` on a torus",
                 TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
@@ -1167,6 +1196,19 @@ fn build(
         TopologyKind::FatTree => {
             Topology::FatTree { processors: need(PROCESSORS, &c.processors, "fat_tree")? }
         }
+        TopologyKind::Dragonfly => {
+            // Balanced by default: a = 2p, h = p (Kim et al.'s a = 2p = 2h).
+            let p = need(TERMINALS, &c.terminals_per_router, "dragonfly")?;
+            used[ROUTERS] = true;
+            used[GLOBAL_LINKS] = true;
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: get(&c.routers_per_group, index[ROUTERS])
+                    .unwrap_or(p.saturating_mul(2)),
+                global_links_per_router: get(&c.global_links_per_router, index[GLOBAL_LINKS])
+                    .unwrap_or(p),
+            }
+        }
     };
     if topology.nodes() > MAX_NODES {
         diags.error(
@@ -1206,6 +1248,9 @@ fn build(
         RoutingName::UpDown => Routing::UpDown,
         RoutingName::WestFirst => Routing::WestFirst,
         RoutingName::OddEven => Routing::OddEven,
+        RoutingName::Minimal => Routing::Minimal,
+        RoutingName::Valiant => Routing::Valiant,
+        RoutingName::Ugal => Routing::Ugal,
     };
     let routing_location = c.routing.get(index[ROUTING]).map_or(Location::UNKNOWN, |v| v.1);
     if (routing == Routing::UpDown) != matches!(topology, Topology::FatTree { .. }) {
@@ -1217,6 +1262,23 @@ fn build(
                 topology.kind()
             ),
             None,
+        );
+        return None;
+    }
+    let dragonfly_routing = matches!(routing, Routing::Minimal | Routing::Valiant | Routing::Ugal);
+    if dragonfly_routing != topology.dragonfly().is_some() {
+        diags.error(
+            routing_location,
+            format!(
+                "routing `{}` does not fit topology `{}`: minimal, valiant and ugal are the dragonfly's routings, and the dragonfly routes with them only",
+                routing.as_str(),
+                topology.kind()
+            ),
+            Some(if dragonfly_routing {
+                "use `topology.kind: dragonfly`, or a routing of this topology".into()
+            } else {
+                "use `routing: minimal`, `valiant` or `ugal` on the dragonfly".into()
+            }),
         );
         return None;
     }
@@ -1315,6 +1377,7 @@ fn build(
             TrafficPattern::BitReverse => Traffic::BitReverse,
             TrafficPattern::Tornado => Traffic::Tornado,
             TrafficPattern::Neighbor => Traffic::Neighbor,
+            TrafficPattern::GroupShift => Traffic::GroupShift,
             TrafficPattern::Hotspot => {
                 used[HOTSPOT] = true;
                 let Some(fraction) = get(&c.hotspot_fraction, index[HOTSPOT]) else {
@@ -1469,6 +1532,11 @@ pub fn label(s: &Scenario) -> String {
         Topology::Mesh { radix, dimensions } => format!("{radix}-ary {dimensions}-mesh"),
         Topology::Hypercube { dimensions } => format!("{dimensions}-cube"),
         Topology::FatTree { processors } => format!("fat-tree N={processors}"),
+        Topology::Dragonfly {
+            terminals_per_router: p,
+            routers_per_group: a,
+            global_links_per_router: h,
+        } => format!("dragonfly p={p} a={a} h={h}"),
     };
     let switching = match s.switching {
         Switching::Scouting { scouting_distance } => format!("scouting K={scouting_distance}"),

@@ -27,14 +27,24 @@ pub struct Row {
     /// Model name (`fat_tree`, ...) or `simulator`, with the evaluator version: `fat_tree@model-0.1.0`;
     /// an external method's name and declared version.
     pub evaluator: String,
-    /// `torus`, `mesh`, `hypercube` or `fat_tree`.
+    /// `torus`, `mesh`, `hypercube`, `fat_tree` or `dragonfly`.
     pub topology: String,
-    /// Radix k (2 for the hypercube, 4 for the fat-tree).
+    /// Radix k (2 for the hypercube, 4 for the fat-tree, the router radix p + a - 1 + h for the
+    /// dragonfly).
     pub radix: u32,
-    /// Dimensions n (fat-tree: levels).
+    /// Dimensions n (fat-tree: levels; dragonfly: 2, its local and global links).
     pub dimensions: u32,
-    /// Number of processing nodes.
+    /// Number of processing nodes (the dragonfly's terminals).
     pub nodes: u64,
+    /// Dragonfly: terminals per router p; null for other topologies.
+    #[serde(default)]
+    pub terminals_per_router: Option<u32>,
+    /// Dragonfly: routers per group a; null for other topologies.
+    #[serde(default)]
+    pub routers_per_group: Option<u32>,
+    /// Dragonfly: global links per router h; null for other topologies.
+    #[serde(default)]
+    pub global_links_per_router: Option<u32>,
     /// `wormhole`, `scouting` or `circuit`.
     pub switching: String,
     /// Scouting distance K; null unless switching is scouting.
@@ -79,7 +89,7 @@ pub struct Row {
     /// null where no route has such a tie.
     pub tie_break: Option<String>,
     /// Traffic pattern: `uniform`, `uniform_with_self`, `transpose`, `bit_complement`,
-    /// `bit_reverse`, `tornado`, `neighbor` or `hotspot`.
+    /// `bit_reverse`, `tornado`, `neighbor`, `group_shift` (dragonfly) or `hotspot`.
     pub traffic: String,
     /// Probability that a message goes to a hotspot node; null unless traffic is `hotspot`.
     pub hotspot_fraction: Option<f64>,
@@ -252,6 +262,9 @@ impl Row {
             radix: scenario.topology.radix(),
             dimensions: scenario.topology.dimensions(),
             nodes: scenario.nodes(),
+            terminals_per_router: scenario.topology.dragonfly().map(|(p, _, _)| p),
+            routers_per_group: scenario.topology.dragonfly().map(|(_, a, _)| a),
+            global_links_per_router: scenario.topology.dragonfly().map(|(_, _, h)| h),
             switching: scenario.switching.kind().to_string(),
             scouting_distance: scenario.switching.scouting_distance(),
             routing: scenario.routing.as_str().to_string(),

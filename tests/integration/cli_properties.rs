@@ -61,6 +61,7 @@ const EDGE_VALUES: &[&str] = &[
     "mesh",
     "hypercube",
     "fat_tree",
+    "dragonfly",
     "wormhole",
     "scouting",
     "circuit",
@@ -69,7 +70,11 @@ const EDGE_VALUES: &[&str] = &[
     "duato",
     "nbc",
     "up_down",
+    "minimal",
+    "valiant",
+    "ugal",
     "uniform",
+    "group_shift",
     "tornado",
     "hotspot",
     "transpose",
@@ -158,10 +163,17 @@ fn the_key_value_parser_never_panics_and_keeps_to_the_bounds() {
 /// A scenario a researcher could plausibly write, on a small network.
 fn plausible_scenario() -> impl Strategy<Value = Scenario> {
     let topology = prop_oneof![
-        (2u32..7, 1u32..3).prop_map(|(radix, dimensions)| Topology::Torus { radix, dimensions }),
-        (2u32..6, 1u32..3).prop_map(|(radix, dimensions)| Topology::Mesh { radix, dimensions }),
-        (1u32..6).prop_map(|dimensions| Topology::Hypercube { dimensions }),
-        Just(Topology::FatTree { processors: 16 }),
+        4 => (2u32..7, 1u32..3)
+            .prop_map(|(radix, dimensions)| Topology::Torus { radix, dimensions }),
+        4 => (2u32..6, 1u32..3).prop_map(|(radix, dimensions)| Topology::Mesh { radix, dimensions }),
+        4 => (1u32..6).prop_map(|dimensions| Topology::Hypercube { dimensions }),
+        4 => Just(Topology::FatTree { processors: 16 }),
+        // Its routings and its adversarial traffic replace the others' below.
+        1 => (1u32..3, 1u32..4, 1u32..3).prop_map(|(p, a, h)| Topology::Dragonfly {
+            terminals_per_router: p,
+            routers_per_group: a,
+            global_links_per_router: h,
+        }),
     ];
     let switching = prop_oneof![
         Just(Switching::Wormhole),
@@ -195,6 +207,18 @@ fn plausible_scenario() -> impl Strategy<Value = Scenario> {
                 (traffic, unlimited, circuit_backoff),
             )| {
                 let circuit = switching == Switching::Circuit;
+                let dragonfly = matches!(topology, Topology::Dragonfly { .. });
+                let (routing, traffic) = match (dragonfly, routing, traffic) {
+                    (false, routing, traffic) => (routing, traffic),
+                    (true, routing, traffic) => (
+                        match routing {
+                            Routing::DimensionOrder | Routing::Nbc => Routing::Minimal,
+                            Routing::Adaptive | Routing::UpDown => Routing::Valiant,
+                            _ => Routing::Ugal,
+                        },
+                        if traffic == Traffic::Tornado { Traffic::GroupShift } else { traffic },
+                    ),
+                };
                 Scenario {
                     switching,
                     routing,
@@ -308,6 +332,12 @@ fn spec_with(field: &str, value: &str) -> String {
             String::new(),
             String::new(),
         ),
+        "terminals_per_router" | "routers_per_group" | "global_links_per_router" => (
+            format!("{{kind: dragonfly, {field}: {value}}}"),
+            String::new(),
+            String::new(),
+            String::new(),
+        ),
         "scouting_distance" => (
             "{kind: torus, radix: 4, dimensions: 2}".into(),
             format!("  switching: {{kind: scouting, scouting_distance: {value}}}\n"),
@@ -353,7 +383,11 @@ fn spec_with(field: &str, value: &str) -> String {
             format!("  {field}: {value}\n"),
         ),
     };
-    let routing = if field == "processors" { "up_down" } else { "duato" };
+    let routing = match field {
+        "processors" => "up_down",
+        "terminals_per_router" | "routers_per_group" | "global_links_per_router" => "minimal",
+        _ => "duato",
+    };
     let channels = if field == "virtual_channels" { "" } else { "  virtual_channels: 3\n" };
     format!(
         "name: bounds\nscenario:\n  topology: {topology}\n  routing: {routing}\n{channels}{switching}{traffic}{scenario_line}load: {{rates: [0.01]}}\nmethods: {{simulation: {{}}}}\n"

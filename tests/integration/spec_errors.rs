@@ -481,3 +481,44 @@ fn injection_processes_are_checked_where_written() {
     let err = flat(&rejected(with("{injection_process: on_off, burst_length: 0.5}").as_bytes()));
     assert!(err.contains("burst_length must lie in [1, 1000000000]"), "{err}");
 }
+
+/// Issue 23: the dragonfly's routings, fields and traffic are refused where they do not fit,
+/// each at its place; the balanced dragonfly needs only `terminals_per_router`.
+#[test]
+fn dragonfly_routings_fields_and_traffic_are_located() {
+    let dragonfly = "\
+name: ok
+scenario:
+  topology: {kind: dragonfly, terminals_per_router: 1}
+  routing: [minimal, valiant, ugal]
+  virtual_channels: 3
+  traffic: {pattern: [uniform, group_shift]}
+load: {rates: [0.01]}
+methods: {simulation: {}}
+";
+    accepted(dragonfly);
+    let err = flat(&rejected(VALID.replace("routing: duato", "routing: ugal").as_bytes()));
+    assert!(err.contains("routing `ugal` does not fit topology `torus`"), "{err}");
+    assert!(err.contains("bad.yaml:4:"), "{err}");
+    let err = flat(&rejected(dragonfly.replace("[minimal, valiant, ugal]", "duato").as_bytes()));
+    assert!(err.contains("use `routing: minimal`, `valiant` or `ugal` on the dragonfly"), "{err}");
+    let err =
+        flat(&rejected(dragonfly.replace("virtual_channels: 3", "virtual_channels: 2").as_bytes()));
+    assert!(err.contains("needs virtual_channels >= 3"), "{err}");
+    let err = flat(&rejected(
+        VALID.replace("dimensions: 2}", "dimensions: 2, routers_per_group: 4}").as_bytes(),
+    ));
+    assert!(err.contains("applies only to `topology.kind: dragonfly`"), "{err}");
+    let err = flat(&rejected(
+        VALID
+            .replace(
+                "virtual_channels: 3",
+                "virtual_channels: 3\n  traffic: {pattern: group_shift}",
+            )
+            .as_bytes(),
+    ));
+    assert!(err.contains("it needs topology dragonfly"), "{err}");
+    let model = dragonfly.replace("{simulation: {}}", "{model: {name: nbc_torus}}");
+    let err = flat(&rejected(model.as_bytes()));
+    assert!(err.contains("no analytical model here covers the dragonfly"), "{err}");
+}

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use super::super::engine::{Engine, RunPlan};
-use super::super::topology::Geometry;
-use super::super::{SimOptions, check, simulate};
+use super::super::super::engine::{Engine, RunPlan};
+use super::super::super::topology::Geometry;
+use super::super::super::{SimOptions, check, simulate};
 use super::*;
 use crate::measurement::Status;
 use crate::scenario::{Ejection, Routing, Scenario, Topology, Traffic};

@@ -39,8 +39,8 @@
 //! base-4 digit `l - 1`, so down routes are deterministic. [`FatTree::minimal_steps`] lists
 //! exactly these steps, and `up_down` routing offers every VC of them (see `routing`).
 
-use super::SimError;
-use super::topology::{NO_LINK, Step};
+use super::super::SimError;
+use super::super::topology::{NO_LINK, Step};
 
 /// Output ports per router: `parent_0`, `parent_1`, `child_0..child_3`.
 pub(crate) const PORTS: u32 = 6;

@@ -1,0 +1,522 @@
+//! The dragonfly: numbering, wiring, routing cases and virtual-channel classes.
+//!
+//! The network is the one of J. Kim, W. J. Dally, S. Scott and D. Abts, "Technology-Driven,
+//! Highly-Scalable Dragonfly Topology", Proc. ISCA 2008: `g = a h + 1` groups of `a` routers;
+//! each router has `p` terminals, `a - 1` local links (the routers of a group are fully
+//! connected) and `h` global links, and every pair of groups is joined by exactly one global
+//! link. The balanced configuration is `a = 2p = 2h` (the spec's default when only `p` is
+//! given). `N = p a g` terminals.
+//!
+//! # Terminals, routers and ports
+//!
+//! As on the fat-tree, every endpoint and every router is a router of the engine (it owns
+//! output ports and the buffers of the channels that enter it). Ids `0..N` are the terminals,
+//! the traffic endpoints (`Geometry::nodes` is `N`); router `r = 0..a g` has id `N + r`, sits
+//! in group `G = floor(r / a)` at local index `x = r mod a`, and serves terminals
+//! `r p ..= r p + p - 1`. Every engine router has [`Dragonfly::ports`] `= p + (a - 1) + h`
+//! output ports:
+//!
+//! - a terminal's port 0 is its link to its router (its other ports have no link);
+//! - a router's port `i < p` leads to its terminal `r p + i` (the ejection link);
+//! - port `p + j`, `j = 0..a - 1`, is the local link to the router of local index `j` if
+//!   `j < x`, else `j + 1` (every other router of the group, in order);
+//! - port `p + a - 1 + j`, `j = 0..h`, is global link `j`.
+//!
+//! Every link is a pair of channels, one per direction, each with V virtual channels.
+//!
+//! # Global-link arrangement: `absolute`
+//!
+//! Group `G` numbers its `a h = g - 1` global links `l = x h + j` (router by router, port by
+//! port). Link `l` of group `G` leads to group `T = l` if `l < G`, else `T = l + 1` (the
+//! other groups in increasing order, skipping `G`); conversely group `G` reaches group
+//! `T != G` over its link `l(G, T) = T` if `T < G`, else `T - 1`, which leaves router
+//! `x = floor(l / h)` through global port `l mod h`. The relation is symmetric (the link
+//! between groups `i < j` is link `j - 1` of group `i` and link `i` of group `j`), so each
+//! global link is one pair of channels. This is the arrangement also called "consecutive" or
+//! "absolute" in the literature; it is the only one simulated here.
+//!
+//! # Routes
+//!
+//! A route towards group `T` from router `(G, x)`: if `G = T` it is done; otherwise take the
+//! local link to the gateway `floor(l(G, T) / h)` unless `x` is the gateway, then the global
+//! link. It lands in `T` at router `floor(l(T, G) / h)`. In the destination group the route
+//! takes the local link to the destination's router unless it is there, then the ejection link.
+//! [`Dragonfly::step`] gives that one port; there is no choice within a route.
+//!
+//! - `minimal`: towards the destination's group: at most local, global, local.
+//! - `valiant`: towards an intermediate group `I` drawn per message at generation, uniformly
+//!   among the groups other than the source's and the destination's (`g - 2` choices, `g - 1`
+//!   when both are the same group), then on to the destination as `minimal`. Every message
+//!   takes the detour, also within a group. Needs `g >= 3`.
+//! - `ugal` (UGAL-L): the intermediate group is drawn as for `valiant`; at the source router the
+//!   header compares the minimal and the Valiant first output port and takes the minimal route
+//!   iff `q_min H_min <= q_val H_val + T`, where `q` is the occupancy of the port, the flits
+//!   held in the V downstream buffers of that output channel (the credits the source router
+//!   has used on it: what a router knows locally), `H` the number of router-to-router links of
+//!   the route from here (terminal links excluded: both routes have the same two) and the
+//!   threshold `T` is one VC buffer (`buffer_depth` flits), so that at low load a passing
+//!   message does not tip a message onto the long route. A header that waits re-evaluates
+//!   every cycle until it is granted an output VC; from then on the choice is fixed.
+//!
+//! # Virtual-channel classes (deadlock freedom)
+//!
+//! A message's class is the number of global hops it has taken (kept in the routing state
+//! `level`, bits [`GLOBALS`]). Local hops use the VCs of the class `c`, global hops likewise,
+//! terminal links every VC:
+//!
+//! - `minimal`: local classes 0 (before the global hop) and 1 (after it), the even and the
+//!   odd VCs; the one global hop uses every VC. Needs V >= 2.
+//! - `valiant` and `ugal`: local classes 0, 1, 2 (VC index mod 3), global classes 0 and 1 (VC
+//!   index mod 2). Needs V >= 3.
+//!
+//! Along every route the channel classes strictly increase in the order local 0 < global 0 <
+//! local 1 < global 1 < local 2 (a route never takes two local hops in a row within a group:
+//! the group is fully connected), terminal links only begin or end a route, so the
+//! channel-dependency graph is acyclic (a test builds it on small instances over every route
+//! and intermediate group and finds no cycle, and finds one when all routes share one class).
+//!
+//! # Zero-load latency
+//!
+//! A route crosses `hops = 2 + H` links: the terminal's link to its router, the `H`
+//! router-to-router links, and the ejection link. In the engine's conventions (module `sim`:
+//! one cycle per link, `router_delay` at every router entered over a link, destination
+//! terminal included, one ejection cycle, the tail `M - 1` cycles behind) the zero-load
+//! latency is exactly `hops + M + router_delay hops`. For `minimal` from terminal `s` at router
+//! `(G_s, x_s)` to `d != s` at `(G_d, x_d)`: `H = 0` on the same router, `H = 1` in the same
+//! group, and otherwise `H = [x_s != gw(G_s, G_d)] + 1 + [land(G_d, G_s) != x_d]` with
+//! `gw(G, T) = land(G, T) = floor(l(G, T) / h)`. Via group `I`, `H` is the sum of the two
+//! legs, `[x_s != gw(G_s, I)] + 1 + [land(I, G_s) != gw(I, G_d)] + 1 + [land(G_d, I) != x_d]`
+//! (the tests check both for every pair and intermediate group of small dragonflies).
+
+use crate::scenario::{Routing, Scenario, Switching};
+
+use super::super::SimError;
+use super::super::rng::Rng;
+use super::super::routing::{Candidate, Header};
+use super::super::topology::{NO_LINK, Step};
+
+/// No intermediate group (a minimal route).
+pub(crate) const NO_GROUP: u32 = u32::MAX;
+/// Routing state bits: global hops taken so far (0, 1 or 2).
+pub(crate) const GLOBALS: u32 = 0b11;
+/// Routing state bit: UGAL's choice is made (set when the source router grants the VC).
+const DECIDED: u32 = 1 << 2;
+/// Routing state bit: the route is minimal (UGAL's choice; the intermediate group is ignored).
+const MINIMAL: u32 = 1 << 3;
+
+/// A built dragonfly: its sizes (the neighbour table is `Geometry`'s).
+#[derive(Clone, Debug)]
+pub(crate) struct Dragonfly {
+    /// Terminals per router p.
+    p: u32,
+    /// Routers per group a.
+    a: u32,
+    /// Global links per router h.
+    h: u32,
+    /// Groups g = a h + 1.
+    g: u32,
+    /// Terminals N = p a g (the first router id).
+    terminals: u32,
+}
+
+impl Dragonfly {
+    /// Validates (p, a, h) and returns the network's sizes.
+    pub(crate) fn new(p: u32, a: u32, h: u32) -> Result<Dragonfly, SimError> {
+        if p == 0 || a == 0 || h == 0 {
+            return Err(SimError(format!(
+                "the dragonfly needs terminals_per_router p >= 1, routers_per_group a >= 1 and \
+                 global_links_per_router h >= 1, got p = {p}, a = {a}, h = {h}"
+            )));
+        }
+        let groups = u64::from(a) * u64::from(h) + 1;
+        let terminals = u64::from(p) * u64::from(a) * groups;
+        let ports = u64::from(p) + u64::from(a) - 1 + u64::from(h);
+        if terminals > u64::from(u32::MAX / 2) || ports > 64 * 1024 {
+            return Err(SimError(format!(
+                "dragonfly p = {p}, a = {a}, h = {h} is too large for the simulator ({terminals} \
+                 terminals, routers of radix {ports})"
+            )));
+        }
+        Ok(Dragonfly { p, a, h, g: groups as u32, terminals: terminals as u32 })
+    }
+
+    /// Output ports per engine router, `p + (a - 1) + h`.
+    pub(crate) fn ports(&self) -> u32 {
+        self.p + self.a - 1 + self.h
+    }
+
+    /// Routers `a g` (their ids follow the terminals').
+    pub(crate) fn routers(&self) -> u32 {
+        self.a * self.g
+    }
+
+    /// Number of groups g.
+    pub(crate) fn groups(&self) -> u32 {
+        self.g
+    }
+
+    /// Terminals per group, `p a`.
+    pub(crate) fn group_size(&self) -> u32 {
+        self.p * self.a
+    }
+
+    /// The group of a terminal.
+    #[inline]
+    pub(crate) fn group_of(&self, terminal: u32) -> u32 {
+        terminal / (self.p * self.a)
+    }
+
+    /// The index of group `to`'s link among group `from`'s global links, `l(from, to)`.
+    #[inline]
+    fn link(from: u32, to: u32) -> u32 {
+        if to < from { to } else { to - 1 }
+    }
+
+    /// The group that link `l` of group `from` leads to.
+    #[inline]
+    fn peer(&self, from: u32, l: u32) -> u32 {
+        if l < from { l } else { l + 1 }
+    }
+
+    /// The port of the local link from local index `x` to local index `y != x`.
+    #[inline]
+    fn local_port(&self, x: u32, y: u32) -> u32 {
+        self.p + if y < x { y } else { y - 1 }
+    }
+
+    /// The first global port.
+    #[inline]
+    fn first_global(&self) -> u32 {
+        self.p + self.a - 1
+    }
+
+    /// The neighbour table: the downstream router of each channel `router * ports + port`,
+    /// `NO_LINK` where none, for the terminals and then the routers.
+    pub(crate) fn neighbors(&self) -> Vec<u32> {
+        let ports = self.ports();
+        let total = self.terminals + self.routers();
+        let mut neighbor = vec![NO_LINK; total as usize * ports as usize];
+        for t in 0..self.terminals {
+            let router = t / self.p;
+            neighbor[(t * ports) as usize] = self.terminals + router;
+            neighbor[((self.terminals + router) * ports + t % self.p) as usize] = t;
+        }
+        for r in 0..self.routers() {
+            let (group, x) = (r / self.a, r % self.a);
+            let base = (self.terminals + r) * ports;
+            for y in (0..self.a).filter(|&y| y != x) {
+                let to = self.terminals + group * self.a + y;
+                neighbor[(base + self.local_port(x, y)) as usize] = to;
+            }
+            for j in 0..self.h {
+                let to_group = self.peer(group, x * self.h + j);
+                let back = Dragonfly::link(to_group, group);
+                let to = self.terminals + to_group * self.a + back / self.h;
+                neighbor[(base + self.first_global() + j) as usize] = to;
+            }
+        }
+        neighbor
+    }
+
+    /// The one output port from `cur` (a terminal or a router id) on the route towards group
+    /// `target` or, once in it, towards terminal `dest` (which must be in `target`).
+    #[inline]
+    pub(crate) fn step(&self, cur: u32, target: u32, dest: u32) -> u32 {
+        if cur < self.terminals {
+            return 0;
+        }
+        let r = cur - self.terminals;
+        let (group, x) = (r / self.a, r % self.a);
+        if group == target {
+            let y = (dest / self.p) % self.a;
+            return if x == y { dest % self.p } else { self.local_port(x, y) };
+        }
+        let l = Dragonfly::link(group, target);
+        let gateway = l / self.h;
+        if x == gateway { self.first_global() + l % self.h } else { self.local_port(x, gateway) }
+    }
+
+    /// Router-to-router links from router index `r` to group `target`, and the router index
+    /// the route lands on there.
+    fn leg(&self, r: u32, target: u32) -> (u32, u32) {
+        let group = r / self.a;
+        if group == target {
+            return (0, r);
+        }
+        let gateway = Dragonfly::link(group, target) / self.h;
+        let landing = target * self.a + Dragonfly::link(target, group) / self.h;
+        (u32::from(r % self.a != gateway) + 1, landing)
+    }
+
+    /// Router-to-router links `H` of the route from router id `cur` to terminal `dest`, via
+    /// group `via` first unless it is [`NO_GROUP`].
+    pub(crate) fn router_hops(&self, cur: u32, dest: u32, via: u32) -> u32 {
+        let dest_router = dest / self.p;
+        let mut r = cur - self.terminals;
+        let mut hops = 0;
+        if via != NO_GROUP {
+            let (links, landing) = self.leg(r, via);
+            hops += links;
+            r = landing;
+        }
+        let (links, landing) = self.leg(r, dest_router / self.a);
+        hops + links + u32::from(landing != dest_router)
+    }
+
+    /// Whether `port` of router or terminal `cur` is a global link.
+    #[inline]
+    fn is_global(&self, cur: u32, port: u32) -> bool {
+        cur >= self.terminals && port >= self.first_global()
+    }
+
+    /// The minimal step from `cur` to terminal `dest != cur` and the remaining distance in
+    /// links (terminal links included).
+    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
+        let port = self.step(cur, self.group_of(dest), dest);
+        visit(Step { port, wraps: false });
+        if cur < self.terminals {
+            2 + self.router_hops(self.terminals + cur / self.p, dest, NO_GROUP)
+        } else {
+            1 + self.router_hops(cur, dest, NO_GROUP)
+        }
+    }
+
+    /// The intermediate group of a new message from `source` to `dest`: uniform among the
+    /// groups other than theirs (one draw).
+    pub(crate) fn intermediate(&self, source: u32, dest: u32, rng: &mut Rng) -> u32 {
+        let (gs, gd) = (self.group_of(source), self.group_of(dest));
+        let (lo, hi) = (gs.min(gd), gs.max(gd));
+        let choices = self.g - 1 - u32::from(gs != gd);
+        let mut pick = rng.below(u64::from(choices)) as u32;
+        if pick >= lo {
+            pick += 1;
+        }
+        if hi != lo && pick >= hi {
+            pick += 1;
+        }
+        pick
+    }
+
+    /// `T(t)` for a terminal, `R(G,x)` for router `x` of group `G`.
+    pub(crate) fn describe(&self, id: u32) -> String {
+        if id < self.terminals {
+            format!("T({id})")
+        } else {
+            let r = id - self.terminals;
+            format!("R({},{})", r / self.a, r % self.a)
+        }
+    }
+
+    /// `terminal_i`, `local_j` or `global_j` (a terminal's port 0 is its link to its router).
+    pub(crate) fn describe_port(&self, port: u32) -> String {
+        if port < self.p {
+            format!("terminal_{port}")
+        } else if port < self.first_global() {
+            format!("local_{}", port - self.p)
+        } else {
+            format!("global_{}", port - self.first_global())
+        }
+    }
+}
+
+/// Which dragonfly routing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Minimal,
+    Valiant,
+    Ugal,
+}
+
+/// A configured dragonfly routing: its mode and VC classes (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct Routes {
+    mode: Mode,
+    /// VCs of the local-hop classes 0, 1, 2 (class = global hops taken).
+    local: [u64; 3],
+    /// VCs of the global-hop classes 0, 1.
+    global: [u64; 2],
+    /// Every VC (terminal links).
+    all: u64,
+    /// UGAL's threshold T in flits.
+    threshold: u64,
+}
+
+/// The VCs `v < count` with `v mod classes = class`.
+fn class_bits(count: u32, classes: u32, class: u32) -> u64 {
+    (0..count).filter(|v| v % classes == class).fold(0, |mask, v| mask | 1 << v)
+}
+
+impl Routes {
+    /// The routing of `scenario` if it is a dragonfly routing (`None` for the others), or why
+    /// it cannot run; refuses the dragonfly routings elsewhere and the others on the dragonfly.
+    pub(crate) fn new(scenario: &Scenario) -> Result<Option<Routes>, SimError> {
+        let mode = match scenario.routing {
+            Routing::Minimal => Some(Mode::Minimal),
+            Routing::Valiant => Some(Mode::Valiant),
+            Routing::Ugal => Some(Mode::Ugal),
+            _ => None,
+        };
+        let name = scenario.routing.as_str();
+        let Some((p, a, h)) = scenario.topology.dragonfly() else {
+            return match mode {
+                Some(_) => Err(SimError(format!(
+                    "routing {name} is a dragonfly routing (local, global and local hops between \
+                     groups of routers), got topology {}",
+                    scenario.topology.kind()
+                ))),
+                None => Ok(None),
+            };
+        };
+        let Some(mode) = mode else {
+            return Err(SimError(format!(
+                "the dragonfly routes minimal, valiant or ugal, got routing {name}"
+            )));
+        };
+        let dragonfly = Dragonfly::new(p, a, h)?;
+        if scenario.switching != Switching::Wormhole {
+            return Err(SimError(format!(
+                "the dragonfly is simulated with wormhole switching, got {}",
+                scenario.switching.kind()
+            )));
+        }
+        if let Some(e) = scenario.escape_channels {
+            return Err(SimError(format!(
+                "{name} routing has no escape channels (its VC classes by global hops taken are \
+                 deadlock-free): leave escape_channels unset, got {e}"
+            )));
+        }
+        let v = scenario.virtual_channels;
+        let (needed, why) = match mode {
+            Mode::Minimal => {
+                (2, "two VC classes for the local hops before and after the global hop")
+            }
+            _ => (3, "three VC classes for the local hops and two for the global hops of a detour"),
+        };
+        if v < needed {
+            return Err(SimError(format!(
+                "{name} routing on the dragonfly needs virtual_channels >= {needed} ({why}), got {v}"
+            )));
+        }
+        if mode != Mode::Minimal && dragonfly.groups() < 3 {
+            return Err(SimError(format!(
+                "{name} routing needs an intermediate group other than the source's and the \
+                 destination's: g = a h + 1 >= 3 groups, got g = {}",
+                dragonfly.groups()
+            )));
+        }
+        let all = class_bits(v, 1, 0);
+        let routes = match mode {
+            Mode::Minimal => Routes {
+                mode,
+                local: [class_bits(v, 2, 0), class_bits(v, 2, 1), 0],
+                global: [all, all],
+                all,
+                threshold: 0,
+            },
+            _ => Routes {
+                mode,
+                local: [class_bits(v, 3, 0), class_bits(v, 3, 1), class_bits(v, 3, 2)],
+                global: [class_bits(v, 2, 0), class_bits(v, 2, 1)],
+                all,
+                threshold: u64::from(scenario.buffer_depth),
+            },
+        };
+        Ok(Some(routes))
+    }
+
+    /// Whether messages draw an intermediate group when generated.
+    pub(crate) fn draws_intermediate(&self) -> bool {
+        self.mode != Mode::Minimal
+    }
+
+    /// Whether the routing decides per message at the source router (UGAL).
+    pub(crate) fn decides_at_source(&self) -> bool {
+        self.mode == Mode::Ugal
+    }
+
+    /// The group the route from `cur` heads for next (`via` first unless the route is minimal
+    /// or past its first global hop).
+    #[inline]
+    fn target(&self, df: &Dragonfly, dest: u32, level: u32, via: u32) -> u32 {
+        if level & (GLOBALS | MINIMAL) == 0 && via != NO_GROUP { via } else { df.group_of(dest) }
+    }
+
+    /// The VCs allowed on `port` of `cur` for a message that has taken `globals` global hops.
+    #[inline]
+    fn mask(&self, df: &Dragonfly, cur: u32, port: u32, globals: u32) -> u64 {
+        let class = globals.min(2) as usize;
+        if cur < df.terminals || port < df.p {
+            self.all
+        } else if df.is_global(cur, port) {
+            self.global[class.min(1)]
+        } else {
+            self.local[class]
+        }
+    }
+
+    /// Fills `out` (cleared by the caller) with the one allowed port and its VCs; with UGAL's
+    /// choice not yet made (a header at its source router, as the deadlock analysis sees it),
+    /// both the minimal and the Valiant first port.
+    #[inline]
+    pub(crate) fn candidates(
+        &self,
+        df: &Dragonfly,
+        cur: u32,
+        header: Header,
+        out: &mut Vec<Candidate>,
+    ) {
+        let Header { dest, level, ties: via, .. } = header;
+        let globals = level & GLOBALS;
+        let port = df.step(cur, self.target(df, dest, level, via), dest);
+        out.push(Candidate { port, mask: self.mask(df, cur, port, globals), fallback: 0 });
+        if self.mode == Mode::Ugal && level & DECIDED == 0 && cur >= df.terminals {
+            let minimal = df.step(cur, df.group_of(dest), dest);
+            let mask = self.mask(df, cur, minimal, globals);
+            match out.iter_mut().find(|c| c.port == minimal) {
+                Some(candidate) => candidate.mask |= mask,
+                None => out.push(Candidate { port: minimal, mask, fallback: 0 }),
+            }
+        }
+    }
+
+    /// UGAL at the source router: the routing state with the choice made, from `occupancy`,
+    /// the flits held in the downstream buffers of an output port of `cur` (see the module
+    /// docs). Other states and routings are returned unchanged.
+    #[inline]
+    pub(crate) fn decide(
+        &self,
+        df: &Dragonfly,
+        cur: u32,
+        header: Header,
+        occupancy: impl Fn(u32) -> u32,
+    ) -> u32 {
+        let Header { dest, level, ties: via, .. } = header;
+        if self.mode != Mode::Ugal || level & DECIDED != 0 || cur < df.terminals {
+            return level;
+        }
+        if via == NO_GROUP {
+            return level | DECIDED | MINIMAL;
+        }
+        let minimal_port = df.step(cur, df.group_of(dest), dest);
+        let valiant_port = df.step(cur, via, dest);
+        let minimal_hops = u64::from(df.router_hops(cur, dest, NO_GROUP));
+        let valiant_hops = u64::from(df.router_hops(cur, dest, via));
+        let q_min = u64::from(occupancy(minimal_port));
+        let q_val = u64::from(occupancy(valiant_port));
+        if q_min * minimal_hops <= q_val * valiant_hops + self.threshold {
+            level | DECIDED | MINIMAL
+        } else {
+            level | DECIDED
+        }
+    }
+
+    /// The routing state after a hop from `cur` through `port`: one more global hop after a
+    /// global link.
+    #[inline]
+    pub(crate) fn after_hop(&self, df: &Dragonfly, cur: u32, port: u32, level: u32) -> u32 {
+        level + u32::from(df.is_global(cur, port))
+    }
+}
+
+#[cfg(test)]
+mod tests;
