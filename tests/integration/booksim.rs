@@ -131,6 +131,36 @@ fn the_booksim_adapter_translates_scenarios_and_maps_booksim_output_onto_runner_
     }
 }
 
+/// A throughput-mode run that accepted a little less than was offered, within the sampling
+/// noise of its window's packet count, is `ok` with its latency: 0.00407 accepted of 0.0042
+/// offered is 3% short over about 4,000 packets (three standard deviations: 4.7%).
+#[test]
+fn booksim_short_of_the_offered_rate_by_chance_is_not_saturated() {
+    let scratch = Scratch::new();
+    copy_in(&scratch, "adapters/booksim.py", "adapters/booksim.py");
+    copy_in(
+        &scratch,
+        "tests/fixtures/booksim/torus_throughput_low.txt",
+        "booksim/torus_throughput_low.txt",
+    );
+    std::fs::create_dir_all(scratch.path().join("configs")).expect("mkdir");
+    let spec = REPLAY
+        .replace("kind: [torus, mesh, torus]", "kind: torus")
+        .replace("routing: [dimension_order, duato, duato]", "routing: dimension_order")
+        .replace("virtual_channels: [2, 3, 3]", "virtual_channels: 2")
+        .replace("  zip: [[topology, routing, virtual_channels]]\n", "")
+        .replace("pattern: [uniform_with_self, uniform]", "pattern: uniform_with_self")
+        .replace("rates: [0.004]", "rates: [0.0042]");
+    let spec = &spec[..spec.find("    - name: booksim_latency").expect("second method")];
+    scratch.spec("near.yaml", &format!("{spec}report: {{figures: []}}\n"));
+    let output = scratch.run(&["run", "near.yaml", "--quiet"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rows = scratch.rows("booksim_replay");
+    let row = rows.iter().find(|r| r.replication.is_none()).expect("aggregate row");
+    assert_eq!(row.status, "ok", "{row:?}");
+    assert!(row.latency.is_some() && row.throughput.is_some_and(|t| t < 0.0042), "{row:?}");
+}
+
 /// Past saturation in throughput mode the accepted rate is the result; the latency of packets
 /// queued without bound at BookSim's sources is left out, as runner's throughput mode does.
 #[test]
