@@ -131,32 +131,38 @@ fn the_booksim_adapter_translates_scenarios_and_maps_booksim_output_onto_runner_
     }
 }
 
-/// A throughput-mode run that accepted a little less than was offered, within the sampling
-/// noise of its window's packet count, is `ok` with its latency: 0.00407 accepted of 0.0042
-/// offered is 3% short over about 4,000 packets (three standard deviations: 4.7%).
-#[test]
-fn booksim_short_of_the_offered_rate_by_chance_is_not_saturated() {
+/// Replays the recorded BookSim output `output` (a file of `tests/fixtures/booksim/`) for one
+/// throughput-mode task, 8x8 torus, dimension order, V = 2, at `rate`; returns its aggregate row.
+fn replay_one(output: &str, rate: &str) -> runner::store::row::Row {
     let scratch = Scratch::new();
     copy_in(&scratch, "adapters/booksim.py", "adapters/booksim.py");
-    copy_in(
-        &scratch,
-        "tests/fixtures/booksim/torus_throughput_low.txt",
-        "booksim/torus_throughput_low.txt",
-    );
-    std::fs::create_dir_all(scratch.path().join("configs")).expect("mkdir");
+    copy_in(&scratch, &format!("tests/fixtures/booksim/{output}"), "booksim/replayed.txt");
     let spec = REPLAY
         .replace("kind: [torus, mesh, torus]", "kind: torus")
         .replace("routing: [dimension_order, duato, duato]", "routing: dimension_order")
         .replace("virtual_channels: [2, 3, 3]", "virtual_channels: 2")
         .replace("  zip: [[topology, routing, virtual_channels]]\n", "")
         .replace("pattern: [uniform_with_self, uniform]", "pattern: uniform_with_self")
-        .replace("rates: [0.004]", "rates: [0.0042]");
+        .replace("rates: [0.004]", &format!("rates: [{rate}]"))
+        .replace(
+            "torus_throughput_low.txt,\n                --config-out, configs]",
+            "replayed.txt]",
+        )
+        .replace("booksim/torus_throughput_low.txt]", "booksim/replayed.txt]");
     let spec = &spec[..spec.find("    - name: booksim_latency").expect("second method")];
-    scratch.spec("near.yaml", &format!("{spec}report: {{figures: []}}\n"));
-    let output = scratch.run(&["run", "near.yaml", "--quiet"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    scratch.spec("one.yaml", &format!("{spec}report: {{figures: []}}\n"));
+    let run = scratch.run(&["run", "one.yaml", "--quiet"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let rows = scratch.rows("booksim_replay");
-    let row = rows.iter().find(|r| r.replication.is_none()).expect("aggregate row");
+    rows.into_iter().find(|r| r.replication.is_none()).expect("aggregate row")
+}
+
+/// A throughput-mode run that accepted a little less than was offered, within the sampling
+/// noise of its window's packet count, is `ok` with its latency: 0.00407 accepted of 0.0042
+/// offered is 3% short over about 4,000 packets (three standard deviations: 4.7%).
+#[test]
+fn booksim_short_of_the_offered_rate_by_chance_is_not_saturated() {
+    let row = replay_one("torus_throughput_low.txt", "0.0042");
     assert_eq!(row.status, "ok", "{row:?}");
     assert!(row.latency.is_some() && row.throughput.is_some_and(|t| t < 0.0042), "{row:?}");
 }
@@ -165,30 +171,7 @@ fn booksim_short_of_the_offered_rate_by_chance_is_not_saturated() {
 /// queued without bound at BookSim's sources is left out, as runner's throughput mode does.
 #[test]
 fn booksim_past_saturation_reports_the_accepted_rate_only() {
-    let scratch = Scratch::new();
-    copy_in(&scratch, "adapters/booksim.py", "adapters/booksim.py");
-    copy_in(&scratch, "tests/fixtures/booksim/torus_throughput_overload.txt", "booksim/over.txt");
-    let spec = REPLAY
-        .replace("kind: [torus, mesh, torus]", "kind: torus")
-        .replace("routing: [dimension_order, duato, duato]", "routing: dimension_order")
-        .replace("virtual_channels: [2, 3, 3]", "virtual_channels: 2")
-        .replace("  zip: [[topology, routing, virtual_channels]]\n", "")
-        .replace("pattern: [uniform_with_self, uniform]", "pattern: uniform_with_self")
-        .replace("rates: [0.004]", "rates: [0.05]")
-        .replace(
-            "booksim/torus_throughput_low.txt,\n                --config-out, configs]",
-            "booksim/over.txt]",
-        )
-        .replace(
-            "[adapters/booksim.py, booksim/torus_throughput_low.txt]",
-            "[adapters/booksim.py, booksim/over.txt]",
-        );
-    let spec = &spec[..spec.find("    - name: booksim_latency").expect("second method")];
-    scratch.spec("over.yaml", &format!("{spec}report: {{figures: []}}\n"));
-    let output = scratch.run(&["run", "over.yaml", "--quiet"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let rows = scratch.rows("booksim_replay");
-    let row = rows.iter().find(|r| r.replication.is_none()).expect("aggregate row");
+    let row = replay_one("torus_throughput_overload.txt", "0.05");
     assert_eq!(row.status, "saturated", "{row:?}");
     assert_eq!((row.latency, row.network_latency), (None, None));
     let accepted = row.throughput.expect("throughput");
