@@ -978,6 +978,21 @@ fn check_figure_suggests_close_column_names() {
     assert!(check_figure(&figure("rate", "latency", &["rate"])).is_err(), "column used twice");
 }
 
+/// The fixture spec with one figure: `y` against the rate, a line per `virtual_channels`.
+fn spec_with_one_figure(y: &str) -> ReportSpec {
+    let mut spec = fixture_spec();
+    spec.figures = vec![FigureSpec {
+        x: "rate".into(),
+        y: y.into(),
+        panels: Vec::new(),
+        lines: vec!["virtual_channels".into()],
+        log_y: false,
+        title: None,
+        ..FigureSpec::default()
+    }];
+    spec
+}
+
 #[test]
 fn figures_plot_intermediates_of_model_and_simulation_rows() {
     let mut rows = fixture_rows();
@@ -986,16 +1001,7 @@ fn figures_plot_intermediates_of_model_and_simulation_rows() {
             row.intermediates = format!("{{\"p_s\":{},\"only_here\":1.0}}", 1.0 - 10.0 * row.rate);
         }
     }
-    let mut spec = fixture_spec();
-    spec.figures = vec![FigureSpec {
-        x: "rate".into(),
-        y: "intermediates.p_s".into(),
-        panels: Vec::new(),
-        lines: vec!["virtual_channels".into()],
-        log_y: false,
-        title: None,
-        ..FigureSpec::default()
-    }];
+    let spec = spec_with_one_figure("intermediates.p_s");
     assert_eq!(check_figure(&spec.figures[0]), Ok(()));
     let (dir, _) = render_fixture("t", &rows, &spec, None);
     let svg = read(dir.path(), "figures/fig1_intermediates_p_s_vs_rate.svg");
@@ -1026,16 +1032,7 @@ fn figures_plot_latency_percentiles() {
             row.latency_p99 = row.latency.map(|latency| (2.0 * latency).round());
         }
     }
-    let mut spec = fixture_spec();
-    spec.figures = vec![FigureSpec {
-        x: "rate".into(),
-        y: "latency_p99".into(),
-        panels: Vec::new(),
-        lines: vec!["virtual_channels".into()],
-        log_y: false,
-        title: None,
-        ..FigureSpec::default()
-    }];
+    let spec = spec_with_one_figure("latency_p99");
     assert_eq!(check_figure(&spec.figures[0]), Ok(()));
     assert!(
         super::columns::is_latency("latency_p99") && super::columns::is_latency("source_wait_max")
