@@ -49,6 +49,15 @@ pub enum Topology {
         /// Global links per router h >= 1.
         global_links_per_router: u32,
     },
+    /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `N = k^n`
+    /// terminals and `n` levels of `k^(n-1)` switches, each with `k` links down and `k` up.
+    #[serde(rename = "kary_ntree")]
+    KaryNTree {
+        /// Links down (and up) per switch, k >= 2.
+        radix: u32,
+        /// Levels of switches, n >= 1.
+        dimensions: u32,
+    },
 }
 
 impl Topology {
@@ -60,6 +69,7 @@ impl Topology {
             Topology::Hypercube { .. } => "hypercube",
             Topology::FatTree { .. } => "fat_tree",
             Topology::Dragonfly { .. } => "dragonfly",
+            Topology::KaryNTree { .. } => "kary_ntree",
         }
     }
 
@@ -67,7 +77,9 @@ impl Topology {
     /// the router radix `k = p + a - 1 + h` (terminal, local and global ports).
     pub fn radix(&self) -> u32 {
         match *self {
-            Topology::Torus { radix, .. } | Topology::Mesh { radix, .. } => radix,
+            Topology::Torus { radix, .. }
+            | Topology::Mesh { radix, .. }
+            | Topology::KaryNTree { radix, .. } => radix,
             Topology::Hypercube { .. } => 2,
             Topology::FatTree { .. } => 4,
             Topology::Dragonfly {
@@ -84,7 +96,8 @@ impl Topology {
         match *self {
             Topology::Torus { dimensions, .. }
             | Topology::Mesh { dimensions, .. }
-            | Topology::Hypercube { dimensions } => dimensions,
+            | Topology::Hypercube { dimensions }
+            | Topology::KaryNTree { dimensions, .. } => dimensions,
             Topology::FatTree { processors } => {
                 let mut levels = 0;
                 let mut n = processors.max(1);
@@ -101,7 +114,9 @@ impl Topology {
     /// Number of processing nodes, saturating at `u64::MAX` for absurd sizes.
     pub fn nodes(&self) -> u64 {
         match *self {
-            Topology::Torus { radix, dimensions } | Topology::Mesh { radix, dimensions } => {
+            Topology::Torus { radix, dimensions }
+            | Topology::Mesh { radix, dimensions }
+            | Topology::KaryNTree { radix, dimensions } => {
                 (radix as u64).checked_pow(dimensions).unwrap_or(u64::MAX)
             }
             Topology::Hypercube { dimensions } => 1u64.checked_shl(dimensions).unwrap_or(u64::MAX),
@@ -176,8 +191,11 @@ pub enum Routing {
     Duato,
     /// Duato-Nbc: adaptive channels plus negative-hop escape levels with bonus cards.
     Nbc,
-    /// Up/down routing (fat-tree: up to a common ancestor, then down).
+    /// Up/down routing (fat-trees: up to a nearest common ancestor, then down), the up port
+    /// chosen among the free ones.
     UpDown,
+    /// Up/down routing on the fat-trees with the up port drawn at random per message and hop.
+    UpDownRandom,
     /// West-first turn-model routing (2-D mesh; Glass and Ni, 1992).
     WestFirst,
     /// Odd-even turn-model routing (2-D mesh; Chiu, 2000).
@@ -193,12 +211,13 @@ pub enum Routing {
 
 impl Routing {
     /// Every routing, in the order the CLI lists them.
-    pub const ALL: [Routing; 10] = [
+    pub const ALL: [Routing; 11] = [
         Routing::DimensionOrder,
         Routing::Adaptive,
         Routing::Duato,
         Routing::Nbc,
         Routing::UpDown,
+        Routing::UpDownRandom,
         Routing::WestFirst,
         Routing::OddEven,
         Routing::Minimal,
@@ -214,6 +233,7 @@ impl Routing {
             Routing::Duato => "duato",
             Routing::Nbc => "nbc",
             Routing::UpDown => "up_down",
+            Routing::UpDownRandom => "up_down_random",
             Routing::WestFirst => "west_first",
             Routing::OddEven => "odd_even",
             Routing::Minimal => "minimal",
@@ -959,7 +979,9 @@ pub mod bounds {
     pub fn check(s: &super::Scenario) -> Result<(), String> {
         use super::{Switching, Topology, Traffic};
         match s.topology {
-            Topology::Torus { radix, dimensions } | Topology::Mesh { radix, dimensions } => {
+            Topology::Torus { radix, dimensions }
+            | Topology::Mesh { radix, dimensions }
+            | Topology::KaryNTree { radix, dimensions } => {
                 integer("radix", radix)?;
                 integer("dimensions", dimensions)?;
             }

@@ -78,7 +78,7 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
             &["dragonfly"],
             &["terminals_per_router", "routers_per_group", "global_links_per_router"],
         ),
-        ("topology", &["torus", "mesh"], &["radix"]),
+        ("topology", &["torus", "mesh", "kary_ntree"], &["radix"]),
     ];
     for (key, fits, dependants) in rules {
         let Some((_, value, pair)) = given(key) else { continue };
@@ -138,8 +138,14 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                     routers_per_group: 4,
                     global_links_per_router: 2,
                 },
+                // The 4-ary 3-tree (64 terminals) until its keys say otherwise.
+                "kary_ntree" => Topology::KaryNTree {
+                    radix: if s.topology.kind() == "kary_ntree" { radix } else { 4 },
+                    dimensions: if s.topology.kind() == "kary_ntree" { dimensions } else { 3 },
+                },
                 _ => {
-                    let names = ["torus", "mesh", "hypercube", "fat_tree", "dragonfly"];
+                    let names =
+                        ["torus", "mesh", "hypercube", "fat_tree", "dragonfly", "kary_ntree"];
                     return Err(choice(key, value, &names));
                 }
             }
@@ -149,7 +155,12 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
             s.topology = match s.topology {
                 Topology::Torus { dimensions, .. } => Topology::Torus { radix, dimensions },
                 Topology::Mesh { dimensions, .. } => Topology::Mesh { radix, dimensions },
-                _ => return Err(InputError("`radix` applies to topology=torus or mesh".into())),
+                Topology::KaryNTree { dimensions, .. } => Topology::KaryNTree { radix, dimensions },
+                _ => {
+                    return Err(InputError(
+                        "`radix` applies to topology=torus, mesh or kary_ntree".into(),
+                    ));
+                }
             }
         }
         "dimensions" => {
@@ -158,6 +169,7 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 Topology::Torus { radix, .. } => Topology::Torus { radix, dimensions },
                 Topology::Mesh { radix, .. } => Topology::Mesh { radix, dimensions },
                 Topology::Hypercube { .. } => Topology::Hypercube { dimensions },
+                Topology::KaryNTree { radix, .. } => Topology::KaryNTree { radix, dimensions },
                 Topology::FatTree { .. } => {
                     return Err(InputError(
                         "the fat-tree takes `processors`, not `dimensions`".into(),

@@ -336,10 +336,11 @@ fn bisect_saturation(model: ModelName, m: &dyn Evaluator) -> Result<f64, ModelEr
 /// parameters a model does not model are at their neutral values.
 fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError> {
     let name = model.as_str();
-    if let Topology::Dragonfly { .. } = scenario.topology {
+    if let Topology::Dragonfly { .. } | Topology::KaryNTree { .. } = scenario.topology {
         return Err(ModelError(format!(
-            "{name}: no analytical model here covers the dragonfly (the five papers model tori, \
-             hypercubes and the butterfly fat-tree); simulate it instead"
+            "{name}: no analytical model here covers the {} (the five papers model tori, \
+             hypercubes and the butterfly fat-tree); simulate it instead",
+            if scenario.topology.dragonfly().is_some() { "dragonfly" } else { "k-ary n-tree" }
         )));
     }
     if !scenario.traffic.is_uniform() {

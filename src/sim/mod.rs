@@ -118,6 +118,14 @@
 //!   V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay hops` with
 //!   `hops = 2 +` the router-to-router links (derived and tested per pair and intermediate
 //!   group in `network/dragonfly/tests.rs`). Traffic `group_shift` is its adversarial pattern.
+//! - k-ary n-tree (Petrini and Vanneschi, IPPS 1997; `network::kary_ntree`): the folded-Clos
+//!   fat-tree with `N = k^n` terminals and `n` levels of `k^(n-1)` switches, each with `k`
+//!   links down and `k` up; terminals are the nodes, switches the further ids. Wormhole only,
+//!   no faults. `up_down` climbs by any free up port (adaptive) to the nearest common ancestor
+//!   level and descends deterministically; `up_down_random` draws the up port per message and
+//!   hop instead (also on the butterfly fat-tree). Zero-load latency exactly
+//!   `2h + M + router_delay 2h`, h the nearest-common-ancestor level (derived and tested per
+//!   pair in `network/kary_ntree/tests.rs`).
 //!
 //! - Hypercube broadcast (`broadcast_fraction` beta > 0, Shahrabi, Ould-Khaoua and Mackenzie,
 //!   ACM SAC 2001; `engine/broadcast`): a generated message is a broadcast with probability
@@ -271,6 +279,11 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         // Every router (processors and switches) has six ports; injection VCs per processor.
         (topology::Shape::FatTree, Topology::FatTree { processors }) => {
             fat_tree::routers(processors) * u64::from(fat_tree::PORTS) + u64::from(processors)
+        }
+        // Terminals and switches all have 2k ports; injection VCs per terminal.
+        (topology::Shape::KaryNTree, _) => {
+            let tree = network::kary_ntree::KaryNTree::new(radix, dims)?;
+            u64::from(tree.routers()) * u64::from(tree.ports()) + scenario.nodes()
         }
         // Terminals and routers all have p + a - 1 + h ports; injection VCs per terminal.
         (topology::Shape::Dragonfly, Topology::Dragonfly { .. }) => {
@@ -655,6 +668,21 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
                 })
             },
             0.025,
+            options(10_000, 100_000),
+        ),
+        (
+            // The 8-ary 3-tree (512 terminals, 192 switches) under up_down with V = 2, uniform
+            // traffic at half its saturation (0.0666 messages/terminal/cycle for M = 8,
+            // `runner simulate --saturation`).
+            "kary_ntree8_3_up_down_v2",
+            Scenario {
+                routing: Routing::UpDown,
+                virtual_channels: 2,
+                buffer_depth: 4,
+                message_length: 8,
+                ..Scenario::new(Topology::KaryNTree { radix: 8, dimensions: 3 })
+            },
+            0.0333,
             options(10_000, 100_000),
         ),
     ]

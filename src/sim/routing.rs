@@ -49,6 +49,15 @@
 //!   active channels, then injections in generation order), so the longest-waiting header
 //!   gets a freed VC. Up then down never closes a cycle of channel dependencies, so the
 //!   routing is deadlock-free with any V and needs no escape channels.
+//!   On the k-ary n-tree (`network::kary_ntree`, Petrini and Vanneschi, IPPS 1997) the same
+//!   rule offers all `k` up ports of a switch below the nearest-common-ancestor level: the
+//!   choice of up port is adaptive (whichever free VC the engine draws), the descent
+//!   deterministic.
+//! - `up_down_random` (both fat-trees): the same routes, but one up port per hop, drawn at
+//!   random per message: a hash of the message's draw (made when it is generated, kept across
+//!   header retries) and the current router's id picks one of the minimal up ports, so a
+//!   message's route is fixed and independent of the network's state (the oblivious random
+//!   choice of the fat-tree literature; a blocked header waits for that port).
 //! - `duato`: VCs `0..E` are the escape class (dimension order; on a torus E >= 2 split into
 //!   the two dateline classes by parity, default E = 2, because a torus ring with a single
 //!   escape VC has a cyclic channel dependency); VCs `E..V` are adaptive on every minimal port.
@@ -147,6 +156,8 @@ pub(crate) struct Router {
     dragonfly: Option<Routes>,
     /// UGAL: the engine asks [`Router::decide`] before routing a header.
     pub(crate) decides_at_source: bool,
+    /// `up_down_random`: one minimal up port per hop, picked from the message's draw.
+    random_up: bool,
     /// The routing's name, for deadlock reports.
     pub(crate) name: &'static str,
 }
@@ -222,6 +233,18 @@ impl TurnModel {
     }
 }
 
+/// An index in `0..count` from a message's draw and a router id: a 64-bit mix (SplitMix64's
+/// finaliser) scaled by a multiply-high, so every (message, router) pair makes an independent,
+/// uniform choice that is the same each time the header is routed there.
+#[inline]
+fn pick(draw: u32, router: u32, count: usize) -> usize {
+    let mut x = (u64::from(draw) << 32 | u64::from(router)).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    ((u128::from(x) * count as u128) >> 64) as usize
+}
+
 /// Bits `lo..hi` set.
 fn bits(lo: u32, hi: u32) -> u64 {
     let upto = |n: u32| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -256,6 +279,7 @@ impl Router {
                 nbc_levels: 0,
                 turn_model: None,
                 decides_at_source: routes.decides_at_source(),
+                random_up: false,
                 dragonfly: Some(routes),
                 name: scenario.routing.as_str(),
             });
@@ -274,20 +298,23 @@ impl Router {
                     .into(),
             ));
         }
-        match (shape == Shape::FatTree, scenario.routing == Routing::UpDown) {
+        let tree = matches!(shape, Shape::FatTree | Shape::KaryNTree);
+        let up_down = matches!(scenario.routing, Routing::UpDown | Routing::UpDownRandom);
+        match (tree, up_down) {
             (true, false) => {
                 return Err(SimError(format!(
-                    "the butterfly fat-tree routes up_down only (up either parent link to a \
-                     lowest common ancestor, then down), got routing {}",
+                    "the {} routes up_down or up_down_random only (up to a nearest common \
+                     ancestor, then down), got routing {}",
+                    if shape == Shape::FatTree { "butterfly fat-tree" } else { "k-ary n-tree" },
                     scenario.routing.as_str()
                 )));
             }
             (false, true) => {
-                return Err(SimError(
-                    "up_down routing is for the fat_tree topology (a torus, mesh or hypercube \
-                     has no up and down)"
-                        .into(),
-                ));
+                return Err(SimError(format!(
+                    "{} routing is for the fat_tree and kary_ntree topologies (a torus, mesh or \
+                     hypercube has no up and down)",
+                    scenario.routing.as_str()
+                )));
             }
             _ => {}
         }
@@ -341,6 +368,7 @@ impl Router {
                     turn_model: None,
                     dragonfly: None,
                     decides_at_source: false,
+                    random_up: false,
                     name: "dimension_order",
                 }
             }
@@ -353,6 +381,7 @@ impl Router {
                 turn_model: None,
                 dragonfly: None,
                 decides_at_source: false,
+                random_up: false,
                 name: "adaptive",
             },
             Routing::WestFirst | Routing::OddEven => Router {
@@ -364,6 +393,7 @@ impl Router {
                 turn_model,
                 dragonfly: None,
                 decides_at_source: false,
+                random_up: false,
                 name: scenario.routing.as_str(),
             },
             Routing::Duato => {
@@ -398,6 +428,7 @@ impl Router {
                     turn_model: None,
                     dragonfly: None,
                     decides_at_source: false,
+                    random_up: false,
                     name: "duato",
                 }
             }
@@ -431,6 +462,7 @@ impl Router {
                     turn_model: None,
                     dragonfly: None,
                     decides_at_source: false,
+                    random_up: false,
                     name: "nbc",
                 }
             }
@@ -441,11 +473,12 @@ impl Router {
                     scenario.routing.as_str()
                 )));
             }
-            Routing::UpDown => {
+            Routing::UpDown | Routing::UpDownRandom => {
                 if let Some(e) = scenario.escape_channels {
                     return Err(SimError(format!(
-                        "up_down routing has no escape channels (routes up then down never \
-                         form a cycle): leave escape_channels unset, got {e}"
+                        "{} routing has no escape channels (routes up then down never form a \
+                         cycle): leave escape_channels unset, got {e}",
+                        scenario.routing.as_str()
                     )));
                 }
                 Router {
@@ -457,7 +490,8 @@ impl Router {
                     turn_model: None,
                     dragonfly: None,
                     decides_at_source: false,
-                    name: "up_down",
+                    random_up: scenario.routing == Routing::UpDownRandom,
+                    name: scenario.routing.as_str(),
                 }
             }
         };
@@ -493,6 +527,12 @@ impl Router {
             let distance = geometry.minimal_steps(cur, dest, |step| {
                 out.push(Candidate { port: step.port, mask: self.adaptive, fallback: 0 })
             });
+            if self.random_up && out.len() > 1 {
+                // Climbing a fat-tree: keep the one up port this message draws here.
+                let chosen = pick(ties, cur, out.len());
+                out.swap(0, chosen);
+                out.truncate(1);
+            }
             if self.nbc_levels != 0 {
                 let need =
                     if geometry.parity(cur) == 1 { distance / 2 } else { (distance - 1) / 2 };
@@ -534,7 +574,7 @@ impl Router {
     /// configurations are unchanged).
     #[inline]
     pub(crate) fn draw(&self, geometry: &Geometry, source: u32, dest: u32, rng: &mut Rng) -> u32 {
-        if self.random_ties {
+        if self.random_ties || self.random_up {
             return rng.next_u64() as u32;
         }
         match (&self.dragonfly, &geometry.dragonfly) {
@@ -831,12 +871,18 @@ mod tests {
             Topology::Mesh { radix: 4, dimensions: 3 },
             Topology::Hypercube { dimensions: 4 },
             Topology::FatTree { processors: 64 },
+            Topology::KaryNTree { radix: 4, dimensions: 2 },
         ] {
             for routing in [Routing::WestFirst, Routing::OddEven] {
                 let error = router(&scenario(topology, routing, 2)).expect_err("refused");
-                let tree = matches!(topology, Topology::FatTree { .. });
+                let tree =
+                    matches!(topology, Topology::FatTree { .. } | Topology::KaryNTree { .. });
                 assert!(
-                    error.0.contains(if tree { "up_down only" } else { "2-D mesh" }),
+                    error.0.contains(if tree {
+                        "up_down or up_down_random only"
+                    } else {
+                        "2-D mesh"
+                    }),
                     "{error:?}"
                 );
             }

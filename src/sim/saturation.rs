@@ -159,7 +159,7 @@ fn network_bound(scenario: &Scenario) -> f64 {
             }
             Topology::Hypercube { dimensions } => dimensions,
             // A processor or terminal has one link, to its switch or router.
-            Topology::FatTree { .. } | Topology::Dragonfly { .. } => 1,
+            Topology::FatTree { .. } | Topology::Dragonfly { .. } | Topology::KaryNTree { .. } => 1,
         },
     };
     f64::from(scenario.virtual_channels.min(eject)) / f64::from(scenario.message_length.max(1))

@@ -4,6 +4,7 @@
 //! Networks are small so that the whole suite runs in well under a minute at opt-level 2.
 
 use super::engine::{Engine, RunPlan};
+use super::topology::{Geometry, NO_LINK};
 use super::*;
 use crate::measurement::Status;
 use crate::scenario::{Ejection, Routing, Scenario, Topology};
@@ -48,6 +49,48 @@ pub(crate) fn lone_message_with(
     panic!("message {source}->{dest} not delivered");
 }
 
+/// Breadth-first distances from `source` over all links.
+pub(crate) fn bfs(geometry: &Geometry, source: u32, routers: u32) -> Vec<u32> {
+    let mut distance = vec![u32::MAX; routers as usize];
+    distance[source as usize] = 0;
+    let mut queue = std::collections::VecDeque::from([source]);
+    while let Some(r) = queue.pop_front() {
+        for port in 0..geometry.ports {
+            let to = geometry.downstream(r * geometry.ports + port);
+            if to != NO_LINK && distance[to as usize] == u32::MAX {
+                distance[to as usize] = distance[r as usize] + 1;
+                queue.push_back(to);
+            }
+        }
+    }
+    distance
+}
+
+/// Runs `scenario` at `rate` for `cycles` cycles from an empty network, checking the engine's
+/// bookkeeping every 97 cycles and, at the end, that every delivered flit belongs to a
+/// delivered message or to one being delivered; returns the engine for further checks.
+pub(crate) fn run_checking_invariants(
+    scenario: &Scenario,
+    rate: f64,
+    seed: u64,
+    cycles: u64,
+) -> Engine {
+    let mut engine = Engine::new(scenario, rate, seed, &plan(0, cycles)).unwrap();
+    engine.open_window();
+    for cycle in 1..=cycles {
+        engine.step();
+        if cycle % 97 == 0 {
+            engine.check_invariants();
+        }
+    }
+    assert_eq!(
+        engine.window.delivered_flits,
+        engine.window.delivered * u64::from(scenario.message_length) + engine.flits_in_delivery(),
+        "{scenario:?}"
+    );
+    engine
+}
+
 #[test]
 fn one_message_latency_is_hops_plus_length() {
     let cases = [
@@ -71,7 +114,7 @@ fn one_message_latency_is_hops_plus_length() {
         },
     ];
     for s in &cases {
-        let geometry = topology::Geometry::new(&s.topology).unwrap();
+        let geometry = Geometry::new(&s.topology).unwrap();
         for source in 0..geometry.nodes {
             for dest in (0..geometry.nodes).filter(|&d| d != source) {
                 let hops = f64::from(geometry.distance(source, dest));
@@ -828,7 +871,7 @@ fn zero_load_percentiles_follow_the_distance_distribution() {
         scenario(torus(5, 1), Routing::DimensionOrder, 2, 1),
     ];
     for s in &cases {
-        let geometry = topology::Geometry::new(&s.topology).unwrap();
+        let geometry = Geometry::new(&s.topology).unwrap();
         let mut latencies: Vec<u64> = (0..geometry.nodes)
             .flat_map(|a| (0..geometry.nodes).filter(move |&b| b != a).map(move |b| (a, b)))
             .map(|(a, b)| {

@@ -10,13 +10,15 @@
 //! and its switches are routers with the ids after them, each with six ports; everything above
 //! this module only sees ports, router ids and channel ids. The dragonfly
 //! ([`Shape::Dragonfly`], numbering, wiring and routing cases in `network::dragonfly`) is built
-//! the same way: terminals `0..N` are the nodes, its routers follow them.
+//! the same way: terminals `0..N` are the nodes, its routers follow; so is the k-ary n-tree
+//! ([`Shape::KaryNTree`], numbering, wiring and minimal steps in `network::kary_ntree`).
 
 use crate::scenario::Topology;
 
 use super::SimError;
 use super::network::dragonfly::Dragonfly;
 use super::network::fat_tree::{self, FatTree};
+use super::network::kary_ntree::KaryNTree;
 
 /// Marks a missing link (mesh border).
 pub(crate) const NO_LINK: u32 = u32::MAX;
@@ -34,6 +36,8 @@ pub(crate) enum Shape {
     FatTree,
     /// Dragonfly (`radix` the router radix p + a - 1 + h, `dims` 2).
     Dragonfly,
+    /// k-ary n-tree (`radix` k, `dims` its number of switch levels n).
+    KaryNTree,
 }
 
 /// Largest minimal distance of a network of this shape.
@@ -42,7 +46,7 @@ pub(crate) fn diameter(shape: Shape, radix: u32, dims: u32) -> u32 {
         Shape::Hypercube => dims,
         Shape::Torus => dims * (radix / 2),
         Shape::Mesh => dims * (radix - 1),
-        Shape::FatTree => 2 * dims,
+        Shape::FatTree | Shape::KaryNTree => 2 * dims,
         // The longest route any dragonfly routing takes (Valiant: terminal link, local,
         // global, local, global, local, ejection link), so that sizes derived from it cover it.
         Shape::Dragonfly => 7,
@@ -77,6 +81,8 @@ pub(crate) struct Geometry {
     tree: Option<FatTree>,
     /// The dragonfly's sizes (`Shape::Dragonfly` only).
     pub(crate) dragonfly: Option<Dragonfly>,
+    /// The k-ary n-tree's sizes (`Shape::KaryNTree` only).
+    pub(crate) kary_ntree: Option<KaryNTree>,
 }
 
 impl Geometry {
@@ -94,6 +100,10 @@ impl Geometry {
             } => {
                 Dragonfly::new(p, a, h)?;
                 (Shape::Dragonfly, topology.radix().max(2), 2)
+            }
+            Topology::KaryNTree { radix, dimensions } => {
+                KaryNTree::new(radix, dimensions)?;
+                (Shape::KaryNTree, radix, dimensions)
             }
         };
         if dims == 0 {
@@ -118,7 +128,7 @@ impl Geometry {
         let ports = match shape {
             Shape::Hypercube => dims,
             Shape::FatTree => fat_tree::PORTS,
-            Shape::Dragonfly => 0,
+            Shape::Dragonfly | Shape::KaryNTree => 0,
             _ => 2 * dims,
         };
         let mut strides = Vec::with_capacity(dims as usize);
@@ -137,6 +147,7 @@ impl Geometry {
             neighbor: Vec::new(),
             tree: None,
             dragonfly: None,
+            kary_ntree: None,
         };
         if shape == Shape::FatTree {
             let (tree, neighbor) = FatTree::new(nodes)?;
@@ -149,6 +160,13 @@ impl Geometry {
             geometry.ports = dragonfly.ports();
             geometry.neighbor = dragonfly.neighbors();
             geometry.dragonfly = Some(dragonfly);
+            return Ok(geometry);
+        }
+        if shape == Shape::KaryNTree {
+            let tree = KaryNTree::new(radix, dims)?;
+            geometry.ports = tree.ports();
+            geometry.neighbor = tree.neighbors();
+            geometry.kary_ntree = Some(tree);
             return Ok(geometry);
         }
         let mut neighbor = Vec::with_capacity(nodes as usize * ports as usize);
@@ -187,8 +205,8 @@ impl Geometry {
         let k = self.radix;
         match self.shape {
             Shape::Hypercube => node ^ (1 << port),
-            // Built by `FatTree::new` and `Dragonfly::neighbors`, never here.
-            Shape::FatTree | Shape::Dragonfly => NO_LINK,
+            // Built by `FatTree::new`, `Dragonfly::neighbors` and `KaryNTree::neighbors`.
+            Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree => NO_LINK,
             Shape::Torus | Shape::Mesh => {
                 let d = port / 2;
                 let stride = self.strides[d as usize];
@@ -221,6 +239,11 @@ impl Geometry {
             Shape::Dragonfly => {
                 if let Some(dragonfly) = &self.dragonfly {
                     distance = dragonfly.minimal_steps(cur, dest, visit);
+                }
+            }
+            Shape::KaryNTree => {
+                if let Some(tree) = &self.kary_ntree {
+                    distance = tree.minimal_steps(cur, dest, visit);
                 }
             }
             Shape::Hypercube => {
@@ -271,8 +294,8 @@ impl Geometry {
         dest: u32,
         ties: u32,
     ) -> Option<(Step, u32)> {
-        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly) {
-            // No routing uses it on the fat-tree or the dragonfly: the first minimal step.
+        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree) {
+            // No routing uses it on the trees or the dragonfly: the first minimal step.
             let mut first = None;
             self.minimal_steps(cur, dest, |step| {
                 first.get_or_insert((step, 0));
@@ -319,6 +342,7 @@ impl Geometry {
         match (self.shape, &self.tree) {
             (Shape::Hypercube, _) => node.count_ones() % 2,
             (Shape::FatTree, Some(tree)) => tree.parity(node),
+            (Shape::KaryNTree, _) => self.kary_ntree.as_ref().map_or(0, |t| t.parity(node)),
             // Not bipartite (a group is a complete graph); no routing asks.
             (Shape::Dragonfly, _) => 0,
             _ => (0..self.dims).map(|d| self.coord(node, d)).sum::<u32>() % 2,
@@ -333,6 +357,9 @@ impl Geometry {
         if let Some(dragonfly) = &self.dragonfly {
             return dragonfly.describe(node);
         }
+        if let Some(tree) = &self.kary_ntree {
+            return tree.describe(node);
+        }
         let coords: Vec<String> = (0..self.dims).map(|d| self.coord(node, d).to_string()).collect();
         format!("({})", coords.join(","))
     }
@@ -344,6 +371,9 @@ impl Geometry {
             Shape::FatTree => FatTree::describe_port(port),
             Shape::Dragonfly => {
                 self.dragonfly.as_ref().map_or_else(String::new, |d| d.describe_port(port))
+            }
+            Shape::KaryNTree => {
+                self.kary_ntree.as_ref().map_or_else(String::new, |t| t.describe_port(port))
             }
             _ => format!("{}x{}", if port.is_multiple_of(2) { '+' } else { '-' }, port / 2),
         }

@@ -108,7 +108,9 @@ impl Pattern {
                 table(&|node| if bits == 0 { 0 } else { node.reverse_bits() >> (32 - bits) })
             }
             Spec::Tornado => {
-                if matches!(geometry.shape, Shape::Hypercube | Shape::FatTree) || radix < 3 {
+                if matches!(geometry.shape, Shape::Hypercube | Shape::FatTree | Shape::KaryNTree)
+                    || radix < 3
+                {
                     return Err(SimError(
                         "traffic `tornado` needs a torus or mesh with radix k >= 3 (each \
                          coordinate moves ceil(k/2) - 1 places)"

@@ -468,6 +468,10 @@ pub enum TopologyKind {
     /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008), global links in the absolute
     /// arrangement.
     Dragonfly,
+    /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `radix` k,
+    /// `dimensions` n levels of switches, k^n terminals.
+    #[serde(rename = "kary_ntree")]
+    KaryNTree,
 }
 
 /// `scenario.switching.kind`.
@@ -494,8 +498,10 @@ pub enum RoutingName {
     Duato,
     /// Duato-Nbc: negative-hop escape with bonus cards.
     Nbc,
-    /// Up/down (fat-tree).
+    /// Up/down (fat-trees): up to a nearest common ancestor by any free up port, then down.
     UpDown,
+    /// Up/down (fat-trees), the up port drawn at random per message and hop.
+    UpDownRandom,
     /// West-first turn model (2-D mesh).
     WestFirst,
     /// Odd-even turn model (2-D mesh).

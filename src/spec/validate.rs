@@ -1196,6 +1196,10 @@ fn build(
         TopologyKind::FatTree => {
             Topology::FatTree { processors: need(PROCESSORS, &c.processors, "fat_tree")? }
         }
+        TopologyKind::KaryNTree => Topology::KaryNTree {
+            radix: need(RADIX, &c.radix, "kary_ntree")?,
+            dimensions: need(DIMENSIONS, &c.dimensions, "kary_ntree")?,
+        },
         TopologyKind::Dragonfly => {
             // Balanced by default: a = 2p, h = p (Kim et al.'s a = 2p = 2h).
             let p = need(TERMINALS, &c.terminals_per_router, "dragonfly")?;
@@ -1246,6 +1250,7 @@ fn build(
         RoutingName::Duato => Routing::Duato,
         RoutingName::Nbc => Routing::Nbc,
         RoutingName::UpDown => Routing::UpDown,
+        RoutingName::UpDownRandom => Routing::UpDownRandom,
         RoutingName::WestFirst => Routing::WestFirst,
         RoutingName::OddEven => Routing::OddEven,
         RoutingName::Minimal => Routing::Minimal,
@@ -1253,11 +1258,12 @@ fn build(
         RoutingName::Ugal => Routing::Ugal,
     };
     let routing_location = c.routing.get(index[ROUTING]).map_or(Location::UNKNOWN, |v| v.1);
-    if (routing == Routing::UpDown) != matches!(topology, Topology::FatTree { .. }) {
+    let up_down = matches!(routing, Routing::UpDown | Routing::UpDownRandom);
+    if up_down != matches!(topology, Topology::FatTree { .. } | Topology::KaryNTree { .. }) {
         diags.error(
             routing_location,
             format!(
-                "routing `{}` does not fit topology `{}`: up_down routing is for the fat-tree, and the fat-tree routes up_down",
+                "routing `{}` does not fit topology `{}`: up_down and up_down_random are for the fat-trees (fat_tree, kary_ntree), and the fat-trees route up_down or up_down_random",
                 routing.as_str(),
                 topology.kind()
             ),
@@ -1537,6 +1543,7 @@ pub fn label(s: &Scenario) -> String {
             routers_per_group: a,
             global_links_per_router: h,
         } => format!("dragonfly p={p} a={a} h={h}"),
+        Topology::KaryNTree { radix, dimensions } => format!("{radix}-ary {dimensions}-tree"),
     };
     let switching = match s.switching {
         Switching::Scouting { scouting_distance } => format!("scouting K={scouting_distance}"),

@@ -62,6 +62,7 @@ const EDGE_VALUES: &[&str] = &[
     "hypercube",
     "fat_tree",
     "dragonfly",
+    "kary_ntree",
     "wormhole",
     "scouting",
     "circuit",
@@ -70,6 +71,7 @@ const EDGE_VALUES: &[&str] = &[
     "duato",
     "nbc",
     "up_down",
+    "up_down_random",
     "minimal",
     "valiant",
     "ugal",
@@ -168,6 +170,8 @@ fn plausible_scenario() -> impl Strategy<Value = Scenario> {
         4 => (2u32..6, 1u32..3).prop_map(|(radix, dimensions)| Topology::Mesh { radix, dimensions }),
         4 => (1u32..6).prop_map(|dimensions| Topology::Hypercube { dimensions }),
         4 => Just(Topology::FatTree { processors: 16 }),
+        2 => (2u32..5, 1u32..3)
+            .prop_map(|(radix, dimensions)| Topology::KaryNTree { radix, dimensions }),
         // Its routings and its adversarial traffic replace the others' below.
         1 => (1u32..3, 1u32..4, 1u32..3).prop_map(|(p, a, h)| Topology::Dragonfly {
             terminals_per_router: p,
@@ -187,6 +191,7 @@ fn plausible_scenario() -> impl Strategy<Value = Scenario> {
         Just(Routing::Duato),
         Just(Routing::Nbc),
         Just(Routing::UpDown),
+        Just(Routing::UpDownRandom),
     ];
     let traffic = prop_oneof![
         4 => Just(Traffic::Uniform),

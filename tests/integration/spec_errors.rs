@@ -522,3 +522,30 @@ methods: {simulation: {}}
     let err = flat(&rejected(model.as_bytes()));
     assert!(err.contains("no analytical model here covers the dragonfly"), "{err}");
 }
+
+/// Issue 23: the k-ary n-tree takes `radix` and `dimensions`, routes `up_down` or
+/// `up_down_random` only, and no model covers it; each refusal is located.
+#[test]
+fn kary_ntree_routings_and_models_are_located() {
+    let tree = "\
+name: ok
+scenario:
+  topology: {kind: kary_ntree, radix: 4, dimensions: 3}
+  routing: [up_down, up_down_random]
+  virtual_channels: [1, 2]
+load: {rates: [0.01]}
+methods: {simulation: {}}
+";
+    accepted(tree);
+    let err = flat(&rejected(tree.replace("[up_down, up_down_random]", "duato").as_bytes()));
+    assert!(err.contains("routing `duato` does not fit topology `kary_ntree`"), "{err}");
+    assert!(err.contains("bad.yaml:4:"), "{err}");
+    let err =
+        flat(&rejected(VALID.replace("routing: duato", "routing: up_down_random").as_bytes()));
+    assert!(err.contains("are for the fat-trees (fat_tree, kary_ntree)"), "{err}");
+    let err = flat(&rejected(tree.replace(", dimensions: 3}", "}").as_bytes()));
+    assert!(err.contains("dimensions"), "{err}");
+    let model = tree.replace("{simulation: {}}", "{model: {name: fat_tree}}");
+    let err = flat(&rejected(model.as_bytes()));
+    assert!(err.contains("no analytical model here covers the k-ary n-tree"), "{err}");
+}

@@ -5,8 +5,10 @@
 //! `dragonfly` (Kim, Dally, Scott and Abts, ISCA 2008) is the first: its numbering of terminals
 //! and routers, its global-link arrangement, and its minimal, Valiant and UGAL routing cases
 //! with their virtual-channel classes live in one file. Tori, meshes and hypercubes are still
-//! numbered in `topology` and routed in `routing`; the butterfly fat-tree's numbering and wiring are `fat_tree` (its `up_down` case is in
+//! numbered in `topology` and routed in `routing`; the butterfly fat-tree's numbering and
+//! wiring are `fat_tree`, the k-ary n-tree's `kary_ntree` (their `up_down` cases are in
 //! `routing`).
 
 pub(crate) mod dragonfly;
 pub(crate) mod fat_tree;
+pub(crate) mod kary_ntree;

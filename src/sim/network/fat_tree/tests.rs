@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::super::super::engine::{Engine, RunPlan};
+use super::super::super::tests::{bfs, run_checking_invariants};
 use super::super::super::topology::Geometry;
 use super::super::super::{SimOptions, check, simulate};
 use super::*;
@@ -132,23 +133,6 @@ fn every_switch_reaches_the_processors_of_its_block() {
             }
         }
     }
-}
-
-/// Breadth-first distances from `source` over all links.
-fn bfs(geometry: &Geometry, source: u32, routers: u32) -> Vec<u32> {
-    let mut distance = vec![u32::MAX; routers as usize];
-    distance[source as usize] = 0;
-    let mut queue = std::collections::VecDeque::from([source]);
-    while let Some(r) = queue.pop_front() {
-        for port in 0..geometry.ports {
-            let to = geometry.downstream(r * geometry.ports + port);
-            if to != NO_LINK && distance[to as usize] == u32::MAX {
-                distance[to as usize] = distance[r as usize] + 1;
-                queue.push_back(to);
-            }
-        }
-    }
-    distance
 }
 
 #[test]
@@ -319,19 +303,8 @@ fn invariants_hold_under_load() {
     ];
     for (s, rate) in &cases {
         assert!(check(s).is_ok(), "{s:?}");
-        let mut engine = Engine::new(s, *rate, 11, &plan(0, 3_000)).unwrap();
-        engine.open_window();
-        for cycle in 1..=3_000u64 {
-            engine.step();
-            if cycle % 97 == 0 {
-                engine.check_invariants();
-            }
-        }
+        let engine = run_checking_invariants(s, *rate, 11, 3_000);
         assert!(engine.delivered_total > 200, "{s:?}: only {} delivered", engine.delivered_total);
-        assert_eq!(
-            engine.window.delivered_flits,
-            engine.window.delivered * u64::from(s.message_length) + engine.flits_in_delivery()
-        );
     }
 }
 

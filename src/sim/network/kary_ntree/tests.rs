@@ -1,0 +1,353 @@
+//! k-ary n-tree tests: the wiring against the definition, subtrees and minimal routes, an
+//! acyclic channel-dependency graph, exact zero-load latency for every pair, the random
+//! up-port choice, and invariants at and past saturation.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use super::super::super::engine::{Engine, RunPlan};
+use super::super::super::routing::{Header, Router};
+use super::super::super::tests::{bfs, lone_message_with, run_checking_invariants};
+use super::super::super::topology::{Geometry, Shape};
+use super::super::super::{SimOptions, check, simulate};
+use super::*;
+use crate::measurement::Status;
+use crate::scenario::{Ejection, Routing, Scenario, Topology, Traffic};
+
+fn tree(k: u32, n: u32, routing: Routing, v: u32, m: u32) -> Scenario {
+    Scenario {
+        routing,
+        virtual_channels: v,
+        message_length: m,
+        ..Scenario::new(Topology::KaryNTree { radix: k, dimensions: n })
+    }
+}
+
+fn geometry(k: u32, n: u32) -> Geometry {
+    Geometry::new(&Topology::KaryNTree { radix: k, dimensions: n }).unwrap()
+}
+
+/// The level of the nearest common ancestors of terminals `s != d`.
+fn nca_level(k: u32, s: u32, d: u32) -> u32 {
+    (1..).find(|&h| s / k.pow(h) == d / k.pow(h)).unwrap_or(0)
+}
+
+const SIZES: [(u32, u32); 6] = [(2, 1), (2, 3), (3, 2), (4, 2), (2, 4), (4, 3)];
+
+#[test]
+fn wiring_follows_the_definition() {
+    for (k, n) in SIZES {
+        let t = KaryNTree::new(k, n).unwrap();
+        let nb = t.neighbors();
+        let ports = t.ports();
+        let at = |router: u32, port: u32| nb[(router * ports + port) as usize];
+        let terminals = k.pow(n);
+        let per_level = k.pow(n - 1);
+        assert_eq!(t.routers(), terminals + n * per_level);
+        assert_eq!(nb.len(), (t.routers() * ports) as usize);
+        // Terminal t: up_0 to S(1, t / k), which reaches it through down_(t mod k).
+        for term in 0..terminals {
+            let leaf = t.switch(1, term / k);
+            assert_eq!(at(term, 0), leaf, "{k}-ary {n}-tree T({term})");
+            assert_eq!(at(leaf, k + term % k), term);
+            assert!((1..ports).all(|port| at(term, port) == NO_LINK));
+        }
+        // Switches of adjacent levels are linked exactly when their words differ at most in
+        // digit l - 1, once in each direction.
+        let digit = |w: u32, i: u32| (w / k.pow(i)) % k;
+        for l in 1..=n {
+            for w in 0..per_level {
+                let router = t.switch(l, w);
+                assert_eq!(t.position(router), (l, w));
+                let ups: Vec<u32> = (0..k).map(|j| at(router, j)).collect();
+                if l == n {
+                    assert!(ups.iter().all(|&u| u == NO_LINK), "top switches have no up links");
+                    continue;
+                }
+                let expected: BTreeSet<u32> = (0..per_level)
+                    .filter(|&x| (0..n - 1).all(|i| i == l - 1 || digit(x, i) == digit(w, i)))
+                    .map(|x| t.switch(l + 1, x))
+                    .collect();
+                assert_eq!(ups.iter().copied().collect::<BTreeSet<u32>>(), expected);
+                for (j, &up) in ups.iter().enumerate() {
+                    assert_eq!(digit(t.position(up).1, l - 1), j as u32, "up_{j} sets digit l-1");
+                    let back = (0..ports).filter(|&q| at(up, q) == router).collect::<Vec<_>>();
+                    assert_eq!(back, vec![k + digit(w, l - 1)], "one reverse channel");
+                }
+            }
+        }
+        let links = nb.iter().filter(|&&to| to != NO_LINK).count() as u32;
+        // n - 1 levels of k^n switch-to-switch links each way, plus the terminal links.
+        assert_eq!(links, 2 * terminals + 2 * (n - 1) * terminals);
+    }
+}
+
+#[test]
+fn every_switch_reaches_the_terminals_of_its_block() {
+    for (k, n) in SIZES {
+        let t = KaryNTree::new(k, n).unwrap();
+        let nb = t.neighbors();
+        let terminals = k.pow(n);
+        for router in terminals..t.routers() {
+            let (l, w) = t.position(router);
+            let mut reached = BTreeSet::new();
+            let mut stack = vec![router];
+            while let Some(r) = stack.pop() {
+                if r < terminals {
+                    reached.insert(r);
+                    continue;
+                }
+                stack.extend((k..2 * k).map(|port| nb[(r * t.ports() + port) as usize]));
+            }
+            let size = k.pow(l);
+            let block = w / k.pow(l - 1);
+            let expected: BTreeSet<u32> = (block * size..(block + 1) * size).collect();
+            assert_eq!(reached, expected, "{k}-ary {n}-tree S({l},{w})");
+        }
+    }
+}
+
+#[test]
+fn routes_are_the_minimal_paths_and_turn_at_the_nearest_common_ancestor() {
+    for (k, n) in SIZES {
+        let g = geometry(k, n);
+        let t = g.kary_ntree.clone().unwrap();
+        let terminals = k.pow(n);
+        for s in 0..terminals {
+            let shortest = bfs(&g, s, t.routers());
+            for d in (0..terminals).filter(|&d| d != s) {
+                let h = nca_level(k, s, d);
+                assert_eq!(g.distance(s, d), 2 * h);
+                assert_eq!(shortest[d as usize], 2 * h, "{s}->{d}: 2h links is the minimum");
+                // Walk the route, taking up_0, up_1, ... in turn while climbing.
+                let (mut cur, mut hops, mut top, mut turn) = (s, 0, 0, 0);
+                while cur != d {
+                    let left = g.distance(cur, d);
+                    let mut steps = Vec::new();
+                    g.minimal_steps(cur, d, |step| steps.push(step.port));
+                    let (l, _) = t.position(cur);
+                    let climbing = top < h;
+                    let expected = if l > 0 && climbing { k } else { 1 };
+                    assert_eq!(steps.len() as u32, expected, "{s}->{d} at {}", t.describe(cur));
+                    for &port in &steps {
+                        let next = g.downstream(cur * g.ports + port);
+                        assert_eq!(g.distance(next, d) + 1, left, "{s}->{d}");
+                        assert_eq!(t.is_up(port), climbing, "up below level h, down from it");
+                    }
+                    cur = g.downstream(cur * g.ports + steps[turn % steps.len()]);
+                    turn += 1;
+                    hops += 1;
+                    top = top.max(t.position(cur).0);
+                }
+                assert_eq!((hops, top), (2 * h, h), "{s}->{d}");
+            }
+        }
+    }
+}
+
+#[test]
+fn channel_dependencies_are_acyclic() {
+    // Every channel a route may hold while it requests the next one, over every route of every
+    // pair (every up-port choice): the graph must have a topological order.
+    for (k, n) in [(2, 3), (3, 2), (4, 2), (2, 4), (3, 3)] {
+        let g = geometry(k, n);
+        let terminals = k.pow(n);
+        let mut edges: HashMap<u32, HashSet<u32>> = HashMap::new();
+        for s in 0..terminals {
+            for d in (0..terminals).filter(|&d| d != s) {
+                // (router, channel the header arrived on) pairs still to expand.
+                let mut stack = vec![(s, u32::MAX)];
+                let mut seen = HashSet::new();
+                while let Some((cur, held)) = stack.pop() {
+                    if cur == d || !seen.insert((cur, held)) {
+                        continue;
+                    }
+                    g.minimal_steps(cur, d, |step| {
+                        let channel = cur * g.ports + step.port;
+                        if held != u32::MAX {
+                            edges.entry(held).or_default().insert(channel);
+                        }
+                        stack.push((g.downstream(channel), channel));
+                    });
+                }
+            }
+        }
+        // Kahn's algorithm.
+        let mut indegree: HashMap<u32, usize> = HashMap::new();
+        for (&from, tos) in &edges {
+            indegree.entry(from).or_default();
+            for &to in tos {
+                *indegree.entry(to).or_default() += 1;
+            }
+        }
+        let mut ready: Vec<u32> = indegree.iter().filter(|e| *e.1 == 0).map(|e| *e.0).collect();
+        let mut ordered = 0;
+        while let Some(c) = ready.pop() {
+            ordered += 1;
+            for &to in edges.get(&c).into_iter().flatten() {
+                let left = indegree.get_mut(&to).unwrap();
+                *left -= 1;
+                if *left == 0 {
+                    ready.push(to);
+                }
+            }
+        }
+        assert_eq!(ordered, indegree.len(), "{k}-ary {n}-tree: a dependency cycle");
+        assert!(ordered > 0);
+    }
+}
+
+/// Zero-load latency of a message from terminal `s` to terminal `d != s`, derived in the
+/// engine's conventions exactly as for the butterfly fat-tree (`network/fat_tree/tests.rs`):
+/// the route has `2h` links, h the nearest-common-ancestor level; the header is routed onto
+/// the terminal's link in its generation cycle `g`, each link takes one cycle and each router
+/// after a link adds `router_delay` before routing (the `2h - 1` switches and the destination
+/// terminal), so the header is ejected in cycle `g + 2h + 2h router_delay`, the tail `M - 1`
+/// cycles later: latency `2h + M + 2h router_delay`.
+fn zero_load_latency(k: u32, s: u32, d: u32, scenario: &Scenario) -> f64 {
+    let hops = 2 * nca_level(k, s, d);
+    f64::from(hops + scenario.message_length + scenario.router_delay * hops)
+}
+
+#[test]
+fn zero_load_latency_is_exact_for_every_pair() {
+    let cases = [
+        (2, tree(2, 3, Routing::UpDown, 1, 16)),
+        (4, tree(4, 2, Routing::UpDownRandom, 1, 8)),
+        (
+            3,
+            Scenario {
+                router_delay: 2,
+                buffer_depth: 3,
+                ejection: Ejection::Unlimited,
+                ..tree(3, 3, Routing::UpDown, 2, 5)
+            },
+        ),
+        (2, Scenario { buffer_depth: 1, ..tree(2, 4, Routing::UpDownRandom, 3, 1) }),
+        (4, tree(4, 3, Routing::UpDown, 2, 32)),
+    ];
+    for (k, s) in &cases {
+        let terminals = s.topology.nodes() as u32;
+        for source in 0..terminals {
+            for dest in (0..terminals).filter(|&d| d != source) {
+                let (latency, hops) = lone_message_with(s, source, dest, None);
+                assert_eq!(hops, f64::from(2 * nca_level(*k, source, dest)), "{source}->{dest}");
+                assert_eq!(latency, zero_load_latency(*k, source, dest, s), "{source}->{dest}");
+            }
+        }
+    }
+}
+
+#[test]
+fn up_down_random_draws_each_up_port_equally_often_and_keeps_a_route() {
+    // A 4-ary 3-tree: from terminal 0 to terminal 63 the route climbs to level 3, choosing
+    // among 4 up ports at levels 1 and 2 (16 routes). Lone messages one after another: every
+    // up port of S(1,0) carries about a quarter of them.
+    let (k, m) = (4, 4);
+    let s = tree(k, 3, Routing::UpDownRandom, 1, m);
+    let mut engine = Engine::new(&s, 0.0, 3, &RunPlan::fixed(0, 1)).unwrap();
+    engine.open_window();
+    let messages = 800;
+    for _ in 0..messages {
+        engine.send(0, 63);
+        while engine.window.outstanding > 0 {
+            engine.step();
+        }
+    }
+    let leaf = engine.geometry.nodes; // S(1,0), the first switch.
+    let ports = engine.geometry.ports;
+    let taken: Vec<u64> = (0..k)
+        .map(|j| engine.window.vc_flits[(leaf * ports + j) as usize] / u64::from(m))
+        .collect();
+    assert_eq!(taken.iter().sum::<u64>(), messages);
+    // Binomial(800, 1/4): mean 200, standard deviation 12.2; allow 4.5 sigma.
+    assert!(taken.iter().all(|&c| (145..=255).contains(&c)), "up ports taken {taken:?}");
+    // The choice is a function of the message's draw and the router: waiting does not change it.
+    let router = Router::new(&s, Shape::KaryNTree, k, 3).unwrap();
+    let header = |ties| Header { source: 0, dest: 63, level: 0, ties };
+    let mut out = Vec::new();
+    for ties in [1u32, 99, 12345] {
+        router.candidates(&engine.geometry, leaf, header(ties), &mut out);
+        assert_eq!(out.len(), 1);
+        let first = out[0];
+        router.candidates(&engine.geometry, leaf, header(ties), &mut out);
+        assert_eq!(out, vec![first]);
+    }
+}
+
+#[test]
+fn invariants_hold_under_load() {
+    let cases = [
+        (tree(4, 3, Routing::UpDown, 1, 16), 0.02),
+        (Scenario { buffer_depth: 4, ..tree(2, 4, Routing::UpDownRandom, 2, 8) }, 0.04),
+        (Scenario { buffer_depth: 1, router_delay: 1, ..tree(3, 2, Routing::UpDown, 3, 6) }, 0.06),
+        (Scenario { traffic: Traffic::BitComplement, ..tree(4, 3, Routing::UpDown, 2, 8) }, 0.05),
+    ];
+    for (s, rate) in &cases {
+        assert!(check(s).is_ok(), "{s:?}");
+        let engine = run_checking_invariants(s, *rate, 11, 3_000);
+        assert!(engine.delivered_total > 200, "{s:?}: only {} delivered", engine.delivered_total);
+    }
+}
+
+#[test]
+fn the_adaptive_up_port_choice_sustains_more_load_than_the_random_one() {
+    // A 4-ary 3-tree, V = 2, M = 8, uniform traffic. Measured saturation throughputs
+    // (`runner simulate --saturation`, docs/kary_ntree.md): 0.0639 messages/node/cycle with
+    // up_down, 0.0554 with up_down_random: a worm that follows the free up ports meets less
+    // head-of-line blocking than one whose route is fixed. At 0.06, between the two, the
+    // adaptive tree carries the offered load and the random one saturates.
+    let options = SimOptions { warmup_cycles: 2_000, cycles: 10_000, ..SimOptions::default() };
+    let rate = 0.06;
+    let adaptive = simulate(&tree(4, 3, Routing::UpDown, 2, 8), rate, &options, 5, None).unwrap();
+    assert_eq!(adaptive.status, Status::Ok, "{:?}", adaptive.detail);
+    let accepted = adaptive.throughput.unwrap();
+    assert!((accepted - rate).abs() < 0.03 * rate, "accepted {accepted} of {rate}");
+    let random =
+        simulate(&tree(4, 3, Routing::UpDownRandom, 2, 8), rate, &options, 5, None).unwrap();
+    assert_eq!(random.status, Status::Saturated, "{:?}", random.detail);
+}
+
+#[test]
+fn overload_saturates_and_never_deadlocks() {
+    let options = SimOptions { warmup_cycles: 1_000, cycles: 20_000, ..SimOptions::default() };
+    for (routing, v) in [(Routing::UpDown, 1), (Routing::UpDownRandom, 2)] {
+        let m = simulate(&tree(4, 3, routing, v, 16), 0.2, &options, 2, None).unwrap();
+        assert_eq!(m.status, Status::Saturated, "{routing:?} V = {v}: {:?}", m.detail);
+        let detail = m.detail.unwrap_or_default();
+        assert!(!detail.contains("deadlock"), "{routing:?}: {detail}");
+    }
+}
+
+#[test]
+fn nonsense_kary_ntree_scenarios_are_refused() {
+    let bad = [
+        tree(1, 3, Routing::UpDown, 1, 16),
+        tree(4, 0, Routing::UpDown, 1, 16),
+        tree(4, 3, Routing::Duato, 4, 16),
+        tree(4, 3, Routing::Adaptive, 1, 16),
+        tree(4, 3, Routing::DimensionOrder, 2, 16),
+        Scenario { escape_channels: Some(1), ..tree(4, 3, Routing::UpDown, 2, 16) },
+        Scenario { traffic: Traffic::Tornado, ..tree(4, 3, Routing::UpDown, 1, 16) },
+        Scenario { fault_rate: 0.05, ..tree(4, 3, Routing::UpDown, 1, 16) },
+        tree(4, 3, Routing::UpDown, 65, 16),
+        tree(2, 40, Routing::UpDown, 1, 16),
+    ];
+    for s in &bad {
+        let error = check(s).unwrap_err();
+        assert!(!error.to_string().is_empty());
+        assert!(simulate(s, 0.01, &SimOptions::default(), 1, None).is_err());
+    }
+    // Up/down routing is refused off the trees, and up_down_random works on both trees.
+    let torus = Scenario {
+        routing: Routing::UpDownRandom,
+        ..Scenario::new(Topology::Torus { radix: 4, dimensions: 2 })
+    };
+    assert!(check(&torus).unwrap_err().to_string().contains("fat_tree and kary_ntree"));
+    let butterfly = Scenario {
+        routing: Routing::UpDownRandom,
+        ..Scenario::new(Topology::FatTree { processors: 64 })
+    };
+    assert!(check(&butterfly).is_ok());
+    let transpose = Scenario { traffic: Traffic::Transpose, ..tree(4, 2, Routing::UpDown, 1, 16) };
+    assert!(check(&transpose).is_ok());
+}
