@@ -59,14 +59,16 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
              fault-free minimal paths has N² bits), this one has {nodes}"
         )));
     }
-    if let Topology::FatTree { .. } | Topology::Dragonfly { .. } = scenario.topology {
+    if let Topology::FatTree { .. } | Topology::Dragonfly { .. } | Topology::Graph { .. } =
+        scenario.topology
+    {
         return Err(SimError(format!(
             "fault_rate > 0 is simulated on tori, meshes and hypercubes (the fault papers' \
              networks), not on the {}: leave fault_rate at 0",
-            if scenario.topology.dragonfly().is_some() {
-                "dragonfly"
-            } else {
-                "butterfly fat-tree"
+            match scenario.topology {
+                Topology::Dragonfly { .. } => "dragonfly",
+                Topology::Graph { .. } => "graph",
+                _ => "butterfly fat-tree",
             }
         )));
     }

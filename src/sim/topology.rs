@@ -10,13 +10,16 @@
 //! and its switches are routers with the ids after them, each with six ports; everything above
 //! this module only sees ports, router ids and channel ids. The dragonfly
 //! ([`Shape::Dragonfly`], numbering, wiring and routing cases in `network::dragonfly`) is built
-//! the same way: terminals `0..N` are the nodes, its routers follow them.
+//! the same way: terminals `0..N` are the nodes, its routers follow them; so is a graph read
+//! from a file ([`Shape::Graph`], numbering, route tables and routing cases in
+//! `network::graph`).
 
 use crate::scenario::Topology;
 
 use super::SimError;
 use super::network::dragonfly::Dragonfly;
 use super::network::fat_tree::{self, FatTree};
+use super::network::graph::GraphNetwork;
 
 /// Marks a missing link (mesh border).
 pub(crate) const NO_LINK: u32 = u32::MAX;
@@ -34,6 +37,8 @@ pub(crate) enum Shape {
     FatTree,
     /// Dragonfly (`radix` the router radix p + a - 1 + h, `dims` 2).
     Dragonfly,
+    /// A graph read from a file (`radix` its largest router radix, `dims` its router count).
+    Graph,
 }
 
 /// Largest minimal distance of a network of this shape.
@@ -46,6 +51,9 @@ pub(crate) fn diameter(shape: Shape, radix: u32, dims: u32) -> u32 {
         // The longest route any dragonfly routing takes (Valiant: terminal link, local,
         // global, local, global, local, ejection link), so that sizes derived from it cover it.
         Shape::Dragonfly => 7,
+        // A bound: a shortest legal up*/down* route visits each of the `dims` routers at most
+        // once, plus the two terminal links.
+        Shape::Graph => dims + 1,
     }
 }
 
@@ -77,11 +85,23 @@ pub(crate) struct Geometry {
     tree: Option<FatTree>,
     /// The dragonfly's sizes (`Shape::Dragonfly` only).
     pub(crate) dragonfly: Option<Dragonfly>,
+    /// A graph's numbering and route tables (`Shape::Graph` only).
+    pub(crate) graph: Option<GraphNetwork>,
 }
 
 impl Geometry {
     /// Validates `topology` and builds its tables.
     pub(crate) fn check(topology: &Topology) -> Result<(Shape, u32, u32), SimError> {
+        if let Some(graph) = topology.graph() {
+            let (terminals, routers, ports) = GraphNetwork::sizes(graph);
+            if u64::from(terminals) + u64::from(routers) > MAX_NODES || routers == 0 {
+                return Err(SimError(format!(
+                    "graph {} is too large for the simulator ({terminals} terminals, {routers}                      routers)",
+                    graph.file
+                )));
+            }
+            return Ok((Shape::Graph, ports.max(2), routers));
+        }
         let (shape, radix, dims) = match *topology {
             Topology::Torus { radix, dimensions } => (Shape::Torus, radix, dimensions),
             Topology::Mesh { radix, dimensions } => (Shape::Mesh, radix, dimensions),
@@ -95,6 +115,7 @@ impl Geometry {
                 Dragonfly::new(p, a, h)?;
                 (Shape::Dragonfly, topology.radix().max(2), 2)
             }
+            Topology::Graph { .. } => return Err(SimError("a graph is checked above".into())),
         };
         if dims == 0 {
             return Err(SimError(format!("{} needs at least 1 dimension", topology.kind())));
@@ -118,7 +139,7 @@ impl Geometry {
         let ports = match shape {
             Shape::Hypercube => dims,
             Shape::FatTree => fat_tree::PORTS,
-            Shape::Dragonfly => 0,
+            Shape::Dragonfly | Shape::Graph => 0,
             _ => 2 * dims,
         };
         let mut strides = Vec::with_capacity(dims as usize);
@@ -137,11 +158,19 @@ impl Geometry {
             neighbor: Vec::new(),
             tree: None,
             dragonfly: None,
+            graph: None,
         };
         if shape == Shape::FatTree {
             let (tree, neighbor) = FatTree::new(nodes)?;
             geometry.tree = Some(tree);
             geometry.neighbor = neighbor;
+            return Ok(geometry);
+        }
+        if let Some(graph) = topology.graph() {
+            let network = GraphNetwork::new(graph)?;
+            geometry.ports = network.ports();
+            geometry.neighbor = network.neighbors();
+            geometry.graph = Some(network);
             return Ok(geometry);
         }
         if let Some((p, a, h)) = topology.dragonfly() {
@@ -187,8 +216,8 @@ impl Geometry {
         let k = self.radix;
         match self.shape {
             Shape::Hypercube => node ^ (1 << port),
-            // Built by `FatTree::new` and `Dragonfly::neighbors`, never here.
-            Shape::FatTree | Shape::Dragonfly => NO_LINK,
+            // Built by `FatTree::new`, `Dragonfly::neighbors` and `GraphNetwork::new`, never here.
+            Shape::FatTree | Shape::Dragonfly | Shape::Graph => NO_LINK,
             Shape::Torus | Shape::Mesh => {
                 let d = port / 2;
                 let stride = self.strides[d as usize];
@@ -221,6 +250,11 @@ impl Geometry {
             Shape::Dragonfly => {
                 if let Some(dragonfly) = &self.dragonfly {
                     distance = dragonfly.minimal_steps(cur, dest, visit);
+                }
+            }
+            Shape::Graph => {
+                if let Some(graph) = &self.graph {
+                    distance = graph.minimal_steps(cur, dest, visit);
                 }
             }
             Shape::Hypercube => {
@@ -271,8 +305,9 @@ impl Geometry {
         dest: u32,
         ties: u32,
     ) -> Option<(Step, u32)> {
-        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly) {
-            // No routing uses it on the fat-tree or the dragonfly: the first minimal step.
+        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly | Shape::Graph) {
+            // No routing uses it on the fat-tree, the dragonfly or a graph: the first minimal
+            // step.
             let mut first = None;
             self.minimal_steps(cur, dest, |step| {
                 first.get_or_insert((step, 0));
@@ -319,8 +354,8 @@ impl Geometry {
         match (self.shape, &self.tree) {
             (Shape::Hypercube, _) => node.count_ones() % 2,
             (Shape::FatTree, Some(tree)) => tree.parity(node),
-            // Not bipartite (a group is a complete graph); no routing asks.
-            (Shape::Dragonfly, _) => 0,
+            // Not bipartite (a group is a complete graph); no routing asks. Nor on a graph.
+            (Shape::Dragonfly | Shape::Graph, _) => 0,
             _ => (0..self.dims).map(|d| self.coord(node, d)).sum::<u32>() % 2,
         }
     }
@@ -332,6 +367,9 @@ impl Geometry {
         }
         if let Some(dragonfly) = &self.dragonfly {
             return dragonfly.describe(node);
+        }
+        if let Some(graph) = &self.graph {
+            return graph.describe(node);
         }
         let coords: Vec<String> = (0..self.dims).map(|d| self.coord(node, d).to_string()).collect();
         format!("({})", coords.join(","))
@@ -345,6 +383,7 @@ impl Geometry {
             Shape::Dragonfly => {
                 self.dragonfly.as_ref().map_or_else(String::new, |d| d.describe_port(port))
             }
+            Shape::Graph => format!("port_{port}"),
             _ => format!("{}x{}", if port.is_multiple_of(2) { '+' } else { '-' }, port / 2),
         }
     }

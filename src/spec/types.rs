@@ -173,8 +173,8 @@ pub struct ScenarioSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopologySpec {
-    /// `torus` (k-ary n-cube), `mesh`, `hypercube`, `fat_tree` (butterfly fat-tree) or
-    /// `dragonfly`.
+    /// `torus` (k-ary n-cube), `mesh`, `hypercube`, `fat_tree` (butterfly fat-tree),
+    /// `dragonfly` or `graph` (any network read from a file).
     #[schemars(with = "Sweep<TopologyKind>")]
     pub kind: Field<TopologyKind>,
     /// Nodes per dimension k >= 2 (torus, mesh).
@@ -201,6 +201,12 @@ pub struct TopologySpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>")]
     pub global_links_per_router: Option<Field<u32>>,
+    /// The file describing the network (graph): its routers, the terminals of each and its
+    /// links, in the text format of `docs/graph.md`, relative to the spec file's directory. Its
+    /// content hash, not its name, is part of the task ids; a list sweeps over files.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<String>>")]
+    pub graph: Option<Field<String>>,
 }
 
 /// `scenario.switching`.
@@ -468,6 +474,8 @@ pub enum TopologyKind {
     /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008), global links in the absolute
     /// arrangement.
     Dragonfly,
+    /// Any network read from a file (`topology.graph`, format in docs/graph.md).
+    Graph,
 }
 
 /// `scenario.switching.kind`.
@@ -494,13 +502,14 @@ pub enum RoutingName {
     Duato,
     /// Duato-Nbc: negative-hop escape with bonus cards.
     Nbc,
-    /// Up/down (fat-tree).
+    /// Up/down (fat-tree); up*/down* on a spanning tree (graph).
     UpDown,
     /// West-first turn model (2-D mesh).
     WestFirst,
     /// Odd-even turn model (2-D mesh).
     OddEven,
-    /// Dragonfly minimal: local, global, local hop.
+    /// Dragonfly minimal: local, global, local hop; graph: shortest paths with an up*/down*
+    /// escape channel.
     Minimal,
     /// Dragonfly Valiant: via a random intermediate group.
     Valiant,
