@@ -5,13 +5,19 @@
 //! take one and return a [`crate::measurement::Measurement`]. Nothing here does
 //! I/O or knows about YAML.
 
+use std::sync::Arc;
+
 use serde::Serialize;
+
+pub mod graph;
+
+pub use graph::Graph;
 
 /// Number of simulated or modelled clock cycles.
 pub type Cycles = u64;
 
 /// The interconnection network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Topology {
     /// k-ary n-cube with wrap-around (bidirectional) links.
@@ -58,6 +64,13 @@ pub enum Topology {
         /// Levels of switches, n >= 1.
         dimensions: u32,
     },
+    /// Any network read from a file (`docs/graph.md`): routers, their terminals and
+    /// bidirectional links. Serialized (and so identified) by the file's content hash only.
+    Graph {
+        /// The parsed graph.
+        #[serde(serialize_with = "graph::serialize_shared")]
+        graph: Arc<Graph>,
+    },
 }
 
 impl Topology {
@@ -70,13 +83,16 @@ impl Topology {
             Topology::FatTree { .. } => "fat_tree",
             Topology::Dragonfly { .. } => "dragonfly",
             Topology::KaryNTree { .. } => "kary_ntree",
+            Topology::Graph { .. } => "graph",
         }
     }
 
     /// Radix k for tori and meshes, 2 for the hypercube, 4 for the fat-tree; for the dragonfly
-    /// the router radix `k = p + a - 1 + h` (terminal, local and global ports).
+    /// the router radix `k = p + a - 1 + h` (terminal, local and global ports); for a graph the
+    /// largest router radix (terminals plus links).
     pub fn radix(&self) -> u32 {
         match *self {
+            Topology::Graph { ref graph } => graph.radix(),
             Topology::Torus { radix, .. }
             | Topology::Mesh { radix, .. }
             | Topology::KaryNTree { radix, .. } => radix,
@@ -91,9 +107,11 @@ impl Topology {
     }
 
     /// Number of dimensions n (for the fat-tree: the number of levels, log4 N; for the
-    /// dragonfly 2, its two levels of links: local within a group, global between groups).
+    /// dragonfly 2, its two levels of links: local within a group, global between groups; 0 for
+    /// a graph, which has none).
     pub fn dimensions(&self) -> u32 {
         match *self {
+            Topology::Graph { .. } => 0,
             Topology::Torus { dimensions, .. }
             | Topology::Mesh { dimensions, .. }
             | Topology::Hypercube { dimensions }
@@ -114,6 +132,7 @@ impl Topology {
     /// Number of processing nodes, saturating at `u64::MAX` for absurd sizes.
     pub fn nodes(&self) -> u64 {
         match *self {
+            Topology::Graph { ref graph } => graph.terminals(),
             Topology::Torus { radix, dimensions }
             | Topology::Mesh { radix, dimensions }
             | Topology::KaryNTree { radix, dimensions } => {
@@ -140,6 +159,14 @@ impl Topology {
                 routers_per_group,
                 global_links_per_router,
             } => Some((terminals_per_router, routers_per_group, global_links_per_router)),
+            _ => None,
+        }
+    }
+
+    /// The graph of a `graph` topology; `None` for the other families.
+    pub fn graph(&self) -> Option<&Arc<Graph>> {
+        match self {
+            Topology::Graph { graph } => Some(graph),
             _ => None,
         }
     }
@@ -996,6 +1023,8 @@ pub mod bounds {
                 integer("routers_per_group", routers_per_group)?;
                 integer("global_links_per_router", global_links_per_router)?;
             }
+            // Checked when the file is parsed (`scenario::graph`).
+            Topology::Graph { .. } => {}
         }
         if let Switching::Scouting { scouting_distance } = s.switching {
             integer("scouting_distance", scouting_distance)?;

@@ -105,11 +105,11 @@ fn bench_sim(quiet: bool) -> anyhow::Result<serde_json::Value> {
 
 fn model_configurations() -> Vec<(&'static str, ModelName, Scenario, f64)> {
     let torus16 = Topology::Torus { radix: 16, dimensions: 2 };
-    let mut scouting = Scenario::new(torus16);
+    let mut scouting = Scenario::new(torus16.clone());
     scouting.switching = Switching::Scouting { scouting_distance: 6 };
     scouting.routing = Routing::Adaptive;
     scouting.virtual_channels = 2;
-    let mut nbc = Scenario::new(torus16);
+    let mut nbc = Scenario::new(torus16.clone());
     nbc.routing = Routing::Nbc;
     nbc.virtual_channels = 10;
     let mut circuit = Scenario::new(torus16);

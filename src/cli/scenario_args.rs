@@ -48,6 +48,11 @@ pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError
     for (key, value, _) in &seen {
         set(scenario, key, value)?;
     }
+    if seen.iter().any(|(k, v, _)| *k == "topology" && *v == "graph")
+        && scenario.topology.graph().is_none()
+    {
+        return Err(InputError("`topology=graph` needs `graph=<file>`, the file describing the network (docs/graph.md)".into()));
+    }
     crate::scenario::bounds::check(scenario).map_err(InputError)?;
     // The second moment a length distribution implies, as specs record it.
     scenario.message_length_second_moment = scenario.length_second_moment();
@@ -63,7 +68,7 @@ fn rank(key: &str) -> Option<usize> {
 /// Refuses keys that contradict each other: a later one would silently override the other.
 fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
     let given = |key: &str| pairs.iter().find(|(k, _, _)| *k == key);
-    let rules: [(&str, &[&str], &[&str]); 7] = [
+    let rules: [(&str, &[&str], &[&str]); 8] = [
         ("traffic", &["hotspot"], &["hotspot_fraction", "hotspot_nodes"]),
         ("injection_process", &["on_off"], &["burst_length"]),
         (
@@ -73,6 +78,7 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
         ),
         ("switching", &["scouting"], &["scouting_distance"]),
         ("topology", &["fat_tree"], &["processors"]),
+        ("topology", &["graph"], &["graph"]),
         (
             "topology",
             &["dragonfly"],
@@ -143,9 +149,18 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                     radix: if s.topology.kind() == "kary_ntree" { radix } else { 4 },
                     dimensions: if s.topology.kind() == "kary_ntree" { dimensions } else { 3 },
                 },
+                // The `graph` key (applied next) names the file.
+                "graph" => return Ok(()),
                 _ => {
-                    let names =
-                        ["torus", "mesh", "hypercube", "fat_tree", "dragonfly", "kary_ntree"];
+                    let names = [
+                        "torus",
+                        "mesh",
+                        "hypercube",
+                        "fat_tree",
+                        "dragonfly",
+                        "kary_ntree",
+                        "graph",
+                    ];
                     return Err(choice(key, value, &names));
                 }
             }
@@ -182,6 +197,9 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                             .into(),
                     ));
                 }
+                Topology::Graph { .. } => {
+                    return Err(InputError("a graph has no `dimensions`".into()));
+                }
             }
         }
         "terminals_per_router" | "routers_per_group" | "global_links_per_router" => {
@@ -203,6 +221,14 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         "processors" => {
             let processors: u32 = number(key, value)?;
             s.topology = Topology::FatTree { processors };
+        }
+        "graph" => {
+            // A graph file, relative to the working directory, read and parsed as a spec's.
+            let graph = crate::spec::validate::read_graph(std::path::Path::new("."), value)
+                .map_err(|problems| {
+                    InputError(format!("`graph={value}`: {}", problems.join("; ")))
+                })?;
+            s.topology = Topology::Graph { graph: std::sync::Arc::new(graph) };
         }
         "switching" => {
             let k = s.switching.scouting_distance().unwrap_or(0);

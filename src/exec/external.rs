@@ -81,7 +81,7 @@ pub struct Request {
 /// it does not apply).
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ScenarioColumns {
-    /// `torus`, `mesh`, `hypercube`, `fat_tree` or `dragonfly`.
+    /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly` or `graph`.
     pub topology: String,
     /// Radix k (2 for the hypercube, 4 for the fat-tree, the router radix p + a - 1 + h for the
     /// dragonfly).
@@ -96,6 +96,11 @@ pub struct ScenarioColumns {
     pub routers_per_group: Option<u32>,
     /// Dragonfly: global links per router h; null for other topologies.
     pub global_links_per_router: Option<u32>,
+    /// Graph: the file as the spec names it, relative to the spec's directory (where the
+    /// command runs); null for other topologies.
+    pub graph: Option<String>,
+    /// Graph: blake3 of the file's content (hex); null for other topologies.
+    pub graph_blake3: Option<String>,
     /// `wormhole`, `scouting` or `circuit`.
     pub switching: String,
     /// Scouting distance K; null unless switching is scouting.
@@ -165,6 +170,8 @@ impl ScenarioColumns {
             terminals_per_router: r.terminals_per_router,
             routers_per_group: r.routers_per_group,
             global_links_per_router: r.global_links_per_router,
+            graph: r.graph,
+            graph_blake3: r.graph_blake3,
             switching: r.switching,
             scouting_distance: r.scouting_distance,
             routing: r.routing,

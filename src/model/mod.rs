@@ -343,6 +343,13 @@ fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError>
             if scenario.topology.dragonfly().is_some() { "dragonfly" } else { "k-ary n-tree" }
         )));
     }
+    if let Topology::Graph { graph } = &scenario.topology {
+        return Err(ModelError(format!(
+            "{name}: no analytical model here covers a graph read from a file ({}; the five \
+             papers model tori, hypercubes and the butterfly fat-tree); simulate it instead",
+            graph.file
+        )));
+    }
     if !scenario.traffic.is_uniform() {
         return Err(ModelError(format!(
             "{name}: the paper assumes uniform traffic (every other node equally likely), so \
@@ -421,8 +428,8 @@ fn virtual_channels(name: &str, scenario: &Scenario) -> Result<u32, ModelError> 
 /// The 2-D torus radix `k` of `scenario`, or why the scenario is not a 2-D torus with even
 /// `4 <= k <= 1024` (the torus models need `D = k/2` to be a whole number of hops).
 fn torus_radix(name: &str, scenario: &Scenario) -> Result<u32, ModelError> {
-    match scenario.topology {
-        Topology::Torus { radix, dimensions: 2 } => {
+    match &scenario.topology {
+        &Topology::Torus { radix, dimensions: 2 } => {
             if radix % 2 != 0 || !(4..=1024).contains(&radix) {
                 Err(ModelError(format!(
                     "{name}: needs an even radix 4 <= k <= 1024 (the model uses D = k/2 hops), \

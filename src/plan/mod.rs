@@ -433,6 +433,51 @@ methods: METHODS
         }
     }
 
+    /// A graph file is part of the task ids by its content only: two copies under different
+    /// names (and directories) give the same ids, an edited copy other ids; the serialized
+    /// scenario holds the content hash, never the path.
+    #[test]
+    fn graph_files_enter_task_ids_by_content_not_name() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = "router a terminals 1\nrouter b terminals 2\nrouter c terminals 1\n\
+                    link a b\nlink b c\nlink c a\n";
+        std::fs::create_dir(dir.path().join("sub")).expect("sub");
+        let files = [
+            ("one.txt", text.to_string()),
+            ("sub/two.txt", text.to_string()),
+            ("edited.txt", text.replace("router c terminals 1", "router c terminals 2")),
+        ];
+        let ids: Vec<Vec<String>> = files
+            .iter()
+            .map(|(name, content)| {
+                std::fs::write(dir.path().join(name), content).expect("write");
+                let spec = format!(
+                    "name: g\nscenario:\n  topology: {{kind: graph, graph: {name}}}\n  \
+                     routing: minimal\n  virtual_channels: 2\nload: {{rates: [0.01, 0.02]}}\n\
+                     methods: {{simulation: {{}}}}\n"
+                );
+                let path = dir.path().join("spec.yaml");
+                let source = SpecSource { path, text: spec, sha256: String::new() };
+                let experiment = spec::parse(&source).unwrap_or_else(|e| panic!("{e}"));
+                let json = serde_json::to_string(&experiment.scenarios[0].scenario).expect("json");
+                assert!(json.contains("\"blake3\":"), "{json}");
+                assert!(!json.contains(".txt"), "the path is not part of the scenario: {json}");
+                let plan = build(&experiment, None);
+                let mut ids: Vec<String> = plan
+                    .graph
+                    .node_weights()
+                    .filter(|t| t.kind == super::TaskKind::Simulate)
+                    .map(|t| t.id.clone())
+                    .collect();
+                ids.sort_unstable();
+                assert_eq!(ids.len(), 2);
+                ids
+            })
+            .collect();
+        assert_eq!(ids[0], ids[1], "same content, other name: same task ids");
+        assert!(ids[2].iter().all(|id| !ids[0].contains(id)), "edited file: other task ids");
+    }
+
     /// A scenario with faults gets one fault seed per replication, the same at every load
     /// point; a fault-free scenario gets none.
     #[test]

@@ -44,6 +44,8 @@ const HEADERS: &[Header] = &[
     header("terminals_per_router", "Terminals per router p", "", "$p$", ""),
     header("routers_per_group", "Routers per group a", "", "$a$", ""),
     header("global_links_per_router", "Global links per router h", "", "$h$", ""),
+    header("graph", "Graph", "", "Graph", ""),
+    header("graph_blake3", "Graph blake3", "", "Graph blake3", ""),
     header("switching", "Switching", "", "Switching", ""),
     header("scouting_distance", "Scouting distance K", "", "$K$", ""),
     header("routing", "Routing", "", "Routing", ""),

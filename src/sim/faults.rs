@@ -59,8 +59,10 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
              fault-free minimal paths has N² bits), this one has {nodes}"
         )));
     }
-    if let Topology::FatTree { .. } | Topology::Dragonfly { .. } | Topology::KaryNTree { .. } =
-        scenario.topology
+    if let Topology::FatTree { .. }
+    | Topology::Dragonfly { .. }
+    | Topology::KaryNTree { .. }
+    | Topology::Graph { .. } = scenario.topology
     {
         return Err(SimError(format!(
             "fault_rate > 0 is simulated on tori, meshes and hypercubes (the fault papers' \
@@ -68,6 +70,7 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
             match scenario.topology {
                 Topology::Dragonfly { .. } => "dragonfly",
                 Topology::KaryNTree { .. } => "k-ary n-tree",
+                Topology::Graph { .. } => "graph",
                 _ => "butterfly fat-tree",
             }
         )));

@@ -1,5 +1,5 @@
-//! Flit-level simulator of k-ary n-cubes, meshes, hypercubes, butterfly fat-trees and
-//! dragonflies with wormhole, scouting and circuit switching, static node faults and hypercube
+//! Flit-level simulator of k-ary n-cubes, meshes, hypercubes, butterfly fat-trees,
+//! dragonflies and any network read from a file (`graph`) with wormhole, scouting and circuit switching, static node faults and hypercube
 //! broadcasts.
 //!
 //! # Brief overview
@@ -126,6 +126,12 @@
 //!   hop instead (also on the butterfly fat-tree). Zero-load latency exactly
 //!   `2h + M + router_delay 2h`, h the nearest-common-ancestor level (derived and tested per
 //!   pair in `network/kary_ntree/tests.rs`).
+//! - Graph (`network::graph`, `docs/graph.md`): routers, their terminals and links from a file;
+//!   terminals are the nodes (ids `0..N`, router by router in file order), routers the further
+//!   ids. Wormhole only. `up_down` (up*/down* on a BFS spanning tree, shortest legal routes)
+//!   and `minimal` (adaptive VCs on every minimal port, VC 0 an up*/down* escape, V >= 2).
+//!   Zero-load latency exactly `hops + M + router_delay hops` with `hops = 2 +` the
+//!   router-to-router links (tested per pair in `network/graph/tests.rs`).
 //!
 //! - Hypercube broadcast (`broadcast_fraction` beta > 0, Shahrabi, Ould-Khaoua and Mackenzie,
 //!   ACM SAC 2001; `engine/broadcast`): a generated message is a broadcast with probability
@@ -275,9 +281,9 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         }
     }
     routing::Router::new(scenario, shape, radix, dims)?;
-    let slots = match (shape, scenario.topology) {
+    let slots = match (shape, &scenario.topology) {
         // Every router (processors and switches) has six ports; injection VCs per processor.
-        (topology::Shape::FatTree, Topology::FatTree { processors }) => {
+        (topology::Shape::FatTree, &Topology::FatTree { processors }) => {
             fat_tree::routers(processors) * u64::from(fat_tree::PORTS) + u64::from(processors)
         }
         // Terminals and switches all have 2k ports; injection VCs per terminal.
@@ -289,6 +295,11 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         (topology::Shape::Dragonfly, Topology::Dragonfly { .. }) => {
             let geometry = topology::Geometry::new(&scenario.topology)?;
             geometry.channel_slots() as u64 + u64::from(geometry.nodes)
+        }
+        // Terminals and routers all have the largest router radix of ports.
+        (topology::Shape::Graph, Topology::Graph { graph }) => {
+            let (terminals, routers, ports) = network::graph::GraphNetwork::sizes(graph);
+            (u64::from(terminals) + u64::from(routers)) * u64::from(ports) + u64::from(terminals)
         }
         (topology::Shape::Hypercube, _) => scenario.nodes() * u64::from(dims + 1),
         _ => scenario.nodes() * u64::from(2 * dims + 1),
@@ -556,7 +567,8 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
 /// The fixed benchmark configurations used by `runner bench`: (name, scenario, rate, options).
 /// Each runs for about 1 to 3 seconds in release on a 2-core machine. The first three are
 /// wormhole; then scouting switching (K = 3), circuit switching, the butterfly fat-tree,
-/// hypercube broadcasts and the dragonfly.
+/// hypercube broadcasts, the dragonfly and a graph (a 16 x 16 mesh written as a graph file,
+/// built here, under minimal routing with the up*/down* escape).
 pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> {
     let options = |warmup: u64, cycles: u64| SimOptions {
         warmup_cycles: warmup,
@@ -685,5 +697,35 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
             0.0333,
             options(10_000, 100_000),
         ),
+        (
+            // The 16 x 16 mesh as a graph (256 routers with one terminal each), minimal
+            // routing with the up*/down* escape, uniform traffic at 0.16 flits per terminal
+            // and cycle.
+            "graph_mesh16_minimal_v3",
+            Scenario {
+                routing: Routing::Minimal,
+                virtual_channels: 3,
+                buffer_depth: 4,
+                message_length: 16,
+                ..Scenario::new(Topology::Graph { graph: std::sync::Arc::new(mesh_graph(16)) })
+            },
+            0.01,
+            options(10_000, 100_000),
+        ),
     ]
+}
+
+/// A `k x k` mesh as a graph (router `x_y`, one terminal each, row by row), for the bench.
+fn mesh_graph(k: u32) -> crate::scenario::Graph {
+    let text = network::graph::mesh_text(k);
+    let hash = blake3::hash(text.as_bytes()).to_hex().to_string();
+    let name = format!("mesh{k}x{k} (built in)");
+    // The text above is a valid graph; should it ever not be, the bench names an empty one.
+    crate::scenario::graph::parse(&name, &text, hash.clone()).unwrap_or(crate::scenario::Graph {
+        file: name,
+        blake3: hash,
+        routers: Vec::new(),
+        links: Vec::new(),
+        root: 0,
+    })
 }

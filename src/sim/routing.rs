@@ -107,11 +107,17 @@
 //!   per hop, the VCs of the class given by the global hops taken so far; the routing cases,
 //!   the classes, UGAL's choice at the source router and the intermediate group drawn per
 //!   message (kept in the header's `ties`) are in `network::dragonfly`.
+//! - On a graph read from a file (`network::graph`), `up_down` (up*/down* on a BFS spanning
+//!   tree: every VC of the ports starting a shortest legal route) and `minimal` (adaptive VCs
+//!   `1..V` on every minimal port, VC 0 the up*/down* escape channel, taken only when no
+//!   adaptive VC is free and kept to the destination): the cases, the orientation and the
+//!   deadlock-freedom argument are in `network::graph`.
 
 use crate::scenario::{Dateline, Routing, Scenario, TieBreak};
 
 use super::SimError;
 use super::network::dragonfly::{NO_GROUP, Routes};
+use super::network::graph;
 use super::rng::Rng;
 use super::topology::{Geometry, Shape, diameter};
 
@@ -154,6 +160,8 @@ pub(crate) struct Router {
     turn_model: Option<TurnModel>,
     /// A dragonfly routing (`network::dragonfly`); every other field is then unused.
     dragonfly: Option<Routes>,
+    /// A graph routing (`network::graph`); every other field is then unused.
+    graph: Option<graph::Routes>,
     /// UGAL: the engine asks [`Router::decide`] before routing a header.
     pub(crate) decides_at_source: bool,
     /// `up_down_random`: one minimal up port per hop, picked from the message's draw.
@@ -270,19 +278,25 @@ impl Router {
                 "the simulator supports 1 to 64 virtual channels per physical channel, got {v}"
             )));
         }
+        // A network family with its own routing cases (`network/`): every other field unused.
+        let family = |dragonfly: Option<Routes>, graph: Option<graph::Routes>| Router {
+            per_traversal: false,
+            random_ties: false,
+            adaptive: 0,
+            dimension_order: [0, 0],
+            nbc_levels: 0,
+            turn_model: None,
+            decides_at_source: dragonfly.as_ref().is_some_and(Routes::decides_at_source),
+            random_up: false,
+            dragonfly,
+            graph,
+            name: scenario.routing.as_str(),
+        };
+        if let Some(routes) = graph::Routes::new(scenario)? {
+            return Ok(family(None, Some(routes)));
+        }
         if let Some(routes) = Routes::new(scenario)? {
-            return Ok(Router {
-                per_traversal: false,
-                random_ties: false,
-                adaptive: 0,
-                dimension_order: [0, 0],
-                nbc_levels: 0,
-                turn_model: None,
-                decides_at_source: routes.decides_at_source(),
-                random_up: false,
-                dragonfly: Some(routes),
-                name: scenario.routing.as_str(),
-            });
+            return Ok(family(Some(routes), None));
         }
         let all = bits(0, v);
         let torus = shape == Shape::Torus;
@@ -311,8 +325,8 @@ impl Router {
             }
             (false, true) => {
                 return Err(SimError(format!(
-                    "{} routing is for the fat_tree and kary_ntree topologies (a torus, mesh or \
-                     hypercube has no up and down)",
+                    "{} routing is for the fat-trees (fat_tree, kary_ntree; up_down also for \
+                     graph): a torus, mesh or hypercube has no up and down",
                     scenario.routing.as_str()
                 )));
             }
@@ -367,6 +381,7 @@ impl Router {
                     nbc_levels: 0,
                     turn_model: None,
                     dragonfly: None,
+                    graph: None,
                     decides_at_source: false,
                     random_up: false,
                     name: "dimension_order",
@@ -380,6 +395,7 @@ impl Router {
                 nbc_levels: 0,
                 turn_model: None,
                 dragonfly: None,
+                graph: None,
                 decides_at_source: false,
                 random_up: false,
                 name: "adaptive",
@@ -392,6 +408,7 @@ impl Router {
                 nbc_levels: 0,
                 turn_model,
                 dragonfly: None,
+                graph: None,
                 decides_at_source: false,
                 random_up: false,
                 name: scenario.routing.as_str(),
@@ -427,6 +444,7 @@ impl Router {
                     nbc_levels: 0,
                     turn_model: None,
                     dragonfly: None,
+                    graph: None,
                     decides_at_source: false,
                     random_up: false,
                     name: "duato",
@@ -461,6 +479,7 @@ impl Router {
                     nbc_levels: levels,
                     turn_model: None,
                     dragonfly: None,
+                    graph: None,
                     decides_at_source: false,
                     random_up: false,
                     name: "nbc",
@@ -489,6 +508,7 @@ impl Router {
                     nbc_levels: 0,
                     turn_model: None,
                     dragonfly: None,
+                    graph: None,
                     decides_at_source: false,
                     random_up: scenario.routing == Routing::UpDownRandom,
                     name: scenario.routing.as_str(),
@@ -509,6 +529,12 @@ impl Router {
     ) {
         let Header { source, dest, level, ties } = header;
         out.clear();
+        if let Some(routes) = &self.graph {
+            if let Some(net) = &geometry.graph {
+                routes.candidates(net, cur, header, out);
+            }
+            return;
+        }
         if let Some(routes) = &self.dragonfly {
             if let Some(df) = &geometry.dragonfly {
                 routes.candidates(df, cur, header, out);
@@ -613,6 +639,9 @@ impl Router {
         vc: u32,
         level: u32,
     ) -> u32 {
+        if let (Some(routes), Some(net)) = (&self.graph, &geometry.graph) {
+            return routes.after_hop(net, cur, port, vc, level);
+        }
         if self.nbc_levels == 0 {
             return match (&self.dragonfly, &geometry.dragonfly) {
                 (Some(routes), Some(df)) => routes.after_hop(df, cur, port, level),
@@ -625,7 +654,9 @@ impl Router {
 
     /// Whether `vc` belongs to the deadlock-free (escape or deterministic) part.
     pub(crate) fn is_escape(&self, vc: u32) -> bool {
-        vc < self.nbc_levels || (self.dimension_order[0] | self.dimension_order[1]) >> vc & 1 == 1
+        self.graph.as_ref().is_some_and(|g| g.is_escape(vc))
+            || vc < self.nbc_levels
+            || (self.dimension_order[0] | self.dimension_order[1]) >> vc & 1 == 1
     }
 }
 
@@ -663,9 +694,9 @@ mod tests {
         assert!(router(&scenario(odd, Routing::Nbc, 10)).is_err());
         assert!(router(&scenario(T8, Routing::UpDown, 4)).is_err());
         let tree = Topology::FatTree { processors: 64 };
-        assert!(router(&scenario(tree, Routing::UpDown, 1)).is_ok());
+        assert!(router(&scenario(tree.clone(), Routing::UpDown, 1)).is_ok());
         for routing in [Routing::DimensionOrder, Routing::Adaptive, Routing::Duato, Routing::Nbc] {
-            assert!(router(&scenario(tree, routing, 4)).is_err(), "{routing:?}");
+            assert!(router(&scenario(tree.clone(), routing, 4)).is_err(), "{routing:?}");
         }
         let escape = Scenario { escape_channels: Some(1), ..scenario(tree, Routing::UpDown, 2) };
         assert!(router(&escape).is_err());
@@ -758,7 +789,7 @@ mod tests {
         v: u32,
         mut visit: impl FnMut(u32, u32, u32, Option<u32>, &[Candidate]),
     ) {
-        let r = router(&scenario(topology, routing, v)).unwrap();
+        let r = router(&scenario(topology.clone(), routing, v)).unwrap();
         let g = Geometry::new(&topology).unwrap();
         let mut out = Vec::new();
         for src in 0..g.nodes {
@@ -821,11 +852,11 @@ mod tests {
     fn turn_models_have_acyclic_channel_dependencies() {
         for mesh in MESHES {
             for routing in [Routing::WestFirst, Routing::OddEven, Routing::DimensionOrder] {
-                let edges = dependencies(mesh, routing, 2);
+                let edges = dependencies(mesh.clone(), routing, 2);
                 assert!(!edges.is_empty());
                 assert!(!cyclic(&edges), "{routing:?} on {mesh:?} has a dependency cycle");
             }
-            assert!(cyclic(&dependencies(mesh, Routing::Adaptive, 2)), "{mesh:?}");
+            assert!(cyclic(&dependencies(mesh.clone(), Routing::Adaptive, 2)), "{mesh:?}");
         }
     }
 
@@ -839,7 +870,7 @@ mod tests {
             let mut adaptive_westbound = false;
             let mut adaptive_eastbound = false;
             let g = Geometry::new(&mesh).unwrap();
-            walk_routes(mesh, routing, 1, |src, dst, cur, held, candidates| {
+            walk_routes(mesh.clone(), routing, 1, |src, dst, cur, held, candidates| {
                 let west = g.coord(dst, 0) < g.coord(src, 0);
                 if candidates.len() > 1 {
                     adaptive_westbound |= west;
@@ -874,7 +905,7 @@ mod tests {
             Topology::KaryNTree { radix: 4, dimensions: 2 },
         ] {
             for routing in [Routing::WestFirst, Routing::OddEven] {
-                let error = router(&scenario(topology, routing, 2)).expect_err("refused");
+                let error = router(&scenario(topology.clone(), routing, 2)).expect_err("refused");
                 let tree =
                     matches!(topology, Topology::FatTree { .. } | Topology::KaryNTree { .. });
                 assert!(
@@ -888,12 +919,13 @@ mod tests {
             }
         }
         let mesh = Topology::Mesh { radix: 4, dimensions: 2 };
-        let escape = Scenario { escape_channels: Some(1), ..scenario(mesh, Routing::OddEven, 2) };
+        let escape =
+            Scenario { escape_channels: Some(1), ..scenario(mesh.clone(), Routing::OddEven, 2) };
         assert!(router(&escape).is_err());
         let faults = Scenario {
             switching: crate::scenario::Switching::Scouting { scouting_distance: 2 },
             fault_rate: 0.1,
-            ..scenario(mesh, Routing::WestFirst, 2)
+            ..scenario(mesh.clone(), Routing::WestFirst, 2)
         };
         let error = crate::sim::check(&faults).expect_err("refused");
         assert!(error.0.contains("forbids some turns"), "{error:?}");

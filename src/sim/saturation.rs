@@ -153,13 +153,16 @@ fn network_bound(scenario: &Scenario) -> f64 {
         // One flit per cycle: a message's M flits take M cycles either way.
         Ejection::Single | Ejection::Interleaved => 1,
         // Every input link of the router (a torus, mesh or hypercube router's degree).
-        Ejection::Unlimited => match scenario.topology {
+        Ejection::Unlimited => match &scenario.topology {
             Topology::Torus { dimensions, .. } | Topology::Mesh { dimensions, .. } => {
                 2 * dimensions
             }
-            Topology::Hypercube { dimensions } => dimensions,
+            Topology::Hypercube { dimensions } => *dimensions,
             // A processor or terminal has one link, to its switch or router.
-            Topology::FatTree { .. } | Topology::Dragonfly { .. } | Topology::KaryNTree { .. } => 1,
+            Topology::FatTree { .. }
+            | Topology::Dragonfly { .. }
+            | Topology::KaryNTree { .. }
+            | Topology::Graph { .. } => 1,
         },
     };
     f64::from(scenario.virtual_channels.min(eject)) / f64::from(scenario.message_length.max(1))

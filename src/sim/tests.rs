@@ -21,6 +21,26 @@ fn plan(warmup: u64, cycles: u64) -> RunPlan {
     RunPlan::fixed(warmup, cycles)
 }
 
+/// Runs `scenario` at `rate` for `cycles` cycles with the window open, checking the engine's
+/// invariants every `every` cycles; returns the messages delivered meanwhile.
+pub(crate) fn delivered_checking_invariants(
+    scenario: &Scenario,
+    rate: f64,
+    cycles: u64,
+    every: u64,
+) -> u64 {
+    let mut engine = Engine::new(scenario, rate, 5, &plan(0, cycles)).unwrap();
+    engine.open_window();
+    let before = engine.delivered_total;
+    for cycle in 1..=cycles {
+        engine.step();
+        if cycle % every == 0 {
+            engine.check_invariants();
+        }
+    }
+    engine.delivered_total - before
+}
+
 /// Sends one message through an otherwise empty network; returns (latency, hops).
 fn lone_message(scenario: &Scenario, source: u32, dest: u32) -> (f64, f64) {
     lone_message_with(scenario, source, dest, None)

@@ -10,14 +10,17 @@
 //! and its switches are routers with the ids after them, each with six ports; everything above
 //! this module only sees ports, router ids and channel ids. The dragonfly
 //! ([`Shape::Dragonfly`], numbering, wiring and routing cases in `network::dragonfly`) is built
-//! the same way: terminals `0..N` are the nodes, its routers follow; so is the k-ary n-tree
-//! ([`Shape::KaryNTree`], numbering, wiring and minimal steps in `network::kary_ntree`).
+//! the same way: terminals `0..N` are the nodes, its routers follow; so are the k-ary n-tree
+//! ([`Shape::KaryNTree`], numbering, wiring and minimal steps in `network::kary_ntree`) and a
+//! graph read from a file ([`Shape::Graph`], numbering, route tables and routing cases in
+//! `network::graph`).
 
 use crate::scenario::Topology;
 
 use super::SimError;
 use super::network::dragonfly::Dragonfly;
 use super::network::fat_tree::{self, FatTree};
+use super::network::graph::GraphNetwork;
 use super::network::kary_ntree::KaryNTree;
 
 /// Marks a missing link (mesh border).
@@ -38,6 +41,8 @@ pub(crate) enum Shape {
     Dragonfly,
     /// k-ary n-tree (`radix` k, `dims` its number of switch levels n).
     KaryNTree,
+    /// A graph read from a file (`radix` its largest router radix, `dims` its router count).
+    Graph,
 }
 
 /// Largest minimal distance of a network of this shape.
@@ -50,6 +55,9 @@ pub(crate) fn diameter(shape: Shape, radix: u32, dims: u32) -> u32 {
         // The longest route any dragonfly routing takes (Valiant: terminal link, local,
         // global, local, global, local, ejection link), so that sizes derived from it cover it.
         Shape::Dragonfly => 7,
+        // A bound: a shortest legal up*/down* route visits each of the `dims` routers at most
+        // once, plus the two terminal links.
+        Shape::Graph => dims + 1,
     }
 }
 
@@ -83,11 +91,23 @@ pub(crate) struct Geometry {
     pub(crate) dragonfly: Option<Dragonfly>,
     /// The k-ary n-tree's sizes (`Shape::KaryNTree` only).
     pub(crate) kary_ntree: Option<KaryNTree>,
+    /// A graph's numbering and route tables (`Shape::Graph` only).
+    pub(crate) graph: Option<GraphNetwork>,
 }
 
 impl Geometry {
     /// Validates `topology` and builds its tables.
     pub(crate) fn check(topology: &Topology) -> Result<(Shape, u32, u32), SimError> {
+        if let Some(graph) = topology.graph() {
+            let (terminals, routers, ports) = GraphNetwork::sizes(graph);
+            if u64::from(terminals) + u64::from(routers) > MAX_NODES || routers == 0 {
+                return Err(SimError(format!(
+                    "graph {} is too large for the simulator ({terminals} terminals, {routers}                      routers)",
+                    graph.file
+                )));
+            }
+            return Ok((Shape::Graph, ports.max(2), routers));
+        }
         let (shape, radix, dims) = match *topology {
             Topology::Torus { radix, dimensions } => (Shape::Torus, radix, dimensions),
             Topology::Mesh { radix, dimensions } => (Shape::Mesh, radix, dimensions),
@@ -105,6 +125,7 @@ impl Geometry {
                 KaryNTree::new(radix, dimensions)?;
                 (Shape::KaryNTree, radix, dimensions)
             }
+            Topology::Graph { .. } => return Err(SimError("a graph is checked above".into())),
         };
         if dims == 0 {
             return Err(SimError(format!("{} needs at least 1 dimension", topology.kind())));
@@ -128,7 +149,7 @@ impl Geometry {
         let ports = match shape {
             Shape::Hypercube => dims,
             Shape::FatTree => fat_tree::PORTS,
-            Shape::Dragonfly | Shape::KaryNTree => 0,
+            Shape::Dragonfly | Shape::KaryNTree | Shape::Graph => 0,
             _ => 2 * dims,
         };
         let mut strides = Vec::with_capacity(dims as usize);
@@ -148,11 +169,19 @@ impl Geometry {
             tree: None,
             dragonfly: None,
             kary_ntree: None,
+            graph: None,
         };
         if shape == Shape::FatTree {
             let (tree, neighbor) = FatTree::new(nodes)?;
             geometry.tree = Some(tree);
             geometry.neighbor = neighbor;
+            return Ok(geometry);
+        }
+        if let Some(graph) = topology.graph() {
+            let network = GraphNetwork::new(graph)?;
+            geometry.ports = network.ports();
+            geometry.neighbor = network.neighbors();
+            geometry.graph = Some(network);
             return Ok(geometry);
         }
         if let Some((p, a, h)) = topology.dragonfly() {
@@ -205,8 +234,9 @@ impl Geometry {
         let k = self.radix;
         match self.shape {
             Shape::Hypercube => node ^ (1 << port),
-            // Built by `FatTree::new`, `Dragonfly::neighbors` and `KaryNTree::neighbors`.
-            Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree => NO_LINK,
+            // Built by `FatTree::new`, `Dragonfly::neighbors`, `KaryNTree::neighbors` and
+            // `GraphNetwork::new`, never here.
+            Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree | Shape::Graph => NO_LINK,
             Shape::Torus | Shape::Mesh => {
                 let d = port / 2;
                 let stride = self.strides[d as usize];
@@ -244,6 +274,11 @@ impl Geometry {
             Shape::KaryNTree => {
                 if let Some(tree) = &self.kary_ntree {
                     distance = tree.minimal_steps(cur, dest, visit);
+                }
+            }
+            Shape::Graph => {
+                if let Some(graph) = &self.graph {
+                    distance = graph.minimal_steps(cur, dest, visit);
                 }
             }
             Shape::Hypercube => {
@@ -294,8 +329,9 @@ impl Geometry {
         dest: u32,
         ties: u32,
     ) -> Option<(Step, u32)> {
-        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree) {
-            // No routing uses it on the trees or the dragonfly: the first minimal step.
+        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree | Shape::Graph)
+        {
+            // No routing uses it on the trees, the dragonfly or a graph: the first minimal step.
             let mut first = None;
             self.minimal_steps(cur, dest, |step| {
                 first.get_or_insert((step, 0));
@@ -343,8 +379,8 @@ impl Geometry {
             (Shape::Hypercube, _) => node.count_ones() % 2,
             (Shape::FatTree, Some(tree)) => tree.parity(node),
             (Shape::KaryNTree, _) => self.kary_ntree.as_ref().map_or(0, |t| t.parity(node)),
-            // Not bipartite (a group is a complete graph); no routing asks.
-            (Shape::Dragonfly, _) => 0,
+            // Not bipartite (a group is a complete graph); no routing asks. Nor on a graph.
+            (Shape::Dragonfly | Shape::Graph, _) => 0,
             _ => (0..self.dims).map(|d| self.coord(node, d)).sum::<u32>() % 2,
         }
     }
@@ -359,6 +395,9 @@ impl Geometry {
         }
         if let Some(tree) = &self.kary_ntree {
             return tree.describe(node);
+        }
+        if let Some(graph) = &self.graph {
+            return graph.describe(node);
         }
         let coords: Vec<String> = (0..self.dims).map(|d| self.coord(node, d).to_string()).collect();
         format!("({})", coords.join(","))
@@ -375,6 +414,7 @@ impl Geometry {
             Shape::KaryNTree => {
                 self.kary_ntree.as_ref().map_or_else(String::new, |t| t.describe_port(port))
             }
+            Shape::Graph => format!("port_{port}"),
             _ => format!("{}x{}", if port.is_multiple_of(2) { '+' } else { '-' }, port / 2),
         }
     }

@@ -72,6 +72,12 @@ impl Pattern {
                  uniform, group_shift, hotspot, bit_complement or bit_reverse"
             )));
         }
+        if coordinates && geometry.graph.is_some() {
+            return Err(SimError(format!(
+                "traffic `{name}` moves coordinates, and a graph's terminals have none: use \
+                 uniform, uniform_with_self, hotspot, bit_complement or bit_reverse"
+            )));
+        }
         Ok(match spec {
             Spec::GroupShift => match &geometry.dragonfly {
                 Some(dragonfly) => Pattern::GroupShift { group: dragonfly.group_size() },
@@ -269,19 +275,19 @@ mod tests {
     fn permutations_map_the_textbook_examples() {
         let t44 = Topology::Torus { radix: 4, dimensions: 2 };
         // (x, y) = (1, 2) is node 9; transposed (2, 1) is node 6.
-        assert_eq!(table(&Spec::Transpose, t44).unwrap()[9], 6);
-        assert_eq!(table(&Spec::Transpose, t44).unwrap()[5], 5, "diagonal sends to itself");
-        assert_eq!(table(&Spec::BitComplement, t44).unwrap()[9], 6);
+        assert_eq!(table(&Spec::Transpose, t44.clone()).unwrap()[9], 6);
+        assert_eq!(table(&Spec::Transpose, t44.clone()).unwrap()[5], 5, "diagonal sends to itself");
+        assert_eq!(table(&Spec::BitComplement, t44.clone()).unwrap()[9], 6);
         let cube = Topology::Hypercube { dimensions: 3 };
-        assert_eq!(table(&Spec::BitReverse, cube).unwrap()[1], 4);
+        assert_eq!(table(&Spec::BitReverse, cube.clone()).unwrap()[1], 4);
         assert_eq!(table(&Spec::BitReverse, cube).unwrap()[6], 3);
         assert_eq!(table(&Spec::Transpose, Topology::Hypercube { dimensions: 4 }).unwrap()[1], 4);
         let ring = Topology::Torus { radix: 8, dimensions: 1 };
         assert_eq!(table(&Spec::Tornado, ring).unwrap(), vec![3, 4, 5, 6, 7, 0, 1, 2]);
-        assert_eq!(table(&Spec::Neighbor, t44).unwrap()[15], 0);
-        assert_eq!(table(&Spec::Neighbor, t44).unwrap()[0], 5);
+        assert_eq!(table(&Spec::Neighbor, t44.clone()).unwrap()[15], 0);
+        assert_eq!(table(&Spec::Neighbor, t44.clone()).unwrap()[0], 5);
         for spec in [Spec::Transpose, Spec::BitComplement, Spec::BitReverse, Spec::Neighbor] {
-            let mut t = table(&spec, t44).unwrap();
+            let mut t = table(&spec, t44.clone()).unwrap();
             t.sort_unstable();
             assert_eq!(t, (0..16).collect::<Vec<u32>>(), "{spec:?} is a permutation");
         }
@@ -290,11 +296,16 @@ mod tests {
     #[test]
     fn networks_a_pattern_cannot_serve_are_refused() {
         let t33 = Topology::Torus { radix: 3, dimensions: 2 };
-        let error = table(&Spec::BitComplement, t33).unwrap_err().0;
+        let error = table(&Spec::BitComplement, t33.clone()).unwrap_err().0;
         assert!(error.contains("power-of-two number of nodes, this network has 9"), "{error}");
         assert!(table(&Spec::BitReverse, t33).is_err());
         let ring = Topology::Torus { radix: 8, dimensions: 1 };
-        assert!(table(&Spec::Transpose, ring).unwrap_err().0.contains("even number of dimensions"));
+        assert!(
+            table(&Spec::Transpose, ring.clone())
+                .unwrap_err()
+                .0
+                .contains("even number of dimensions")
+        );
         assert!(table(&Spec::Tornado, Topology::Hypercube { dimensions: 3 }).is_err());
         let g = Geometry::new(&ring).unwrap();
         for (fraction, nodes) in [(1.5, vec![0]), (0.5, vec![]), (0.5, vec![8])] {

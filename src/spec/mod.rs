@@ -231,10 +231,10 @@ pub fn parse_with(source: &SpecSource, limits: &Limits) -> Result<Experiment, Sp
     let file: types::SpecFile = serde_saphyr::from_str_with_options(text, options)
         .map_err(|e| error::from_parse_error(path, text, &e))?;
     let mut diags = validate::Diags::default();
-    let mut experiment = validate::validate(file, limits, &mut diags);
+    let spec_dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
+    let spec_dir = spec_dir.unwrap_or(Path::new("."));
+    let mut experiment = validate::validate(file, limits, spec_dir, &mut diags);
     if let Some(experiment) = &mut experiment {
-        let spec_dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
-        let spec_dir = spec_dir.unwrap_or(Path::new("."));
         diags.0.extend(experiment.report.check_template_dir(spec_dir));
         diags.0.extend(external::resolve(&mut experiment.external, spec_dir));
     }

@@ -122,6 +122,12 @@ impl SweepValue for u32 {
     }
 }
 
+impl SweepValue for String {
+    fn from_range_point(_: f64) -> Result<String, String> {
+        Err("this field takes file names; a range {from, to, ...} only applies to numbers".into())
+    }
+}
+
 impl<T: SweepValue> Sweep<T> {
     /// The values with their locations (`fallback` for a single value or a range).
     pub fn values(&self, fallback: Location) -> Result<Vec<(T, Location)>, String> {

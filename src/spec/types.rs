@@ -173,8 +173,8 @@ pub struct ScenarioSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopologySpec {
-    /// `torus` (k-ary n-cube), `mesh`, `hypercube`, `fat_tree` (butterfly fat-tree) or
-    /// `dragonfly`.
+    /// `torus` (k-ary n-cube), `mesh`, `hypercube`, `fat_tree` (butterfly fat-tree),
+    /// `dragonfly` or `graph` (any network read from a file).
     #[schemars(with = "Sweep<TopologyKind>")]
     pub kind: Field<TopologyKind>,
     /// Nodes per dimension k >= 2 (torus, mesh).
@@ -201,6 +201,12 @@ pub struct TopologySpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>")]
     pub global_links_per_router: Option<Field<u32>>,
+    /// The file describing the network (graph): its routers, the terminals of each and its
+    /// links, in the text format of `docs/graph.md`, relative to the spec file's directory. Its
+    /// content hash, not its name, is part of the task ids; a list sweeps over files.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<String>>")]
+    pub graph: Option<Field<String>>,
 }
 
 /// `scenario.switching`.
@@ -472,6 +478,8 @@ pub enum TopologyKind {
     /// `dimensions` n levels of switches, k^n terminals.
     #[serde(rename = "kary_ntree")]
     KaryNTree,
+    /// Any network read from a file (`topology.graph`, format in docs/graph.md).
+    Graph,
 }
 
 /// `scenario.switching.kind`.
@@ -498,7 +506,8 @@ pub enum RoutingName {
     Duato,
     /// Duato-Nbc: negative-hop escape with bonus cards.
     Nbc,
-    /// Up/down (fat-trees): up to a nearest common ancestor by any free up port, then down.
+    /// Up/down (fat-trees): up to a nearest common ancestor by any free up port, then down;
+    /// up*/down* on a spanning tree (graph).
     UpDown,
     /// Up/down (fat-trees), the up port drawn at random per message and hop.
     UpDownRandom,
@@ -506,7 +515,8 @@ pub enum RoutingName {
     WestFirst,
     /// Odd-even turn model (2-D mesh).
     OddEven,
-    /// Dragonfly minimal: local, global, local hop.
+    /// Dragonfly minimal: local, global, local hop; graph: shortest paths with an up*/down*
+    /// escape channel.
     Minimal,
     /// Dragonfly Valiant: via a random intermediate group.
     Valiant,

@@ -8,6 +8,9 @@
 //! placed where its earliest field stands. Load points vary fastest of all,
 //! within each scenario, in the order written.
 
+use std::path::Path;
+use std::sync::Arc;
+
 use serde_saphyr::{Location, Spanned};
 
 use super::error::Diagnostic;
@@ -17,6 +20,7 @@ use super::types::*;
 use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelName, ModelOptions};
 use crate::scenario::bounds;
+use crate::scenario::graph::{self, Graph};
 use crate::scenario::{
     BroadcastOrder, Dateline, Ejection, InjectionProcess, MessageLengths, Routing, Scenario,
     Switching, TieBreak, Topology, Traffic,
@@ -24,7 +28,7 @@ use crate::scenario::{
 use crate::sim::{self, SimOptions};
 
 /// Scenario field names in expansion order; also the result columns they fill.
-pub const FIELDS: [&str; 33] = [
+pub const FIELDS: [&str; 34] = [
     "topology",
     "radix",
     "dimensions",
@@ -32,6 +36,7 @@ pub const FIELDS: [&str; 33] = [
     "terminals_per_router",
     "routers_per_group",
     "global_links_per_router",
+    "graph",
     "switching",
     "scouting_distance",
     "routing",
@@ -67,32 +72,33 @@ const PROCESSORS: usize = 3;
 const TERMINALS: usize = 4;
 const ROUTERS: usize = 5;
 const GLOBAL_LINKS: usize = 6;
-const SWITCHING: usize = 7;
-const SCOUTING: usize = 8;
-const ROUTING: usize = 9;
-const VIRTUAL_CHANNELS: usize = 10;
-const ESCAPE: usize = 11;
-const BUFFER: usize = 12;
-const ROUTER_DELAY: usize = 13;
-const INPUT_SPEEDUP: usize = 14;
-const MESSAGE_LENGTH: usize = 15;
-const SECOND_MOMENT: usize = 16;
-const LENGTH_DISTRIBUTION: usize = 17;
-const LENGTH_MIN: usize = 18;
-const LENGTH_MAX: usize = 19;
-const FAULT_RATE: usize = 20;
-const BROADCAST: usize = 21;
-const STARTUP: usize = 22;
-const EJECTION: usize = 23;
-const DATELINE: usize = 24;
-const TIE_BREAK: usize = 25;
-const TRAFFIC: usize = 26;
-const HOTSPOT: usize = 27;
-const INJECTION: usize = 28;
-const BURST: usize = 29;
-const BROADCAST_ORDER: usize = 30;
-const CIRCUIT_BACKOFF: usize = 31;
-const CIRCUIT_RETRY_LIMIT: usize = 32;
+const GRAPH: usize = 7;
+const SWITCHING: usize = 8;
+const SCOUTING: usize = 9;
+const ROUTING: usize = 10;
+const VIRTUAL_CHANNELS: usize = 11;
+const ESCAPE: usize = 12;
+const BUFFER: usize = 13;
+const ROUTER_DELAY: usize = 14;
+const INPUT_SPEEDUP: usize = 15;
+const MESSAGE_LENGTH: usize = 16;
+const SECOND_MOMENT: usize = 17;
+const LENGTH_DISTRIBUTION: usize = 18;
+const LENGTH_MIN: usize = 19;
+const LENGTH_MAX: usize = 20;
+const FAULT_RATE: usize = 21;
+const BROADCAST: usize = 22;
+const STARTUP: usize = 23;
+const EJECTION: usize = 24;
+const DATELINE: usize = 25;
+const TIE_BREAK: usize = 26;
+const TRAFFIC: usize = 27;
+const HOTSPOT: usize = 28;
+const INJECTION: usize = 29;
+const BURST: usize = 30;
+const BROADCAST_ORDER: usize = 31;
+const CIRCUIT_BACKOFF: usize = 32;
+const CIRCUIT_RETRY_LIMIT: usize = 33;
 
 /// The most scenario x load points one spec may expand to.
 pub const MAX_POINTS: usize = 1_000_000;
@@ -130,6 +136,7 @@ struct Columns {
     terminals_per_router: Values<u32>,
     routers_per_group: Values<u32>,
     global_links_per_router: Values<u32>,
+    graph: Values<Arc<Graph>>,
     switching: Values<SwitchingKind>,
     scouting_distance: Values<u32>,
     routing: Values<RoutingName>,
@@ -171,6 +178,7 @@ impl Columns {
             TERMINALS => self.terminals_per_router.len(),
             ROUTERS => self.routers_per_group.len(),
             GLOBAL_LINKS => self.global_links_per_router.len(),
+            GRAPH => self.graph.len(),
             SWITCHING => self.switching.len(),
             SCOUTING => self.scouting_distance.len(),
             ROUTING => self.routing.len(),
@@ -237,6 +245,7 @@ fn any<T>(_: &T) -> Result<(), String> {
 pub(super) fn validate(
     spec: SpecFile,
     limits: &super::Limits,
+    spec_dir: &Path,
     diags: &mut Diags,
 ) -> Option<Experiment> {
     let name = spec.name.value.clone();
@@ -257,7 +266,7 @@ pub(super) fn validate(
         );
     }
     let scenario = &spec.scenario.value;
-    let columns = columns(scenario, diags);
+    let columns = columns(scenario, spec_dir, diags);
     let model = model_choice(&spec.methods.value, diags);
     let simulation = simulation_choice(&spec.methods.value, diags);
     let external = super::external::choices(&spec.methods.value, &mut diags.0);
@@ -596,7 +605,7 @@ impl FigureBounds {
     }
 }
 
-fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
+fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> Columns {
     let topology = &s.topology;
     let switching = s.switching.as_ref();
     let traffic = s.traffic.as_ref();
@@ -609,6 +618,7 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
     mark(TERMINALS, topology.terminals_per_router.as_ref().map(|f| f.referenced));
     mark(ROUTERS, topology.routers_per_group.as_ref().map(|f| f.referenced));
     mark(GLOBAL_LINKS, topology.global_links_per_router.as_ref().map(|f| f.referenced));
+    mark(GRAPH, topology.graph.as_ref().map(|f| f.referenced));
     mark(SWITCHING, switching.map(|f| f.kind.referenced));
     mark(SCOUTING, switching.and_then(|f| f.scouting_distance.as_ref()).map(|f| f.referenced));
     mark(ROUTING, Some(s.routing.referenced));
@@ -677,6 +687,7 @@ fn columns(s: &ScenarioSpec, diags: &mut Diags) -> Columns {
             None,
             int(GLOBAL_LINKS),
         ),
+        graph: graphs(diags, topology.graph.as_ref(), spec_dir),
         switching: column(diags, switching.map(|s| &s.kind), Some(SwitchingKind::Wormhole), any),
         scouting_distance: column(
             diags,
@@ -1132,6 +1143,7 @@ fn expand(
                 DIMENSIONS => "`topology.kind: torus`, `mesh` or `hypercube`",
                 PROCESSORS => "`topology.kind: fat_tree`",
                 TERMINALS | ROUTERS | GLOBAL_LINKS => "`topology.kind: dragonfly`",
+                GRAPH => "`topology.kind: graph`",
                 SCOUTING => "`switching.kind: scouting`",
                 DATELINE => "`routing: dimension_order` or `duato` on a torus",
                 TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",
@@ -1154,6 +1166,56 @@ fn expand(
         }
     }
     points
+}
+
+/// The graph files of `topology.graph`, each read (through `crate::files`, relative to the
+/// spec's directory), hashed and parsed; every problem located at the value that names the
+/// file, with the file's own line and column.
+fn graphs(diags: &mut Diags, field: Option<&Field<String>>, spec_dir: &Path) -> Values<Arc<Graph>> {
+    let mut out = Vec::new();
+    for (path, location) in column(diags, field, None, any) {
+        match read_graph(spec_dir, &path) {
+            Ok(graph) => out.push((Arc::new(graph), location)),
+            Err(messages) => {
+                for message in messages {
+                    diags.error(
+                        location,
+                        message,
+                        Some("the graph format is in docs/graph.md; paths are relative to the spec file's directory".into()),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Reads and parses one graph file, or says what is wrong (`file:line:column: ...`); `path`
+/// is relative to `spec_dir` (the command line's `graph=` key: to the working directory).
+pub fn read_graph(spec_dir: &Path, path: &str) -> Result<Graph, Vec<String>> {
+    if path.trim().is_empty() || path.contains('\0') {
+        return Err(vec!["`graph` names no file; give the path of a graph file".into()]);
+    }
+    let full = spec_dir.join(path);
+    let bytes = crate::files::read_regular(&full, graph::MAX_FILE_BYTES).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "does not exist".to_string(),
+            _ => e.to_string(),
+        };
+        vec![format!("graph file {} {why}", full.display())]
+    })?;
+    let blake3 = blake3::hash(&bytes).to_hex().to_string();
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        vec![format!("{}:{line}: the graph file is not UTF-8 text", full.display())]
+    })?;
+    graph::parse(path, &text, blake3).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| format!("{}:{}:{}: {}", full.display(), e.line, e.column, e.message))
+            .collect()
+    })
 }
 
 fn get<T: Copy>(values: &Values<T>, index: usize) -> Option<T> {
@@ -1200,6 +1262,18 @@ fn build(
             radix: need(RADIX, &c.radix, "kary_ntree")?,
             dimensions: need(DIMENSIONS, &c.dimensions, "kary_ntree")?,
         },
+        TopologyKind::Graph => {
+            used[GRAPH] = true;
+            let Some((graph, _)) = c.graph.get(index[GRAPH]) else {
+                diags.error(
+                    kind_location,
+                    "a graph needs `topology.graph`, the file describing it (docs/graph.md)",
+                    None,
+                );
+                return None;
+            };
+            Topology::Graph { graph: graph.clone() }
+        }
         TopologyKind::Dragonfly => {
             // Balanced by default: a = 2p, h = p (Kim et al.'s a = 2p = 2h).
             let p = need(TERMINALS, &c.terminals_per_router, "dragonfly")?;
@@ -1258,12 +1332,25 @@ fn build(
         RoutingName::Ugal => Routing::Ugal,
     };
     let routing_location = c.routing.get(index[ROUTING]).map_or(Location::UNKNOWN, |v| v.1);
-    let up_down = matches!(routing, Routing::UpDown | Routing::UpDownRandom);
-    if up_down != matches!(topology, Topology::FatTree { .. } | Topology::KaryNTree { .. }) {
+    let on_graph = topology.graph().is_some();
+    if on_graph && !matches!(routing, Routing::UpDown | Routing::Minimal) {
         diags.error(
             routing_location,
             format!(
-                "routing `{}` does not fit topology `{}`: up_down and up_down_random are for the fat-trees (fat_tree, kary_ntree), and the fat-trees route up_down or up_down_random",
+                "routing `{}` does not fit topology `graph`: a graph routes up_down (up*/down* on a spanning tree) or minimal (shortest paths with an up*/down* escape channel)",
+                routing.as_str()
+            ),
+            Some("use `routing: up_down` or `routing: minimal` on a graph".into()),
+        );
+        return None;
+    }
+    let up_down = matches!(routing, Routing::UpDown | Routing::UpDownRandom);
+    let tree = matches!(topology, Topology::FatTree { .. } | Topology::KaryNTree { .. });
+    if !on_graph && up_down != tree {
+        diags.error(
+            routing_location,
+            format!(
+                "routing `{}` does not fit topology `{}`: up_down and up_down_random are for the fat-trees (fat_tree, kary_ntree; up_down also for graph), and the fat-trees route up_down or up_down_random",
                 routing.as_str(),
                 topology.kind()
             ),
@@ -1272,7 +1359,7 @@ fn build(
         return None;
     }
     let dragonfly_routing = matches!(routing, Routing::Minimal | Routing::Valiant | Routing::Ugal);
-    if dragonfly_routing != topology.dragonfly().is_some() {
+    if !on_graph && dragonfly_routing != topology.dragonfly().is_some() {
         diags.error(
             routing_location,
             format!(
@@ -1533,12 +1620,18 @@ fn check_methods(
 
 /// A short human description of a scenario: `torus 8-ary 2-cube, wormhole, duato, V=3, M=32`.
 pub fn label(s: &Scenario) -> String {
-    let topology = match s.topology {
-        Topology::Torus { radix, dimensions } => format!("{radix}-ary {dimensions}-cube torus"),
-        Topology::Mesh { radix, dimensions } => format!("{radix}-ary {dimensions}-mesh"),
-        Topology::Hypercube { dimensions } => format!("{dimensions}-cube"),
-        Topology::FatTree { processors } => format!("fat-tree N={processors}"),
-        Topology::Dragonfly {
+    let topology = match &s.topology {
+        Topology::Graph { graph } => format!(
+            "graph {} ({} terminals, {} routers)",
+            graph.file_name(),
+            graph.terminals(),
+            graph.routers.len()
+        ),
+        &Topology::Torus { radix, dimensions } => format!("{radix}-ary {dimensions}-cube torus"),
+        &Topology::Mesh { radix, dimensions } => format!("{radix}-ary {dimensions}-mesh"),
+        &Topology::Hypercube { dimensions } => format!("{dimensions}-cube"),
+        &Topology::FatTree { processors } => format!("fat-tree N={processors}"),
+        &Topology::Dragonfly {
             terminals_per_router: p,
             routers_per_group: a,
             global_links_per_router: h,

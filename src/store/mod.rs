@@ -64,8 +64,15 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                 vec![row]
             }
         };
+        // A graph's file name is display only (its content hash is the identity): a cached row
+        // may come from a run that named the same content otherwise, so this spec's name wins.
+        let graph_file = experiment.scenarios[scenario_index].scenario.topology.graph();
+        let graph_file = graph_file.map(|g| g.file.clone());
         for row in &mut produced {
             row.experiment = experiment.name.clone();
+            if graph_file.is_some() {
+                row.graph.clone_from(&graph_file);
+            }
             row.saturation_rate = saturation;
             if row.fraction_of_saturation.is_none() {
                 row.fraction_of_saturation = saturation.filter(|s| *s > 0.0).map(|s| row.rate / s);

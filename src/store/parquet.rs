@@ -148,6 +148,8 @@ columns! {
     terminals_per_router: OptU32,
     routers_per_group: OptU32,
     global_links_per_router: OptU32,
+    graph: OptStr,
+    graph_blake3: OptStr,
     switching: Str,
     scouting_distance: OptU32,
     routing: Str,

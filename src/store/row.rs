@@ -45,6 +45,13 @@ pub struct Row {
     /// Dragonfly: global links per router h; null for other topologies.
     #[serde(default)]
     pub global_links_per_router: Option<u32>,
+    /// Graph: the file as the spec names it (display); null for other topologies.
+    #[serde(default)]
+    pub graph: Option<String>,
+    /// Graph: blake3 of the file's content (hex), the graph's identity; null for other
+    /// topologies.
+    #[serde(default)]
+    pub graph_blake3: Option<String>,
     /// `wormhole`, `scouting` or `circuit`.
     pub switching: String,
     /// Scouting distance K; null unless switching is scouting.
@@ -265,6 +272,8 @@ impl Row {
             terminals_per_router: scenario.topology.dragonfly().map(|(p, _, _)| p),
             routers_per_group: scenario.topology.dragonfly().map(|(_, a, _)| a),
             global_links_per_router: scenario.topology.dragonfly().map(|(_, _, h)| h),
+            graph: scenario.topology.graph().map(|g| g.file.clone()),
+            graph_blake3: scenario.topology.graph().map(|g| g.blake3.clone()),
             switching: scenario.switching.kind().to_string(),
             scouting_distance: scenario.switching.scouting_distance(),
             routing: scenario.routing.as_str().to_string(),

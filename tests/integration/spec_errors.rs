@@ -542,10 +542,77 @@ methods: {simulation: {}}
     assert!(err.contains("bad.yaml:4:"), "{err}");
     let err =
         flat(&rejected(VALID.replace("routing: duato", "routing: up_down_random").as_bytes()));
-    assert!(err.contains("are for the fat-trees (fat_tree, kary_ntree)"), "{err}");
+    assert!(
+        err.contains("are for the fat-trees (fat_tree, kary_ntree; up_down also for graph)"),
+        "{err}"
+    );
     let err = flat(&rejected(tree.replace(", dimensions: 3}", "}").as_bytes()));
     assert!(err.contains("dimensions"), "{err}");
     let model = tree.replace("{simulation: {}}", "{model: {name: fat_tree}}");
     let err = flat(&rejected(model.as_bytes()));
     assert!(err.contains("no analytical model here covers the k-ary n-tree"), "{err}");
+}
+
+/// Issue 23's graph from a file: problems in the file are reported with the file's line and
+/// column at the spec's `graph` value, every one of them; a missing file, a routing that does
+/// not fit and too few VCs for `minimal` are located too; the models refuse a graph.
+#[test]
+fn graph_file_problems_are_located_in_the_file_and_the_spec() {
+    let scratch = Scratch::new();
+    let write = |name: &str, text: &str| {
+        std::fs::write(scratch.path().join(name), text).expect("write");
+    };
+    write(
+        "good.txt",
+        "# a ring of three\nrouter a terminals 1\nrouter b terminals 1\nrouter c terminals 1\n\
+         link a b\nlink b c\nlink c a\n",
+    );
+    write(
+        "bad.txt",
+        "router a terminals 1\nrouter b terminals 1\nrouter c terminals 1\nlink a b\nlink b a\n\
+         link a a\nlink a zz\nlnk b c\n",
+    );
+    write("island.txt", "router a terminals 1\nrouter b terminals 1\n");
+    let spec = |graph: &str, routing: &str, v: u32, methods: &str| {
+        format!(
+            "name: g\nscenario:\n  topology: {{kind: graph, graph: {graph}}}\n  routing: {routing}\n  \
+             virtual_channels: {v}\nload: {{rates: [0.01]}}\nmethods: {methods}\n"
+        )
+    };
+    let validate = |text: &str| {
+        scratch.spec("g.yaml", text);
+        let output = scratch.run(&["validate", "g.yaml"]);
+        let err = flat(&stderr(&output));
+        assert!(!err.contains("panicked"), "{err}");
+        (output.status.code(), err)
+    };
+    let sim = "{simulation: {}}";
+    let (code, err) = validate(&spec("[good.txt]", "[up_down, minimal]", 2, sim));
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = validate(&spec("bad.txt", "up_down", 1, sim));
+    assert_eq!(code, Some(2), "{err}");
+    for expected in [
+        "bad.txt:5:6: duplicate link between `b` and `a` (first on line 4)",
+        "bad.txt:6:8: `link a a` is a self-loop",
+        "bad.txt:7:8: unknown router `zz`",
+        "bad.txt:8:1: expected `router`, `link` or `root`, found `lnk` (did you mean `link`?)",
+        "g.yaml:3:",
+        "docs/graph.md",
+    ] {
+        assert!(err.contains(expected), "{expected}: {err}");
+    }
+    let (_, err) = validate(&spec("island.txt", "up_down", 1, sim));
+    assert!(err.contains("island.txt:2:1: the graph is disconnected: router `b`"), "{err}");
+    let (_, err) = validate(&spec("missing.txt", "up_down", 1, sim));
+    assert!(err.contains("missing.txt does not exist") && err.contains("g.yaml:3:"), "{err}");
+    let (_, err) = validate(&spec("good.txt", "duato", 3, sim));
+    assert!(err.contains("routing `duato` does not fit topology `graph`"), "{err}");
+    assert!(err.contains("g.yaml:4:"), "{err}");
+    let (_, err) = validate(&spec("good.txt", "minimal", 1, sim));
+    assert!(err.contains("needs virtual_channels >= 2"), "{err}");
+    let (_, err) = validate(&spec("good.txt", "up_down", 1, "{model: {name: nbc_torus}}"));
+    assert!(err.contains("no analytical model here covers a graph"), "{err}");
+    let torus = VALID.replace("dimensions: 2}", "dimensions: 2, graph: good.txt}");
+    let (_, err) = validate(&torus);
+    assert!(err.contains("applies only to `topology.kind: graph`"), "{err}");
 }

@@ -411,7 +411,11 @@ fn every_plottable_quantity_has_a_display_name() {
     }
     let mut keys: Vec<String> = Vec::new();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
-    let mut specs: Vec<_> = std::fs::read_dir(&root).expect("experiments").flatten().collect();
+    let mut specs: Vec<_> = std::fs::read_dir(&root)
+        .expect("experiments")
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|e| e == "yaml"))
+        .collect();
     specs.sort_by_key(|entry| entry.file_name());
     for entry in specs {
         let (_, experiment) = crate::spec::load(&entry.path()).expect("paper spec loads");

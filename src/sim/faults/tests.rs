@@ -51,7 +51,7 @@ fn the_table_says_exactly_when_a_fault_free_minimal_path_exists() {
         (Topology::Hypercube { dimensions: 5 }, 0.25),
         (Topology::Torus { radix: 4, dimensions: 3 }, 0.2),
     ] {
-        let g = geometry(topology);
+        let g = geometry(topology.clone());
         for seed in 0..4 {
             let map = FaultMap::draw(&g, theta, seed).unwrap();
             for t in 0..g.nodes {
@@ -96,7 +96,7 @@ fn a_header_of_a_served_pair_never_meets_a_dead_end() {
     // Follow every retained candidate (depth first) from every served pair: each step is
     // minimal, never enters a faulty node, and there is always at least one candidate left.
     for topology in [torus(6), Topology::Mesh { radix: 5, dimensions: 2 }] {
-        let g = geometry(topology);
+        let g = geometry(topology.clone());
         let s =
             Scenario { routing: Routing::Adaptive, virtual_channels: 2, ..Scenario::new(topology) };
         let router = Router::new(&s, g.shape, g.radix, g.dims).unwrap();

@@ -88,7 +88,7 @@
 //! legs, `[x_s != gw(G_s, I)] + 1 + [land(I, G_s) != gw(I, G_d)] + 1 + [land(G_d, I) != x_d]`
 //! (the tests check both for every pair and intermediate group of small dragonflies).
 
-use crate::scenario::{Routing, Scenario, Switching};
+use crate::scenario::{Routing, Scenario};
 
 use super::super::SimError;
 use super::super::rng::Rng;
@@ -361,7 +361,8 @@ impl Routes {
             return match mode {
                 Some(_) => Err(SimError(format!(
                     "routing {name} is a dragonfly routing (local, global and local hops between \
-                     groups of routers), got topology {}",
+                     groups of routers){}, got topology {}",
+                    if mode == Some(Mode::Minimal) { " or a graph's" } else { "" },
                     scenario.topology.kind()
                 ))),
                 None => Ok(None),
@@ -373,18 +374,11 @@ impl Routes {
             )));
         };
         let dragonfly = Dragonfly::new(p, a, h)?;
-        if scenario.switching != Switching::Wormhole {
-            return Err(SimError(format!(
-                "the dragonfly is simulated with wormhole switching, got {}",
-                scenario.switching.kind()
-            )));
-        }
-        if let Some(e) = scenario.escape_channels {
-            return Err(SimError(format!(
-                "{name} routing has no escape channels (its VC classes by global hops taken are \
-                 deadlock-free): leave escape_channels unset, got {e}"
-            )));
-        }
+        super::wormhole_without_escape_channels(
+            scenario,
+            "the dragonfly",
+            "has no escape channels (its VC classes by global hops taken are deadlock-free)",
+        )?;
         let v = scenario.virtual_channels;
         let (needed, why) = match mode {
             Mode::Minimal => {
@@ -519,4 +513,4 @@ impl Routes {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -4,7 +4,7 @@
 
 use super::super::super::engine::{Engine, RunPlan};
 use super::super::super::routing::{Header, Router};
-use super::super::super::tests::lone_message_with;
+use super::super::super::tests::{delivered_checking_invariants, lone_message_with};
 use super::super::super::topology::Geometry;
 use super::super::super::{Measure, SimOptions, check, simulate};
 use super::*;
@@ -192,7 +192,8 @@ fn dependencies(s: &Scenario, classes: bool) -> Vec<(u32, u32)> {
     edges.into_iter().collect()
 }
 
-fn cyclic(edges: &[(u32, u32)]) -> bool {
+/// Whether a dependency graph given by its edges has a cycle.
+pub(crate) fn cyclic(edges: &[(u32, u32)]) -> bool {
     let graph = petgraph::graph::DiGraph::<(), ()>::from_edges(edges);
     petgraph::algo::is_cyclic_directed(&graph)
 }
@@ -305,16 +306,8 @@ fn overload_never_deadlocks() {
             let m = simulate(&s, 0.5, &options, 7, None).unwrap();
             assert_eq!(m.status, Status::Saturated, "{routing:?} {traffic:?}: {:?}", m.detail);
             let s = Scenario { traffic, ..dragonfly(2, 4, 2, routing, v, 4) };
-            let mut engine = Engine::new(&s, 0.4, 5, &RunPlan::fixed(0, 3_000)).unwrap();
-            engine.open_window();
-            let before = engine.delivered_total;
-            for cycle in 1..=3_000u64 {
-                engine.step();
-                if cycle % 101 == 0 {
-                    engine.check_invariants();
-                }
-            }
-            assert!(engine.delivered_total > before + 1_000, "{routing:?}");
+            let delivered = delivered_checking_invariants(&s, 0.4, 3_000, 101);
+            assert!(delivered > 1_000, "{routing:?}");
         }
     }
 }

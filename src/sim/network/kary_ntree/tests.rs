@@ -342,7 +342,7 @@ fn nonsense_kary_ntree_scenarios_are_refused() {
         routing: Routing::UpDownRandom,
         ..Scenario::new(Topology::Torus { radix: 4, dimensions: 2 })
     };
-    assert!(check(&torus).unwrap_err().to_string().contains("fat_tree and kary_ntree"));
+    assert!(check(&torus).unwrap_err().to_string().contains("fat-trees (fat_tree, kary_ntree"));
     let butterfly = Scenario {
         routing: Routing::UpDownRandom,
         ..Scenario::new(Topology::FatTree { processors: 64 })
