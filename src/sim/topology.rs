@@ -1,4 +1,6 @@
-//! Network geometry: node ids, coordinates, links and minimal directions.
+//! Network geometry: node ids, coordinates, links and minimal directions, for every family;
+//! each family's own numbering and steps are in `network/` (`torus` for tori and meshes,
+//! `hypercube`, `fat_tree`, `dragonfly`, `graph`).
 //!
 //! Nodes are numbered `0..nodes` in mixed radix (dimension 0 varies fastest), so coordinates
 //! are computed with a division, never stored per message. Every router has `ports` network
@@ -20,6 +22,7 @@ use super::SimError;
 use super::network::dragonfly::Dragonfly;
 use super::network::fat_tree::{self, FatTree};
 use super::network::graph::GraphNetwork;
+use super::network::{hypercube, torus};
 
 /// Marks a missing link (mesh border).
 pub(crate) const NO_LINK: u32 = u32::MAX;
@@ -212,25 +215,18 @@ impl Geometry {
         (node / self.strides[d as usize]) % self.radix
     }
 
+    /// `k^d`, the id distance between neighbours in dimension `d`.
+    #[inline]
+    pub(crate) fn stride(&self, d: u32) -> u32 {
+        self.strides[d as usize]
+    }
+
     fn compute_neighbor(&self, node: u32, port: u32) -> u32 {
-        let k = self.radix;
         match self.shape {
-            Shape::Hypercube => node ^ (1 << port),
+            Shape::Hypercube => hypercube::neighbor(node, port),
             // Built by `FatTree::new`, `Dragonfly::neighbors` and `GraphNetwork::new`, never here.
             Shape::FatTree | Shape::Dragonfly | Shape::Graph => NO_LINK,
-            Shape::Torus | Shape::Mesh => {
-                let d = port / 2;
-                let stride = self.strides[d as usize];
-                let c = self.coord(node, d);
-                let plus = port.is_multiple_of(2);
-                let target = match (self.shape, plus) {
-                    (Shape::Mesh, true) if c + 1 == k => return NO_LINK,
-                    (Shape::Mesh, false) if c == 0 => return NO_LINK,
-                    (_, true) => (c + 1) % k,
-                    (_, false) => (c + k - 1) % k,
-                };
-                node - c * stride + target * stride
-            }
+            Shape::Torus | Shape::Mesh => torus::neighbor(self, node, port),
         }
     }
 
@@ -238,60 +234,17 @@ impl Geometry {
     /// torus dimension at distance exactly k/2; both parent links of a fat-tree switch below
     /// the lowest common ancestors) and returns the distance in hops.
     #[inline]
-    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
-        let k = self.radix;
-        let mut distance = 0;
+    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, visit: impl FnMut(Step)) -> u32 {
         match self.shape {
-            Shape::FatTree => {
-                if let Some(tree) = &self.tree {
-                    distance = tree.minimal_steps(cur, dest, visit);
-                }
-            }
+            Shape::FatTree => self.tree.as_ref().map_or(0, |t| t.minimal_steps(cur, dest, visit)),
             Shape::Dragonfly => {
-                if let Some(dragonfly) = &self.dragonfly {
-                    distance = dragonfly.minimal_steps(cur, dest, visit);
-                }
+                self.dragonfly.as_ref().map_or(0, |d| d.minimal_steps(cur, dest, visit))
             }
-            Shape::Graph => {
-                if let Some(graph) = &self.graph {
-                    distance = graph.minimal_steps(cur, dest, visit);
-                }
-            }
-            Shape::Hypercube => {
-                let mut diff = cur ^ dest;
-                while diff != 0 {
-                    visit(Step { port: diff.trailing_zeros(), wraps: false });
-                    diff &= diff - 1;
-                    distance += 1;
-                }
-            }
-            Shape::Torus => {
-                for d in 0..self.dims {
-                    let (c, t) = (self.coord(cur, d), self.coord(dest, d));
-                    if c == t {
-                        continue;
-                    }
-                    let delta = (t + k - c) % k;
-                    if 2 * delta <= k {
-                        visit(Step { port: 2 * d, wraps: t < c });
-                    }
-                    if 2 * delta >= k {
-                        visit(Step { port: 2 * d + 1, wraps: t > c });
-                    }
-                    distance += delta.min(k - delta);
-                }
-            }
-            Shape::Mesh => {
-                for d in 0..self.dims {
-                    let (c, t) = (self.coord(cur, d), self.coord(dest, d));
-                    if c != t {
-                        visit(Step { port: 2 * d + u32::from(t < c), wraps: false });
-                        distance += c.abs_diff(t);
-                    }
-                }
-            }
+            Shape::Graph => self.graph.as_ref().map_or(0, |g| g.minimal_steps(cur, dest, visit)),
+            Shape::Hypercube => hypercube::minimal_steps(cur, dest, visit),
+            Shape::Torus => torus::torus_minimal_steps(self, cur, dest, visit),
+            Shape::Mesh => torus::mesh_minimal_steps(self, cur, dest, visit),
         }
-        distance
     }
 
     /// The dimension-order (e-cube) step: lowest differing dimension first; on a torus, when
@@ -305,41 +258,19 @@ impl Geometry {
         dest: u32,
         ties: u32,
     ) -> Option<(Step, u32)> {
-        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly | Shape::Graph) {
-            // No routing uses it on the fat-tree, the dragonfly or a graph: the first minimal
-            // step.
-            let mut first = None;
-            self.minimal_steps(cur, dest, |step| {
-                first.get_or_insert((step, 0));
-            });
-            return first;
-        }
-        if self.shape == Shape::Hypercube {
-            let diff = cur ^ dest;
-            let d = diff.trailing_zeros();
-            return (diff != 0).then_some((Step { port: d, wraps: false }, d));
-        }
-        let k = self.radix;
-        for d in 0..self.dims {
-            let (c, t) = (self.coord(cur, d), self.coord(dest, d));
-            if c == t {
-                continue;
+        match self.shape {
+            Shape::FatTree | Shape::Dragonfly | Shape::Graph => {
+                // No routing uses it on the fat-tree, the dragonfly or a graph: the first
+                // minimal step.
+                let mut first = None;
+                self.minimal_steps(cur, dest, |step| {
+                    first.get_or_insert((step, 0));
+                });
+                first
             }
-            let step = match self.shape {
-                Shape::Torus => {
-                    let twice = 2 * ((t + k - c) % k);
-                    let plus = twice < k || (twice == k && (ties >> (d % 32)) & 1 == 1);
-                    if plus {
-                        Step { port: 2 * d, wraps: t < c }
-                    } else {
-                        Step { port: 2 * d + 1, wraps: t > c }
-                    }
-                }
-                _ => Step { port: 2 * d + u32::from(t < c), wraps: false },
-            };
-            return Some((step, d));
+            Shape::Hypercube => hypercube::dimension_order_step(cur, dest),
+            Shape::Torus | Shape::Mesh => torus::dimension_order_step(self, cur, dest, ties),
         }
-        None
     }
 
     /// Minimal distance in hops.
@@ -352,11 +283,11 @@ impl Geometry {
     #[inline]
     pub(crate) fn parity(&self, node: u32) -> u32 {
         match (self.shape, &self.tree) {
-            (Shape::Hypercube, _) => node.count_ones() % 2,
+            (Shape::Hypercube, _) => hypercube::parity(node),
             (Shape::FatTree, Some(tree)) => tree.parity(node),
             // Not bipartite (a group is a complete graph); no routing asks. Nor on a graph.
             (Shape::Dragonfly | Shape::Graph, _) => 0,
-            _ => (0..self.dims).map(|d| self.coord(node, d)).sum::<u32>() % 2,
+            _ => torus::parity(self, node),
         }
     }
 
@@ -371,20 +302,19 @@ impl Geometry {
         if let Some(graph) = &self.graph {
             return graph.describe(node);
         }
-        let coords: Vec<String> = (0..self.dims).map(|d| self.coord(node, d).to_string()).collect();
-        format!("({})", coords.join(","))
+        torus::describe(self, node)
     }
 
     /// Human-readable direction of a port, e.g. `+x0` or `-x1` (`x3` on the hypercube).
     pub(crate) fn describe_port(&self, port: u32) -> String {
         match self.shape {
-            Shape::Hypercube => format!("x{port}"),
+            Shape::Hypercube => hypercube::describe_port(port),
             Shape::FatTree => FatTree::describe_port(port),
             Shape::Dragonfly => {
                 self.dragonfly.as_ref().map_or_else(String::new, |d| d.describe_port(port))
             }
             Shape::Graph => format!("port_{port}"),
-            _ => format!("{}x{}", if port.is_multiple_of(2) { '+' } else { '-' }, port / 2),
+            _ => torus::describe_port(port),
         }
     }
 }
