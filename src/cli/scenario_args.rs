@@ -382,6 +382,25 @@ mod tests {
         apply(&mut scenario, &pairs).map(|()| scenario).map_err(|e| e.0)
     }
 
+    /// `graph=<file>` reads a graph file relative to the working directory, with the spec's
+    /// checks; `topology=graph` needs it, and another topology refuses it.
+    #[test]
+    fn a_graph_comes_from_its_file() {
+        let file = "graph=experiments/graphs/mesh4x4.txt";
+        let s = applied(&["topology=graph", file, "routing=minimal", "virtual_channels=2"]);
+        let s = s.expect("a graph");
+        assert_eq!(s.topology.kind(), "graph");
+        assert_eq!(s.nodes(), 16);
+        assert!(crate::sim::check(&s).is_ok());
+        assert_eq!(applied(&[file]).expect("graph alone").nodes(), 16);
+        let error = applied(&["topology=graph"]).expect_err("no file");
+        assert!(error.contains("needs `graph=<file>`"), "{error}");
+        let error = applied(&["topology=torus", file]).expect_err("conflict");
+        assert!(error.contains("conflict"), "{error}");
+        let error = applied(&["graph=experiments/graphs/none.txt"]).expect_err("missing");
+        assert!(error.contains("does not exist"), "{error}");
+    }
+
     /// Issue 19: `traffic=tornado hotspot_nodes=1` simulated hotspot traffic.
     #[test]
     fn conflicting_keys_are_refused_in_either_order() {

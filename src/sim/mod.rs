@@ -699,8 +699,8 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
         ),
         (
             // The 16 x 16 mesh as a graph (256 routers with one terminal each), minimal
-            // routing with the up*/down* escape, uniform traffic at 0.16 flits per terminal
-            // and cycle.
+            // routing with the up*/down* escape, uniform traffic at 0.08 flits per terminal
+            // and cycle (about half its saturation load).
             "graph_mesh16_minimal_v3",
             Scenario {
                 routing: Routing::Minimal,
@@ -709,7 +709,7 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
                 message_length: 16,
                 ..Scenario::new(Topology::Graph { graph: std::sync::Arc::new(mesh_graph(16)) })
             },
-            0.01,
+            0.005,
             options(10_000, 100_000),
         ),
     ]

@@ -1,4 +1,6 @@
-//! Network geometry: node ids, coordinates, links and minimal directions.
+//! Network geometry: node ids, coordinates, links and minimal directions, for every family;
+//! each family's own numbering and steps are in `network/` (`torus` for tori and meshes,
+//! `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `graph`).
 //!
 //! Nodes are numbered `0..nodes` in mixed radix (dimension 0 varies fastest), so coordinates
 //! are computed with a division, never stored per message. Every router has `ports` network
@@ -10,9 +12,9 @@
 //! and its switches are routers with the ids after them, each with six ports; everything above
 //! this module only sees ports, router ids and channel ids. The dragonfly
 //! ([`Shape::Dragonfly`], numbering, wiring and routing cases in `network::dragonfly`) is built
-//! the same way: terminals `0..N` are the nodes, its routers follow; so are the k-ary n-tree
-//! ([`Shape::KaryNTree`], numbering, wiring and minimal steps in `network::kary_ntree`) and a
-//! graph read from a file ([`Shape::Graph`], numbering, route tables and routing cases in
+//! the same way: terminals `0..N` are the nodes, its routers follow them; so are the k-ary
+//! n-tree ([`Shape::KaryNTree`], numbering, wiring and minimal steps in `network::kary_ntree`)
+//! and a graph read from a file ([`Shape::Graph`], numbering, route tables and routing cases in
 //! `network::graph`).
 
 use crate::scenario::Topology;
@@ -22,6 +24,7 @@ use super::network::dragonfly::Dragonfly;
 use super::network::fat_tree::{self, FatTree};
 use super::network::graph::GraphNetwork;
 use super::network::kary_ntree::KaryNTree;
+use super::network::{hypercube, torus};
 
 /// Marks a missing link (mesh border).
 pub(crate) const NO_LINK: u32 = u32::MAX;
@@ -39,10 +42,10 @@ pub(crate) enum Shape {
     FatTree,
     /// Dragonfly (`radix` the router radix p + a - 1 + h, `dims` 2).
     Dragonfly,
-    /// k-ary n-tree (`radix` k, `dims` its number of switch levels n).
-    KaryNTree,
     /// A graph read from a file (`radix` its largest router radix, `dims` its router count).
     Graph,
+    /// k-ary n-tree (`radix` k, `dims` its number of switch levels n).
+    KaryNTree,
 }
 
 /// Largest minimal distance of a network of this shape.
@@ -89,10 +92,10 @@ pub(crate) struct Geometry {
     tree: Option<FatTree>,
     /// The dragonfly's sizes (`Shape::Dragonfly` only).
     pub(crate) dragonfly: Option<Dragonfly>,
-    /// The k-ary n-tree's sizes (`Shape::KaryNTree` only).
-    pub(crate) kary_ntree: Option<KaryNTree>,
     /// A graph's numbering and route tables (`Shape::Graph` only).
     pub(crate) graph: Option<GraphNetwork>,
+    /// The k-ary n-tree's sizes (`Shape::KaryNTree` only).
+    pub(crate) kary_ntree: Option<KaryNTree>,
 }
 
 impl Geometry {
@@ -168,8 +171,8 @@ impl Geometry {
             neighbor: Vec::new(),
             tree: None,
             dragonfly: None,
-            kary_ntree: None,
             graph: None,
+            kary_ntree: None,
         };
         if shape == Shape::FatTree {
             let (tree, neighbor) = FatTree::new(nodes)?;
@@ -184,18 +187,18 @@ impl Geometry {
             geometry.graph = Some(network);
             return Ok(geometry);
         }
-        if let Some((p, a, h)) = topology.dragonfly() {
-            let dragonfly = Dragonfly::new(p, a, h)?;
-            geometry.ports = dragonfly.ports();
-            geometry.neighbor = dragonfly.neighbors();
-            geometry.dragonfly = Some(dragonfly);
-            return Ok(geometry);
-        }
         if shape == Shape::KaryNTree {
             let tree = KaryNTree::new(radix, dims)?;
             geometry.ports = tree.ports();
             geometry.neighbor = tree.neighbors();
             geometry.kary_ntree = Some(tree);
+            return Ok(geometry);
+        }
+        if let Some((p, a, h)) = topology.dragonfly() {
+            let dragonfly = Dragonfly::new(p, a, h)?;
+            geometry.ports = dragonfly.ports();
+            geometry.neighbor = dragonfly.neighbors();
+            geometry.dragonfly = Some(dragonfly);
             return Ok(geometry);
         }
         let mut neighbor = Vec::with_capacity(nodes as usize * ports as usize);
@@ -230,26 +233,19 @@ impl Geometry {
         (node / self.strides[d as usize]) % self.radix
     }
 
+    /// `k^d`, the id distance between neighbours in dimension `d`.
+    #[inline]
+    pub(crate) fn stride(&self, d: u32) -> u32 {
+        self.strides[d as usize]
+    }
+
     fn compute_neighbor(&self, node: u32, port: u32) -> u32 {
-        let k = self.radix;
         match self.shape {
-            Shape::Hypercube => node ^ (1 << port),
+            Shape::Hypercube => hypercube::neighbor(node, port),
             // Built by `FatTree::new`, `Dragonfly::neighbors`, `KaryNTree::neighbors` and
             // `GraphNetwork::new`, never here.
             Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree | Shape::Graph => NO_LINK,
-            Shape::Torus | Shape::Mesh => {
-                let d = port / 2;
-                let stride = self.strides[d as usize];
-                let c = self.coord(node, d);
-                let plus = port.is_multiple_of(2);
-                let target = match (self.shape, plus) {
-                    (Shape::Mesh, true) if c + 1 == k => return NO_LINK,
-                    (Shape::Mesh, false) if c == 0 => return NO_LINK,
-                    (_, true) => (c + 1) % k,
-                    (_, false) => (c + k - 1) % k,
-                };
-                node - c * stride + target * stride
-            }
+            Shape::Torus | Shape::Mesh => torus::neighbor(self, node, port),
         }
     }
 
@@ -257,65 +253,20 @@ impl Geometry {
     /// torus dimension at distance exactly k/2; both parent links of a fat-tree switch below
     /// the lowest common ancestors) and returns the distance in hops.
     #[inline]
-    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
-        let k = self.radix;
-        let mut distance = 0;
+    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, visit: impl FnMut(Step)) -> u32 {
         match self.shape {
-            Shape::FatTree => {
-                if let Some(tree) = &self.tree {
-                    distance = tree.minimal_steps(cur, dest, visit);
-                }
-            }
+            Shape::FatTree => self.tree.as_ref().map_or(0, |t| t.minimal_steps(cur, dest, visit)),
             Shape::Dragonfly => {
-                if let Some(dragonfly) = &self.dragonfly {
-                    distance = dragonfly.minimal_steps(cur, dest, visit);
-                }
+                self.dragonfly.as_ref().map_or(0, |d| d.minimal_steps(cur, dest, visit))
             }
+            Shape::Graph => self.graph.as_ref().map_or(0, |g| g.minimal_steps(cur, dest, visit)),
             Shape::KaryNTree => {
-                if let Some(tree) = &self.kary_ntree {
-                    distance = tree.minimal_steps(cur, dest, visit);
-                }
+                self.kary_ntree.as_ref().map_or(0, |t| t.minimal_steps(cur, dest, visit))
             }
-            Shape::Graph => {
-                if let Some(graph) = &self.graph {
-                    distance = graph.minimal_steps(cur, dest, visit);
-                }
-            }
-            Shape::Hypercube => {
-                let mut diff = cur ^ dest;
-                while diff != 0 {
-                    visit(Step { port: diff.trailing_zeros(), wraps: false });
-                    diff &= diff - 1;
-                    distance += 1;
-                }
-            }
-            Shape::Torus => {
-                for d in 0..self.dims {
-                    let (c, t) = (self.coord(cur, d), self.coord(dest, d));
-                    if c == t {
-                        continue;
-                    }
-                    let delta = (t + k - c) % k;
-                    if 2 * delta <= k {
-                        visit(Step { port: 2 * d, wraps: t < c });
-                    }
-                    if 2 * delta >= k {
-                        visit(Step { port: 2 * d + 1, wraps: t > c });
-                    }
-                    distance += delta.min(k - delta);
-                }
-            }
-            Shape::Mesh => {
-                for d in 0..self.dims {
-                    let (c, t) = (self.coord(cur, d), self.coord(dest, d));
-                    if c != t {
-                        visit(Step { port: 2 * d + u32::from(t < c), wraps: false });
-                        distance += c.abs_diff(t);
-                    }
-                }
-            }
+            Shape::Hypercube => hypercube::minimal_steps(cur, dest, visit),
+            Shape::Torus => torus::torus_minimal_steps(self, cur, dest, visit),
+            Shape::Mesh => torus::mesh_minimal_steps(self, cur, dest, visit),
         }
-        distance
     }
 
     /// The dimension-order (e-cube) step: lowest differing dimension first; on a torus, when
@@ -329,41 +280,19 @@ impl Geometry {
         dest: u32,
         ties: u32,
     ) -> Option<(Step, u32)> {
-        if matches!(self.shape, Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree | Shape::Graph)
-        {
-            // No routing uses it on the trees, the dragonfly or a graph: the first minimal step.
-            let mut first = None;
-            self.minimal_steps(cur, dest, |step| {
-                first.get_or_insert((step, 0));
-            });
-            return first;
-        }
-        if self.shape == Shape::Hypercube {
-            let diff = cur ^ dest;
-            let d = diff.trailing_zeros();
-            return (diff != 0).then_some((Step { port: d, wraps: false }, d));
-        }
-        let k = self.radix;
-        for d in 0..self.dims {
-            let (c, t) = (self.coord(cur, d), self.coord(dest, d));
-            if c == t {
-                continue;
+        match self.shape {
+            Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree | Shape::Graph => {
+                // No routing uses it on the trees, the dragonfly or a graph: the first
+                // minimal step.
+                let mut first = None;
+                self.minimal_steps(cur, dest, |step| {
+                    first.get_or_insert((step, 0));
+                });
+                first
             }
-            let step = match self.shape {
-                Shape::Torus => {
-                    let twice = 2 * ((t + k - c) % k);
-                    let plus = twice < k || (twice == k && (ties >> (d % 32)) & 1 == 1);
-                    if plus {
-                        Step { port: 2 * d, wraps: t < c }
-                    } else {
-                        Step { port: 2 * d + 1, wraps: t > c }
-                    }
-                }
-                _ => Step { port: 2 * d + u32::from(t < c), wraps: false },
-            };
-            return Some((step, d));
+            Shape::Hypercube => hypercube::dimension_order_step(cur, dest),
+            Shape::Torus | Shape::Mesh => torus::dimension_order_step(self, cur, dest, ties),
         }
-        None
     }
 
     /// Minimal distance in hops.
@@ -376,12 +305,12 @@ impl Geometry {
     #[inline]
     pub(crate) fn parity(&self, node: u32) -> u32 {
         match (self.shape, &self.tree) {
-            (Shape::Hypercube, _) => node.count_ones() % 2,
+            (Shape::Hypercube, _) => hypercube::parity(node),
             (Shape::FatTree, Some(tree)) => tree.parity(node),
             (Shape::KaryNTree, _) => self.kary_ntree.as_ref().map_or(0, |t| t.parity(node)),
             // Not bipartite (a group is a complete graph); no routing asks. Nor on a graph.
             (Shape::Dragonfly | Shape::Graph, _) => 0,
-            _ => (0..self.dims).map(|d| self.coord(node, d)).sum::<u32>() % 2,
+            _ => torus::parity(self, node),
         }
     }
 
@@ -393,29 +322,28 @@ impl Geometry {
         if let Some(dragonfly) = &self.dragonfly {
             return dragonfly.describe(node);
         }
-        if let Some(tree) = &self.kary_ntree {
-            return tree.describe(node);
-        }
         if let Some(graph) = &self.graph {
             return graph.describe(node);
         }
-        let coords: Vec<String> = (0..self.dims).map(|d| self.coord(node, d).to_string()).collect();
-        format!("({})", coords.join(","))
+        if let Some(tree) = &self.kary_ntree {
+            return tree.describe(node);
+        }
+        torus::describe(self, node)
     }
 
     /// Human-readable direction of a port, e.g. `+x0` or `-x1` (`x3` on the hypercube).
     pub(crate) fn describe_port(&self, port: u32) -> String {
         match self.shape {
-            Shape::Hypercube => format!("x{port}"),
+            Shape::Hypercube => hypercube::describe_port(port),
             Shape::FatTree => FatTree::describe_port(port),
             Shape::Dragonfly => {
                 self.dragonfly.as_ref().map_or_else(String::new, |d| d.describe_port(port))
             }
+            Shape::Graph => format!("port_{port}"),
             Shape::KaryNTree => {
                 self.kary_ntree.as_ref().map_or_else(String::new, |t| t.describe_port(port))
             }
-            Shape::Graph => format!("port_{port}"),
-            _ => format!("{}x{}", if port.is_multiple_of(2) { '+' } else { '-' }, port / 2),
+            _ => torus::describe_port(port),
         }
     }
 }

@@ -4,9 +4,9 @@
 //!
 //! `dragonfly` (Kim, Dally, Scott and Abts, ISCA 2008) is the first: its numbering of terminals
 //! and routers, its global-link arrangement, and its minimal, Valiant and UGAL routing cases
-//! with their virtual-channel classes live in one file. Tori, meshes and hypercubes are still
-//! numbered in `topology` and routed in `routing`; the butterfly fat-tree's numbering and
-//! wiring are `fat_tree`, the k-ary n-tree's `kary_ntree` (their `up_down` cases are in
+//! with their virtual-channel classes live in one file. Tori and meshes are numbered in
+//! `torus`, hypercubes in `hypercube` (both routed in `routing`); the butterfly fat-tree's
+//! numbering and wiring are `fat_tree`, the k-ary n-tree's `kary_ntree` (their `up_down` cases are in
 //! `routing`). `graph` is any network read from a file: its numbering, up*/down* route tables
 //! and the `up_down` and `minimal` (with an up*/down* escape) routing cases.
 
@@ -40,4 +40,6 @@ pub(crate) fn wormhole_without_escape_channels(
 pub(crate) mod dragonfly;
 pub(crate) mod fat_tree;
 pub(crate) mod graph;
+pub(crate) mod hypercube;
 pub(crate) mod kary_ntree;
+pub(crate) mod torus;
