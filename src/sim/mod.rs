@@ -25,7 +25,8 @@
 //! butterfly fat-tree's routers and wiring in `network::fat_tree`, the dragonfly's numbering
 //! and routing cases in `network::dragonfly`); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
-//! patterns; `injection`: Bernoulli and on/off sources); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
+//! patterns; `injection`: Bernoulli and on/off sources; `trace`: a recorded trace replayed from
+//! the records [`replay`] is handed, with open-loop timing); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
 //! around the mean `message_length`); `stats` keeps batch
 //! means and builds the [`Measurement`]; `percentiles` keeps the exact latency distributions
 //! (nearest-rank p50, p90, p99 and maximum); `rng` is xoshiro256++ with our own distributions;
@@ -93,6 +94,10 @@
 //!   stream of rate N * rate with uniformly chosen sources), which is the same process.
 //!   Bernoulli and on/off sources (`injection_process`) are per node, on a calendar of each
 //!   node's next message (`injection`); they run without faults.
+//! - Trace replay (`Traffic::Trace`, [`replay`], module `trace`, `docs/traces.md`): a record
+//!   of cycle t is generated at round(t * time_scale), open loop, with its own length; the
+//!   window is clipped to the trace when it ends first. The engine tests once per cycle
+//!   whether it replays, so generated traffic runs as before.
 //! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map
 //!   per run, drawn from the fault seed; only healthy nodes send (`rate` per healthy node), and
 //!   only to destinations they reach over a fault-free minimal path; routes keep to such paths.
