@@ -183,3 +183,33 @@ fn bad_records_and_settings_are_errors_not_panics() {
     assert_eq!(trace.offered_rate(1.0, 4), 10.0 / (4.0 * 100.0));
     assert_eq!(trace.offered_flit_load(0.5, 4), 40.0 / (4.0 * 51.0));
 }
+
+/// Throughput mode: a record whose source queue is full is dropped and counted, as a generated
+/// message would be.
+#[test]
+fn throughput_mode_drops_records_at_full_source_queues() {
+    let scenario = Scenario {
+        virtual_channels: 2,
+        message_length: 16,
+        ..Scenario::new(Topology::Torus { radix: 4, dimensions: 1 })
+    };
+    // Every node sends a 16-flit message every cycle: far beyond what the ring accepts.
+    let records: Vec<TraceRecord> = (0..4_000u64)
+        .flat_map(|cycle| {
+            (0..4u32).map(move |source| TraceRecord {
+                cycle,
+                source,
+                destination: (source + 2) % 4,
+                length: 16,
+            })
+        })
+        .collect();
+    let options = SimOptions {
+        measure: Measure::Throughput { source_queue_capacity: 4 },
+        ..options(200, 2_000)
+    };
+    let m = replay(&traced(&scenario), replay_of(records, 1.0), &options, 1, None).unwrap();
+    let drops = m.intermediate("source_drops").unwrap_or(0.0);
+    assert!(drops > 1_000.0, "{m:?}");
+    assert!(m.throughput.unwrap() < 1.0, "{m:?}");
+}
