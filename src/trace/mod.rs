@@ -476,6 +476,37 @@ impl Iterator for Reader {
     }
 }
 
+/// The trace at `path` as a scenario's traffic: hashed (blake3, through
+/// [`crate::files::hash_regular`]) and scanned against a network of `nodes` nodes; every
+/// problem when it has any (`runner simulate --trace`; specs go through `spec::trace`).
+pub fn load(
+    path: &Path,
+    flit_bytes: Option<u32>,
+    nodes: Option<u32>,
+) -> Result<crate::scenario::TraceFile, Vec<TraceError>> {
+    let blake3 = crate::files::hash_regular(path).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "does not exist".to_string(),
+            _ => format!("cannot be read: {e}"),
+        };
+        vec![whole(path, &why)]
+    })?;
+    let scanned = scan(path, flit_bytes, nodes);
+    if !scanned.problems.is_empty() {
+        let mut problems = scanned.problems;
+        if scanned.more_problems > 0 {
+            problems.push(whole(path, &format!("{} more problems", scanned.more_problems)));
+        }
+        return Err(problems);
+    }
+    Ok(crate::scenario::TraceFile {
+        path: path.to_path_buf(),
+        blake3,
+        flit_bytes,
+        summary: scanned.summary,
+    })
+}
+
 /// What [`scan`] found in a whole trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scan {

@@ -255,3 +255,29 @@ methods: {model: {name: nbc_torus}, simulation: {}}
     );
     assert!(err.contains("give the load as `load.rates`"), "{err}");
 }
+
+/// `runner simulate --trace`: one replay from the command line, its problems located.
+#[test]
+fn runner_simulate_replays_a_trace() {
+    let scratch = Scratch::new();
+    std::fs::write(scratch.path().join("t.csv"), trace(16, 8_000)).expect("trace");
+    let args = ["simulate", "radix=4", "routing=duato", "virtual_channels=3", "--trace", "t.csv"];
+    let output = scratch.run(
+        &[
+            &args[..],
+            &["--trace-time-scale", "0.5", "--warmup-cycles", "200", "--cycles", "2000", "--json"],
+        ]
+        .concat(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("the measurement as JSON");
+    // 4,000 messages on 16 nodes over round(7998 x 0.5) + 1 = 4000 cycles.
+    assert_eq!(json["rate"], 4000.0 / (16.0 * 4000.0), "{json}");
+    assert!(json["latency"].as_f64().is_some(), "{json}");
+    let small = scratch.run(&["simulate", "radix=3", "routing=duato", "--trace", "t.csv"]);
+    assert_eq!(small.status.code(), Some(2));
+    assert!(
+        stderr(&small).contains("t.csv, row 3, column 3 (`destination`): node 10 does not exist")
+    );
+}
