@@ -27,3 +27,4 @@ pub mod scenario;
 pub mod sim;
 pub mod spec;
 pub mod store;
+pub mod trace;

@@ -552,6 +552,78 @@ pub enum Traffic {
         /// The hotspot node numbers (dimension 0 varies fastest).
         nodes: Vec<u32>,
     },
+    /// A recorded trace replayed with open-loop timing (simulator only; `docs/traces.md`): it
+    /// gives every message's cycle, source, destination and length, so it replaces both the
+    /// pattern and the injection process.
+    Trace(TraceFile),
+}
+
+/// The trace file of `Traffic::Trace`: identified by its content, not its path.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TraceFile {
+    /// Where the file is (absolute once the spec is loaded). Not serialized: a renamed copy is
+    /// the same trace, so task ids hold the content hash instead.
+    #[serde(skip)]
+    pub path: std::path::PathBuf,
+    /// blake3 of the file's content (hex); part of every task id.
+    pub blake3: String,
+    /// Bytes per flit, for a trace whose length column is `length_bytes`; `None` otherwise.
+    /// Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flit_bytes: Option<u32>,
+    /// What the loader's scan of the whole file found (derived from the content, so not
+    /// serialized).
+    #[serde(skip)]
+    pub summary: TraceSummary,
+}
+
+/// What a trace holds, from one streaming scan of the file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct TraceSummary {
+    /// Messages (records).
+    pub messages: u64,
+    /// Flits over all messages.
+    pub flits: u64,
+    /// Cycle of the last record (recorded time, before any time scale).
+    pub last_cycle: u64,
+    /// The highest node number a record names (source or destination).
+    pub max_node: u32,
+}
+
+impl TraceFile {
+    /// The simulated cycle of a record made at recorded cycle `cycle` under time scale
+    /// `scale`: `round(cycle * scale)`, halves away from zero (`scale < 1` compresses time,
+    /// a higher load).
+    pub fn scaled_cycle(cycle: u64, scale: f64) -> u64 {
+        // `as` saturates: a huge product becomes u64::MAX, never wraps.
+        (cycle as f64 * scale).round() as u64
+    }
+
+    /// The simulated cycles the trace spans under `scale`: from 0 to its last scaled cycle.
+    pub fn duration(&self, scale: f64) -> f64 {
+        TraceFile::scaled_cycle(self.summary.last_cycle, scale) as f64 + 1.0
+    }
+
+    /// The load the trace offers under `scale` in messages per node per cycle: messages /
+    /// nodes / duration.
+    pub fn offered_rate(&self, scale: f64, nodes: u64) -> f64 {
+        self.summary.messages as f64 / (nodes.max(1) as f64 * self.duration(scale))
+    }
+
+    /// The load the trace offers under `scale` in flits per node per cycle: messages x mean
+    /// length / nodes / duration.
+    pub fn offered_flit_load(&self, scale: f64, nodes: u64) -> f64 {
+        self.summary.flits as f64 / (nodes.max(1) as f64 * self.duration(scale))
+    }
+
+    /// The mean message length in flits (0 for an empty trace).
+    pub fn mean_length(&self) -> f64 {
+        if self.summary.messages == 0 {
+            0.0
+        } else {
+            self.summary.flits as f64 / self.summary.messages as f64
+        }
+    }
 }
 
 impl Traffic {
@@ -567,6 +639,15 @@ impl Traffic {
             Traffic::Neighbor => "neighbor",
             Traffic::GroupShift => "group_shift",
             Traffic::Hotspot { .. } => "hotspot",
+            Traffic::Trace(_) => "trace",
+        }
+    }
+
+    /// The trace of trace traffic; `None` for a pattern.
+    pub fn trace(&self) -> Option<&TraceFile> {
+        match self {
+            Traffic::Trace(trace) => Some(trace),
+            _ => None,
         }
     }
 

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{InputError, Outcome, scenario_args, solve::print_measurement};
-use crate::scenario::{Routing, Scenario, Topology};
+use crate::scenario::{Routing, Scenario, Topology, Traffic, bounds};
 use crate::sim::{self, SimOptions};
 
 /// Arguments of `runner simulate`.
@@ -25,8 +25,19 @@ pub struct Args {
     /// round_robin).
     params: Vec<String>,
     /// Offered load in messages/node/cycle.
-    #[arg(long, required_unless_present = "saturation")]
+    #[arg(long, required_unless_present_any = ["saturation", "trace"])]
     rate: Option<f64>,
+    /// Replay this trace (CSV or Parquet, columns cycle, source, destination, length;
+    /// docs/traces.md) instead of generating traffic; its load is --trace-time-scale.
+    #[arg(long, conflicts_with_all = ["rate", "saturation"])]
+    trace: Option<std::path::PathBuf>,
+    /// With --trace: the time scale s; a record of cycle t is generated at round(t * s), so
+    /// s < 1 is a higher load [default: 1].
+    #[arg(long, requires = "trace")]
+    trace_time_scale: Option<f64>,
+    /// With --trace: bytes per flit, for a trace whose length column is `length_bytes`.
+    #[arg(long, requires = "trace")]
+    trace_flit_bytes: Option<u32>,
     /// Find the simulator's saturation throughput (the highest accepted rate, in throughput
     /// mode) instead of simulating one load; the counterpart of `runner solve --saturation`.
     #[arg(long, conflicts_with = "rate")]
@@ -79,6 +90,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     scenario.routing = Routing::DimensionOrder;
     scenario.virtual_channels = 2;
     scenario_args::apply(&mut scenario, &args.params)?;
+    if let Some(path) = &args.trace {
+        let nodes = u32::try_from(scenario.nodes()).ok();
+        let trace = crate::trace::load(path, args.trace_flit_bytes, nodes).map_err(|problems| {
+            let lines: Vec<String> = problems.into_iter().map(|p| p.0).collect();
+            InputError(lines.join("\n"))
+        })?;
+        let mean = trace.mean_length().round().clamp(1.0, f64::from(bounds::MAX_COUNT));
+        scenario.message_length = mean as u32;
+        scenario.traffic = Traffic::Trace(trace);
+    }
     if let Some(rate) = args.rate
         && !(rate.is_finite() && rate > 0.0)
     {
@@ -121,7 +142,23 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.saturation {
         return saturation(&scenario, &options, &args);
     }
-    let rate = args.rate.ok_or_else(|| InputError("--rate is required".into()))?;
+    let (rate, replay) = match scenario.traffic.trace() {
+        None => (args.rate.ok_or_else(|| InputError("--rate is required".into()))?, None),
+        Some(trace) => {
+            let time_scale = args.trace_time_scale.unwrap_or(1.0);
+            if !(time_scale.is_finite() && time_scale > 0.0) {
+                return Err(InputError(format!(
+                    "--trace-time-scale must be a positive number, found {time_scale}"
+                ))
+                .into());
+            }
+            let nodes = u32::try_from(scenario.nodes()).ok();
+            let reader = crate::trace::open(&trace.path, trace.flit_bytes, nodes)
+                .map_err(|e| InputError(e.0))?;
+            let rate = trace.offered_rate(time_scale, scenario.nodes());
+            (rate, Some(sim::Replay { records: Box::new(reader), time_scale }))
+        }
+    };
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(options.warmup_cycles + options.cycles);
         if let Ok(style) =
@@ -138,8 +175,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         std::ops::ControlFlow::Continue(())
     };
-    let measurement = sim::simulate(&scenario, rate, &options, args.seed, Some(&report))
-        .map_err(|e| InputError(e.to_string()))?;
+    let measurement = match replay {
+        None => sim::simulate(&scenario, rate, &options, args.seed, Some(&report)),
+        Some(replay) => sim::replay(&scenario, replay, &options, args.seed, Some(&report)),
+    }
+    .map_err(|e| InputError(e.to_string()))?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

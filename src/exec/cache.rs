@@ -52,7 +52,8 @@ pub struct Cache {
 /// (`latency_p50` ... `source_wait_max`); 6: `message_length_distribution`,
 /// `message_length_min` and `message_length_max`; 7: `injection_process` and `burst_length`;
 /// 8: the dragonfly columns (`terminals_per_router`, `routers_per_group`,
-/// `global_links_per_router`); 9: the graph columns (`graph`, `graph_blake3`).
+/// `global_links_per_router`); 9: the graph columns (`graph`, `graph_blake3`) and the trace
+/// columns (`trace_blake3`, `trace_time_scale`, `trace_flit_load`).
 const FORMAT: u32 = 9;
 
 /// The largest entry read, in bytes (entries are 1-10 KB; a Curve entry holds up to
@@ -250,7 +251,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "1a3e377a6dcad4b7";
+    const ROW_SHAPE: &str = "6b74e65ee2f41fa2";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

@@ -83,7 +83,7 @@ fn evaluate_inner(
         }
         TaskKind::Solve => {
             let model = experiment.model.as_ref().ok_or("no model in the spec")?;
-            let rate = resolve_rate(task.load, saturation)?;
+            let rate = resolve_rate(scenario, task.load, saturation)?;
             let measurement = model::solve(model.name, scenario, rate, &model.options)
                 .map_err(|e| e.to_string())?;
             let mut row = base_row(scenario, task, rate, "model");
@@ -118,7 +118,7 @@ fn evaluate_inner(
         }
         TaskKind::Simulate => {
             let simulation = experiment.simulation.as_ref().ok_or("no simulation in the spec")?;
-            let rate = resolve_rate(task.load, saturation)?;
+            let rate = resolve_rate(scenario, task.load, saturation)?;
             let seed = task.seed.ok_or("simulation task without a seed")?;
             let options =
                 sim::SimOptions { fault_seed: task.fault_seed, ..simulation.options.clone() };
@@ -126,10 +126,11 @@ fn evaluate_inner(
             let watch = |done: u64, planned: u64| {
                 keep_going(interrupt, &interrupted_at, started, done, planned)
             };
-            let measurement =
-                sim::simulate(scenario, rate, &options, seed, Some(&watch)).map_err(|e| {
-                    if e.is_cancelled() { CANCELLED.to_string() } else { e.to_string() }
-                })?;
+            let measurement = match scenario.traffic.trace() {
+                None => sim::simulate(scenario, rate, &options, seed, Some(&watch)),
+                Some(_) => replay(scenario, task.load, &options, seed, Some(&watch)),
+            }
+            .map_err(|e| if e.is_cancelled() { CANCELLED.to_string() } else { e.to_string() })?;
             let mut row = base_row(scenario, task, rate, "simulation");
             row.evaluator = format!("simulator@{}", sim::VERSION);
             row.replication = task.replication;
@@ -145,7 +146,7 @@ fn evaluate_inner(
                 .method
                 .and_then(|m| experiment.external.get(m))
                 .ok_or("external task without its method")?;
-            let rate = resolve_rate(task.load, saturation)?;
+            let rate = resolve_rate(scenario, task.load, saturation)?;
             super::external::evaluate(method, task, scenario, rate, saturation, log, interrupt)
         }
         TaskKind::Aggregate => Ok(Output::Rows(vec![aggregate(inputs, task)?])),
@@ -178,14 +179,43 @@ fn keep_going(
     }
 }
 
-fn resolve_rate(load: Option<LoadPoint>, saturation: Option<f64>) -> Result<f64, Failure> {
+fn resolve_rate(
+    scenario: &Scenario,
+    load: Option<LoadPoint>,
+    saturation: Option<f64>,
+) -> Result<f64, Failure> {
     match load {
         Some(LoadPoint::Rate(rate)) => Ok(rate),
         Some(LoadPoint::FractionOfSaturation(fraction)) => saturation
             .map(|s| fraction * s)
             .ok_or_else(|| "the saturation rate of this scenario is not available".into()),
+        Some(point @ LoadPoint::TraceTimeScale(_)) => {
+            Ok(point.rate(scenario, None)).and_then(|rate| {
+                rate.is_finite().then_some(rate).ok_or_else(|| "no trace in this scenario".into())
+            })
+        }
         None => Err("task has no load".into()),
     }
+}
+
+/// Replays the trace of `scenario` at the load point's time scale: the file is opened and
+/// streamed through `crate::trace` (problems come back as errors naming file, row and column).
+fn replay(
+    scenario: &Scenario,
+    load: Option<LoadPoint>,
+    options: &sim::SimOptions,
+    seed: u64,
+    progress: Option<sim::Progress<'_>>,
+) -> Result<Measurement, sim::SimError> {
+    let trace = scenario.traffic.trace().ok_or_else(|| sim::SimError("no trace".into()))?;
+    let Some(LoadPoint::TraceTimeScale(time_scale)) = load else {
+        return Err(sim::SimError("a trace is replayed at a time scale, not a rate".into()));
+    };
+    let nodes = u32::try_from(scenario.nodes()).ok();
+    let reader =
+        crate::trace::open(&trace.path, trace.flit_bytes, nodes).map_err(|e| sim::SimError(e.0))?;
+    let replay = sim::Replay { records: Box::new(reader), time_scale };
+    sim::replay(scenario, replay, options, seed, progress)
 }
 
 /// A row with the scenario and load columns filled in.
@@ -197,6 +227,16 @@ pub fn base_row(scenario: &Scenario, task: &Task, rate: f64, method: &str) -> Ro
         rate,
         fraction_of_saturation: match task.load {
             Some(LoadPoint::FractionOfSaturation(f)) => Some(f),
+            _ => None,
+        },
+        trace_time_scale: match task.load {
+            Some(LoadPoint::TraceTimeScale(s)) => Some(s),
+            _ => None,
+        },
+        trace_flit_load: match (task.load, scenario.traffic.trace()) {
+            (Some(LoadPoint::TraceTimeScale(s)), Some(trace)) => {
+                Some(trace.offered_flit_load(s, scenario.nodes()))
+            }
             _ => None,
         },
         status: "ok".into(),

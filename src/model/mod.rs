@@ -350,6 +350,13 @@ fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError>
             graph.file
         )));
     }
+    if scenario.traffic.trace().is_some() {
+        return Err(ModelError(format!(
+            "{name}: the paper's model takes Poisson arrivals at a rate with uniform \
+             destinations, and a replayed trace is neither: trace traffic is simulated only \
+             (use `methods.simulation`)"
+        )));
+    }
     if !scenario.traffic.is_uniform() {
         return Err(ModelError(format!(
             "{name}: the paper assumes uniform traffic (every other node equally likely), so \

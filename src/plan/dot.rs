@@ -25,6 +25,9 @@ pub fn to_dot(plan: &Plan, experiment: &Experiment) -> String {
             Some(LoadPoint::FractionOfSaturation(f)) => {
                 label.push_str(&format!("\\n{f} x saturation"))
             }
+            Some(LoadPoint::TraceTimeScale(s)) => {
+                label.push_str(&format!("\\ntrace time scale {s}"))
+            }
             None => {}
         }
         if let Some(r) = task.replication {

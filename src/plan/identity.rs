@@ -221,6 +221,7 @@ pub fn simulation_cost(scenario: &Scenario, options: &sim::SimOptions, load: Loa
     let rate = match load {
         LoadPoint::Rate(r) => r,
         LoadPoint::FractionOfSaturation(f) => f * 0.5 / f64::from(scenario.message_length.max(1)),
+        LoadPoint::TraceTimeScale(_) => load.rate(scenario, None),
     };
     let hops = f64::from(scenario.topology.dimensions()) * f64::from(scenario.topology.radix())
         / 4.0

@@ -105,6 +105,23 @@ pub enum LoadPoint {
     Rate(f64),
     /// Fraction of the scenario's model saturation rate.
     FractionOfSaturation(f64),
+    /// Time scale factor of a replayed trace; the rate is what the trace offers at it.
+    TraceTimeScale(f64),
+}
+
+impl LoadPoint {
+    /// The rate in messages per node per cycle: given, a fraction of `saturation`, or what a
+    /// trace scenario's trace offers at the time scale; NaN when it cannot be known.
+    pub fn rate(&self, scenario: &crate::scenario::Scenario, saturation: Option<f64>) -> f64 {
+        match *self {
+            LoadPoint::Rate(rate) => rate,
+            LoadPoint::FractionOfSaturation(f) => saturation.map_or(f64::NAN, |s| f * s),
+            LoadPoint::TraceTimeScale(scale) => scenario
+                .traffic
+                .trace()
+                .map_or(f64::NAN, |trace| trace.offered_rate(scale, scenario.nodes())),
+        }
+    }
 }
 
 /// One node of the plan.
@@ -212,6 +229,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
             Load::FractionOfSaturation(f) => {
                 f.iter().map(|&f| LoadPoint::FractionOfSaturation(f)).collect()
             }
+            Load::TraceTimeScale(s) => s.iter().map(|&s| LoadPoint::TraceTimeScale(s)).collect(),
         };
         for load in loads {
             let needs_saturation = matches!(load, LoadPoint::FractionOfSaturation(_));

@@ -356,7 +356,10 @@ impl Reader {
     fn value(&self, plot_row: &PlotRow<'_>, name: &str) -> Option<f64> {
         let row = plot_row.row;
         let value = match name {
-            "flit_rate" => Some(row.rate * f64::from(row.message_length)),
+            // A trace's exact flit load (its lengths vary; `message_length` is their rounded mean).
+            "flit_rate" => {
+                Some(row.trace_flit_load.unwrap_or(row.rate * f64::from(row.message_length)))
+            }
             "fraction_of_saturation" => plot_row
                 .number(name)
                 .or_else(|| self.saturation_rate(row).map(|saturation| row.rate / saturation)),

@@ -79,6 +79,7 @@ const HEADERS: &[Header] = &[
     header("broadcast_order", "Broadcast order", "", "Broadcast", "order"),
     header("circuit_backoff", "Retry back-off", "cycles", "Back-off", "(cycles)"),
     header("circuit_retry_limit", "Retry limit", "", "Retry", "limit"),
+    header("trace_blake3", "Trace (blake3)", "", "Trace", "(blake3)"),
     // Load and results.
     header("method", "Method", "", "Method", ""),
     header("rate", "Rate \u{3bb}", "msg/node/cycle", "$\\lambda$", "(msg/node/cycle)"),
@@ -89,6 +90,8 @@ const HEADERS: &[Header] = &[
         "Load",
         "($\\lambda/\\lambda_{\\mathrm{sat}}$)",
     ),
+    header("trace_time_scale", "Time scale", "", "Time", "scale"),
+    header("trace_flit_load", "Offered load", "flits/node/cycle", "Load", "(flits/node/cycle)"),
     header("latency", "Latency", "cycles", "Latency", "(cycles)"),
     header("latency_ci", "Latency \u{b1} 95% CI", "cycles", "Latency", "(cycles)"),
     header("throughput", "Throughput", "msg/node/cycle", "Throughput", "(msg/node/cycle)"),

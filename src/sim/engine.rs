@@ -46,6 +46,7 @@ use super::routing::{Candidate, Header, Router};
 use super::stats::Batches;
 use super::throughput::Tracker;
 use super::topology::{Geometry, NO_LINK};
+use super::trace::Feed;
 use super::traffic::{Pattern, Traffic};
 use super::{SimError, rng::Rng};
 
@@ -124,6 +125,8 @@ pub(crate) enum Outcome {
     Imprecise(String),
     /// The progress callback asked to stop (nothing is measured).
     Cancelled,
+    /// A replayed trace could not go on (`sim::trace`): why.
+    Failed(String),
 }
 
 /// A header waiting for an output VC.
@@ -344,6 +347,12 @@ pub(crate) struct Engine {
     pub(crate) throughput: Option<Tracker>,
     /// Hypercube broadcasts (`broadcast_fraction > 0`); `None` for unicast traffic.
     pub(crate) broadcasts: Option<Box<broadcast::Broadcasts>>,
+    /// Trace replay (`sim::trace`): the records replace the generated traffic; `None` else.
+    trace: Option<Box<Feed>>,
+    /// Why the replay stopped the run (a bad record, or a trace that ends in the warm-up).
+    pub(crate) trace_error: Option<String>,
+    /// Cycles of warm-up (the replay refuses a trace that ends within them).
+    warmup: u64,
 }
 
 impl Engine {
@@ -486,9 +495,18 @@ impl Engine {
             },
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
             broadcasts: broadcast::Broadcasts::new(scenario, geometry.dims, geometry.nodes),
+            trace: None,
+            trace_error: None,
+            warmup: plan.warmup,
             geometry,
             switching,
         })
+    }
+
+    /// Replays `feed` instead of generating traffic (the engine was built at rate 0).
+    pub(crate) fn with_trace(mut self, feed: Feed) -> Engine {
+        self.trace = Some(Box::new(feed));
+        self
     }
 
     /// Runs warm-up, window and drain; `progress` is called every 4096 cycles.
@@ -563,6 +581,9 @@ impl Engine {
                 }
             }
             let moved = self.step();
+            if let Some(error) = &self.trace_error {
+                return Outcome::Failed(error.clone());
+            }
             if moved {
                 self.last_move = now;
             } else if self.in_network > 0 && now - self.last_move >= plan.deadlock_cycles {
@@ -690,6 +711,10 @@ impl Engine {
     }
 
     fn generate(&mut self) {
+        if self.trace.is_some() {
+            self.replay();
+            return;
+        }
         // The backlog bound also caps one cycle's arrivals at absurd rates (the run then stops).
         while self.queued <= self.backlog_limit
             && let Some((source, dest)) = self.traffic.next_arrival(self.now + 1, &mut self.rng)
@@ -714,6 +739,52 @@ impl Engine {
         }
     }
 
+    /// This cycle's messages of the replayed trace (`sim::trace`); at the trace's end, the
+    /// measurement window closes with the cycle (if still open).
+    fn replay(&mut self) {
+        let Some(mut feed) = self.trace.take() else { return };
+        while self.queued <= self.backlog_limit {
+            let (source, dest, length) = match feed.next_before(self.now + 1) {
+                Ok(Some(message)) => message,
+                Ok(None) => break,
+                Err(error) => {
+                    self.trace_error = Some(error.0);
+                    break;
+                }
+            };
+            let in_window = self.window.open;
+            if let Some(t) = &mut self.throughput
+                && t.drops(source, in_window)
+            {
+                continue;
+            }
+            let ties = self.router.draw(&self.geometry, source, dest, &mut self.rng);
+            self.admit(source, dest, ties, length);
+        }
+        if feed.ended && self.trace_error.is_none() {
+            let end = self.now + 1;
+            let warmup = self.warmup;
+            match self.window.end {
+                None if end <= warmup => {
+                    self.trace_error = Some(format!(
+                        "the trace ends at simulated cycle {} (its last record, time scale \
+                         applied), within the warm-up of {warmup} cycles: nothing would be \
+                         measured; shorten warmup_cycles or raise the time scale",
+                        self.now
+                    ));
+                }
+                window_end => {
+                    if window_end.is_none() {
+                        self.fixed_end = self.fixed_end.map(|e| e.min(end));
+                    }
+                    // Ended and handled: the engine runs on without the feed (drain).
+                    return;
+                }
+            }
+        }
+        self.trace = Some(feed);
+    }
+
     /// A new message from `source` to `dest` generated in the current cycle: it takes a free
     /// injection VC or joins the source queue.
     pub(crate) fn send(&mut self, source: u32, dest: u32) {
@@ -728,6 +799,15 @@ impl Engine {
     /// tests choose a dragonfly message's intermediate group this way).
     #[inline]
     pub(crate) fn send_with(&mut self, source: u32, dest: u32, ties: u32) {
+        // Fixed lengths draw nothing (`lengths`).
+        let length = self.lengths.draw(&mut self.rng);
+        self.admit(source, dest, ties, length);
+    }
+
+    /// A message of `length` flits with its tie-break bits given, generated in the current
+    /// cycle: counted, stored and queued.
+    #[inline]
+    fn admit(&mut self, source: u32, dest: u32, ties: u32, length: u32) {
         let now = self.now;
         let measured = self.window.open;
         if measured {
@@ -740,8 +820,6 @@ impl Engine {
             }
         }
         self.generated_total += 1;
-        // Fixed lengths draw nothing (`lengths`).
-        let length = self.lengths.draw(&mut self.rng);
         let id = self.allocate(Message {
             source,
             dest,

@@ -25,7 +25,8 @@
 //! butterfly fat-tree's routers and wiring in `network::fat_tree`, the dragonfly's numbering
 //! and routing cases in `network::dragonfly`); `routing` says which output virtual channels a header may
 //! request; `traffic` generates messages (Poisson process; uniform, permutation and hotspot
-//! patterns; `injection`: Bernoulli and on/off sources); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
+//! patterns; `injection`: Bernoulli and on/off sources; `trace`: a recorded trace replayed from
+//! the records [`replay`] is handed, with open-loop timing); `lengths` draws each message's length (fixed, bimodal, geometric or uniform
 //! around the mean `message_length`); `stats` keeps batch
 //! means and builds the [`Measurement`]; `percentiles` keeps the exact latency distributions
 //! (nearest-rank p50, p90, p99 and maximum); `rng` is xoshiro256++ with our own distributions;
@@ -93,6 +94,10 @@
 //!   stream of rate N * rate with uniformly chosen sources), which is the same process.
 //!   Bernoulli and on/off sources (`injection_process`) are per node, on a calendar of each
 //!   node's next message (`injection`); they run without faults.
+//! - Trace replay (`Traffic::Trace`, [`replay`], module `trace`, `docs/traces.md`): a record
+//!   of cycle t is generated at round(t * time_scale), open loop, with its own length; the
+//!   window is clipped to the trace when it ends first. The engine tests once per cycle
+//!   whether it replays, so generated traffic runs as before.
 //! - Static node faults (`fault_rate > 0`, see `faults` and `docs/faults.md`): one fault map
 //!   per run, drawn from the fault seed; only healthy nodes send (`rate` per healthy node), and
 //!   only to destinations they reach over a fault-free minimal path; routes keep to such paths.
@@ -167,15 +172,20 @@ pub mod saturation;
 mod stats;
 mod throughput;
 mod topology;
+mod trace;
 mod traffic;
 
 pub use throughput::{DEFAULT_SOURCE_QUEUE_CAPACITY, Measure};
+pub use trace::{Replay, TraceError, TraceRecord, TraceRecords};
 
 #[cfg(test)]
 mod tests;
 
 #[cfg(test)]
 mod switching_tests;
+
+#[cfg(test)]
+mod replay_tests;
 
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
@@ -347,6 +357,7 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         )));
     }
     check_broadcasts(scenario)?;
+    check_trace(scenario)?;
     if !scenario.injection_process.is_poisson() && scenario.fault_rate != 0.0 {
         return Err(SimError(format!(
             "injection_process {} is simulated without faulty nodes (its sources are per node; \
@@ -365,6 +376,35 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     // words where they overlap): huge buffers, delays and back-offs, duplicate hotspot nodes,
     // escape channels a routing would ignore.
     bounds::check(scenario).map_err(SimError)
+}
+
+/// Trace replay (`Traffic::Trace`, module `trace`): the trace gives every message's time,
+/// endpoints and length, so no injection process, length distribution, faults or broadcasts.
+fn check_trace(scenario: &Scenario) -> Result<(), SimError> {
+    if scenario.traffic.trace().is_none() {
+        return Ok(());
+    }
+    let conflict = if !scenario.injection_process.is_poisson() {
+        Some(format!("injection_process {}", scenario.injection_process.as_str()))
+    } else if !scenario.message_length_distribution.is_fixed() {
+        Some(format!(
+            "message_length_distribution {}",
+            scenario.message_length_distribution.as_str()
+        ))
+    } else if scenario.fault_rate != 0.0 {
+        Some(format!("fault_rate {}", scenario.fault_rate))
+    } else if scenario.broadcast_fraction != 0.0 {
+        Some(format!("broadcast_fraction {}", scenario.broadcast_fraction))
+    } else {
+        None
+    };
+    match conflict {
+        Some(what) => Err(SimError(format!(
+            "trace traffic replays the recorded messages (their times, endpoints and lengths): \
+             {what} does not apply; leave it out"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Largest start-up latency Delta the simulator accepts, in cycles.
@@ -439,7 +479,50 @@ pub fn simulate(
     progress: Option<Progress<'_>>,
 ) -> Result<Measurement, SimError> {
     check(scenario)?;
+    if scenario.traffic.trace().is_some() {
+        return Err(SimError(
+            "trace traffic is replayed from its records: call `sim::replay` with them".into(),
+        ));
+    }
     run(scenario, rate, options, seed, progress)
+}
+
+/// Replays a trace (`scenario.traffic` is `Traffic::Trace`) on the scenario's network: the
+/// records of `replay` are generated with open-loop timing, each at its source in cycle
+/// `round(t * time_scale)` (module `trace`). The measurement window is `warmup_cycles` to
+/// `warmup_cycles + cycles` in simulated time, closed early when the trace ends; messages of
+/// the window are followed until delivered, as with generated traffic. A record the stream
+/// or the network refuses ends the run with an error naming it.
+pub fn replay(
+    scenario: &Scenario,
+    replay: Replay,
+    options: &SimOptions,
+    seed: u64,
+    progress: Option<Progress<'_>>,
+) -> Result<Measurement, SimError> {
+    check(scenario)?;
+    if scenario.traffic.trace().is_none() {
+        return Err(SimError("sim::replay needs trace traffic".into()));
+    }
+    let scale = replay.time_scale;
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(SimError(format!(
+            "the trace time scale must be a positive, finite number, got {scale}"
+        )));
+    }
+    if options.target_precision.is_some() {
+        return Err(SimError(
+            "a replayed trace is measured over a fixed window (it may end before any precision \
+             is reached): leave target_precision unset"
+                .into(),
+        ));
+    }
+    let plan = plan(scenario, options)?;
+    let nodes = u32::try_from(scenario.nodes())
+        .map_err(|_| SimError("network too large for the simulator".into()))?;
+    let feed = trace::Feed::new(replay, nodes);
+    let engine = engine::Engine::new(scenario, 0.0, seed, &plan)?.with_trace(feed);
+    finish(engine, &plan, options, progress)
 }
 
 /// [`simulate`] without [`check`] (the unit tests also run fault maps under wormhole switching,
@@ -466,10 +549,22 @@ fn run(
             scenario.virtual_channels
         )));
     }
-    let mut engine = engine::Engine::new(scenario, rate, seed, &plan)?;
-    let outcome = engine.run(&plan, progress);
-    if matches!(outcome, engine::Outcome::Cancelled) {
-        return Err(SimError::cancelled());
+    let engine = engine::Engine::new(scenario, rate, seed, &plan)?;
+    finish(engine, &plan, options, progress)
+}
+
+/// Runs a built engine to its end and summarizes it.
+fn finish(
+    mut engine: engine::Engine,
+    plan: &engine::RunPlan,
+    options: &SimOptions,
+    progress: Option<Progress<'_>>,
+) -> Result<Measurement, SimError> {
+    let outcome = engine.run(plan, progress);
+    match outcome {
+        engine::Outcome::Cancelled => return Err(SimError::cancelled()),
+        engine::Outcome::Failed(error) => return Err(SimError(error)),
+        _ => {}
     }
     let mut measurement = stats::summarize(&engine, outcome);
     if let Some(map) = &engine.faults {

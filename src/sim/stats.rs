@@ -241,6 +241,12 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
             m.detail = Some("cancelled before the end of the run".into());
             return m;
         }
+        // Likewise for a replay stopped by its trace (`sim::replay` returns the error).
+        Outcome::Failed(detail) => {
+            m.status = Status::Imprecise;
+            m.detail = Some(detail);
+            return m;
+        }
     }
     let window_end = w.end.unwrap_or(engine.now);
     let span = window_end.saturating_sub(w.start);

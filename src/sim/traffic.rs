@@ -90,6 +90,9 @@ impl Pattern {
                 }
             },
             Spec::Uniform => Pattern::Uniform,
+            // A replayed trace names its own destinations (`trace`); the engine generates
+            // nothing of its own then (rate 0), so the pattern is never asked.
+            Spec::Trace(_) => Pattern::Uniform,
             Spec::UniformWithSelf => Pattern::UniformWithSelf,
             Spec::Transpose => {
                 if dims % 2 != 0 {

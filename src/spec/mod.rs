@@ -10,6 +10,7 @@ pub mod external;
 pub mod report;
 pub mod suggest;
 pub mod sweep;
+pub mod trace;
 pub mod types;
 pub mod validate;
 
@@ -73,13 +74,16 @@ pub enum Load {
     Rates(Vec<f64>),
     /// Fractions of the saturation rate the model computes for each scenario.
     FractionOfSaturation(Vec<f64>),
+    /// Time scale factors of a replayed trace (`traffic.pattern: trace`): the rate is what
+    /// the trace offers at each.
+    TraceTimeScale(Vec<f64>),
 }
 
 impl Load {
     /// Number of load points.
     pub fn len(&self) -> usize {
         match self {
-            Load::Rates(v) | Load::FractionOfSaturation(v) => v.len(),
+            Load::Rates(v) | Load::FractionOfSaturation(v) | Load::TraceTimeScale(v) => v.len(),
         }
     }
 
@@ -230,6 +234,8 @@ pub fn parse_with(source: &SpecSource, limits: &Limits) -> Result<Experiment, Sp
     options.budget = Some(budget);
     let file: types::SpecFile = serde_saphyr::from_str_with_options(text, options)
         .map_err(|e| error::from_parse_error(path, text, &e))?;
+    let trace_location = file.scenario.value.traffic.as_ref().and_then(|t| t.trace.as_ref());
+    let trace_location = trace_location.map(|t| t.referenced);
     let mut diags = validate::Diags::default();
     let spec_dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
     let spec_dir = spec_dir.unwrap_or(Path::new("."));
@@ -237,6 +243,9 @@ pub fn parse_with(source: &SpecSource, limits: &Limits) -> Result<Experiment, Sp
     if let Some(experiment) = &mut experiment {
         diags.0.extend(experiment.report.check_template_dir(spec_dir));
         diags.0.extend(external::resolve(&mut experiment.external, spec_dir));
+        if diags.0.is_empty() {
+            diags.0.extend(trace::resolve(experiment, spec_dir, trace_location));
+        }
     }
     match experiment {
         Some(experiment) if diags.0.is_empty() => Ok(experiment),

@@ -238,8 +238,10 @@ pub struct SwitchingSpec {
 pub struct TrafficSpec {
     /// Where messages go: `uniform` (every other node; the papers'), `uniform_with_self`,
     /// `transpose`, `bit_complement`, `bit_reverse`, `tornado`, `neighbor`, `hotspot`
-    /// (simulator only; the models assume uniform), or `broadcast_mix` (uniform unicast plus a
-    /// fraction of broadcasts).
+    /// (simulator only; the models assume uniform), `broadcast_mix` (uniform unicast plus a
+    /// fraction of broadcasts), or `trace` (replay the recorded messages of `trace`, with
+    /// their times, endpoints and lengths; simulator only; the load is
+    /// `load.trace_time_scale`).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<TrafficPattern>>", extend("default" = "uniform"))]
     pub pattern: Option<Field<TrafficPattern>>,
@@ -251,6 +253,17 @@ pub struct TrafficSpec {
     #[serde(default)]
     #[schemars(with = "Option<Vec<u32>>")]
     pub hotspot_nodes: Option<Spanned<Vec<u32>>>,
+    /// `trace` only: the trace file, relative to the spec file's directory, `.csv` or
+    /// `.parquet` with columns `cycle, source, destination, length` (docs/traces.md). Its
+    /// content hash, not its path, is part of the task ids; not swept.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub trace: Option<Spanned<String>>,
+    /// `trace` only: bytes per flit, for a trace whose length column is `length_bytes`
+    /// (a length of b bytes is ceil(b / trace_flit_bytes) flits); not swept.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", range(min = 1))]
+    pub trace_flit_bytes: Option<Spanned<u32>>,
     /// When each node generates its messages, at the mean `rate` whatever the process
     /// (simulator; the models assume Poisson): `poisson` (the default), `bernoulli` (one
     /// message with probability `rate` per node and cycle, as BookSim; `rate <= 1`) or `on_off`
@@ -280,7 +293,7 @@ pub struct TrafficSpec {
     pub broadcast_order: Option<Field<BroadcastOrderName>>,
 }
 
-/// `load:` give exactly one of `rates` and `fraction_of_saturation`.
+/// `load:` give exactly one of `rates`, `fraction_of_saturation` and `trace_time_scale`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoadSpec {
@@ -292,6 +305,13 @@ pub struct LoadSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>")]
     pub fraction_of_saturation: Option<Field<f64>>,
+    /// `traffic.pattern: trace` only, and then required: time scale factors s > 0 of the
+    /// replay, the load axis of a trace. A message recorded at cycle t is generated at
+    /// round(t * s): s < 1 compresses time (a higher load), s > 1 stretches it. The rows'
+    /// `rate` is what the trace offers at each s.
+    #[serde(default)]
+    #[schemars(with = "Option<Sweep<f64>>")]
+    pub trace_time_scale: Option<Field<f64>>,
 }
 
 /// `methods:` at least one of `model`, `simulation` and `external`.
@@ -628,6 +648,8 @@ pub enum TrafficPattern {
     GroupShift,
     /// A fraction of messages to a set of hotspot nodes, the rest uniform.
     Hotspot,
+    /// The recorded messages of `trace`, replayed (simulator only).
+    Trace,
 }
 
 /// `methods.model.name`.

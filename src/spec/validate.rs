@@ -164,6 +164,11 @@ struct Columns {
     broadcast_order: Values<BroadcastOrderName>,
     circuit_backoff: Values<u32>,
     circuit_retry_limit: Values<u32>,
+    /// `traffic.trace` (as written) and `traffic.trace_flit_bytes`, for `pattern: trace`.
+    trace: Option<String>,
+    trace_flit_bytes: Option<u32>,
+    /// Every point replays a trace (`pattern: trace`).
+    replays: bool,
     /// Where each field was written (`None`: left out, default used or not applicable).
     written: [Option<Location>; FIELDS.len()],
 }
@@ -280,7 +285,13 @@ pub(super) fn validate(
             Some("add `model: {name: ...}` (see `runner models`), `simulation: {}` and/or `external: [...]`".into()),
         );
     }
-    let load = load(&spec.load, model.is_some(), diags);
+    let load = load(&spec.load, model.is_some(), columns.replays, diags);
+    if let (Some(Load::FractionOfSaturation(_)), Some(model)) = (&load, &model) {
+        fraction_of_saturation_needs_poisson(&columns, model, diags);
+    }
+    if columns.replays {
+        refuse_with_trace(&spec.methods.value, &external, diags);
+    }
     let groups = zip_groups(scenario, &columns, diags);
     let report_location = spec.report.as_ref().map_or(Location::UNKNOWN, |r| r.referenced);
     let spec_report_written = spec.report.is_some();
@@ -496,7 +507,9 @@ impl FigureBounds {
             "experiment" | "replications" => 1,
             "method" | "evaluator" => self.methods,
             "rate" if self.fractions => scenarios * self.loads,
-            "rate" | "fraction_of_saturation" => self.loads,
+            "rate" | "fraction_of_saturation" | "trace_time_scale" | "trace_flit_load" => {
+                self.loads
+            }
             "saturation_rate" => scenarios,
             "replication" | "seed" => self.replications + 1,
             "status" => 4,
@@ -605,7 +618,152 @@ impl FigureBounds {
     }
 }
 
+/// A load given as a fraction of saturation takes the model's saturation rate, and the models
+/// assume Poisson arrivals: a Bernoulli or on/off process cannot have one. Located at the
+/// process, with the way out (its rate written in messages per node per cycle).
+fn fraction_of_saturation_needs_poisson(columns: &Columns, model: &ModelChoice, diags: &mut Diags) {
+    for (process, location) in &columns.injection_process {
+        if *process == InjectionProcessName::Poisson {
+            continue;
+        }
+        let name = match process {
+            InjectionProcessName::Bernoulli => "bernoulli",
+            _ => "on_off",
+        };
+        diags.error(
+            *location,
+            format!(
+                "injection_process `{name}` cannot take its load as `fraction_of_saturation`: the \
+                 fraction is of the saturation rate model `{}` computes, and the models assume \
+                 Poisson arrivals, so no model gives a `{name}` source a saturation rate",
+                model.name.as_str()
+            ),
+            Some(format!(
+                "give the load as `load.rates` in messages/node/cycle (a `{name}` source offers \
+                 at most {}), and evaluate `{name}` with `methods.simulation` only",
+                if name == "bernoulli" { "1" } else { "B / (B + 1), B the burst_length" }
+            )),
+        );
+    }
+}
+
+/// Trace replay (`pattern: trace`) is the built-in simulator's, over a fixed window.
+fn refuse_with_trace(
+    methods: &MethodsSpec,
+    external: &[super::external::ExternalChoice],
+    diags: &mut Diags,
+) {
+    if let Some(p) = methods.simulation.as_ref().and_then(|s| s.target_precision.as_ref()) {
+        diags.error(
+            p.referenced,
+            "`target_precision` does not apply to trace traffic: a replay is measured over the \
+             fixed window of `cycles` (closed early when the trace ends)",
+            Some("leave `target_precision` out".into()),
+        );
+    }
+    if let (Some(first), Some(entry)) = (external.first(), methods.external.first()) {
+        diags.error(
+            entry.referenced,
+            format!(
+                "external method `{}` cannot evaluate trace traffic: the protocol hands a \
+                 program a scenario and a rate, not a trace",
+                first.name
+            ),
+            Some("evaluate the trace with `methods.simulation`".into()),
+        );
+    }
+}
+
+/// `traffic.pattern: trace` and the fields it needs and excludes; whether every point replays
+/// a trace.
+fn trace_fields(s: &ScenarioSpec, diags: &mut Diags) -> bool {
+    let traffic = s.traffic.as_ref();
+    let patterns = traffic.and_then(|t| t.pattern.as_ref());
+    let values = patterns.and_then(|p| p.value.values(p.referenced).ok()).unwrap_or_default();
+    let traces = values.iter().filter(|v| v.0 == TrafficPattern::Trace).count();
+    let file = traffic.and_then(|t| t.trace.as_ref());
+    let flit_bytes = traffic.and_then(|t| t.trace_flit_bytes.as_ref());
+    if traces == 0 {
+        if let Some(file) = file {
+            diags.error(
+                file.referenced,
+                "`trace` needs `pattern: trace`",
+                Some("set `traffic.pattern: trace`, or remove `trace`".into()),
+            );
+        }
+        if let Some(bytes) = flit_bytes {
+            diags.error(
+                bytes.referenced,
+                "`trace_flit_bytes` applies to `pattern: trace` only",
+                Some("remove `trace_flit_bytes`".into()),
+            );
+        }
+        return false;
+    }
+    let Some(patterns) = patterns else { return false };
+    if traces < values.len() {
+        diags.error(
+            patterns.referenced,
+            "`pattern: trace` cannot be swept beside other patterns: a trace offers its own load \
+             (`load.trace_time_scale`), the others take `load.rates`",
+            Some("split the spec: one for the trace, one for the generated traffic".into()),
+        );
+    }
+    if file.is_none() {
+        diags.error(
+            patterns.referenced,
+            "`pattern: trace` needs `traffic.trace`, the trace file",
+            Some("for example `trace: traces/poisson_8x8.csv` (docs/traces.md)".into()),
+        );
+    }
+    if let Some(bytes) = flit_bytes
+        && bytes.value == 0
+    {
+        diags.error(bytes.referenced, "`trace_flit_bytes` must be at least 1 byte", None);
+    }
+    let gives = "the trace gives every message's time, endpoints and length";
+    let excluded = [
+        ("message_length", s.message_length.as_ref().map(|f| f.referenced)),
+        (
+            "message_length_second_moment",
+            s.message_length_second_moment.as_ref().map(|f| f.referenced),
+        ),
+        (
+            "message_length_distribution",
+            s.message_length_distribution.as_ref().map(|f| f.referenced),
+        ),
+        ("message_length_min", s.message_length_min.as_ref().map(|f| f.referenced)),
+        ("message_length_max", s.message_length_max.as_ref().map(|f| f.referenced)),
+        ("fault_rate", s.fault_rate.as_ref().map(|f| f.referenced)),
+        (
+            "injection_process",
+            traffic.and_then(|t| t.injection_process.as_ref()).map(|f| f.referenced),
+        ),
+        ("burst_length", traffic.and_then(|t| t.burst_length.as_ref()).map(|f| f.referenced)),
+        (
+            "hotspot_fraction",
+            traffic.and_then(|t| t.hotspot_fraction.as_ref()).map(|f| f.referenced),
+        ),
+        ("hotspot_nodes", traffic.and_then(|t| t.hotspot_nodes.as_ref()).map(|f| f.referenced)),
+        (
+            "broadcast_fraction",
+            traffic.and_then(|t| t.broadcast_fraction.as_ref()).map(|f| f.referenced),
+        ),
+    ];
+    for (field, location) in excluded {
+        if let Some(location) = location {
+            diags.error(
+                location,
+                format!("`{field}` does not apply to trace traffic: {gives}"),
+                Some(format!("remove `{field}`")),
+            );
+        }
+    }
+    traces == values.len()
+}
+
 fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> Columns {
+    let replays = trace_fields(s, diags);
     let topology = &s.topology;
     let switching = s.switching.as_ref();
     let traffic = s.traffic.as_ref();
@@ -803,6 +961,9 @@ fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> Columns {
             None,
             int(CIRCUIT_RETRY_LIMIT),
         ),
+        trace: traffic.and_then(|t| t.trace.as_ref()).map(|t| t.value.clone()),
+        trace_flit_bytes: traffic.and_then(|t| t.trace_flit_bytes.as_ref()).map(|b| b.value),
+        replays,
         written,
     }
 }
@@ -979,8 +1140,59 @@ pub fn check_target_precision(precision: f64) -> Result<(), String> {
     }
 }
 
-fn load(load: &Spanned<LoadSpec>, has_model: bool, diags: &mut Diags) -> Option<Load> {
+fn load(
+    load: &Spanned<LoadSpec>,
+    has_model: bool,
+    replays: bool,
+    diags: &mut Diags,
+) -> Option<Load> {
     let spec = &load.value;
+    match (&spec.trace_time_scale, replays) {
+        (Some(scales), true) => {
+            for (other, name) in
+                [(&spec.rates, "rates"), (&spec.fraction_of_saturation, "fraction_of_saturation")]
+            {
+                if let Some(other) = other {
+                    diags.error(
+                        other.referenced,
+                        format!("`{name}` does not apply to trace traffic: the trace offers its own load"),
+                        Some(format!("remove `{name}`; `trace_time_scale` sweeps the trace's load")),
+                    );
+                }
+            }
+            let before = diags.0.len();
+            let values = column(diags, Some(scales), None, |v: &f64| {
+                if v.is_finite() && *v > 0.0 && *v <= 1e9 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "a time scale must be a positive, finite number up to 1e9, found {v}"
+                    ))
+                }
+            });
+            return (diags.0.len() == before)
+                .then(|| Load::TraceTimeScale(values.into_iter().map(|v| v.0).collect()));
+        }
+        (Some(scales), false) => {
+            diags.error(
+                scales.referenced,
+                "`trace_time_scale` applies to `traffic.pattern: trace` only",
+                Some("give the load as `rates:`, or replay a trace".into()),
+            );
+            return None;
+        }
+        (None, true) => {
+            let at = spec.rates.as_ref().or(spec.fraction_of_saturation.as_ref());
+            diags.error(
+                at.map_or(load.referenced, |f| f.referenced),
+                "trace traffic offers its own load: give `load.trace_time_scale`, the time scale \
+                 factors of the replay, instead of rates",
+                Some("e.g. `trace_time_scale: [2, 1.5, 1, 0.8]` (below 1: higher load)".into()),
+            );
+            return None;
+        }
+        (None, false) => {}
+    }
     let positive = |what: &'static str| {
         move |v: &f64| {
             if v.is_finite() && *v > 0.0 {
@@ -1471,6 +1683,11 @@ fn build(
             TrafficPattern::Tornado => Traffic::Tornado,
             TrafficPattern::Neighbor => Traffic::Neighbor,
             TrafficPattern::GroupShift => Traffic::GroupShift,
+            TrafficPattern::Trace => Traffic::Trace(crate::scenario::TraceFile {
+                path: c.trace.clone().unwrap_or_default().into(),
+                flit_bytes: c.trace_flit_bytes,
+                ..crate::scenario::TraceFile::default()
+            }),
             TrafficPattern::Hotspot => {
                 used[HOTSPOT] = true;
                 let Some(fraction) = get(&c.hotspot_fraction, index[HOTSPOT]) else {
@@ -1677,8 +1894,13 @@ pub fn label(s: &Scenario) -> String {
             text.push_str(&format!(", ties {}", tie.as_str()));
         }
     }
-    if !s.traffic.is_uniform() {
-        text.push_str(&format!(", {} traffic", s.traffic.as_str()));
+    match &s.traffic {
+        Traffic::Uniform => {}
+        Traffic::Trace(trace) => {
+            let name = trace.path.file_name().unwrap_or(trace.path.as_os_str());
+            text.push_str(&format!(", trace {}", name.to_string_lossy()));
+        }
+        other => text.push_str(&format!(", {} traffic", other.as_str())),
     }
     match s.injection_process {
         InjectionProcess::Poisson => {}

@@ -10,7 +10,7 @@ pub mod row;
 use crate::exec::TaskState;
 use crate::exec::cache::Output;
 use crate::exec::evaluate::base_row;
-use crate::plan::{LoadPoint, Plan, TaskKind};
+use crate::plan::{Plan, TaskKind};
 use crate::spec::Experiment;
 use row::Row;
 
@@ -29,13 +29,7 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
             TaskState::Done(Output::Saturation(_)) | TaskState::Pending => continue,
             TaskState::Failed(error) | TaskState::Skipped(error) => {
                 let scenario = &experiment.scenarios[scenario_index].scenario;
-                let rate = match task.load {
-                    Some(LoadPoint::Rate(r)) => r,
-                    Some(LoadPoint::FractionOfSaturation(f)) => {
-                        saturation.map_or(f64::NAN, |s| f * s)
-                    }
-                    None => f64::NAN,
-                };
+                let rate = task.load.map_or(f64::NAN, |load| load.rate(scenario, saturation));
                 let model = matches!(task.kind, TaskKind::Solve | TaskKind::Curve);
                 let external = task.method.and_then(|m| experiment.external.get(m));
                 let method = match external {

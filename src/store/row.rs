@@ -115,10 +115,19 @@ pub struct Row {
     pub circuit_backoff: Option<u32>,
     /// Circuit switching: retries after which a message is dropped; null for other switching.
     pub circuit_retry_limit: Option<u32>,
-    /// Offered load (messages/node/cycle).
+    /// Trace traffic: blake3 of the replayed trace file's content (hex); null for generated
+    /// traffic.
+    pub trace_blake3: Option<String>,
+    /// Offered load (messages/node/cycle); for trace traffic, what the trace offers at
+    /// `trace_time_scale`: messages / nodes / duration.
     pub rate: f64,
     /// `rate / saturation_rate` (the load as written, when given as `fraction_of_saturation`).
     pub fraction_of_saturation: Option<f64>,
+    /// Trace traffic: the time scale of the replay (the load as written); null otherwise.
+    pub trace_time_scale: Option<f64>,
+    /// Trace traffic: the offered load in flits/node/cycle, messages x mean length / nodes /
+    /// duration; null otherwise.
+    pub trace_flit_load: Option<f64>,
     /// The model's saturation rate for this scenario, when it was computed.
     pub saturation_rate: Option<f64>,
     /// Mean latency (cycles).
@@ -315,6 +324,7 @@ impl Row {
             circuit_retry_limit: (scenario.switching == Switching::Circuit).then(|| {
                 scenario.circuit_retry_limit.unwrap_or(crate::sim::DEFAULT_CIRCUIT_RETRY_LIMIT)
             }),
+            trace_blake3: scenario.traffic.trace().map(|t| t.blake3.clone()),
             ..Row::default()
         }
     }

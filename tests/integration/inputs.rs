@@ -151,6 +151,22 @@ fn example(class: &str, scratch: &Scratch) -> Output {
             EXTERNAL.replace("PROGRAM", "true").replace("version:", "inputs: [gone.cfg]\n      version:")
                 .as_bytes(),
         ),
+        "spec-trace-bad-row" | "spec-trace-not-a-regular-file" => {
+            let trace = scratch.path().join("t.csv");
+            if class == "spec-trace-bad-row" {
+                std::fs::write(&trace, "cycle,source,destination,length\n0,0,1,4\n1,0,99,4\n")
+                    .expect("trace");
+            } else {
+                let made = std::process::Command::new("mkfifo").arg(&trace).status();
+                assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+            }
+            validate(
+                "name: t\nscenario:\n  topology: {kind: torus, radix: 4, dimensions: 2}\n  \
+                 routing: duato\n  virtual_channels: 3\n  traffic: {pattern: trace, trace: t.csv}\n\
+                 load: {trace_time_scale: [1]}\nmethods: {simulation: {warmup_cycles: 0}}\n"
+                    .as_bytes(),
+            )
+        }
         "verify-changed-file" => {
             ran(scratch);
             let report = scratch.path().join("reports/inputs/report.md");
@@ -395,6 +411,8 @@ const CLASSES: &[&str] = &[
     "external-program-times-out",
     "external-program-garbage",
     "spec-external-input-missing",
+    "spec-trace-bad-row",
+    "spec-trace-not-a-regular-file",
     "verify-changed-file",
     "usage",
     "spec-missing",

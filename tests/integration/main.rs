@@ -12,4 +12,5 @@ mod slurm;
 mod spec_errors;
 mod spec_properties;
 mod tables;
+mod traces;
 mod validation;
