@@ -52,10 +52,12 @@ pub struct Cache {
 /// (`latency_p50` ... `source_wait_max`); 6: `message_length_distribution`,
 /// `message_length_min` and `message_length_max`; 7: `injection_process` and `burst_length`;
 /// 8: the dragonfly columns (`terminals_per_router`, `routers_per_group`,
-/// `global_links_per_router`).
-const FORMAT: u32 = 8;
+/// `global_links_per_router`); 9: the p95 and unicast percentile columns and the side-table
+/// data (`link_loads`, `histograms`).
+const FORMAT: u32 = 9;
 
-/// The largest entry read, in bytes (entries are 1-10 KB; a Curve entry holds up to
+/// The largest entry read, in bytes (entries are 1-10 KB, a simulation's a few KB more with its
+/// binned histograms and, with `link_loads`, one count per link; a Curve entry holds up to
 /// `spec::MAX_CURVE_POINTS` model rows of a few KB each).
 const MAX_ENTRY_BYTES: u64 = 16 << 20;
 
@@ -250,7 +252,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "511dd232b645b1ab";
+    const ROW_SHAPE: &str = "c6fbc0c17b8f7241";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

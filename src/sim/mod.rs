@@ -145,6 +145,7 @@ mod engine;
 mod faults;
 mod injection;
 mod lengths;
+pub mod links;
 mod network;
 mod percentiles;
 mod rng;
@@ -205,6 +206,15 @@ pub struct SimOptions {
     /// (`throughput`). Left out of the serialized options (the cache keys) when latency.
     #[serde(skip_serializing_if = "Measure::is_latency")]
     pub measure: Measure,
+
+    /// Report the flits each physical link carried in the window (`Measurement::link_loads`;
+    /// one count per link, `links::links`). Off by default: a large network's counts would
+    /// swell every cache entry. Left out of the serialized options when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub link_loads: bool,
+    /// With `link_loads`, also per virtual channel.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub link_loads_per_vc: bool,
 }
 
 impl Default for SimOptions {
@@ -220,6 +230,8 @@ impl Default for SimOptions {
             fault_seed: None,
 
             measure: Measure::Latency,
+            link_loads: false,
+            link_loads_per_vc: false,
         }
     }
 }
@@ -448,6 +460,9 @@ fn run(
         return Err(SimError::cancelled());
     }
     let mut measurement = stats::summarize(&engine, outcome);
+    if options.link_loads || options.link_loads_per_vc {
+        measurement.link_loads = stats::link_loads(&engine, options.link_loads_per_vc);
+    }
     if let Some(map) = &engine.faults {
         map.annotate(&mut measurement);
     }

@@ -264,7 +264,9 @@ fn zero_load_broadcast_percentiles_are_exact() {
             }
         }
         let m = crate::sim::stats::summarize(&engine, Outcome::Ok);
-        let all = |value: u64| Some(Percentiles { p50: value, p90: value, p99: value, max: value });
+        let all = |value: u64| {
+            Some(Percentiles { p50: value, p90: value, p95: value, p99: value, max: value })
+        };
         assert_eq!(m.latency_percentiles, all(u64::from(n) * step), "{s:?}");
         assert_eq!(m.network_latency_percentiles, all(step), "{s:?}");
         let wait = m.source_wait_percentiles.expect("copies were delivered");
