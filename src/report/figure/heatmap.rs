@@ -71,8 +71,8 @@ fn grid_svg(title: &str, k: u32, torus: bool, links: &[&LinkRow]) -> String {
         (left + (f64::from(x) + 0.5) * cell, top + (f64::from(k - 1 - y) + 0.5) * cell)
     };
     let top_value = scale_top(links);
-    let lane = cell * 0.13;
-    let thickness = (cell * 0.11).clamp(0.6, 3.0);
+    let lane = cell * 0.1;
+    let thickness = (cell * 0.07).clamp(0.5, 2.0);
     for link in links {
         let plus = link.direction.starts_with('+');
         let horizontal = link.direction.ends_with("x0");
@@ -109,7 +109,7 @@ fn grid_svg(title: &str, k: u32, torus: bool, links: &[&LinkRow]) -> String {
             arrow(&mut svg, from, end, (ux, uy), &fill, thickness);
         }
     }
-    let router = (cell * 0.2).clamp(1.0, 10.0);
+    let router = (cell * 0.24).clamp(1.0, 12.0);
     for id in 0..k * k {
         let (x, y) = centre(id);
         svg.rect(x - router / 2.0, y - router / 2.0, router, router, "#d9d9d9", Some("#404040"));
@@ -142,7 +142,7 @@ fn arrow(
     fill: &str,
     thickness: f64,
 ) {
-    let head = (thickness * 2.2).max(1.5);
+    let head = (thickness * 1.8).max(1.2);
     let base = (to.0 - ux * head, to.1 - uy * head);
     svg.line(from, base, fill, thickness);
     let (px, py) = (-uy * head * 0.6, ux * head * 0.6);

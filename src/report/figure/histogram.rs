@@ -85,9 +85,9 @@ fn draw(
     let hi = if hi > lo { hi } else { lo + 1.0 };
     let fraction = |count: u64| if total > 0 { count as f64 / total as f64 } else { 0.0 };
     let top_fraction = bars.iter().map(|b| fraction(b.2)).fold(0.0, f64::max);
-    let y_ticks =
-        super::draw::linear_ticks(0.0, if top_fraction > 0.0 { top_fraction } else { 1.0 }, 4);
-    let y_hi = y_ticks.last().map_or(1.0, |t| t.0).max(top_fraction).max(f64::MIN_POSITIVE);
+    // Headroom above the tallest bar, for the line labels.
+    let y_hi = if top_fraction > 0.0 { top_fraction * 1.12 } else { 1.0 };
+    let y_ticks = super::draw::linear_ticks(0.0, y_hi, 4);
     let x = |value: f64| left + (right - left) * (value - lo) / (hi - lo);
     let y = |value: f64| bottom - plot_height * value / y_hi;
     for &(lower, bin, count) in bars {
@@ -104,11 +104,7 @@ fn draw(
     for (value, label) in [(mean, "mean"), (p99, "p99")] {
         let Some(value) = value.filter(|v| (lo..=hi).contains(v)) else { continue };
         let px = x(value);
-        let mut dash = top;
-        while dash < bottom {
-            svg.line((px, dash), (px, (dash + 3.0).min(bottom)), "#d55e00", 0.75);
-            dash += 5.0;
-        }
+        svg.dashed_vertical(px, (top, bottom), "#d55e00");
         svg.text(
             px + 2.0,
             top + 8.0 + if label == "p99" { 9.0 } else { 0.0 },

@@ -105,6 +105,20 @@ impl Svg {
         );
     }
 
+    /// A dashed vertical line at `x` from `top` to `bottom` (pt).
+    pub(super) fn dashed_vertical(&mut self, x: f64, (top, bottom): (f64, f64), colour: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{colour}" stroke-width="{3}" stroke-dasharray="{4} {5}"/>"#,
+            u(x),
+            u(top),
+            u(bottom),
+            u(0.75),
+            u(3.0),
+            u(2.0)
+        );
+    }
+
     /// A filled polygon (pt).
     pub(super) fn polygon(&mut self, points: &[(f64, f64)], fill: &str) {
         let points: Vec<String> =

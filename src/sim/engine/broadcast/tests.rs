@@ -277,3 +277,30 @@ fn zero_load_broadcast_percentiles_are_exact() {
         }
     }
 }
+
+/// The unicasts of a broadcast run keep their distribution: percentiles around their mean
+/// `unicast_latency`, while the histograms follow the percentile columns (broadcast latency,
+/// the copies' network latency and wait).
+#[test]
+fn broadcast_runs_keep_the_unicast_percentiles_and_histograms_follow_the_columns() {
+    let s = Scenario {
+        broadcast_fraction: 0.05,
+        ejection: Ejection::Unlimited,
+        ..hypercube(4, Routing::Duato, 2, 8)
+    };
+    let options = SimOptions { warmup_cycles: 1_000, cycles: 10_000, ..SimOptions::default() };
+    let m = simulate(&s, 0.004, &options, 3, None).unwrap();
+    assert_eq!(m.status, Status::Ok, "{:?}", m.detail);
+    let unicast = m.unicast_latency_percentiles.expect("unicast percentiles");
+    let mean = m.unicast_latency.expect("unicast mean");
+    assert!(unicast.p50 <= unicast.p95 && unicast.p95 <= unicast.max, "{unicast:?}");
+    assert!((unicast.max as f64) >= mean && (unicast.p50 as f64) < 2.0 * mean, "{unicast:?}");
+    let broadcasts = m.latency_percentiles.expect("broadcast percentiles");
+    assert!(broadcasts.p50 > unicast.p50, "a broadcast takes longer than a unicast");
+    let histograms = m.histograms.expect("histograms");
+    let latency = histograms.latency.expect("broadcast latency histogram");
+    assert_eq!(Some(latency.total()), m.messages_measured, "one count per measured broadcast");
+    let top = latency.bins().filter(|b| b.1 > 0).map(|b| b.0 + latency.width - 1).max();
+    assert!(top >= Some(broadcasts.max), "the histogram reaches the broadcast maximum");
+    assert!(histograms.network_latency.is_some() && histograms.source_wait.is_some());
+}
