@@ -149,7 +149,7 @@ fn arrow(
     svg.polygon(&[to, (base.0 + px, base.1 + py), (base.0 - px, base.1 - py)], fill);
 }
 
-/// Mean and max utilisation per link class, in order of first appearance.
+/// Mean and max utilisation per link class, classes in natural order (`x0`, `x1`, ...).
 fn classes<'a>(links: &[&'a LinkRow]) -> Vec<(&'a str, f64, f64, usize)> {
     let mut out: Vec<(&str, f64, f64, usize)> = Vec::new();
     for link in links {
@@ -165,6 +165,7 @@ fn classes<'a>(links: &[&'a LinkRow]) -> Vec<(&'a str, f64, f64, usize)> {
     for entry in &mut out {
         entry.1 /= entry.3 as f64;
     }
+    out.sort_by(|a, b| super::natural_cmp(a.0, b.0));
     out
 }
 
