@@ -5,7 +5,7 @@
 //! does not produce stay `None`; every other named quantity goes into
 //! `intermediates` under a stable key.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How an evaluation ended.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
@@ -44,6 +44,8 @@ pub struct Percentiles {
     pub p50: u64,
     /// 90th percentile (cycles).
     pub p90: u64,
+    /// 95th percentile (cycles).
+    pub p95: u64,
     /// 99th percentile (cycles).
     pub p99: u64,
     /// Largest value (cycles).
@@ -77,6 +79,9 @@ pub struct Measurement {
     pub network_latency_percentiles: Option<Percentiles>,
     /// Percentiles of the source wait whose mean is `source_wait` (simulation only).
     pub source_wait_percentiles: Option<Percentiles>,
+    /// Percentiles of the unicast latency whose mean is `unicast_latency` (simulated
+    /// broadcasts only).
+    pub unicast_latency_percentiles: Option<Percentiles>,
     /// Average multiplexing degree V-bar of a physical channel.
     pub multiplexing_degree: Option<f64>,
     /// Message (or header) arrival rate at one channel (messages/cycle).
@@ -100,6 +105,149 @@ pub struct Measurement {
     /// Short hash of the run's fault map: equal hashes, same faulty nodes (simulation with
     /// `fault_rate > 0` only).
     pub fault_map: Option<String>,
+    /// The least- and best-served destination node's accepted throughput, in messages and in
+    /// flits per node per cycle of the window (simulation): (min, max, flit min, flit max).
+    /// Flits count at each message's delivery; throughput mode's intermediates count them
+    /// exactly at the window's edges and take precedence in the rows.
+    pub node_throughput: Option<[f64; 4]>,
+    /// Flits per physical link in the measurement window (simulation with
+    /// `SimOptions::link_loads` only).
+    pub link_loads: Option<LinkLoads>,
+    /// The distributions of latency, network latency and source wait, binned (simulation
+    /// only, where a latency was measured).
+    pub histograms: Option<LatencyHistograms>,
+}
+
+/// What each physical link carried in the measurement window: flits that crossed it, one
+/// count per link in the order of `sim::links` (the links that exist, by channel id), and
+/// optionally per virtual channel. Compact on purpose: a row of a 16x16 torus holds 1,024
+/// numbers, not 1,024 objects. Replications combine by adding counts and window lengths, so
+/// utilisation = flits / window_cycles stays exact.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkLoads {
+    /// Cycles of the measurement window (summed over replications in an aggregate).
+    pub window_cycles: u64,
+    /// Flits that crossed each link in the window.
+    pub flits: Vec<u64>,
+    /// Flits per virtual channel: `V` counts per link, link after link (`link * V + vc`); empty
+    /// unless asked for (`link_loads_per_vc`).
+    #[serde(default)]
+    pub vc_flits: Vec<u64>,
+}
+
+impl LinkLoads {
+    /// The sum of `parts` (replications of one point): counts and windows add. `None` unless
+    /// every part has loads of the same shape.
+    pub fn sum<'a>(mut parts: impl Iterator<Item = Option<&'a LinkLoads>>) -> Option<LinkLoads> {
+        let mut total = parts.next()??.clone();
+        for part in parts {
+            let part = part?;
+            if part.flits.len() != total.flits.len() || part.vc_flits.len() != total.vc_flits.len()
+            {
+                return None;
+            }
+            total.window_cycles += part.window_cycles;
+            total.flits.iter_mut().zip(&part.flits).for_each(|(a, b)| *a += b);
+            total.vc_flits.iter_mut().zip(&part.vc_flits).for_each(|(a, b)| *a += b);
+        }
+        Some(total)
+    }
+}
+
+/// A histogram of whole cycles: `counts[i]` values in `[lower + i width, lower + (i+1) width)`.
+/// `width` is a power of two and `lower` a multiple of it, so histograms of different widths
+/// nest and add exactly (`Binned::sum`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binned {
+    /// Lower edge of the first bin (cycles).
+    pub lower: u64,
+    /// Bin width (cycles; a power of two, 1 for exact per-cycle counts).
+    pub width: u64,
+    /// Values per bin.
+    pub counts: Vec<u64>,
+}
+
+/// Most bins a stored histogram has: values spanning at most this many cycles are counted
+/// per cycle (width 1); wider spans get the smallest power-of-two width that fits.
+pub const MAX_HISTOGRAM_BINS: u64 = 1024;
+
+impl Binned {
+    /// Bins `(value, count)` pairs (ascending or not) into at most [`MAX_HISTOGRAM_BINS`] bins
+    /// of the smallest power-of-two width that fits, at least `min_width`; `None` without a
+    /// value.
+    pub fn of(values: &[(u64, u64)], min_width: u64) -> Option<Binned> {
+        let present = values.iter().filter(|(_, count)| *count > 0);
+        let lo = present.clone().map(|&(v, _)| v).min()?;
+        let hi = present.map(|&(v, _)| v).max()?;
+        let mut width = min_width.max(1).next_power_of_two();
+        while hi / width - lo / width + 1 > MAX_HISTOGRAM_BINS {
+            width *= 2;
+        }
+        let lower = lo / width * width;
+        let mut counts = vec![0; (hi / width - lo / width + 1) as usize];
+        for &(value, count) in values {
+            if let Some(bin) = counts.get_mut(((value - lower) / width) as usize) {
+                *bin += count;
+            }
+        }
+        Some(Binned { lower, width, counts })
+    }
+
+    /// The (bin lower edge, count) pairs.
+    pub fn bins(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts.iter().enumerate().map(|(i, &c)| (self.lower + i as u64 * self.width, c))
+    }
+
+    /// The values counted.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The sum of histograms of the same quantity (replications): each is re-binned to the
+    /// widest width (power-of-two widths with aligned edges nest, so no count is split) and
+    /// the counts add. `None` without a histogram.
+    pub fn sum<'a>(parts: impl Iterator<Item = &'a Binned> + Clone) -> Option<Binned> {
+        let width = parts.clone().map(|b| b.width.max(1)).max()?;
+        let pairs: Vec<(u64, u64)> = parts.flat_map(Binned::bins).collect();
+        Binned::of(&pairs, width)
+    }
+}
+
+/// The binned distributions behind the percentile columns (`Binned`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyHistograms {
+    /// Message latency (generation to the tail's arrival; with broadcasts, broadcast latency).
+    pub latency: Option<Binned>,
+    /// Network latency (latency less the source wait).
+    pub network_latency: Option<Binned>,
+    /// Source-queue wait.
+    pub source_wait: Option<Binned>,
+}
+
+impl LatencyHistograms {
+    /// The quantity names, in column order, with their histograms.
+    pub fn quantities(&self) -> [(&'static str, Option<&Binned>); 3] {
+        [
+            ("latency", self.latency.as_ref()),
+            ("network_latency", self.network_latency.as_ref()),
+            ("source_wait", self.source_wait.as_ref()),
+        ]
+    }
+
+    /// The sum over replications (counts add, `Binned::sum`); `None` unless every part has
+    /// histograms.
+    pub fn sum<'a>(parts: impl Iterator<Item = Option<&'a LatencyHistograms>>) -> Option<Self> {
+        let parts: Vec<&LatencyHistograms> = parts.collect::<Option<_>>()?;
+        let each = |get: fn(&LatencyHistograms) -> Option<&Binned>| {
+            let all: Vec<&Binned> = parts.iter().map(|h| get(h)).collect::<Option<_>>()?;
+            Binned::sum(all.into_iter())
+        };
+        Some(LatencyHistograms {
+            latency: each(|h| h.latency.as_ref()),
+            network_latency: each(|h| h.network_latency.as_ref()),
+            source_wait: each(|h| h.source_wait.as_ref()),
+        })
+    }
 }
 
 impl Measurement {

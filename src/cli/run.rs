@@ -235,6 +235,7 @@ pub fn write_bundle(
         metadata.push(("bundle_template_dir".into(), crate::report::TEMPLATES.into()));
     }
     store::parquet::write(&bundle.join("results.parquet"), rows, &metadata)?;
+    write_side_tables(bundle, experiment, rows)?;
     let resolved =
         serde_saphyr::to_string(experiment).context("cannot serialise the resolved spec")?;
     let text = format!(
@@ -243,6 +244,17 @@ pub fn write_bundle(
         source.sha256
     );
     write_atomic(&bundle.join("spec.yaml"), text.as_bytes())?;
+    // The report reads the side tables from the bundle, as `runner report` does: it renders
+    // the rows as `results.parquet` holds them, without the per-link and histogram data.
+    let plain: std::borrow::Cow<'_, [crate::store::row::Row]> =
+        if rows.iter().any(|r| r.link_loads.is_some() || r.histograms.is_some()) {
+            rows.iter()
+                .map(|r| crate::store::row::Row { link_loads: None, histograms: None, ..r.clone() })
+                .collect()
+        } else {
+            std::borrow::Cow::Borrowed(rows)
+        };
+    let rows: &[crate::store::row::Row] = &plain;
     let input = crate::report::ReportInput {
         experiment: &experiment.name,
         title: &experiment.title,
@@ -253,6 +265,42 @@ pub fn write_bundle(
         template_dir: template_dir.as_deref(),
     };
     crate::report::render(bundle, &input).context("cannot render the report")?;
+    Ok(())
+}
+
+/// Writes the side tables `links.parquet` and `histograms.parquet` when some row carries their
+/// data, and removes a previous run's table that this run has no data for (so the bundle never
+/// shows stale links).
+fn write_side_tables(
+    bundle: &Path,
+    experiment: &Experiment,
+    rows: &[crate::store::row::Row],
+) -> anyhow::Result<()> {
+    let scenarios: Vec<&crate::scenario::Scenario> =
+        experiment.scenarios.iter().map(|point| &point.scenario).collect();
+    let links = store::links::link_rows(rows, &scenarios)
+        .map_err(|e| anyhow::anyhow!("cannot list the link loads: {e}"))?;
+    let histograms = store::histograms::histogram_rows(rows);
+    let path = bundle.join(store::links::FILE);
+    if links.is_empty() {
+        remove_if_regular(&path)?;
+    } else {
+        store::links::write(&path, &links)?;
+    }
+    let path = bundle.join(store::histograms::FILE);
+    if histograms.is_empty() {
+        remove_if_regular(&path)?;
+    } else {
+        store::histograms::write(&path, &histograms)?;
+    }
+    Ok(())
+}
+
+/// Removes `path` when it is a regular file (a symbolic link in its place is left alone).
+fn remove_if_regular(path: &Path) -> anyhow::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
+    }
     Ok(())
 }
 

@@ -130,15 +130,20 @@ pub fn print_measurement(
         map.insert(key.into(), value.map_or(serde_json::Value::Null, |v| serde_json::json!(v)));
     }
     // The simulator's latency percentiles (it always reports `cycles`; the models never do,
-    // and measure no distribution): `latency_p50` ... `source_wait_max`, null when not measured.
+    // and measure no distribution): `latency_p50` ... `source_wait_max`, null when not measured;
+    // with broadcasts also the unicasts' `unicast_latency_p50` ... `unicast_latency_max`.
     if m.cycles.is_some() {
+        let unicasts = m.unicast_latency_percentiles.map(|p| ("unicast_latency", Some(p)));
         for (stem, percentiles) in [
             ("latency", m.latency_percentiles),
             ("network_latency", m.network_latency_percentiles),
             ("source_wait", m.source_wait_percentiles),
-        ] {
-            let values = percentiles.map(|p| [p.p50, p.p90, p.p99, p.max]);
-            for (index, name) in ["p50", "p90", "p99", "max"].into_iter().enumerate() {
+        ]
+        .into_iter()
+        .chain(unicasts)
+        {
+            let values = percentiles.map(|p| [p.p50, p.p90, p.p95, p.p99, p.max]);
+            for (index, name) in ["p50", "p90", "p95", "p99", "max"].into_iter().enumerate() {
                 let value = values.map_or(serde_json::Value::Null, |v| v[index].into());
                 map.insert(format!("{stem}_{name}"), value);
             }
@@ -162,6 +167,19 @@ pub fn print_measurement(
             serde_json::Number::from_f64(*value)
                 .map_or(serde_json::Value::Null, serde_json::Value::Number),
         );
+    }
+    // The per-node spread of the accepted throughput in latency mode (throughput mode's
+    // intermediates, above, keep their exact values).
+    if let Some(spread) = m.node_throughput {
+        for (key, value) in
+            ["throughput_min", "throughput_max", "flit_throughput_min", "flit_throughput_max"]
+                .into_iter()
+                .zip(spread)
+        {
+            let number = serde_json::Number::from_f64(value);
+            map.entry(key)
+                .or_insert(number.map_or(serde_json::Value::Null, serde_json::Value::Number));
+        }
     }
     if json {
         outln!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(map))?)?;

@@ -52,11 +52,13 @@ pub struct Cache {
 /// (`latency_p50` ... `source_wait_max`); 6: `message_length_distribution`,
 /// `message_length_min` and `message_length_max`; 7: `injection_process` and `burst_length`;
 /// 8: the dragonfly columns (`terminals_per_router`, `routers_per_group`,
-/// `global_links_per_router`); 9: the graph columns (`graph`, `graph_blake3`) and the trace
-/// columns (`trace_blake3`, `trace_time_scale`, `trace_flit_load`).
+/// `global_links_per_router`); 9: the graph columns (`graph`, `graph_blake3`), the trace
+/// columns (`trace_blake3`, `trace_time_scale`, `trace_flit_load`), the p95 and unicast
+/// percentile columns and the side-table data (`link_loads`, `histograms`).
 const FORMAT: u32 = 9;
 
-/// The largest entry read, in bytes (entries are 1-10 KB; a Curve entry holds up to
+/// The largest entry read, in bytes (entries are 1-10 KB, a simulation's a few KB more with its
+/// binned histograms and, with `link_loads`, one count per link; a Curve entry holds up to
 /// `spec::MAX_CURVE_POINTS` model rows of a few KB each).
 const MAX_ENTRY_BYTES: u64 = 16 << 20;
 
@@ -251,7 +253,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "6b74e65ee2f41fa2";
+    const ROW_SHAPE: &str = "6b715f00f90bb55b";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::cache::Output;
-use crate::measurement::{Measurement, Percentiles};
+use crate::measurement::{LatencyHistograms, LinkLoads, Measurement, Percentiles};
 use crate::model;
 use crate::plan::{LoadPoint, Task, TaskKind, identity};
 use crate::scenario::Scenario;
@@ -138,6 +138,8 @@ fn evaluate_inner(
             row.fault_seed = task.fault_seed;
             fill(&mut row, &measurement);
             fill_throughput(&mut row, &measurement, &simulation.options.measure);
+            row.link_loads = measurement.link_loads;
+            row.histograms = measurement.histograms;
             row.wall_seconds = started.elapsed().as_secs_f64();
             Ok(Output::Rows(vec![row]))
         }
@@ -288,18 +290,31 @@ pub(super) fn fill(row: &mut Row, m: &Measurement) {
 /// The latency percentile columns (null where the evaluator measured no distribution).
 fn fill_percentiles(row: &mut Row, m: &Measurement) {
     let cycles = |p: Option<Percentiles>| {
-        p.map_or([None; 4], |p| [p.p50, p.p90, p.p99, p.max].map(|value| Some(value as f64)))
+        p.map_or([None; 5], |p| [p.p50, p.p90, p.p95, p.p99, p.max].map(|value| Some(value as f64)))
     };
-    [row.latency_p50, row.latency_p90, row.latency_p99, row.latency_max] =
+    [row.latency_p50, row.latency_p90, row.latency_p95, row.latency_p99, row.latency_max] =
         cycles(m.latency_percentiles);
     [
         row.network_latency_p50,
         row.network_latency_p90,
+        row.network_latency_p95,
         row.network_latency_p99,
         row.network_latency_max,
     ] = cycles(m.network_latency_percentiles);
-    [row.source_wait_p50, row.source_wait_p90, row.source_wait_p99, row.source_wait_max] =
-        cycles(m.source_wait_percentiles);
+    [
+        row.source_wait_p50,
+        row.source_wait_p90,
+        row.source_wait_p95,
+        row.source_wait_p99,
+        row.source_wait_max,
+    ] = cycles(m.source_wait_percentiles);
+    [
+        row.unicast_latency_p50,
+        row.unicast_latency_p90,
+        row.unicast_latency_p95,
+        row.unicast_latency_p99,
+        row.unicast_latency_max,
+    ] = cycles(m.unicast_latency_percentiles);
 }
 
 /// The simulation's throughput columns (`sim::Measure`), from its intermediates.
@@ -307,11 +322,13 @@ fn fill_throughput(row: &mut Row, m: &Measurement, measure: &sim::Measure) {
     row.measure = Some(measure.as_str().to_string());
     let get = |key: &str| finite(m.intermediate(key));
     row.offered_throughput = get("offered_throughput");
-    row.throughput_min = get("throughput_min");
-    row.throughput_max = get("throughput_max");
+    // Throughput mode's exact per-node counts, else (latency mode) the counts at delivery.
+    let spread = m.node_throughput.map(|spread| spread.map(Some)).unwrap_or_default();
+    row.throughput_min = get("throughput_min").or(finite(spread[0]));
+    row.throughput_max = get("throughput_max").or(finite(spread[1]));
     row.flit_throughput = get("flit_throughput");
-    row.flit_throughput_min = get("flit_throughput_min");
-    row.flit_throughput_max = get("flit_throughput_max");
+    row.flit_throughput_min = get("flit_throughput_min").or(finite(spread[2]));
+    row.flit_throughput_max = get("flit_throughput_max").or(finite(spread[3]));
     row.source_drops = get("source_drops").map(|drops| drops as u64);
 }
 
@@ -422,10 +439,12 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     row.source_drops = drops.map(|d| d.iter().sum());
     row.latency_ci95 = latency_interval(replications);
     aggregate_percentiles(&mut row, replications);
+    row.link_loads = LinkLoads::sum(replications.iter().map(|r| r.link_loads.as_ref()));
+    row.histograms = LatencyHistograms::sum(replications.iter().map(|r| r.histograms.as_ref()));
     Ok(row)
 }
 
-/// An aggregate row's latency percentiles: the mean of the replications' p50, p90 and p99
+/// An aggregate row's latency percentiles: the mean of the replications' p50, p90, p95 and p99
 /// (each replication's percentile estimates the same quantile of the same distribution; the
 /// replications' histograms are not kept, so they are not pooled) and the largest of their
 /// maxima (the exact maximum over all their messages). Null unless every replication has the
@@ -442,16 +461,24 @@ fn aggregate_percentiles(row: &mut Row, replications: &[Row]) {
     };
     row.latency_p50 = mean(|r| r.latency_p50);
     row.latency_p90 = mean(|r| r.latency_p90);
+    row.latency_p95 = mean(|r| r.latency_p95);
     row.latency_p99 = mean(|r| r.latency_p99);
     row.latency_max = max(|r| r.latency_max);
     row.network_latency_p50 = mean(|r| r.network_latency_p50);
     row.network_latency_p90 = mean(|r| r.network_latency_p90);
+    row.network_latency_p95 = mean(|r| r.network_latency_p95);
     row.network_latency_p99 = mean(|r| r.network_latency_p99);
     row.network_latency_max = max(|r| r.network_latency_max);
     row.source_wait_p50 = mean(|r| r.source_wait_p50);
     row.source_wait_p90 = mean(|r| r.source_wait_p90);
+    row.source_wait_p95 = mean(|r| r.source_wait_p95);
     row.source_wait_p99 = mean(|r| r.source_wait_p99);
     row.source_wait_max = max(|r| r.source_wait_max);
+    row.unicast_latency_p50 = mean(|r| r.unicast_latency_p50);
+    row.unicast_latency_p90 = mean(|r| r.unicast_latency_p90);
+    row.unicast_latency_p95 = mean(|r| r.unicast_latency_p95);
+    row.unicast_latency_p99 = mean(|r| r.unicast_latency_p99);
+    row.unicast_latency_max = max(|r| r.unicast_latency_max);
 }
 
 /// Replications below this count pool their batch means for the latency interval; from this

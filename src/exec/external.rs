@@ -556,6 +556,10 @@ fn fill_row(row: &mut Row, r: &Response) {
         latency_percentiles: None,
         network_latency_percentiles: None,
         source_wait_percentiles: None,
+        unicast_latency_percentiles: None,
+        node_throughput: None,
+        link_loads: None,
+        histograms: None,
     };
     fill(row, &measurement);
     if r.status == ResponseStatus::Unsupported {

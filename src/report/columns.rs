@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::spec::report::FigureSpec;
+use crate::spec::report::{FigureKind, FigureSpec};
 use crate::store::row::Row;
 
 /// Every column of a result row, in field (and CSV) order, with whether it is numeric.
@@ -68,16 +68,24 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("unicast_latency", Kind::Number),
     ("latency_p50", Kind::Number),
     ("latency_p90", Kind::Number),
+    ("latency_p95", Kind::Number),
     ("latency_p99", Kind::Number),
     ("latency_max", Kind::Number),
     ("network_latency_p50", Kind::Number),
     ("network_latency_p90", Kind::Number),
+    ("network_latency_p95", Kind::Number),
     ("network_latency_p99", Kind::Number),
     ("network_latency_max", Kind::Number),
     ("source_wait_p50", Kind::Number),
     ("source_wait_p90", Kind::Number),
+    ("source_wait_p95", Kind::Number),
     ("source_wait_p99", Kind::Number),
     ("source_wait_max", Kind::Number),
+    ("unicast_latency_p50", Kind::Number),
+    ("unicast_latency_p90", Kind::Number),
+    ("unicast_latency_p95", Kind::Number),
+    ("unicast_latency_p99", Kind::Number),
+    ("unicast_latency_max", Kind::Number),
     ("multiplexing_degree", Kind::Number),
     ("channel_rate", Kind::Number),
     ("blocking_probability", Kind::Number),
@@ -184,6 +192,19 @@ pub(crate) enum Kind {
 /// mean `rate`?") and lists the valid ones. The spec validator calls this early so that a
 /// typo fails before any task runs.
 pub fn check_figure(fig: &FigureSpec) -> Result<(), String> {
+    match fig.kind {
+        FigureKind::Lines => {}
+        FigureKind::Histogram => {
+            return match fig.y.as_str() {
+                "latency" | "network_latency" | "source_wait" => Ok(()),
+                other => Err(format!(
+                    "a histogram draws `y: latency`, `network_latency` or `source_wait`, not \
+                     `{other}`"
+                )),
+            };
+        }
+        FigureKind::LinkHeatmap => return Ok(()),
+    }
     check_axis("x", &fig.x)?;
     check_axis("y", &fig.y)?;
     let mut seen: Vec<&str> = Vec::new();
@@ -298,16 +319,24 @@ pub(crate) const DISPLAY: &[DisplayEntry] = &[
     ("unicast_latency", "", "unicast latency", "cycles"),
     ("latency_p50", "", "latency, median", "cycles"),
     ("latency_p90", "", "latency, 90th percentile", "cycles"),
+    ("latency_p95", "", "latency, 95th percentile", "cycles"),
     ("latency_p99", "", "latency, 99th percentile", "cycles"),
     ("latency_max", "", "latency, maximum", "cycles"),
     ("network_latency_p50", "", "network latency, median", "cycles"),
     ("network_latency_p90", "", "network latency, 90th percentile", "cycles"),
+    ("network_latency_p95", "", "network latency, 95th percentile", "cycles"),
     ("network_latency_p99", "", "network latency, 99th percentile", "cycles"),
     ("network_latency_max", "", "network latency, maximum", "cycles"),
     ("source_wait_p50", "", "source-queue wait, median", "cycles"),
     ("source_wait_p90", "", "source-queue wait, 90th percentile", "cycles"),
+    ("source_wait_p95", "", "source-queue wait, 95th percentile", "cycles"),
     ("source_wait_p99", "", "source-queue wait, 99th percentile", "cycles"),
     ("source_wait_max", "", "source-queue wait, maximum", "cycles"),
+    ("unicast_latency_p50", "", "unicast latency, median", "cycles"),
+    ("unicast_latency_p90", "", "unicast latency, 90th percentile", "cycles"),
+    ("unicast_latency_p95", "", "unicast latency, 95th percentile", "cycles"),
+    ("unicast_latency_p99", "", "unicast latency, 99th percentile", "cycles"),
+    ("unicast_latency_max", "", "unicast latency, maximum", "cycles"),
     ("multiplexing_degree", "V\u{304}", "multiplexing degree", ""),
     ("channel_rate", "\u{3bb}_c", "channel arrival rate", "messages/channel/cycle"),
     ("blocking_probability", "P_V", "blocking probability", ""),
@@ -570,16 +599,24 @@ pub(crate) fn constant_and_varying_rows<'a>(
 pub(crate) const LATENCY_PERCENTILES: &[&str] = &[
     "latency_p50",
     "latency_p90",
+    "latency_p95",
     "latency_p99",
     "latency_max",
     "network_latency_p50",
     "network_latency_p90",
+    "network_latency_p95",
     "network_latency_p99",
     "network_latency_max",
     "source_wait_p50",
     "source_wait_p90",
+    "source_wait_p95",
     "source_wait_p99",
     "source_wait_max",
+    "unicast_latency_p50",
+    "unicast_latency_p90",
+    "unicast_latency_p95",
+    "unicast_latency_p99",
+    "unicast_latency_max",
 ];
 
 /// Whether a column is a latency whose values explode near saturation (so the y axis is capped;

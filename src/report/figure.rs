@@ -29,7 +29,13 @@
 //! a quarter point keeps curves smooth in print. This file groups the rows into panels and
 //! series and picks the axis ranges; `figure/draw.rs` lays out and draws the pages.
 
+mod conditions;
 mod draw;
+mod heatmap;
+mod histogram;
+mod points;
+pub(crate) mod side;
+mod svg;
 #[cfg(test)]
 mod tests;
 
@@ -43,6 +49,8 @@ use crate::spec::report::{FigureSpec, FigureWidth, MAX_LINES, MAX_PANELS};
 use crate::store::row::Row;
 
 pub(crate) use draw::Layout;
+#[cfg(test)]
+pub(crate) use histogram::MAX_BARS as MAX_HISTOGRAM_BARS;
 
 /// SVG user units per PostScript point (the PDF step divides by this).
 pub(crate) const UNITS_PER_PT: f64 = 4.0;
@@ -176,6 +184,7 @@ pub(crate) fn build(
     let base_stem = format!("fig{number}_{}_vs_{}", spec.y, spec.x).replace('.', "_");
     let geometry = draw::Geometry::new(spec, &data);
     let pages = pages(data.panels.len(), &geometry, spec);
+    let conditions = conditions::sentence(rows.iter().map(|plot_row| plot_row.row));
     let mut figures = Vec::with_capacity(pages.len());
     for (page_index, page) in pages.iter().enumerate() {
         let flags = Flags::of(&data.panels[page.clone()], &ranges[page.clone()]);
@@ -199,7 +208,10 @@ pub(crate) fn build(
         }
         figures.push(Figure {
             csv: csv(number, spec, &data, page.clone()),
-            caption: caption(spec, &data, &flags),
+            caption: match &conditions {
+                Some(conditions) => format!("{} {conditions}", caption(spec, &data, &flags)),
+                None => caption(spec, &data, &flags),
+            },
             stem,
             title: page_title,
             svg,

@@ -65,8 +65,10 @@ struct ManifestFiles {
     failure: Option<String>,
 }
 
-/// The bundle's inputs: what a render reads and does not write.
-pub(crate) const INPUTS: [&str; 2] = ["results.parquet", "spec.yaml"];
+/// The bundle's inputs: what a render reads and does not write (the two side tables only when
+/// the run measured what they hold).
+pub(crate) const INPUTS: [&str; 4] =
+    ["results.parquet", "spec.yaml", "links.parquet", "histograms.parquet"];
 
 /// The largest `manifest.json` read (a manifest of a few hundred files is a few tens of KB).
 const MAX_MANIFEST_BYTES: u64 = 64 << 20;

@@ -33,6 +33,8 @@ mod manifest;
 mod pages;
 mod pdf;
 mod saturation;
+#[cfg(test)]
+mod side_tests;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -55,7 +57,7 @@ pub fn scenario_columns() -> &'static [&'static str] {
     columns::SCENARIO_COLUMNS
 }
 
-use crate::spec::report::{ReportSpec, TableKind};
+use crate::spec::report::{FigureKind, ReportSpec, TableKind};
 use crate::store::provenance::Provenance;
 use crate::store::row::Row;
 
@@ -376,9 +378,15 @@ fn render_files(
             .collect()
     };
     let mut page_figures = Vec::new();
+    let side_tables = figure::side::SideTables::read(bundle_dir, &input.spec.figures)?;
     for (index, spec) in input.spec.figures.iter().enumerate() {
-        // A figure too tall for one page comes as several (`fig1a_...`, `fig1b_...`).
-        for mut figure in figure::build(index + 1, spec, &plot_rows)? {
+        // A figure too tall for one page comes as several (`fig1a_...`, `fig1b_...`); a
+        // histogram or link heat map has a page per point.
+        let figures = match spec.kind {
+            FigureKind::Lines => figure::build(index + 1, spec, &plot_rows)?,
+            _ => figure::side::build(index + 1, spec, input.rows, &side_tables)?,
+        };
+        for mut figure in figures {
             figure.svg = tables::strip_invisible(figure.svg);
             let svg_path = figures_dir.join(format!("{}.svg", figure.stem));
             write_atomic(&svg_path, figure.svg.as_bytes())?;

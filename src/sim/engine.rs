@@ -207,6 +207,10 @@ pub(crate) struct Window {
     pub(crate) hops_sum: f64,
     /// Flits of the delivered measured messages (their lengths vary with the distribution).
     pub(crate) length_sum: f64,
+    /// Messages and flits delivered to each node in the window (each message's flits counted
+    /// at its delivery): the per-node spread of the accepted throughput in latency mode.
+    pub(crate) node_messages: Vec<u64>,
+    pub(crate) node_flits: Vec<u64>,
     /// Exact distributions over delivered measured messages (whole cycles): latency, network
     /// latency, source wait (`sim::percentiles`).
     pub(crate) latencies: Histogram,
@@ -488,6 +492,8 @@ impl Engine {
             window: Window {
                 busy_time: vec![0; v as usize + 1],
                 vc_flits: vec![0; slots * v as usize],
+                node_messages: vec![0; nodes],
+                node_flits: vec![0; nodes],
                 latencies: Histogram::new(),
                 network_latencies: Histogram::new(),
                 source_waits: Histogram::new(),
@@ -1314,6 +1320,8 @@ impl Engine {
         let w = &mut self.window;
         if w.open {
             w.delivered += 1;
+            w.node_messages[node] += 1;
+            w.node_flits[node] += u64::from(message.length);
             if let Some(t) = &mut self.throughput {
                 t.delivered(message.dest, message.length);
             }

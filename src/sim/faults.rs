@@ -237,7 +237,6 @@ impl FaultMap {
     }
 
     /// Whether `node` is faulty.
-    #[cfg(test)]
     pub(crate) fn is_faulty(&self, node: u32) -> bool {
         self.faulty[node as usize / 64] >> (node % 64) & 1 == 1
     }

@@ -164,6 +164,7 @@ mod engine;
 mod faults;
 mod injection;
 mod lengths;
+pub mod links;
 mod network;
 mod percentiles;
 mod rng;
@@ -229,6 +230,15 @@ pub struct SimOptions {
     /// (`throughput`). Left out of the serialized options (the cache keys) when latency.
     #[serde(skip_serializing_if = "Measure::is_latency")]
     pub measure: Measure,
+
+    /// Report the flits each physical link carried in the window (`Measurement::link_loads`;
+    /// one count per link, `links::links`). Off by default: a large network's counts would
+    /// swell every cache entry. Left out of the serialized options when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub link_loads: bool,
+    /// With `link_loads`, also per virtual channel.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub link_loads_per_vc: bool,
 }
 
 impl Default for SimOptions {
@@ -244,6 +254,8 @@ impl Default for SimOptions {
             fault_seed: None,
 
             measure: Measure::Latency,
+            link_loads: false,
+            link_loads_per_vc: false,
         }
     }
 }
@@ -567,6 +579,9 @@ fn finish(
         _ => {}
     }
     let mut measurement = stats::summarize(&engine, outcome);
+    if options.link_loads || options.link_loads_per_vc {
+        measurement.link_loads = stats::link_loads(&engine, options.link_loads_per_vc);
+    }
     if let Some(map) = &engine.faults {
         map.annotate(&mut measurement);
     }
@@ -811,7 +826,7 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
 }
 
 /// A `k x k` mesh as a graph (router `x_y`, one terminal each, row by row), for the bench.
-fn mesh_graph(k: u32) -> crate::scenario::Graph {
+pub(crate) fn mesh_graph(k: u32) -> crate::scenario::Graph {
     let text = network::graph::mesh_text(k);
     let hash = blake3::hash(text.as_bytes()).to_hex().to_string();
     let name = format!("mesh{k}x{k} (built in)");

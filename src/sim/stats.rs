@@ -6,7 +6,9 @@
 //! merged and `L` doubles, so memory does not grow with the run length. Because a message's
 //! batch is recomputed from its generation time, merging needs no per-message update.
 
-use crate::measurement::{Measurement, Status};
+use crate::measurement::{LatencyHistograms, LinkLoads, Measurement, Status};
+
+use super::topology::NO_LINK;
 
 use super::engine::{Engine, Outcome};
 
@@ -261,6 +263,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     let span = span as f64;
     let links = (engine.geometry.links() - dead_links) as f64;
     m.throughput = Some(w.delivered as f64 / (nodes * span));
+    m.node_throughput = node_spread(engine, span);
     m.channel_rate = Some(w.header_hops as f64 / (links * span));
     let busy_time: Vec<u64> = w
         .busy_time
@@ -289,6 +292,11 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         m.latency_percentiles = w.latencies.percentiles();
         m.network_latency_percentiles = w.network_latencies.percentiles();
         m.source_wait_percentiles = w.source_waits.percentiles();
+        m.histograms = Some(LatencyHistograms {
+            latency: w.latencies.binned(),
+            network_latency: w.network_latencies.binned(),
+            source_wait: w.source_waits.binned(),
+        });
         let batches = engine.batches.len();
         set_interval(&mut m, engine.batches.confidence(batches));
     }
@@ -317,6 +325,51 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     engine.add_switching_measurements(&mut m, done);
     engine.add_broadcast_measurements(&mut m, done, span, links);
     m
+}
+
+/// Per destination node, the least and the largest accepted messages and flits per cycle of
+/// the window, over the healthy nodes; `None` without one.
+fn node_spread(engine: &Engine, span: f64) -> Option<[f64; 4]> {
+    let w = &engine.window;
+    let healthy =
+        |node: &usize| engine.faults.as_ref().is_none_or(|map| !map.is_faulty(*node as u32));
+    let range = |counts: &[u64]| {
+        (0..counts.len()).filter(healthy).map(|node| counts[node] as f64 / span).fold(
+            None,
+            |range: Option<(f64, f64)>, value| {
+                Some(range.map_or((value, value), |(lo, hi)| (lo.min(value), hi.max(value))))
+            },
+        )
+    };
+    let ((min, max), (flit_min, flit_max)) = (range(&w.node_messages)?, range(&w.node_flits)?);
+    Some([min, max, flit_min, flit_max])
+}
+
+/// The flits each link carried in the measurement window (`LinkLoads`: the links that
+/// exist, in channel order, as `sim::links` lists them; per VC too with `per_vc`). `None`
+/// when no window was measured. The counts are the engine's own per-VC window counters, so
+/// they sum to the window's flit hops exactly.
+pub(crate) fn link_loads(engine: &Engine, per_vc: bool) -> Option<LinkLoads> {
+    let w = &engine.window;
+    let span = w.end.unwrap_or(engine.now).checked_sub(w.start).filter(|&s| s > 0)?;
+    if w.end.is_none() && !w.open {
+        return None;
+    }
+    let v = engine.v.max(1) as usize;
+    let geometry = &engine.geometry;
+    let exists = |channel: usize| geometry.downstream(channel as u32) != NO_LINK;
+    let flits = w.channel_flits(engine.v).enumerate().filter(|&(c, _)| exists(c)).map(|(_, f)| f);
+    let vc_flits = match per_vc {
+        true => w
+            .vc_flits
+            .chunks(v)
+            .enumerate()
+            .filter(|&(c, _)| exists(c))
+            .flat_map(|(_, vcs)| vcs.iter().copied())
+            .collect(),
+        false => Vec::new(),
+    };
+    Some(LinkLoads { window_cycles: span, flits: flits.collect(), vc_flits })
 }
 
 /// Sets `latency_ci95` from a batch-means interval (mean, half-width, batches) and records the

@@ -874,8 +874,13 @@ fn zero_load_percentiles_follow_the_distance_distribution() {
     use crate::measurement::Percentiles;
     let m = every_pair_alone(&scenario(torus(4, 2), Routing::DimensionOrder, 2, 5));
     let latency = |hops: u64| hops + 5;
-    let expected =
-        Percentiles { p50: latency(2), p90: latency(3), p99: latency(4), max: latency(4) };
+    let expected = Percentiles {
+        p50: latency(2),
+        p90: latency(3),
+        p95: latency(4),
+        p99: latency(4),
+        max: latency(4),
+    };
     assert_eq!(m.latency_percentiles, Some(expected));
     assert_eq!(m.network_latency_percentiles, Some(expected), "nothing waits at the source");
     assert_eq!(m.source_wait_percentiles, Some(Percentiles::default()));
@@ -902,7 +907,8 @@ fn zero_load_percentiles_follow_the_distance_distribution() {
         latencies.sort_unstable();
         let n = latencies.len() as u64;
         let at = |percent: u64| latencies[((percent * n).div_ceil(100) - 1) as usize];
-        let expected = Percentiles { p50: at(50), p90: at(90), p99: at(99), max: at(100) };
+        let expected =
+            Percentiles { p50: at(50), p90: at(90), p95: at(95), p99: at(99), max: at(100) };
         let m = every_pair_alone(s);
         assert_eq!(m.latency_percentiles, Some(expected), "{:?}", s.topology);
         assert_eq!(m.network_latency_percentiles, Some(expected), "{:?}", s.topology);
@@ -928,7 +934,7 @@ fn percentiles_are_deterministic_and_leave_the_mean_unchanged() {
         a.source_wait_percentiles.unwrap(),
     );
     for p in [latency, network, wait] {
-        assert!(p.p50 <= p.p90 && p.p90 <= p.p99 && p.p99 <= p.max, "{p:?}");
+        assert!(p.p50 <= p.p90 && p.p90 <= p.p95 && p.p95 <= p.p99 && p.p99 <= p.max, "{p:?}");
     }
     // A message 1 hop away takes at least 1 + M + ... cycles; the mean lies below the maximum.
     assert!(latency.p50 >= 9 && (latency.max as f64) >= a.latency.unwrap());
@@ -937,9 +943,27 @@ fn percentiles_are_deterministic_and_leave_the_mean_unchanged() {
     assert_eq!(
         (latency, network, wait),
         (
-            Percentiles { p50: PINNED[0], p90: PINNED[1], p99: PINNED[2], max: PINNED[3] },
-            Percentiles { p50: PINNED[4], p90: PINNED[5], p99: PINNED[6], max: PINNED[7] },
-            Percentiles { p50: PINNED[8], p90: PINNED[9], p99: PINNED[10], max: PINNED[11] },
+            Percentiles {
+                p50: PINNED[0],
+                p90: PINNED[1],
+                p95: latency.p95,
+                p99: PINNED[2],
+                max: PINNED[3]
+            },
+            Percentiles {
+                p50: PINNED[4],
+                p90: PINNED[5],
+                p95: network.p95,
+                p99: PINNED[6],
+                max: PINNED[7]
+            },
+            Percentiles {
+                p50: PINNED[8],
+                p90: PINNED[9],
+                p95: wait.p95,
+                p99: PINNED[10],
+                max: PINNED[11]
+            },
         )
     );
     // A different seed gives a different run.

@@ -331,6 +331,56 @@ impl Geometry {
         torus::describe(self, node)
     }
 
+    /// The class of the link `channel`, for per-class load summaries: the dimension of a
+    /// torus, mesh or hypercube link (`x0`, `x1`, ...), the levels a fat-tree link joins and
+    /// its direction (`up 0-1`, `down 2-1`; the k-ary n-tree's likewise, level 0 its
+    /// terminals), a dragonfly link's kind (`terminal-router`, `router-terminal`, `local`,
+    /// `global`), a graph link's (`terminal-router`, `router-terminal`, `router-router`). A new topology answers with its own levels or
+    /// kinds; links of one class should carry comparable loads under uniform traffic.
+    pub(crate) fn link_class(&self, channel: u32) -> String {
+        let ports = self.ports.max(1);
+        let (router, port) = (channel / ports, channel % ports);
+        match self.shape {
+            Shape::Hypercube => format!("x{port}"),
+            Shape::Torus | Shape::Mesh => format!("x{}", port / 2),
+            Shape::FatTree => {
+                let level = self.tree.as_ref().map_or(0, |tree| tree.position(router).0);
+                if port < 2 {
+                    format!("up {level}-{}", level + 1)
+                } else {
+                    format!("down {level}-{}", level.saturating_sub(1))
+                }
+            }
+            Shape::KaryNTree => {
+                let Some(tree) = &self.kary_ntree else { return String::new() };
+                let level = tree.position(router).0;
+                if tree.is_up(port) {
+                    format!("up {level}-{}", level + 1)
+                } else {
+                    format!("down {level}-{}", level.saturating_sub(1))
+                }
+            }
+            Shape::Graph => {
+                if router < self.nodes {
+                    "terminal-router".to_owned()
+                } else if self.downstream(channel) < self.nodes {
+                    "router-terminal".to_owned()
+                } else {
+                    "router-router".to_owned()
+                }
+            }
+            Shape::Dragonfly => {
+                let kind = self.describe_port(port);
+                let kind = kind.split('_').next().unwrap_or_default();
+                match kind {
+                    "terminal" if router < self.nodes => "terminal-router".to_owned(),
+                    "terminal" => "router-terminal".to_owned(),
+                    other => other.to_owned(),
+                }
+            }
+        }
+    }
+
     /// Human-readable direction of a port, e.g. `+x0` or `-x1` (`x3` on the hypercube).
     pub(crate) fn describe_port(&self, port: u32) -> String {
         match self.shape {

@@ -70,6 +70,22 @@ impl Default for ReportSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FigureSpec {
+    /// What the figure draws: `lines` (the default: `y` against `x`, model lines and
+    /// simulation markers), `histogram` (the distribution of `y`, one of `latency`,
+    /// `network_latency` or `source_wait`, at the points `point` selects, from the bundle's
+    /// `histograms.parquet`; one panel per point) or `link_heatmap` (the utilisation of every
+    /// link at the points `point` selects, from `links.parquet`, which
+    /// `methods.simulation.link_loads: true` records: a heat map of the router grid for 2-D
+    /// tori and meshes, mean and max utilisation per dimension, level or link kind for other
+    /// topologies). `x`, `lines` and the axis options apply to `lines` figures only.
+    #[serde(default, skip_serializing_if = "FigureKind::is_lines")]
+    pub kind: FigureKind,
+    /// `histogram` and `link_heatmap` figures: which simulated points to draw, one panel
+    /// each. `highest_stable` (the default): per scenario, the highest load whose simulation
+    /// is `ok`; `all`: every simulated point; a number: per scenario, the simulated point
+    /// whose `rate` is nearest it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<PointSelector>,
     /// Column on the x axis, or `intermediates.<key>` for one of the evaluators' intermediates.
     /// Two derived loads are also accepted: `flit_rate` (the offered load in
     /// flits/node/cycle, `rate` times `message_length`, so that message lengths compare) and
@@ -140,6 +156,46 @@ pub struct FigureSpec {
     pub title: Option<String>,
 }
 
+/// What a figure draws (`FigureSpec::kind`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FigureKind {
+    /// `y` against `x`: model lines, simulation markers.
+    #[default]
+    Lines,
+    /// The distribution of a latency at selected points (`histograms.parquet`).
+    Histogram,
+    /// Per-link utilisation at selected points (`links.parquet`).
+    LinkHeatmap,
+}
+
+impl FigureKind {
+    /// Whether this is the default kind (left out when a spec is written back).
+    pub fn is_lines(&self) -> bool {
+        *self == FigureKind::Lines
+    }
+}
+
+/// Which simulated points a `histogram` or `link_heatmap` figure draws.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum PointSelector {
+    /// `highest_stable` or `all`.
+    Named(PointName),
+    /// Per scenario, the simulated point whose rate is nearest this (messages/node/cycle).
+    Rate(f64),
+}
+
+/// The named point selections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PointName {
+    /// Per scenario, the highest load whose simulation is `ok`.
+    HighestStable,
+    /// Every simulated point.
+    All,
+}
+
 /// The width of a figure, as journals set it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -156,6 +212,8 @@ pub const MAX_LABEL_CHARS: usize = 200;
 impl Default for FigureSpec {
     fn default() -> FigureSpec {
         FigureSpec {
+            kind: FigureKind::Lines,
+            point: None,
             x: default_x(),
             y: default_y(),
             panels: Vec::new(),

@@ -467,6 +467,16 @@ pub struct SimulationMethod {
     #[serde(default)]
     #[schemars(with = "Option<u32>", extend("default" = DEFAULT_SOURCE_QUEUE_CAPACITY))]
     pub source_queue_capacity: Option<Spanned<u32>>,
+    /// Record the flits each physical link carries in the measurement window: the bundle then
+    /// holds `links.parquet` (one row per point and link: source and destination router,
+    /// dimension or level, utilisation) and `kind: link_heatmap` figures can draw it. Off by
+    /// default: a large network's counts would swell every cache entry.
+    #[serde(default)]
+    pub link_loads: bool,
+    /// With `link_loads`, also the flits per virtual channel (`links.parquet` gains one row per
+    /// VC); implies `link_loads`.
+    #[serde(default)]
+    pub link_loads_per_vc: bool,
 }
 
 /// `methods.simulation.measure`.

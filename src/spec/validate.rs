@@ -300,6 +300,18 @@ pub(super) fn validate(
         if let Err(message) = crate::report::check_figure(figure) {
             diags.error(report_location, format!("report figure: {message}"), None);
         }
+        let link_loads = simulation.as_ref().is_some_and(|s| s.options.link_loads);
+        if figure.kind == crate::spec::report::FigureKind::LinkHeatmap && !link_loads {
+            diags.error(
+                report_location,
+                format!(
+                    "report figure {}: `kind: link_heatmap` draws the per-link loads, which the \
+                     simulation records only with `methods.simulation.link_loads: true`",
+                    index + 1
+                ),
+                Some("add `link_loads: true` under `methods.simulation`".into()),
+            );
+        }
         for problem in figure.check_fields(index + 1) {
             if !diags.0.contains(&problem) {
                 diags.0.push(problem);
@@ -1083,6 +1095,8 @@ fn simulation_choice(methods: &MethodsSpec, diags: &mut Diags) -> Option<Simulat
                 .map_or(defaults.max_cycles.max(cycles), |m| m.value),
             deadlock_cycles,
             measure,
+            link_loads: method.link_loads || method.link_loads_per_vc,
+            link_loads_per_vc: method.link_loads_per_vc,
             ..defaults
         },
         replications,

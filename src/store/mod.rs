@@ -3,7 +3,10 @@
 //! **API boundary:** the Parquet columns are documented in `schemas/results.md`;
 //! [`row::Row`] is the single definition both follow.
 
+pub mod histograms;
+pub mod links;
 pub mod parquet;
+pub mod point_key;
 pub mod provenance;
 pub mod row;
 

@@ -41,20 +41,23 @@ pub enum StoreError {
     },
 }
 
+/// Maps the fields of a row type to typed Arrow columns: `columns! { Type; field: Kind, ... }`
+/// defines `schema_fields`, `arrays` and `read_batch` in the calling module (the side tables,
+/// `store::links` and `store::histograms`, use it too).
 macro_rules! columns {
-    ($($field:ident: $kind:ident),* $(,)?) => {
+    ($row:ty; $($field:ident: $kind:ident),* $(,)?) => {
         /// Column names and Arrow types, in file order.
         pub fn schema_fields() -> Vec<Field> {
             vec![$(columns!(@field $field, $kind)),*]
         }
 
-        fn arrays(rows: &[Row]) -> Vec<ArrayRef> {
+        fn arrays(rows: &[$row]) -> Vec<ArrayRef> {
             vec![$(columns!(@write rows, $field, $kind)),*]
         }
 
-        fn read_batch(batch: &RecordBatch, rows: &mut Vec<Row>) -> Result<(), String> {
+        fn read_batch(batch: &RecordBatch, rows: &mut Vec<$row>) -> Result<(), String> {
             let start = rows.len();
-            rows.resize(start + batch.num_rows(), Row::default());
+            rows.resize(start + batch.num_rows(), <$row>::default());
             let rows = &mut rows[start..];
             $(columns!(@read batch, rows, $field, $kind);)*
             Ok(())
@@ -135,7 +138,10 @@ macro_rules! columns {
     }};
 }
 
+pub(crate) use columns;
+
 columns! {
+    Row;
     experiment: Str,
     task_id: Str,
     scenario_id: Str,
@@ -190,16 +196,24 @@ columns! {
     unicast_latency: OptF64,
     latency_p50: OptF64,
     latency_p90: OptF64,
+    latency_p95: OptF64,
     latency_p99: OptF64,
     latency_max: OptF64,
     network_latency_p50: OptF64,
     network_latency_p90: OptF64,
+    network_latency_p95: OptF64,
     network_latency_p99: OptF64,
     network_latency_max: OptF64,
     source_wait_p50: OptF64,
     source_wait_p90: OptF64,
+    source_wait_p95: OptF64,
     source_wait_p99: OptF64,
     source_wait_max: OptF64,
+    unicast_latency_p50: OptF64,
+    unicast_latency_p90: OptF64,
+    unicast_latency_p95: OptF64,
+    unicast_latency_p99: OptF64,
+    unicast_latency_max: OptF64,
     multiplexing_degree: OptF64,
     channel_rate: OptF64,
     blocking_probability: OptF64,
@@ -230,7 +244,7 @@ columns! {
     load_grid: OptStr,
 }
 
-fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, String> {
+pub(crate) fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, String> {
     batch
         .column_by_name(name)
         .ok_or_else(|| format!("column `{name}` is missing"))?
@@ -241,7 +255,7 @@ fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, S
 
 /// A nullable column, or `None` when the file has no such column: a file written before the
 /// column existed reads with the column null, so `runner report` re-renders older bundles.
-fn optional_column<'a, T: 'static>(
+pub(crate) fn optional_column<'a, T: 'static>(
     batch: &'a RecordBatch,
     name: &str,
 ) -> Result<Option<&'a T>, String> {
@@ -258,14 +272,24 @@ pub fn schema() -> Schema {
 
 /// Writes `rows` to `path` atomically, with `metadata` as Parquet key-value metadata.
 pub fn write(path: &Path, rows: &[Row], metadata: &[(String, String)]) -> Result<(), StoreError> {
+    write_table(path, schema(), arrays(rows), metadata)
+}
+
+/// Writes one table of `columns` (in `schema`'s order) to `path` atomically, zstd-compressed,
+/// with `metadata` as Parquet key-value metadata.
+pub(crate) fn write_table(
+    path: &Path,
+    schema: Schema,
+    columns: Vec<ArrayRef>,
+    metadata: &[(String, String)],
+) -> Result<(), StoreError> {
     let name = path.display().to_string();
     let io = |source| StoreError::Io { path: name.clone(), source };
     let format = |message: String| StoreError::Format { path: name.clone(), message };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
-    let schema = Arc::new(schema());
-    let batch =
-        RecordBatch::try_new(schema.clone(), arrays(rows)).map_err(|e| format(e.to_string()))?;
+    let schema = Arc::new(schema);
+    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| format(e.to_string()))?;
     let properties = WriterProperties::builder()
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(3).map_err(|e| format(e.to_string()))?,
@@ -317,6 +341,14 @@ fn codec_hint(message: String) -> String {
 
 /// Reads the rows and key-value metadata of a results file.
 pub fn read(path: &Path) -> Result<(Vec<Row>, HashMap<String, String>), StoreError> {
+    read_table(path, read_batch)
+}
+
+/// Reads a table's rows, each record batch through `read_batch`, and its key-value metadata.
+pub(crate) fn read_table<T>(
+    path: &Path,
+    read_batch: fn(&RecordBatch, &mut Vec<T>) -> Result<(), String>,
+) -> Result<(Vec<T>, HashMap<String, String>), StoreError> {
     let name = path.display().to_string();
     let format = |message: String| StoreError::Format { path: name.clone(), message };
     // A regular file only: a FIFO or a link to a device in its place is refused, not read.

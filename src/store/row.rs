@@ -11,6 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::measurement::{LatencyHistograms, LinkLoads};
 use crate::scenario::{Scenario, Switching, Traffic};
 
 /// One result row. Field order is column order in `results.parquet`.
@@ -150,6 +151,9 @@ pub struct Row {
     /// 90th percentile of the message latency (cycles).
     #[serde(default)]
     pub latency_p90: Option<f64>,
+    /// 95th percentile of the message latency (cycles).
+    #[serde(default)]
+    pub latency_p95: Option<f64>,
     /// 99th percentile of the message latency (cycles).
     #[serde(default)]
     pub latency_p99: Option<f64>,
@@ -162,6 +166,9 @@ pub struct Row {
     /// 90th percentile of the network latency (cycles).
     #[serde(default)]
     pub network_latency_p90: Option<f64>,
+    /// 95th percentile of the network latency (cycles).
+    #[serde(default)]
+    pub network_latency_p95: Option<f64>,
     /// 99th percentile of the network latency (cycles).
     #[serde(default)]
     pub network_latency_p99: Option<f64>,
@@ -174,12 +181,31 @@ pub struct Row {
     /// 90th percentile of the source-queue wait (cycles).
     #[serde(default)]
     pub source_wait_p90: Option<f64>,
+    /// 95th percentile of the source-queue wait (cycles).
+    #[serde(default)]
+    pub source_wait_p95: Option<f64>,
     /// 99th percentile of the source-queue wait (cycles).
     #[serde(default)]
     pub source_wait_p99: Option<f64>,
     /// Largest source-queue wait (cycles).
     #[serde(default)]
     pub source_wait_max: Option<f64>,
+    /// Median of the unicast latency, the quantity whose mean is `unicast_latency` (cycles;
+    /// simulated broadcasts only).
+    #[serde(default)]
+    pub unicast_latency_p50: Option<f64>,
+    /// 90th percentile of the unicast latency (cycles).
+    #[serde(default)]
+    pub unicast_latency_p90: Option<f64>,
+    /// 95th percentile of the unicast latency (cycles).
+    #[serde(default)]
+    pub unicast_latency_p95: Option<f64>,
+    /// 99th percentile of the unicast latency (cycles).
+    #[serde(default)]
+    pub unicast_latency_p99: Option<f64>,
+    /// Largest unicast latency (cycles).
+    #[serde(default)]
+    pub unicast_latency_max: Option<f64>,
     /// Average multiplexing degree V-bar.
     pub multiplexing_degree: Option<f64>,
     /// Message arrival rate at one channel (messages/cycle).
@@ -256,6 +282,18 @@ pub struct Row {
     /// as `spec`).
     #[serde(default)]
     pub load_grid: Option<String>,
+
+    // Not columns of results.parquet: the side tables' data, carried through the cache to the
+    // bundle (`store::links`, `store::histograms`).
+    /// Flits per link in the measurement window (simulation with `link_loads: true`; an
+    /// aggregate row: the sum over its replications); written to `links.parquet`. Left out of
+    /// the serialized row when absent, so it is not a column anywhere a row is read as one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_loads: Option<LinkLoads>,
+    /// The binned latency distributions (simulation; an aggregate row: the replications'
+    /// counts added); written to `histograms.parquet`. Left out when absent, as `link_loads`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<LatencyHistograms>,
 }
 
 /// [`Row::load_grid`] of a load point the spec lists.

@@ -616,3 +616,18 @@ fn graph_file_problems_are_located_in_the_file_and_the_spec() {
     let (_, err) = validate(&torus);
     assert!(err.contains("applies only to `topology.kind: graph`"), "{err}");
 }
+
+/// A link heat map needs the per-link loads, which the simulation records only when asked;
+/// with `link_loads: true` the same figures are accepted, histograms always.
+#[test]
+fn a_link_heatmap_without_link_loads_is_explained() {
+    let figures = "report:\n  figures:\n    - {kind: link_heatmap, point: 0.01}\n    - {kind: histogram, y: source_wait, point: all}\n";
+    let err = rejected(format!("{VALID}{figures}").as_bytes());
+    assert!(flat(&err).contains("methods.simulation.link_loads: true"), "{err}");
+    let with_loads =
+        VALID.replace("methods: {simulation: {}}", "methods: {simulation: {link_loads: true}}");
+    accepted(&format!("{with_loads}{figures}"));
+    let wrong_y = "report:\n  figures:\n    - {kind: histogram, y: throughput}\n";
+    let err = rejected(format!("{VALID}{wrong_y}").as_bytes());
+    assert!(flat(&err).contains("a histogram draws `y: latency`"), "{err}");
+}

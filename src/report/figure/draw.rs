@@ -838,7 +838,7 @@ fn wrap(text: &str, room: f64, size_pt: f64) -> Vec<String> {
 
 /// Round tick values covering `[lo, hi]`: about `target` of them at a step of 1, 2, 2.5 or 5
 /// times a power of ten, each with its label.
-fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)> {
+pub(super) fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)> {
     let span = hi - lo;
     if !(span > 0.0 && span.is_finite()) {
         return vec![(lo, format_number(lo))];

@@ -45,8 +45,9 @@
 //! under the model's keys `lambda_cu` (unicasts), `lambda_cb` (the sources' copies),
 //! `lambda_cr` (replicated copies), and the replications per receiving node `omega_bar`.
 //! The percentiles follow the means: `latency_p50` ... `latency_max` are those of the broadcast
-//! latency, `network_latency_*` and `source_wait_*` those of the copies (the unicasts'
-//! distributions, like their mean `unicast_latency`, have no percentile columns).
+//! latency, `network_latency_*` and `source_wait_*` those of the copies, and
+//! `unicast_latency_p50` ... `unicast_latency_max` those of the unicasts (whose mean is
+//! `unicast_latency`).
 
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{BroadcastOrder, Scenario};
@@ -347,8 +348,10 @@ impl Engine {
         m.unicast_latency = m.latency.take();
         m.network_latency = None;
         m.source_wait = None;
-        // The unicasts' percentiles go with their mean (no column); the broadcasts' replace them.
-        m.latency_percentiles = None;
+        // The unicasts' percentiles go with their mean (`unicast_latency_p50` ...); the
+        // broadcasts' replace them, and the histograms follow the percentile columns.
+        m.unicast_latency_percentiles = m.latency_percentiles.take();
+        m.histograms = None;
         m.network_latency_percentiles = None;
         m.source_wait_percentiles = None;
         crate::sim::stats::set_interval(m, None);
@@ -365,6 +368,13 @@ impl Engine {
             m.network_latency = Some((c.copy_latency_sum - c.copy_wait_sum) / copies);
             m.network_latency_percentiles = c.copy_network_latencies.percentiles();
             m.source_wait_percentiles = c.copy_waits.percentiles();
+        }
+        if valid && (done > 0 || c.copies > 0) {
+            m.histograms = Some(crate::measurement::LatencyHistograms {
+                latency: if done > 0 { c.latencies.binned() } else { None },
+                network_latency: c.copy_network_latencies.binned(),
+                source_wait: c.copy_waits.binned(),
+            });
         }
         let ratio = |a: f64, b: u64| if b > 0 { a / b as f64 } else { 0.0 };
         let rate = |hops: u64| hops as f64 / (links * span);

@@ -153,3 +153,21 @@ fn the_saturation_search_stays_within_what_the_process_offers() {
         Scenario { injection_process: crate::scenario::InjectionProcess::Bernoulli, ..s };
     assert_eq!(injection_bound(&bernoulli), 1.0);
 }
+
+/// Latency mode reports the per-node spread of the accepted throughput too (min <= mean <=
+/// max, messages and flits), from per-node delivery counts; throughput mode's rows keep their
+/// exact intermediates, and both modes' measurements agree on it.
+#[test]
+fn latency_mode_reports_the_per_node_throughput_spread() {
+    let s = small_torus();
+    let latency_options = SimOptions { measure: Measure::Latency, ..throughput_options(100) };
+    let m = simulate(&s, 0.03, &latency_options, 5, None).unwrap();
+    let [min, max, flit_min, flit_max] = m.node_throughput.expect("a per-node spread");
+    let mean = m.throughput.unwrap();
+    assert!(0.0 < min && min <= mean && mean <= max, "{min} {mean} {max}");
+    let flits = f64::from(s.message_length);
+    assert!((flit_min - min * flits).abs() < 1e-12 && (flit_max - max * flits).abs() < 1e-12);
+    assert!(m.intermediate("throughput_min").is_none(), "no new intermediate in latency mode");
+    let throughput = simulate(&s, 0.03, &throughput_options(100), 5, None).unwrap();
+    assert_eq!(throughput.node_throughput, m.node_throughput);
+}

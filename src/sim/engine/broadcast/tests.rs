@@ -264,7 +264,9 @@ fn zero_load_broadcast_percentiles_are_exact() {
             }
         }
         let m = crate::sim::stats::summarize(&engine, Outcome::Ok);
-        let all = |value: u64| Some(Percentiles { p50: value, p90: value, p99: value, max: value });
+        let all = |value: u64| {
+            Some(Percentiles { p50: value, p90: value, p95: value, p99: value, max: value })
+        };
         assert_eq!(m.latency_percentiles, all(u64::from(n) * step), "{s:?}");
         assert_eq!(m.network_latency_percentiles, all(step), "{s:?}");
         let wait = m.source_wait_percentiles.expect("copies were delivered");
@@ -274,4 +276,31 @@ fn zero_load_broadcast_percentiles_are_exact() {
             assert!(wait.max > 0, "{wait:?}");
         }
     }
+}
+
+/// The unicasts of a broadcast run keep their distribution: percentiles around their mean
+/// `unicast_latency`, while the histograms follow the percentile columns (broadcast latency,
+/// the copies' network latency and wait).
+#[test]
+fn broadcast_runs_keep_the_unicast_percentiles_and_histograms_follow_the_columns() {
+    let s = Scenario {
+        broadcast_fraction: 0.05,
+        ejection: Ejection::Unlimited,
+        ..hypercube(4, Routing::Duato, 2, 8)
+    };
+    let options = SimOptions { warmup_cycles: 1_000, cycles: 10_000, ..SimOptions::default() };
+    let m = simulate(&s, 0.004, &options, 3, None).unwrap();
+    assert_eq!(m.status, Status::Ok, "{:?}", m.detail);
+    let unicast = m.unicast_latency_percentiles.expect("unicast percentiles");
+    let mean = m.unicast_latency.expect("unicast mean");
+    assert!(unicast.p50 <= unicast.p95 && unicast.p95 <= unicast.max, "{unicast:?}");
+    assert!((unicast.max as f64) >= mean && (unicast.p50 as f64) < 2.0 * mean, "{unicast:?}");
+    let broadcasts = m.latency_percentiles.expect("broadcast percentiles");
+    assert!(broadcasts.p50 > unicast.p50, "a broadcast takes longer than a unicast");
+    let histograms = m.histograms.expect("histograms");
+    let latency = histograms.latency.expect("broadcast latency histogram");
+    assert_eq!(Some(latency.total()), m.messages_measured, "one count per measured broadcast");
+    let top = latency.bins().filter(|b| b.1 > 0).map(|b| b.0 + latency.width - 1).max();
+    assert!(top >= Some(broadcasts.max), "the histogram reaches the broadcast maximum");
+    assert!(histograms.network_latency.is_some() && histograms.source_wait.is_some());
 }
