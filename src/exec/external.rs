@@ -81,7 +81,7 @@ pub struct Request {
 /// it does not apply).
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ScenarioColumns {
-    /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly` or `graph`.
+    /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree` or `graph`.
     pub topology: String,
     /// Radix k (2 for the hypercube, 4 for the fat-tree, the router radix p + a - 1 + h for the
     /// dragonfly).

@@ -174,14 +174,16 @@ pub struct ScenarioSpec {
 #[serde(deny_unknown_fields)]
 pub struct TopologySpec {
     /// `torus` (k-ary n-cube), `mesh`, `hypercube`, `fat_tree` (butterfly fat-tree),
-    /// `dragonfly` or `graph` (any network read from a file).
+    /// `dragonfly`, `kary_ntree` (k-ary n-tree) or `graph` (any network read from a file).
     #[schemars(with = "Sweep<TopologyKind>")]
     pub kind: Field<TopologyKind>,
-    /// Nodes per dimension k >= 2 (torus, mesh).
+    /// Nodes per dimension k >= 2 (torus, mesh); links down and up per switch k >= 2
+    /// (kary_ntree).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>")]
     pub radix: Option<Field<u32>>,
-    /// Number of dimensions n >= 1 (torus, mesh, hypercube).
+    /// Number of dimensions n >= 1 (torus, mesh, hypercube); levels of switches n >= 1
+    /// (kary_ntree).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>")]
     pub dimensions: Option<Field<u32>>,
