@@ -513,10 +513,12 @@ pub(crate) fn value_label(column: &str, value: &str) -> String {
         ("routing", "duato") => "Duato".to_owned(),
         ("routing", "nbc") => "Nbc".to_owned(),
         ("routing", "up_down") => "up*/down*".to_owned(),
+        ("routing", "up_down_random") => "up*/down*, random up port".to_owned(),
         ("routing", "west_first") => "west-first".to_owned(),
         ("routing", "odd_even") => "odd-even".to_owned(),
         ("routing" | "switching", _) => value.replace('_', " "),
         ("topology", "fat_tree") => "fat tree".to_owned(),
+        ("topology", "kary_ntree") => "k-ary n-tree".to_owned(),
         ("traffic", _) => format!("{words} traffic"),
         ("ejection", _) => format!("{words} ejection"),
         ("dateline", _) => format!("dateline {}", value.replace('_', " ")),
@@ -730,5 +732,19 @@ pub(crate) fn comparable_model_latency(model_row: &Row) -> Option<f64> {
         model_row.unicast_latency
     } else {
         model_row.latency
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_label;
+
+    #[test]
+    fn routing_and_topology_values_read_in_the_field_s_words() {
+        assert_eq!(value_label("routing", "up_down"), "up*/down*");
+        assert_eq!(value_label("routing", "up_down_random"), "up*/down*, random up port");
+        assert_eq!(value_label("routing", "dimension_order"), "dimension order");
+        assert_eq!(value_label("topology", "kary_ntree"), "k-ary n-tree");
+        assert_eq!(value_label("traffic", "bit_complement"), "bit-complement traffic");
     }
 }
