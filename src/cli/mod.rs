@@ -1,8 +1,8 @@
 //! The command line: clap definitions, dispatch, and the one place that picks exit codes.
 //!
 //! Exit codes: 0 when everything succeeded, 1 when a run finished but some
-//! tasks failed (or `verify` found a problem), 2 when the command could not do
-//! its job: bad input (usage, spec) or a setup or environment failure (a path
+//! tasks failed (or `verify` found a problem, or `diff` found something that
+//! moved), 2 when the command could not do its job: bad input (usage, spec) or a setup or environment failure (a path
 //! that cannot be created or written, a full disk, an unreadable results file),
 //! 130 when interrupted (Ctrl-C, SIGTERM or SIGHUP). Errors go to stderr as
 //! `runner: ...`, naming the path and the cause once. `docs/inputs.md` lists
@@ -28,6 +28,7 @@ macro_rules! out {
 mod bench;
 mod clean;
 mod cluster_args;
+mod diff;
 mod models;
 mod plan;
 mod report;
@@ -72,7 +73,8 @@ Examples:
   runner solve fat_tree processors=256 message_length=32 --rate 0.002 --json
   runner solve fat_tree processors=256 --saturation
   runner simulate topology=torus radix=8 dimensions=2 routing=duato virtual_channels=3 --rate 0.005
-  runner report reports/quickstart && runner verify reports/quickstart";
+  runner report reports/quickstart && runner verify reports/quickstart
+  runner diff reports/quickstart experiments/quickstart.yaml  what moved since the bundle";
 
 /// Declarative experiment pipelines for interconnection-network performance research.
 ///
@@ -107,6 +109,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Re-check the SHA-256 of every file in a report bundle.
     Verify(report::VerifyArgs),
+    /// Compare two bundles, or a bundle and a fresh run of its spec, point by point.
+    Diff(diff::Args),
     /// Remove cache entries that no given spec references.
     Clean(clean::Args),
     /// Measure the simulator, the models and the scheduler (release build).
@@ -138,6 +142,7 @@ pub fn main() -> ExitCode {
         Command::Simulate(args) => simulate::run(args),
         Command::Report(args) => report::run_report(args),
         Command::Verify(args) => report::run_verify(args),
+        Command::Diff(args) => diff::run(args),
         Command::Clean(args) => clean::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Status(args) => status::run(args),

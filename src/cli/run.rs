@@ -45,6 +45,38 @@ pub struct Args {
     cluster: super::cluster_args::ClusterArgs,
 }
 
+impl Args {
+    /// A local run of `spec` under `root`, as `runner run SPEC --root ROOT` would do it (what
+    /// `runner diff` compares a bundle with).
+    pub(super) fn fresh(
+        spec: &Path,
+        root: &Path,
+        jobs: Option<usize>,
+        quiet: bool,
+    ) -> anyhow::Result<Args> {
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            args: Args,
+        }
+        let mut argv: Vec<std::ffi::OsString> = vec![
+            "runner-run".into(),
+            spec.into(),
+            "--root".into(),
+            root.into(),
+            "--executor".into(),
+            "local".into(),
+        ];
+        if let Some(jobs) = jobs {
+            argv.extend(["-j".into(), jobs.to_string().into()]);
+        }
+        if quiet {
+            argv.push("--quiet".into());
+        }
+        Ok(<Line as clap::Parser>::try_parse_from(argv)?.args)
+    }
+}
+
 /// Runs each spec in turn.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let specs = load_specs(&args.specs, &args.limits)?;

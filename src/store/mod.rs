@@ -3,6 +3,7 @@
 //! **API boundary:** the Parquet columns are documented in `schemas/results.md`;
 //! [`row::Row`] is the single definition both follow.
 
+pub mod diff;
 pub mod histograms;
 pub mod links;
 pub mod parquet;

@@ -298,3 +298,48 @@ fn report_waits_for_a_run_of_the_same_experiment() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(!copy.path().join(".runner").exists());
 }
+
+/// `runner diff`: a bundle against a fresh run of its spec reports nothing (the run is
+/// reproducible bit for bit), and a bundle of another system has all its points added and
+/// removed in the JSON form, with exit code 1.
+#[test]
+fn diff_of_a_bundle_and_a_fresh_run_of_its_spec_reports_nothing() {
+    const SPEC: &str = "\
+name: diffed
+seed: 11
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: duato
+  virtual_channels: 3
+  message_length: 8
+load: {rates: [0.01, 0.05]}
+methods: {simulation: {cycles: 4000, warmup_cycles: 500, replications: 2}}
+report: {figures: []}
+";
+    let scratch = Scratch::new();
+    scratch.spec("spec.yaml", SPEC);
+    let run = scratch.run(&["run", "spec.yaml", "-q", "-j", "2"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let same = scratch.run(&["diff", "reports/diffed", "spec.yaml", "-j", "1"]);
+    assert_eq!(same.status.code(), Some(0), "{}{}", stdout(&same), stderr(&same));
+    assert!(
+        stdout(&same).contains("6 matched (6 unchanged), 0 added, 0 removed"),
+        "{}",
+        stdout(&same)
+    );
+    assert!(stdout(&same).contains("nothing moved beyond its interval"));
+
+    // Another buffer depth is another scenario: no point matches.
+    scratch.spec(
+        "deeper.yaml",
+        &SPEC.replace("message_length: 8", "message_length: 8\n  buffer_depth: 1"),
+    );
+    let deeper = scratch.run(&["run", "deeper.yaml", "-q", "--root", "deeper"]);
+    assert_eq!(deeper.status.code(), Some(0), "{}", stderr(&deeper));
+    let moved = scratch.run(&["diff", "reports/diffed", "deeper/reports/diffed", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&moved)).expect("JSON");
+    assert_eq!(json["matched"], 0);
+    assert_eq!(json["added"].as_array().map(Vec::len), Some(6));
+    assert_eq!(json["removed"].as_array().map(Vec::len), Some(6));
+    assert_eq!(moved.status.code(), Some(1));
+}

@@ -173,6 +173,14 @@ fn example(class: &str, scratch: &Scratch) -> Output {
             std::fs::write(&report, "edited\n").expect("write");
             scratch.run(&["verify", "reports/inputs"])
         }
+        "diff-moved" => {
+            ran(scratch);
+            scratch.spec("other.yaml", &SPEC.replace("0.001", "0.002"));
+            let other = scratch.run(&["run", "other.yaml", "-q", "--root", "b"]);
+            assert_eq!(other.status.code(), Some(0), "{}", stderr(&other));
+            scratch.run(&["diff", "reports/inputs", "b/reports/inputs"])
+        }
+        "diff-not-a-bundle" => scratch.run(&["diff", "nowhere", "nowhere"]),
         "usage" => scratch.run(&["run", "--no-such-option"]),
         "spec-missing" => scratch.run(&["validate", "missing.yaml"]),
         "spec-not-a-regular-file" => scratch.run(&["validate", "/dev/zero"]),
@@ -414,6 +422,8 @@ const CLASSES: &[&str] = &[
     "spec-trace-bad-row",
     "spec-trace-not-a-regular-file",
     "verify-changed-file",
+    "diff-moved",
+    "diff-not-a-bundle",
     "usage",
     "spec-missing",
     "spec-not-a-regular-file",
