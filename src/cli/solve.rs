@@ -47,10 +47,22 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.saturation {
         let rate = model::saturation_rate(model, &scenario, &options)
             .map_err(|e| InputError(e.to_string()))?;
+        let mechanism = model::saturation_mechanism(model, &scenario, &options, rate)
+            .map_err(|e| InputError(e.to_string()))?;
         if args.json {
-            outln!("{}", serde_json::json!({"model": model.as_str(), "saturation_rate": rate}))?;
+            outln!(
+                "{}",
+                serde_json::json!({
+                    "model": model.as_str(),
+                    "saturation_rate": rate,
+                    "mechanism": mechanism,
+                })
+            )?;
         } else {
             outln!("saturation_rate = {rate} messages/node/cycle")?;
+            if let Some(mechanism) = mechanism {
+                outln!("mechanism: {mechanism}")?;
+            }
         }
         return Ok(Outcome::Success);
     }

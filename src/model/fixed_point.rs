@@ -64,8 +64,9 @@ impl Outcome {
     pub(crate) fn saturation_detail(self, rate: f64, variable: &str) -> String {
         match self {
             Outcome::Infeasible { at, reason, evaluations } => format!(
-                "no stable fixed point at rate {rate}: the iteration reached {variable} = \
-                 {at:.6}, where {} = {:.6} is out of range, after {evaluations} evaluations",
+                "no stable fixed point of {variable} at rate {rate} (above the model's \
+                 saturation rate); the iteration ran away, to {variable} = {at:.6} after \
+                 {evaluations} evaluations, where {} would be {:.6}",
                 reason.what, reason.value
             ),
             Outcome::NoConvergence { x, evaluations } => format!(

@@ -47,8 +47,9 @@ mod scouting_torus;
 use crate::measurement::Measurement;
 use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
 
-/// Version string of the model code; part of every cache key. Bump it whenever a number changes.
-pub const VERSION: &str = "model-1.0.0";
+/// Version string of the model code; part of every cache key. Bump it whenever a number, or a
+/// message a row carries, changes (`CHANGELOG.md`).
+pub const VERSION: &str = "model-1.0.1";
 
 /// The published models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -254,6 +255,23 @@ pub fn saturation_rate(
     with_model(model, scenario, options, |m| bisect_saturation(model, m))?
 }
 
+/// How the model's latency curve ends at its saturation rate `saturation` (from
+/// [`saturation_rate`]), in the model's own terms, when the model can tell; `None` otherwise.
+/// `runner solve --saturation` prints it.
+///
+/// # Errors
+///
+/// Everything [`check`] rejects.
+pub fn saturation_mechanism(
+    model: ModelName,
+    scenario: &Scenario,
+    options: &ModelOptions,
+    saturation: f64,
+) -> Result<Option<String>, ModelError> {
+    check_common(model, scenario)?;
+    with_model(model, scenario, options, |m| m.mechanism(saturation))
+}
+
 /// Relative width of the final saturation bracket.
 const SATURATION_REL_TOL: f64 = 5e-7;
 
@@ -268,6 +286,10 @@ trait Evaluator {
     fn measure(&self, rate: f64) -> Measurement;
     /// A rate at which the model is certainly saturated (brackets the bisection).
     fn saturated_bound(&self) -> f64;
+    /// How the curve ends at the saturation rate (see [`saturation_mechanism`]).
+    fn mechanism(&self, _saturation: f64) -> Option<String> {
+        None
+    }
 }
 
 /// Builds the precomputed model and runs `f` on it.

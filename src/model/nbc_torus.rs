@@ -395,6 +395,36 @@ impl Evaluator for Nbc {
         // lambda_c = lambda_g d / 4 and S_c >= M, so lambda_c S_c >= 1 here.
         4.0 / (self.d as f64 * self.m)
     }
+
+    /// The curve ends at a saddle-node of the channel-service fixed point `S_c = F(S_c)` (eqs.
+    /// 18, 20): as the rate rises, the stable fixed point and an unstable one above it move
+    /// together and merge at the saturation rate, where `F'(S_c) = 1`; past it `F(S_c) > S_c`
+    /// everywhere and the iteration runs away. Below it every queue is stable (channel and
+    /// source utilisations under 1), so the latency ends at a finite value, not at a
+    /// divergence of the source queue (eq. 19). Shown from the last stable point, a relative
+    /// 1e-6 below the saturation rate.
+    fn mechanism(&self, saturation: f64) -> Option<String> {
+        let rate = saturation * (1.0 - 1e-6);
+        let mut sc = self.scratch();
+        let solved = self.evaluate(rate, None, &mut sc).ok()?;
+        let x = solved.s_c;
+        let h = 1e-6 * x;
+        let mut f = |s: f64| self.state(rate, s, &mut sc).ok().map(|st| st.s_c);
+        let slope = (f(x + h)? - f(x - h)?) / (2.0 * h);
+        let measured = self.measure_from(rate, None);
+        let latency = measured.latency?;
+        Some(format!(
+            "a saddle-node of the channel-service fixed point S_c = F(S_c) (eqs. 18, 20): just \
+             below the saturation rate the stable fixed point is S_c = {x:.4} cycles with \
+             F'(S_c) = {slope:.4} (it merges with an unstable one where F' = 1; above, F(S_c) > \
+             S_c everywhere and the iteration runs away). There the channel utilisation \
+             lambda_c S_c = {:.4} and the source-queue utilisation (lambda_g/V) S = {:.4} are \
+             both below 1, so the latency curve ends at a finite {latency:.2} cycles rather \
+             than diverging",
+            solved.st.lambda_c * x,
+            rate * solved.st.s_bar / self.vcs as f64,
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -431,6 +461,34 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The curve ends at a saddle-node of the S_c fixed point: just below saturation F' is
+    /// close to 1 while the channel and source utilisations are both well below 1.
+    #[test]
+    fn saturation_is_a_saddle_node_of_the_channel_service_fixed_point() {
+        for (k, m) in [(8, 32), (16, 64)] {
+            let s = scenario(k, 10, m);
+            let options = ModelOptions::default();
+            let rate = saturation_rate(ModelName::NbcTorus, &s, &options).unwrap();
+            let text = crate::model::saturation_mechanism(ModelName::NbcTorus, &s, &options, rate)
+                .unwrap()
+                .unwrap();
+            assert!(text.contains("saddle-node"), "{text}");
+            let number_after = |key: &str| -> f64 {
+                let rest = &text[text.find(key).unwrap() + key.len()..];
+                rest.split_whitespace()
+                    .next()
+                    .unwrap()
+                    .trim_end_matches(['.', ','])
+                    .parse()
+                    .unwrap()
+            };
+            let slope = number_after("F'(S_c) = ");
+            assert!((0.98..1.0).contains(&slope), "{slope}");
+            assert!(number_after("lambda_c S_c = ") < 0.8);
+            assert!(number_after("(lambda_g/V) S = ") < 0.1);
+        }
     }
 
     #[test]
