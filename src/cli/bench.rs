@@ -3,18 +3,15 @@
 //! Three groups, each on fixed configurations so figures compare across commits:
 //! the simulator (cycles/s, flit-hops/s, ns per flit-hop, peak memory), the
 //! models (median solve time of one point, saturation bisection time) and the
-//! scheduler (plan + run + gather of a 10,000-point model-only spec).
+//! scheduler (`runner run` of a 100,000-point model sweep, cold and cached, and the peak
+//! memory of `runner plan` on 1,000,000 tasks, each in a child process).
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::Outcome;
-use crate::exec::{self, ExecOptions, cache::Cache};
 use crate::model::{self, ModelName, ModelOptions};
 use crate::scenario::{Routing, Scenario, Switching, Topology};
 use crate::sim;
-use crate::spec::SpecSource;
 
 /// Arguments of `runner bench`.
 #[derive(Debug, clap::Args)]
@@ -177,54 +174,96 @@ fn bench_models(quiet: bool) -> anyhow::Result<serde_json::Value> {
     Ok(serde_json::Value::Array(out))
 }
 
+/// The scheduler group's sweep: 100,000 model points of one scenario (`runner run`, `-j 2`).
 const SCHEDULER_SPEC: &str = "\
 name: bench_scheduler
+seed: 1
 scenario:
-  topology: {kind: fat_tree, processors: 256}
-  routing: up_down
-  message_length: {from: 1, to: 100, step: 1}
+  topology: {kind: torus, radix: 8, dimensions: 2}
+  switching: {kind: wormhole}
+  routing: nbc
+  virtual_channels: 10
+  message_length: 32
 load:
-  rates: {from: 0.00001, to: 0.0001, points: 100}
+  fraction_of_saturation: {from: 0.01, to: 0.95, points: 100000}
 methods:
-  model: {name: fat_tree}
+  model: {name: nbc_torus}
+report:
+  figures:
+    - {title: latency, x: rate, y: latency}
+  tables: []
 ";
+
+/// The scheduler group's plan of 1,000,000 tasks (the `MAX_TASKS` limit): 499,999 simulations
+/// and their Aggregates, planned only (`runner plan`).
+const MILLION_TASKS_SPEC: &str = "\
+name: bench_plan
+seed: 1
+scenario:
+  topology: {kind: torus, radix: 8, dimensions: 2}
+  routing: dimension_order
+  virtual_channels: 2
+  message_length: 16
+load:
+  rates: {from: 0.0001, to: 0.01, points: 499999}
+methods:
+  simulation: {replications: 1}
+";
+
+/// Runs this executable as `runner <args>` in `dir`; returns the wall time and the child's
+/// peak resident memory in MiB (its `VmHWM`, sampled until it exits: each process has its own
+/// peak, so the figure is not the bench's).
+fn child_runner(dir: &std::path::Path, args: &[&str]) -> anyhow::Result<(f64, Option<f64>)> {
+    let exe = std::env::current_exe()?;
+    let started = Instant::now();
+    let mut child = std::process::Command::new(exe)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak = None;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if let Some(mib) = std::fs::read_to_string(&status_path).ok().and_then(|s| vm_hwm_mib(&s)) {
+            peak = Some(mib);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    anyhow::ensure!(status.success(), "`runner {}` failed ({status})", args.join(" "));
+    Ok((seconds, peak))
+}
 
 fn bench_scheduler(quiet: bool) -> anyhow::Result<serde_json::Value> {
     let dir = tempfile::tempdir()?;
-    let started = Instant::now();
-    let source = SpecSource {
-        path: dir.path().join("bench_scheduler.yaml"),
-        text: SCHEDULER_SPEC.into(),
-        sha256: String::new(),
-    };
-    let experiment = crate::spec::parse(&source).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let plan = crate::plan::build(&experiment, None);
-    let planned = started.elapsed().as_secs_f64();
-    let cache = Cache::new(dir.path().join("cache"));
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let options = ExecOptions { jobs, force: false, quiet: true };
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let summary = exec::run(&experiment, &plan, &cache, &options, &interrupt)?;
-    let rows = crate::store::gather(&experiment, &plan, &summary.states);
-    crate::store::parquet::write(&dir.path().join("results.parquet"), &rows, &[])?;
-    let first = started.elapsed().as_secs_f64();
-    let again = Instant::now();
-    let summary2 = exec::run(&experiment, &plan, &cache, &options, &interrupt)?;
-    let rows2 = crate::store::gather(&experiment, &plan, &summary2.states);
-    crate::store::parquet::write(&dir.path().join("results.parquet"), &rows2, &[])?;
-    let cached = again.elapsed().as_secs_f64();
+    std::fs::write(dir.path().join("sweep.yaml"), SCHEDULER_SPEC)?;
+    std::fs::write(dir.path().join("million.yaml"), MILLION_TASKS_SPEC)?;
+    let run = ["run", "sweep.yaml", "-j", "2", "-q"];
+    let (cold, cold_mib) = child_runner(dir.path(), &run)?;
+    let (cached, cached_mib) = child_runner(dir.path(), &run)?;
+    let (plan_seconds, plan_mib) = child_runner(dir.path(), &["plan", "million.yaml"])?;
+    let mib = |m: Option<f64>| m.map_or_else(|| "?".into(), |m| format!("{m:.0}"));
     if !quiet {
         outln!(
-            "sched 10,000-point model-only spec: plan {:.3} s, plan+run+write {:.3} s ({} tasks), cached re-run {:.3} s",
-            planned,
-            first,
-            summary.executed,
-            cached
+            "sched 100,000-point model sweep (runner run -j 2, report included): cold {cold:.2} s \
+             (peak {} MiB), cached {cached:.2} s (peak {} MiB)",
+            mib(cold_mib),
+            mib(cached_mib)
+        )?;
+        outln!(
+            "sched 1,000,000-task plan (runner plan): {plan_seconds:.2} s, peak {} MiB",
+            mib(plan_mib)
         )?;
     }
     Ok(serde_json::json!({
-        "points": rows.len(), "plan_seconds": planned, "run_seconds": first,
-        "cached_rerun_seconds": cached, "tasks_executed": summary.executed,
+        "sweep_points": 100_000, "cold_seconds": cold, "cold_peak_mib": cold_mib,
+        "cached_seconds": cached, "cached_peak_mib": cached_mib,
+        "plan_million_tasks_seconds": plan_seconds, "plan_million_tasks_peak_mib": plan_mib,
     }))
 }
 
@@ -235,7 +274,11 @@ fn median(values: &mut [f64]) -> f64 {
 
 /// Peak resident memory of this process (Linux `VmHWM`), in MiB.
 fn peak_memory_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    vm_hwm_mib(&std::fs::read_to_string("/proc/self/status").ok()?)
+}
+
+/// The `VmHWM` of a `/proc/<pid>/status` text, in MiB.
+fn vm_hwm_mib(status: &str) -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)

@@ -8,8 +8,9 @@ use std::time::Instant;
 use anyhow::Context;
 
 use super::{InputError, Outcome, load_specs, print_error};
+use crate::exec::cache::{Cache, Output};
 use crate::exec::executor::{Completion, ExecError, Executor, Job};
-use crate::exec::{self, ExecOptions, TaskState, cache::Cache};
+use crate::exec::{self, ExecOptions, TaskState};
 use crate::plan::{self, Only};
 use crate::spec::types::ExternalKind;
 use crate::spec::{Experiment, SpecSource};
@@ -171,7 +172,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             root: &root,
             interrupt: &interrupt,
         };
-        let summary = match executor.run(&job) {
+        let mut summary = match executor.run(&job) {
             Ok(Completion::Finished(summary)) => summary,
             Ok(Completion::Detached { jobs, gather_job }) => {
                 super::status::print_detached(
@@ -195,6 +196,29 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 summary.corrupt[0]
             ));
         }
+        // Nothing ran and every result came from the cache: when the bundle was made from
+        // exactly these entries by this binary from this spec, and is intact, it stands as is.
+        let fingerprint = (args.only.is_none() && summary.failed == 0 && !summary.interrupted)
+            .then(|| bundle_fingerprint(source, experiment, &plan, &cache, &summary.states))
+            .flatten();
+        let bundle = args.root.join("reports").join(&experiment.name);
+        if let Some(fingerprint) = &fingerprint
+            && summary.executed == 0
+            && summary.corrupt.is_empty()
+            && bundle_is_current(&bundle, fingerprint)
+        {
+            if !args.quiet {
+                super::eprint_line(&format!(
+                    "{}: 0 tasks run, {} cached; {} is up to date (made from these cache \
+                     entries by this runner), left as it is, in {:.2}s",
+                    experiment.name,
+                    summary.cached,
+                    bundle.display(),
+                    clock.elapsed().as_secs_f64()
+                ));
+            }
+            continue;
+        }
         let rows = match args.only {
             // The bundle shows every method: this run's results and the other method's cached
             // ones (a later `--only simulation` does not drop the model from the report).
@@ -205,6 +229,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             }
             None => store::gather(experiment, &plan, &summary.states),
         };
+        // The tasks' outputs are in the rows now; only a failure report reads them again (a
+        // 1,000,000-point sweep holds a gigabyte of them).
+        if summary.failed == 0 {
+            summary.states = Vec::new();
+        }
         if summary.interrupted {
             super::eprint_line(&format!(
                 "runner: {}: interrupted after {} tasks ({} cached); run again to resume",
@@ -213,8 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Interrupted);
         }
         let provenance = provenance(source, experiment, started);
-        let bundle = args.root.join("reports").join(&experiment.name);
-        write_bundle(&bundle, source, experiment, &rows, &provenance)?;
+        write_bundle(&bundle, source, experiment, &rows, &provenance, fingerprint.as_deref())?;
         if !args.quiet {
             let corrupt = match summary.corrupt.len() {
                 0 => String::new(),
@@ -249,6 +277,7 @@ pub fn write_bundle(
     experiment: &Experiment,
     rows: &[crate::store::row::Row],
     provenance: &Provenance,
+    fingerprint: Option<&str>,
 ) -> anyhow::Result<()> {
     // Refuse a symbolic-linked figures/ or tables/ before anything is written.
     crate::report::check_bundle(bundle)?;
@@ -266,12 +295,15 @@ pub fn write_bundle(
     if template_dir.is_some() {
         metadata.push(("bundle_template_dir".into(), crate::report::TEMPLATES.into()));
     }
+    if let Some(fingerprint) = fingerprint {
+        metadata.push((FINGERPRINT.into(), fingerprint.into()));
+    }
     store::parquet::write(&bundle.join("results.parquet"), rows, &metadata)?;
     write_side_tables(bundle, experiment, rows)?;
     let resolved =
         serde_saphyr::to_string(experiment).context("cannot serialise the resolved spec")?;
     let text = format!(
-        "# The spec as run, with every default resolved and every sweep expanded.\n# Source: {} (sha256 {})\n{resolved}",
+        "# The spec as run, with every default resolved and every sweep expanded (a load list that\n# is exactly a `{{from, to, points}}` range is written as that range).\n# Source: {} (sha256 {})\n{resolved}",
         source.path.display(),
         source.sha256
     );
@@ -298,6 +330,65 @@ pub fn write_bundle(
     };
     crate::report::render(bundle, &input).context("cannot render the report")?;
     Ok(())
+}
+
+/// The `results.parquet` metadata key of [`bundle_fingerprint`].
+const FINGERPRINT: &str = "runner_bundle_inputs";
+
+/// What a bundle is made of, when every compute task of `plan` is done from a cache entry: a
+/// blake3 over this executable (path, size, modification time) and versions, the spec (path
+/// and content hash) and every compute task's id, kind and recorded entry checksum. `None` when
+/// a task is not done, an entry is missing, or the spec has its own templates (whose files
+/// the hash does not cover): such a bundle is always rendered.
+fn bundle_fingerprint(
+    source: &SpecSource,
+    experiment: &Experiment,
+    plan: &plan::Plan,
+    cache: &Cache,
+    states: &[TaskState],
+) -> Option<String> {
+    if experiment.report.template_dir.is_some() {
+        return None;
+    }
+    let mut hasher = blake3::Hasher::new();
+    let exe = std::env::current_exe().ok()?;
+    let meta = std::fs::metadata(&exe).ok()?;
+    let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    let head = format!(
+        "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n",
+        exe.display(),
+        meta.len(),
+        modified.as_nanos(),
+        env!("CARGO_PKG_VERSION"),
+        crate::model::VERSION,
+        crate::sim::VERSION,
+        source.path.display(),
+        source.sha256,
+        experiment.name
+    );
+    hasher.update(head.as_bytes());
+    for node in plan.graph.node_indices() {
+        let task = &plan.graph[node];
+        if !task.kind.is_compute() {
+            continue;
+        }
+        if !matches!(states[node.index()], TaskState::Done(_)) {
+            return None;
+        }
+        let checksum = cache.recorded_checksum(&task.id)?;
+        hasher.update(format!("{} {} {checksum}\n", task.id, task.kind.name()).as_bytes());
+    }
+    Some(hasher.finalize().to_hex().to_string())
+}
+
+/// Whether the bundle at `bundle` was made with `fingerprint` and is intact (`runner verify`
+/// finds nothing wrong).
+fn bundle_is_current(bundle: &Path, fingerprint: &str) -> bool {
+    let recorded = store::parquet::read_metadata(&bundle.join("results.parquet"))
+        .ok()
+        .and_then(|metadata| metadata.get(FINGERPRINT).cloned());
+    recorded.as_deref() == Some(fingerprint)
+        && crate::report::verify(bundle).is_ok_and(|problems| problems.is_empty())
 }
 
 /// Writes the side tables `links.parquet` and `histograms.parquet` when some row carries their
@@ -408,7 +499,27 @@ fn print_failures(experiment: &Experiment, plan: &plan::Plan, states: &[TaskStat
             shown += 1;
             if shown == 20 {
                 super::eprint_line("  ... (the error column of results.parquet lists them all)");
-                break;
+                return;
+            }
+        }
+    }
+    // The failed points of Solve batches that ran (the batch itself is done).
+    for node in plan.graph.node_indices() {
+        let TaskState::Done(Output::Points(points)) = &states[node.index()] else { continue };
+        let task = &plan.graph[node];
+        let label = task.scenario.map(|s| experiment.scenarios[s].label.as_str()).unwrap_or("");
+        for point in points.iter().filter(|point| point.failed()) {
+            super::eprint_line(&format!(
+                "  {:<10} {:<14} {:<50} {}",
+                "Solve point",
+                &task.id[..12],
+                label,
+                point.error.as_deref().unwrap_or("")
+            ));
+            shown += 1;
+            if shown == 20 {
+                super::eprint_line("  ... (the error column of results.parquet lists them all)");
+                return;
             }
         }
     }

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::batch::SolvedPoint;
 use crate::plan::TaskKind;
 use crate::store::row::Row;
 
@@ -33,8 +34,21 @@ use crate::store::row::Row;
 pub enum Output {
     /// A Saturation task: the model's saturation rate (messages/node/cycle).
     Saturation(f64),
-    /// A Solve, Simulate, Aggregate or Curve task: its rows.
+    /// A Simulate, Aggregate, External or Curve task: its rows.
     Rows(Vec<Row>),
+    /// A Solve batch: what the model measured at each of its points, in load order (the rows
+    /// are rebuilt from them, `exec::batch::rows`).
+    Points(Vec<SolvedPoint>),
+}
+
+impl Output {
+    /// Points of a Solve batch whose solve failed (0 for the other outputs).
+    pub fn failed_points(&self) -> usize {
+        match self {
+            Output::Points(points) => points.iter().filter(|p| p.failed()).count(),
+            Output::Saturation(_) | Output::Rows(_) => 0,
+        }
+    }
 }
 
 /// A cache directory.
@@ -98,6 +112,16 @@ fn shape_problem(id: &str, kind: TaskKind, output: &Output) -> Option<String> {
             Some("rows where a saturation rate belongs".into())
         }
         (_, Output::Saturation(_)) => Some("a saturation rate where rows belong".into()),
+        (TaskKind::Solve, Output::Rows(_)) => Some("rows where a batch of points belongs".into()),
+        (_, Output::Points(_)) if kind != TaskKind::Solve => {
+            Some("a batch of points where rows belong".into())
+        }
+        (_, Output::Points(points)) if points.is_empty() => {
+            Some("no points where a batch makes some".into())
+        }
+        (_, Output::Points(points)) if points.iter().any(SolvedPoint::failed) => {
+            Some("a failed point (failures are never cached)".into())
+        }
         (TaskKind::Curve, Output::Rows(rows)) if rows.is_empty() => {
             Some("no rows where a curve makes some".into())
         }
@@ -160,17 +184,22 @@ impl Cache {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Missing,
             Err(e) => return corrupt(format!("not a cache entry ({e})")),
         };
-        let value: serde_json::Value = match serde_json::from_slice(&bytes) {
-            Ok(value) => value,
+        // The format first (the rest skipped unparsed), then the entry straight into its type.
+        #[derive(Deserialize)]
+        struct Head {
+            format: Option<serde_json::Value>,
+        }
+        let head: Head = match serde_json::from_slice(&bytes) {
+            Ok(head) => head,
             Err(e) => return corrupt(format!("not a cache entry ({e})")),
         };
-        match value.get("format").and_then(serde_json::Value::as_u64) {
+        match head.format.as_ref().and_then(serde_json::Value::as_u64) {
             Some(format) if format == u64::from(FORMAT) => {}
             // Written by an earlier version of runner: not ours to judge, just recompute.
             Some(format) if format < u64::from(FORMAT) => return Lookup::Missing,
             _ => return corrupt("not a cache entry of this version of runner".into()),
         }
-        let entry: Entry = match serde_json::from_value(value) {
+        let entry: Entry = match serde_json::from_slice(&bytes) {
             Ok(entry) => entry,
             Err(e) => return corrupt(format!("not a cache entry ({e})")),
         };
@@ -210,6 +239,31 @@ impl Cache {
         write().map_err(|e| {
             std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
         })
+    }
+
+    /// The checksum an entry of task `id` records (its payload's blake3), read without
+    /// checking it: [`Cache::lookup`] is what tells a valid entry. `None` without an entry.
+    pub fn recorded_checksum(&self, id: &str) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Recorded {
+            checksum: String,
+        }
+        let bytes = crate::files::read_regular(&self.path(id), MAX_ENTRY_BYTES).ok()?;
+        serde_json::from_slice::<Recorded>(&bytes).ok().map(|entry| entry.checksum)
+    }
+
+    /// Stores the output like [`Cache::put`] unless it holds a failed point: failures are
+    /// never cached (a Solve batch with a failed point is evaluated again by the next run).
+    pub fn put_unless_failed(
+        &self,
+        id: &str,
+        kind: TaskKind,
+        output: &Output,
+    ) -> std::io::Result<()> {
+        if output.failed_points() > 0 {
+            return Ok(());
+        }
+        self.put(id, kind, output)
     }
 
     /// Every task id with an entry.
@@ -273,18 +327,18 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let cache = Cache::new(dir.path());
         let output = Output::Rows(vec![row(ID, 12.5)]);
-        cache.put(ID, TaskKind::Solve, &output).expect("put");
-        assert_eq!(cache.lookup(ID, TaskKind::Solve), Lookup::Hit(output.clone()));
-        assert!(cache.contains(ID, TaskKind::Solve));
-        assert_eq!(cache.get(ID, TaskKind::Solve), Some(output));
-        assert_eq!(cache.lookup("cd0000", TaskKind::Solve), Lookup::Missing);
+        cache.put(ID, TaskKind::Simulate, &output).expect("put");
+        assert_eq!(cache.lookup(ID, TaskKind::Simulate), Lookup::Hit(output.clone()));
+        assert!(cache.contains(ID, TaskKind::Simulate));
+        assert_eq!(cache.get(ID, TaskKind::Simulate), Some(output));
+        assert_eq!(cache.lookup("cd0000", TaskKind::Simulate), Lookup::Missing);
     }
 
     /// Rewrites the entry's JSON with `edit` and returns what a lookup as `kind` says.
     fn after_edit(edit: impl Fn(&mut serde_json::Value), kind: TaskKind) -> Lookup {
         let dir = tempfile::tempdir().expect("temp dir");
         let cache = Cache::new(dir.path());
-        cache.put(ID, TaskKind::Solve, &Output::Rows(vec![row(ID, 12.5)])).expect("put");
+        cache.put(ID, TaskKind::Simulate, &Output::Rows(vec![row(ID, 12.5)])).expect("put");
         let path = entry_path(&cache, ID);
         let mut value: serde_json::Value =
             serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
@@ -296,7 +350,7 @@ mod tests {
     #[test]
     fn an_edited_value_is_corrupt_not_a_hit() {
         let lookup =
-            after_edit(|v| v["output"]["rows"][0]["latency"] = 1.0.into(), TaskKind::Solve);
+            after_edit(|v| v["output"]["rows"][0]["latency"] = 1.0.into(), TaskKind::Simulate);
         assert!(matches!(&lookup, Lookup::Corrupt(why) if why.contains("checksum")), "{lookup:?}");
     }
 
@@ -307,30 +361,64 @@ mod tests {
                 v["output"] = serde_json::json!({"rows": []});
                 v["checksum"] = checksum(&Output::Rows(Vec::new())).into();
             },
-            TaskKind::Solve,
+            TaskKind::Simulate,
         );
         assert!(matches!(&lookup, Lookup::Corrupt(why) if why.contains("0 rows")), "{lookup:?}");
     }
 
     #[test]
     fn an_entry_of_another_kind_is_corrupt() {
-        let lookup = after_edit(|_| {}, TaskKind::Simulate);
+        let lookup = after_edit(|_| {}, TaskKind::Aggregate);
         assert!(
-            matches!(&lookup, Lookup::Corrupt(why) if why.contains("Solve entry")),
+            matches!(&lookup, Lookup::Corrupt(why) if why.contains("Simulate entry")),
             "{lookup:?}"
         );
     }
 
+    /// A Solve batch's entry reads back; rows in its place, no points, a failed point or
+    /// points under another kind are corrupt.
     #[test]
-    fn an_entry_of_an_older_format_is_a_plain_miss_and_garbage_is_corrupt() {
-        assert_eq!(after_edit(|v| v["format"] = 1.into(), TaskKind::Solve), Lookup::Missing);
+    fn a_batch_entry_reads_back_and_misshapen_ones_are_corrupt() {
         let dir = tempfile::tempdir().expect("temp dir");
         let cache = Cache::new(dir.path());
-        cache.put(ID, TaskKind::Solve, &Output::Rows(vec![row(ID, 1.0)])).expect("put");
+        let point = |status: &str| SolvedPoint {
+            status: status.into(),
+            latency: Some(40.5),
+            intermediates: "{\"v_bar\":1.5}".into(),
+            wall_seconds: 1e-5,
+            ..SolvedPoint::default()
+        };
+        let batch = Output::Points(vec![point("ok"), point("saturated")]);
+        cache.put(ID, TaskKind::Solve, &batch).expect("put");
+        assert_eq!(cache.lookup(ID, TaskKind::Solve), Lookup::Hit(batch.clone()));
+        assert_eq!(cache.recorded_checksum(ID), Some(checksum(&batch)));
+        assert!(matches!(cache.lookup(ID, TaskKind::Curve), Lookup::Corrupt(_)));
+        for (output, why) in [
+            (Output::Rows(vec![row(ID, 1.0)]), "rows where a batch"),
+            (Output::Points(Vec::new()), "no points"),
+            (Output::Points(vec![point("ok"), point("failed")]), "a failed point"),
+        ] {
+            cache.put(ID, TaskKind::Solve, &output).expect("put");
+            let lookup = cache.lookup(ID, TaskKind::Solve);
+            assert!(matches!(&lookup, Lookup::Corrupt(w) if w.contains(why)), "{lookup:?}");
+        }
+        // A batch with a failed point is never written.
+        let other = "cd0123456789";
+        let failed = Output::Points(vec![point("failed")]);
+        cache.put_unless_failed(other, TaskKind::Solve, &failed).expect("put");
+        assert_eq!(cache.lookup(other, TaskKind::Solve), Lookup::Missing);
+    }
+
+    #[test]
+    fn an_entry_of_an_older_format_is_a_plain_miss_and_garbage_is_corrupt() {
+        assert_eq!(after_edit(|v| v["format"] = 1.into(), TaskKind::Simulate), Lookup::Missing);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = Cache::new(dir.path());
+        cache.put(ID, TaskKind::Simulate, &Output::Rows(vec![row(ID, 1.0)])).expect("put");
         let current = format!("{{\"format\": {FORMAT}, \"rows\": []}}");
         for garbage in [&b"{\"rows\": []}"[..], current.as_bytes(), b"\0\0"] {
             fs::write(entry_path(&cache, ID), garbage).expect("write");
-            assert!(matches!(cache.lookup(ID, TaskKind::Solve), Lookup::Corrupt(_)));
+            assert!(matches!(cache.lookup(ID, TaskKind::Simulate), Lookup::Corrupt(_)));
         }
     }
 }

@@ -52,15 +52,18 @@ pub fn evaluate(
     }));
     match caught {
         Ok(result) => result,
-        Err(panic) => {
-            let text = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(format!("internal error (a bug in runner, please report it): {text}"))
-        }
+        Err(panic) => Err(panic_message(panic.as_ref())),
     }
+}
+
+/// The failure a caught panic becomes: a bug in runner, with the panic's message.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> Failure {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("internal error (a bug in runner, please report it): {text}")
 }
 
 fn evaluate_inner(
@@ -81,17 +84,7 @@ fn evaluate_inner(
                 .map(Output::Saturation)
                 .map_err(|e| e.to_string())
         }
-        TaskKind::Solve => {
-            let model = experiment.model.as_ref().ok_or("no model in the spec")?;
-            let rate = resolve_rate(scenario, task.load, saturation)?;
-            let measurement = model::solve(model.name, scenario, rate, &model.options)
-                .map_err(|e| e.to_string())?;
-            let mut row = base_row(scenario, task, rate, "model");
-            row.evaluator = format!("{}@{}", model.name.as_str(), model::VERSION);
-            fill(&mut row, &measurement);
-            row.wall_seconds = started.elapsed().as_secs_f64();
-            Ok(Output::Rows(vec![row]))
-        }
+        TaskKind::Solve => super::batch::solve(experiment, task, saturation),
         TaskKind::Curve => {
             let model = experiment.model.as_ref().ok_or("no model in the spec")?;
             let saturation = saturation
@@ -181,7 +174,7 @@ fn keep_going(
     }
 }
 
-fn resolve_rate(
+pub(crate) fn resolve_rate(
     scenario: &Scenario,
     load: Option<LoadPoint>,
     saturation: Option<f64>,
@@ -222,30 +215,50 @@ fn replay(
 
 /// A row with the scenario and load columns filled in.
 pub fn base_row(scenario: &Scenario, task: &Task, rate: f64, method: &str) -> Row {
-    Row {
-        task_id: task.id.clone(),
+    base_row_at(scenario, task.load, task.kind, task.id.clone(), rate, method)
+}
+
+/// A row of a task of `kind` with id `task_id` at `load`, with the scenario and load columns
+/// filled in.
+pub(crate) fn base_row_at(
+    scenario: &Scenario,
+    load: Option<LoadPoint>,
+    kind: TaskKind,
+    task_id: String,
+    rate: f64,
+    method: &str,
+) -> Row {
+    let mut row = Row {
+        task_id,
         scenario_id: scenario_id(scenario),
         method: method.to_string(),
         rate,
-        fraction_of_saturation: match task.load {
-            Some(LoadPoint::FractionOfSaturation(f)) => Some(f),
-            _ => None,
-        },
-        trace_time_scale: match task.load {
-            Some(LoadPoint::TraceTimeScale(s)) => Some(s),
-            _ => None,
-        },
-        trace_flit_load: match (task.load, scenario.traffic.trace()) {
-            (Some(LoadPoint::TraceTimeScale(s)), Some(trace)) => {
-                Some(trace.offered_flit_load(s, scenario.nodes()))
-            }
-            _ => None,
-        },
         status: "ok".into(),
         intermediates: "{}".into(),
-        load_grid: Some(if task.kind == TaskKind::Curve { DENSE_GRID } else { SPEC_GRID }.into()),
+        load_grid: Some(if kind == TaskKind::Curve { DENSE_GRID } else { SPEC_GRID }.into()),
         ..Row::of_scenario(scenario)
-    }
+    };
+    set_load_columns(&mut row, scenario, load);
+    row
+}
+
+/// The columns that follow from the load: `fraction_of_saturation`, `trace_time_scale` and
+/// `trace_flit_load`.
+pub(crate) fn set_load_columns(row: &mut Row, scenario: &Scenario, load: Option<LoadPoint>) {
+    row.fraction_of_saturation = match load {
+        Some(LoadPoint::FractionOfSaturation(f)) => Some(f),
+        _ => None,
+    };
+    row.trace_time_scale = match load {
+        Some(LoadPoint::TraceTimeScale(s)) => Some(s),
+        _ => None,
+    };
+    row.trace_flit_load = match (load, scenario.traffic.trace()) {
+        (Some(LoadPoint::TraceTimeScale(s)), Some(trace)) => {
+            Some(trace.offered_flit_load(s, scenario.nodes()))
+        }
+        _ => None,
+    };
 }
 
 /// A short content hash of the scenario alone.
@@ -255,7 +268,7 @@ pub fn scenario_id(scenario: &Scenario) -> String {
 }
 
 /// Copies a measurement into a row.
-pub(super) fn fill(row: &mut Row, m: &Measurement) {
+pub(crate) fn fill(row: &mut Row, m: &Measurement) {
     row.status = m.status.as_str().to_string();
     row.error = m.detail.clone();
     row.latency = finite(m.latency);
@@ -333,7 +346,7 @@ fn fill_throughput(row: &mut Row, m: &Measurement, measure: &sim::Measure) {
 }
 
 /// A value the rows keep: finite, else none.
-pub(super) fn finite(value: Option<f64>) -> Option<f64> {
+pub(crate) fn finite(value: Option<f64>) -> Option<f64> {
     value.filter(|v| v.is_finite())
 }
 

@@ -9,6 +9,7 @@
 //! queued in the pool; the running ones finish and are cached, so a re-run loses
 //! nothing that was computed.
 
+pub mod batch;
 pub mod cache;
 pub mod evaluate;
 pub mod executor;
@@ -67,7 +68,7 @@ pub struct RunSummary {
     pub executed: usize,
     /// Tasks taken from the cache.
     pub cached: usize,
-    /// Tasks that failed.
+    /// Tasks that failed, and points of Solve batches that failed (the batch itself is done).
     pub failed: usize,
     /// Cache entries found corrupt (wrong kind, checksum or shape) and so recomputed, with why.
     pub corrupt: Vec<String>,
@@ -215,7 +216,7 @@ pub fn run(
                     return;
                 }
                 let result = match result {
-                    Ok(output) => match cache.put(&task.id, task.kind, &output) {
+                    Ok(output) => match cache.put_unless_failed(&task.id, task.kind, &output) {
                         Ok(()) => Ok(output),
                         Err(e) => Err(format!("{CACHE_WRITE}{e}")),
                     },
@@ -233,6 +234,8 @@ pub fn run(
         executed += 1;
         match result {
             Ok(output) => {
+                // A Solve batch's failed points are failures of their own (rows `failed`).
+                failed += output.failed_points();
                 states[node.index()] = TaskState::Done(output);
                 for next in graph.neighbors_directed(node, Direction::Outgoing) {
                     if !graph[next].kind.is_compute() || states[next.index()] != TaskState::Pending

@@ -30,6 +30,10 @@ pub fn to_dot(plan: &Plan, experiment: &Experiment) -> String {
             }
             None => {}
         }
+        if let Some(range) = task.loads {
+            let last = range.start.saturating_add(range.len).saturating_sub(1);
+            label.push_str(&format!("\\nload points {}..{} ({})", range.start, last, range.len));
+        }
         if let Some(r) = task.replication {
             label.push_str(&format!("\\nreplication {r}"));
         }

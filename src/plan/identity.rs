@@ -28,28 +28,81 @@ struct ModelKey<'a> {
     load: Option<LoadPoint>,
 }
 
-/// Id of the Saturation task of one scenario.
-pub fn saturation(scenario: &Scenario, model: &ModelChoice) -> String {
-    hash(&ModelKey {
-        kind: TaskKind::Saturation,
-        scenario,
-        model: model.name.as_str(),
-        options: &model.options,
-        version: model::VERSION,
-        load: None,
-    })
+impl ModelKey<'_> {
+    /// The key of a model task of `kind` for `scenario` (at `load`, when it has one).
+    fn new<'a>(
+        kind: TaskKind,
+        scenario: &'a Scenario,
+        model: &'a ModelChoice,
+        load: Option<LoadPoint>,
+    ) -> ModelKey<'a> {
+        ModelKey {
+            kind,
+            scenario,
+            model: model.name.as_str(),
+            options: &model.options,
+            version: model::VERSION,
+            load,
+        }
+    }
 }
 
-/// Id of the Solve task of one scenario at one load.
+/// Id of the Saturation task of one scenario.
+pub fn saturation(scenario: &Scenario, model: &ModelChoice) -> String {
+    hash(&ModelKey::new(TaskKind::Saturation, scenario, model, None))
+}
+
+/// The content hash of the model at one load of one scenario: a batched point's own identity,
+/// the `task_id` of its row (and the id a Solve task of that one load had before Solve tasks
+/// came in batches, so a point's rows compare across runs and versions).
 pub fn solve(scenario: &Scenario, model: &ModelChoice, load: LoadPoint) -> String {
-    hash(&ModelKey {
-        kind: TaskKind::Solve,
-        scenario,
-        model: model.name.as_str(),
-        options: &model.options,
-        version: model::VERSION,
-        load: Some(load),
-    })
+    hash(&ModelKey::new(TaskKind::Solve, scenario, model, Some(load)))
+}
+
+/// Version of the Solve batch's shape; part of its id. Bump when the batching or the batch's
+/// entry changes meaning.
+const SOLVE_BATCH_VERSION: u32 = 1;
+
+/// Id of a Solve batch: the model key of [`solve`] without a load, then every load of the
+/// batch in order (so a batch is its exact list of points, and equal ids mean equal rows).
+pub fn solve_batch(scenario: &Scenario, model: &ModelChoice, loads: &[LoadPoint]) -> String {
+    hash(&(ModelKey::new(TaskKind::Solve, scenario, model, None), SOLVE_BATCH_VERSION, loads))
+}
+
+/// The per-point ids of one scenario's Solve points, [`solve`] without serializing the
+/// scenario per point: the key's JSON ends with its `load`, so the hasher of everything before
+/// it is kept and cloned per point.
+pub struct SolveIds {
+    prefix: Option<blake3::Hasher>,
+    scenario: Scenario,
+    model: ModelChoice,
+}
+
+impl SolveIds {
+    /// The ids of `scenario`'s points under `model`.
+    pub fn new(scenario: &Scenario, model: &ModelChoice) -> SolveIds {
+        let key = ModelKey::new(TaskKind::Solve, scenario, model, None);
+        let bytes = serde_json::to_vec(&key).unwrap_or_default();
+        let prefix = bytes.strip_suffix(b"null}").map(|prefix| {
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(prefix);
+            hasher
+        });
+        SolveIds { prefix, scenario: scenario.clone(), model: model.clone() }
+    }
+
+    /// The id of the point at `load`: equal to `solve(scenario, model, load)`.
+    pub fn id(&self, load: LoadPoint) -> String {
+        match (&self.prefix, serde_json::to_vec(&load)) {
+            (Some(prefix), Ok(json)) => {
+                let mut hasher = prefix.clone();
+                hasher.update(&json);
+                hasher.update(b"}");
+                hasher.finalize().to_hex().to_string()
+            }
+            _ => solve(&self.scenario, &self.model, load),
+        }
+    }
 }
 
 /// Version of the Curve task's load grid; part of its id. Bump when [`curve_fractions`]
@@ -59,14 +112,7 @@ const CURVE_VERSION: u32 = 1;
 /// Id of the Curve task of one scenario.
 pub fn curve(scenario: &Scenario, model: &ModelChoice) -> String {
     hash(&(
-        ModelKey {
-            kind: TaskKind::Curve,
-            scenario,
-            model: model.name.as_str(),
-            options: &model.options,
-            version: model::VERSION,
-            load: None,
-        },
+        ModelKey::new(TaskKind::Curve, scenario, model, None),
         CURVE_VERSION,
         model.curve_points,
     ))
@@ -271,5 +317,36 @@ mod tests {
         let load = LoadPoint::Rate(0.01);
         let id = simulate(&faulty, &simulation, load, 0, 5, first);
         assert_ne!(id, simulate(&faulty, &simulation, load, 0, 5, fault_seed(7, &faulty, 1)));
+    }
+
+    /// A batched point's id, hashed from the kept prefix, equals the id of its own Solve key.
+    #[test]
+    fn per_point_ids_equal_the_single_solve_ids() {
+        let scenario = Scenario::new(Topology::Torus { radix: 8, dimensions: 2 });
+        let source = crate::spec::SpecSource {
+            path: "ids.yaml".into(),
+            text: "name: ids\nscenario:\n  topology: {kind: torus, radix: 8, dimensions: 2}\n  \
+                   routing: nbc\n  virtual_channels: 6\nload: {rates: [0.01]}\n\
+                   methods: {model: {name: nbc_torus}}\n"
+                .into(),
+            sha256: String::new(),
+        };
+        let experiment = crate::spec::parse(&source).unwrap_or_else(|e| panic!("{e}"));
+        let Some(model) = &experiment.model else { panic!("no model") };
+        for scenario in [&scenario, &experiment.scenarios[0].scenario] {
+            let ids = SolveIds::new(scenario, model);
+            assert!(ids.prefix.is_some());
+            for load in [
+                LoadPoint::Rate(0.001),
+                LoadPoint::Rate(1.0 / 3.0),
+                LoadPoint::FractionOfSaturation(0.5),
+                LoadPoint::TraceTimeScale(2.0),
+            ] {
+                assert_eq!(ids.id(load), solve(scenario, model, load), "{load:?}");
+            }
+        }
+        let loads = [LoadPoint::Rate(0.001), LoadPoint::Rate(0.002)];
+        let batch = solve_batch(&scenario, model, &loads);
+        assert_ne!(batch, solve_batch(&scenario, model, &loads[..1]), "the loads are the batch");
     }
 }

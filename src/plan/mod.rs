@@ -1,7 +1,8 @@
 //! Plans: an [`Experiment`] compiled into a petgraph DAG of content-hashed tasks.
 //!
 //! Task kinds (design brief section 4): `Saturation` (the model's saturation
-//! rate of one scenario), `Solve` (the model at one load), `Curve` (the model's
+//! rate of one scenario), `Solve` (the model at a batch of up to [`SOLVE_BATCH`] loads of one
+//! scenario, one row per load), `Curve` (the model's
 //! dense curve of one scenario, for the figures), `Simulate` (one replication at
 //! one load), `External` (one run of an external method's program at one load, one
 //! per replication for `kind: simulation`), `Aggregate` (replications -> mean and
@@ -30,7 +31,9 @@ use crate::spec::{Experiment, Load};
 pub enum TaskKind {
     /// The model's saturation rate for one scenario.
     Saturation,
-    /// The model at one load.
+    /// The model at a batch of loads of one scenario ([`Task::loads`]): up to [`SOLVE_BATCH`]
+    /// consecutive points of the spec's load list, evaluated and cached together, one row per
+    /// point (each row's `task_id` is the point's own content hash, [`identity::SolveIds`]).
     Solve,
     /// The model's dense curve of one scenario: `curve_points` loads from near zero to just
     /// below its saturation rate, evaluated and cached together (figures draw it as the model
@@ -94,7 +97,54 @@ impl Task {
     pub fn needs_saturation(&self) -> bool {
         self.kind == TaskKind::Curve
             || matches!(self.load, Some(LoadPoint::FractionOfSaturation(_)))
+            || self.loads.is_some_and(|range| range.of_saturation)
     }
+}
+
+/// Loads per Solve task: a scenario's load points are cut, in load order, into batches of this
+/// many (the last one shorter), a pure function of the spec. A batch of 4096 model points takes
+/// some 40 ms and its cache entry some 3 MB, and a large sweep still keeps every core busy.
+pub const SOLVE_BATCH: usize = 4096;
+
+/// The load points of a Solve batch: `len` consecutive points of the experiment's load list,
+/// from index `start`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadRange {
+    /// Index of the first point in the load list.
+    pub start: u32,
+    /// Number of points.
+    pub len: u32,
+    /// Whether the loads are fractions of the saturation rate.
+    pub of_saturation: bool,
+}
+
+impl LoadRange {
+    /// The load points of the range, in load order.
+    pub fn points(&self, load: &Load) -> Vec<LoadPoint> {
+        let start = self.start as usize;
+        let end = start.saturating_add(self.len as usize);
+        load_points(load).get(start..end).map(<[LoadPoint]>::to_vec).unwrap_or_default()
+    }
+}
+
+/// Every load point of the load list, in order.
+pub fn load_points(load: &Load) -> Vec<LoadPoint> {
+    match load {
+        Load::Rates(r) => r.iter().map(|&r| LoadPoint::Rate(r)).collect(),
+        Load::FractionOfSaturation(f) => {
+            f.iter().map(|&f| LoadPoint::FractionOfSaturation(f)).collect()
+        }
+        Load::TraceTimeScale(s) => s.iter().map(|&s| LoadPoint::TraceTimeScale(s)).collect(),
+    }
+}
+
+/// Where a row comes from: all rows of a task's output, or one point of a Solve batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowRef {
+    /// The task.
+    pub node: NodeIndex,
+    /// The point's index within the batch (a Solve task); `None`: every row of the task.
+    pub point: Option<u32>,
 }
 
 /// A load point of one task.
@@ -133,8 +183,10 @@ pub struct Task {
     pub id: String,
     /// Index into `Experiment::scenarios` (`None` for Gather and Report).
     pub scenario: Option<usize>,
-    /// The load (Solve, Simulate, Aggregate).
+    /// The load (Simulate, Aggregate, External).
     pub load: Option<LoadPoint>,
+    /// The loads of a Solve batch.
+    pub loads: Option<LoadRange>,
     /// Replication index (Simulate).
     pub replication: Option<u32>,
     /// Random seed (Simulate).
@@ -170,11 +222,11 @@ pub struct Plan {
     pub report: NodeIndex,
     /// Saturation node per scenario, when the model runs.
     pub saturation: Vec<Option<NodeIndex>>,
-    /// Result-producing nodes in row order: per scenario, per load, the Solve,
+    /// Where each row comes from, in row order: per scenario, per load, the Solve batch's point,
     /// then the Simulate replications, then the Aggregate, then each external method's runs
     /// (and their Aggregate); after all scenarios, the Curve
     /// of each (so the rows of the spec's load grid come first, the dense rows last).
-    pub row_nodes: Vec<NodeIndex>,
+    pub row_nodes: Vec<RowRef>,
 }
 
 /// Compiles an experiment into a plan. `only` leaves out the other built-in method and the
@@ -196,6 +248,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 id: identity::saturation(scenario, model),
                 scenario: Some(index),
                 load: None,
+                loads: None,
                 replication: None,
                 seed: None,
                 fault_seed: None,
@@ -214,6 +267,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 id: identity::curve(scenario, model),
                 scenario: Some(index),
                 load: None,
+                loads: None,
                 replication: None,
                 seed: None,
                 fault_seed: None,
@@ -224,32 +278,38 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
             curves.push(curve);
             tail.push(curve);
         }
-        let loads: Vec<LoadPoint> = match &experiment.load {
-            Load::Rates(r) => r.iter().map(|&r| LoadPoint::Rate(r)).collect(),
-            Load::FractionOfSaturation(f) => {
-                f.iter().map(|&f| LoadPoint::FractionOfSaturation(f)).collect()
-            }
-            Load::TraceTimeScale(s) => s.iter().map(|&s| LoadPoint::TraceTimeScale(s)).collect(),
-        };
-        for load in loads {
-            let needs_saturation = matches!(load, LoadPoint::FractionOfSaturation(_));
-            if let (true, Some(model)) = (run_model, &experiment.model) {
+        let loads = load_points(&experiment.load);
+        let mut batches = Vec::new();
+        if let (true, Some(model)) = (run_model, &experiment.model) {
+            for (number, chunk) in loads.chunks(SOLVE_BATCH).enumerate() {
+                let range = LoadRange {
+                    start: (number * SOLVE_BATCH) as u32,
+                    len: chunk.len() as u32,
+                    of_saturation: fractions,
+                };
                 let solve = graph.add_node(Task {
                     kind: TaskKind::Solve,
-                    id: identity::solve(scenario, model, load),
+                    id: identity::solve_batch(scenario, model, chunk),
                     scenario: Some(index),
-                    load: Some(load),
+                    load: None,
+                    loads: Some(range),
                     replication: None,
                     seed: None,
                     fault_seed: None,
-                    cost: 2e-5,
+                    cost: 2e-5 * chunk.len() as f64,
                     method: None,
                 });
-                if let (true, Some(sat)) = (needs_saturation, sat) {
+                if let (true, Some(sat)) = (fractions, sat) {
                     graph.add_edge(sat, solve, ());
                 }
-                row_nodes.push(solve);
+                batches.push(solve);
                 tail.push(solve);
+            }
+        }
+        for (point, load) in loads.into_iter().enumerate() {
+            let needs_saturation = matches!(load, LoadPoint::FractionOfSaturation(_));
+            if let Some(&solve) = batches.get(point / SOLVE_BATCH) {
+                row_nodes.push(RowRef { node: solve, point: Some((point % SOLVE_BATCH) as u32) });
             }
             if let Some(simulation) = simulation {
                 let mut replicas = Vec::with_capacity(simulation.replications as usize);
@@ -269,6 +329,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                         id,
                         scenario: Some(index),
                         load: Some(load),
+                        loads: None,
                         replication: Some(replication),
                         seed: Some(seed),
                         fault_seed,
@@ -278,7 +339,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     if let (true, Some(sat)) = (needs_saturation, sat) {
                         graph.add_edge(sat, node, ());
                     }
-                    row_nodes.push(node);
+                    row_nodes.push(RowRef { node, point: None });
                     replicas.push(node);
                 }
                 let ids: Vec<&str> = replicas.iter().map(|&n| graph[n].id.as_str()).collect();
@@ -288,6 +349,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     id: aggregate_id,
                     scenario: Some(index),
                     load: Some(load),
+                    loads: None,
                     replication: None,
                     seed: None,
                     fault_seed: None,
@@ -297,7 +359,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 for &replica in &replicas {
                     graph.add_edge(replica, aggregate, ());
                 }
-                row_nodes.push(aggregate);
+                row_nodes.push(RowRef { node: aggregate, point: None });
                 tail.push(aggregate);
             }
             for (method, external) in experiment.external.iter().enumerate() {
@@ -328,6 +390,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                         ),
                         scenario: Some(index),
                         load: Some(load),
+                        loads: None,
                         replication,
                         seed,
                         fault_seed,
@@ -337,7 +400,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     if let (true, Some(sat)) = (needs_saturation, sat) {
                         graph.add_edge(sat, node, ());
                     }
-                    row_nodes.push(node);
+                    row_nodes.push(RowRef { node, point: None });
                     replicas.push(node);
                 }
                 if !simulated {
@@ -350,6 +413,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                     id: identity::aggregate(&ids),
                     scenario: Some(index),
                     load: Some(load),
+                    loads: None,
                     replication: None,
                     seed: None,
                     fault_seed: None,
@@ -359,17 +423,18 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
                 for &replica in &replicas {
                     graph.add_edge(replica, aggregate, ());
                 }
-                row_nodes.push(aggregate);
+                row_nodes.push(RowRef { node: aggregate, point: None });
                 tail.push(aggregate);
             }
         }
     }
-    row_nodes.extend(curves);
+    row_nodes.extend(curves.into_iter().map(|node| RowRef { node, point: None }));
     let gather = graph.add_node(Task {
         kind: TaskKind::Gather,
         id: String::from("gather"),
         scenario: None,
         load: None,
+        loads: None,
         replication: None,
         seed: None,
         fault_seed: None,
@@ -384,6 +449,7 @@ pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
         id: String::from("report"),
         scenario: None,
         load: None,
+        loads: None,
         replication: None,
         seed: None,
         fault_seed: None,
@@ -580,6 +646,14 @@ methods: {simulation: {replications: 2}}
             ),
         ];
         for (kind, pinned) in pinned {
+            if kind == super::TaskKind::Solve {
+                // Solve tasks come in batches now; a point's row keeps the id it had.
+                let Some(model) = &experiment.model else { panic!("no model") };
+                let load = super::LoadPoint::Rate(0.02);
+                let point = super::identity::solve(&experiment.scenarios[0].scenario, model, load);
+                assert_eq!(point, pinned);
+                continue;
+            }
             assert_eq!(id(kind).as_deref(), Some(pinned), "{kind:?}");
         }
         let task = plan.graph.node_weights().find(|t| t.kind == super::TaskKind::Simulate);

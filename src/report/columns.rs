@@ -7,6 +7,7 @@
 //! the lookup follows the `Row` field names exactly; a test checks that [`COLUMNS`] lists every
 //! field in order.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::spec::report::{FigureKind, FigureSpec};
@@ -264,6 +265,148 @@ pub(crate) fn text(row_json: &Value, name: &str) -> Option<String> {
 pub(crate) fn to_json(row: &Row) -> Value {
     // Serializing a struct of plain fields into a `Value` cannot fail; fall back to null.
     serde_json::to_value(row).unwrap_or(Value::Null)
+}
+
+/// The columns `names` of a row as a JSON object: [`to_json`] restricted to them, without
+/// building the rest (a figure of many points reads a few columns of each row).
+pub(crate) fn pick_json(row: &Row, names: &[&str]) -> Value {
+    row.serialize(Pick { names, map: serde_json::Map::new() }).unwrap_or(Value::Null)
+}
+
+/// The serializer behind [`pick_json`]: takes a struct's fields named in `names` (each through
+/// `serde_json::to_value`, so a picked column is exactly what [`to_json`] gives) and refuses
+/// anything but a struct.
+struct Pick<'a> {
+    names: &'a [&'a str],
+    map: serde_json::Map<String, Value>,
+}
+
+impl serde::ser::SerializeStruct for Pick<'_> {
+    type Ok = Value;
+    type Error = serde_json::Error;
+
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Self::Error> {
+        if self.names.contains(&key) {
+            self.map.insert(key.to_string(), serde_json::to_value(value)?);
+        }
+        Ok(())
+    }
+
+    fn end(self) -> Result<Value, Self::Error> {
+        Ok(Value::Object(self.map))
+    }
+}
+
+/// Everything but a struct is refused.
+macro_rules! refuse {
+    ($($name:ident($($arg:ty),*)),* $(,)?) => {
+        $(fn $name(self, $(_: $arg),*) -> Result<Value, serde_json::Error> {
+            Err(serde::ser::Error::custom("not a row"))
+        })*
+    };
+}
+
+impl<'a> serde::Serializer for Pick<'a> {
+    type Ok = Value;
+    type Error = serde_json::Error;
+    type SerializeSeq = serde::ser::Impossible<Value, serde_json::Error>;
+    type SerializeTuple = serde::ser::Impossible<Value, serde_json::Error>;
+    type SerializeTupleStruct = serde::ser::Impossible<Value, serde_json::Error>;
+    type SerializeTupleVariant = serde::ser::Impossible<Value, serde_json::Error>;
+    type SerializeMap = serde::ser::Impossible<Value, serde_json::Error>;
+    type SerializeStruct = Pick<'a>;
+    type SerializeStructVariant = serde::ser::Impossible<Value, serde_json::Error>;
+
+    refuse!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+        serialize_unit_variant(&'static str, u32, &'static str),
+    );
+
+    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<Value, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
+
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: &T,
+    ) -> Result<Value, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
+
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<Value, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Self::Error> {
+        Ok(self)
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Self::Error> {
+        Err(serde::ser::Error::custom("not a row"))
+    }
 }
 
 /// The figure axes computed from a row's columns rather than stored in it: the offered load in
@@ -578,8 +721,15 @@ pub(crate) fn constant_and_varying_rows<'a>(
     let first_values: Vec<Option<String>> =
         DESCRIBE_COLUMNS.iter().map(|name| text(&first, name)).collect();
     let mut varies = vec![false; DESCRIBE_COLUMNS.len()];
+    // The described columns are scenario columns: a row of the scenario just read (equal
+    // `scenario_id`, a content hash of the scenario) has the same values.
+    let mut previous = None;
     for row in rows {
-        let json = to_json(row);
+        if previous == Some(row.scenario_id.as_str()) {
+            continue;
+        }
+        previous = Some(row.scenario_id.as_str());
+        let json = pick_json(row, DESCRIBE_COLUMNS);
         for (index, name) in DESCRIBE_COLUMNS.iter().enumerate() {
             if !varies[index] && text(&json, name) != first_values[index] {
                 varies[index] = true;

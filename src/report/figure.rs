@@ -114,10 +114,18 @@ impl PlotRow<'_> {
 
 /// The columns of `row` the figures of `specs` read that do not describe the scenario, as a
 /// JSON object (see [`PlotRow`]).
-pub(crate) fn plot_json(row: &Row, specs: &[FigureSpec]) -> Value {
-    let mut json = columns::to_json(row);
-    if let Value::Object(map) = &mut json {
-        map.retain(|key, _| {
+/// `columns` is [`plot_columns`] of the specs.
+pub(crate) fn plot_json(row: &Row, columns: &[&str]) -> Value {
+    columns::pick_json(row, columns)
+}
+
+/// The columns [`plot_json`] keeps: those the figures of `specs` read (axes, panels, lines,
+/// and `intermediates` for an intermediate axis) that do not describe the scenario.
+pub(crate) fn plot_columns(specs: &[FigureSpec]) -> Vec<String> {
+    let Value::Object(all) = columns::to_json(&Row::default()) else { return Vec::new() };
+    all.into_iter()
+        .map(|(key, _)| key)
+        .filter(|key| {
             !columns::SCENARIO_COLUMNS.contains(&key.as_str())
                 && specs.iter().any(|spec| {
                     spec.x == *key
@@ -129,9 +137,8 @@ pub(crate) fn plot_json(row: &Row, specs: &[FigureSpec]) -> Value {
                                 .iter()
                                 .any(|axis| axis.starts_with(columns::INTERMEDIATE_PREFIX)))
                 })
-        });
-    }
-    json
+        })
+        .collect()
 }
 
 /// The scenario columns of `row` as a JSON object (see [`PlotRow`]).

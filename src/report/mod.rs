@@ -364,6 +364,8 @@ fn render_files(
         scenarios.entry(&row.scenario_id).or_insert_with(|| figure::scenario_json(row));
     }
     let null = serde_json::Value::Null;
+    let plot_columns = figure::plot_columns(&input.spec.figures);
+    let plot_columns: Vec<&str> = plot_columns.iter().map(String::as_str).collect();
     let plot_rows: Vec<figure::PlotRow<'_>> = if input.spec.figures.is_empty() {
         Vec::new()
     } else {
@@ -372,7 +374,7 @@ fn render_files(
             .iter()
             .map(|row| figure::PlotRow {
                 row,
-                json: figure::plot_json(row, &input.spec.figures),
+                json: figure::plot_json(row, &plot_columns),
                 scenario: scenarios.get(row.scenario_id.as_str()).unwrap_or(&null),
             })
             .collect()

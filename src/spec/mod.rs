@@ -40,7 +40,9 @@ pub struct Experiment {
     pub seed: u64,
     /// Distinct scenarios, in expansion order.
     pub scenarios: Vec<ScenarioPoint>,
-    /// Load points, applied to every scenario.
+    /// Load points, applied to every scenario (written as the range they came from when
+    /// they are exactly its points: a copy of a 100,000-point sweep stays three lines).
+    #[serde(serialize_with = "serialize_load")]
     pub load: Load,
     /// The analytical model, if requested.
     pub model: Option<ModelChoice>,
@@ -77,6 +79,47 @@ pub enum Load {
     /// Time scale factors of a replayed trace (`traffic.pattern: trace`): the rate is what
     /// the trace offers at each.
     TraceTimeScale(Vec<f64>),
+}
+
+/// A load list as a `{from, to, points}` range when it is exactly that range's values (the
+/// same floating-point numbers the spec loader expands), else as the list.
+fn serialize_load<S: serde::Serializer>(load: &Load, serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Points {
+        from: f64,
+        to: f64,
+        points: u64,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Compact {
+        Rates(Points),
+        FractionOfSaturation(Points),
+        TraceTimeScale(Points),
+    }
+    let (Load::Rates(values) | Load::FractionOfSaturation(values) | Load::TraceTimeScale(values)) =
+        load;
+    let range = match (values.first(), values.last()) {
+        (Some(&from), Some(&to)) if values.len() > 2 => {
+            let range = sweep::Range { from, to, by: sweep::RangeBy::Points(values.len() as u64) };
+            range.values().ok().filter(|expanded| expanded == values).map(|_| Points {
+                from,
+                to,
+                points: values.len() as u64,
+            })
+        }
+        _ => None,
+    };
+    match (range, load) {
+        (Some(points), Load::Rates(_)) => Compact::Rates(points).serialize(serializer),
+        (Some(points), Load::FractionOfSaturation(_)) => {
+            Compact::FractionOfSaturation(points).serialize(serializer)
+        }
+        (Some(points), Load::TraceTimeScale(_)) => {
+            Compact::TraceTimeScale(points).serialize(serializer)
+        }
+        (None, load) => load.serialize(serializer),
+    }
 }
 
 impl Load {

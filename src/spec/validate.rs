@@ -418,8 +418,9 @@ pub(super) fn validate(
 }
 
 /// How many tasks `plan::build` makes for a spec (without `--only`): a Saturation per
-/// scenario when there is a model, and a Curve when it has curve points; per scenario and
-/// load point a Solve (model) and the replications plus their Aggregate (simulation), and per
+/// scenario when there is a model, a Curve when it has curve points, and a Solve per batch of
+/// `plan::SOLVE_BATCH` load points; per scenario and
+/// load point the replications plus their Aggregate (simulation), and per
 /// external method one evaluation (`kind: model`) or its replications plus their Aggregate
 /// (`kind: simulation`); then Gather and Report.
 pub fn planned_tasks(
@@ -437,14 +438,15 @@ pub fn planned_tasks(
             ExternalKind::Simulation => u64::from(e.replications).saturating_add(1),
         })
         .fold(0u64, u64::saturating_add);
-    let per_point = u64::from(model.is_some())
-        + simulation.map_or(0, |s| u64::from(s.replications).saturating_add(1))
-        + external;
-    let per_scenario = model.map_or(0, |m| 1 + u64::from(m.curve_points > 0));
+    let per_point =
+        simulation.map_or(0, |s| u64::from(s.replications).saturating_add(1)) + external;
+    // The model: a Saturation, a Curve when it has points, and the Solve batches.
+    let batches = loads.div_ceil(crate::plan::SOLVE_BATCH as u64);
+    let per_scenario = model.map_or(0, |m| 1 + u64::from(m.curve_points > 0) + batches);
     scenarios
         .saturating_mul(loads)
         .saturating_mul(per_point)
-        .saturating_add(scenarios * per_scenario + 2)
+        .saturating_add(scenarios.saturating_mul(per_scenario).saturating_add(2))
 }
 
 /// Warnings for sweeps over fields only the simulator reads, in a spec that does not simulate:

@@ -14,7 +14,11 @@ pub mod row;
 use crate::exec::TaskState;
 use crate::exec::cache::Output;
 use crate::exec::evaluate::base_row;
-use crate::plan::{Plan, TaskKind};
+use std::collections::HashMap;
+
+use petgraph::graph::NodeIndex;
+
+use crate::plan::{Plan, RowRef, TaskKind};
 use crate::spec::Experiment;
 use row::Row;
 
@@ -24,13 +28,24 @@ use row::Row;
 pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec<Row> {
     let saturation_rate = |scenario: usize| crate::exec::saturation_rate(plan, states, scenario);
     let mut rows = Vec::with_capacity(plan.row_nodes.len());
-    for &node in &plan.row_nodes {
+    // The rows of each Solve batch, built when its first point is reached and taken in order.
+    let mut batches: HashMap<NodeIndex, std::vec::IntoIter<Row>> = HashMap::new();
+    for &RowRef { node, point } in &plan.row_nodes {
         let task = &plan.graph[node];
         let Some(scenario_index) = task.scenario else { continue };
         let saturation = saturation_rate(scenario_index);
-        let mut produced: Vec<Row> = match &states[node.index()] {
+        let state = &states[node.index()];
+        let mut produced: Vec<Row> = match state {
+            _ if point.is_some() => {
+                let batch = batches.entry(node).or_insert_with(|| {
+                    crate::exec::batch::rows(experiment, task, saturation, state).into_iter()
+                });
+                batch.next().into_iter().collect()
+            }
             TaskState::Done(Output::Rows(done)) => done.clone(),
-            TaskState::Done(Output::Saturation(_)) | TaskState::Pending => continue,
+            TaskState::Done(Output::Saturation(_) | Output::Points(_)) | TaskState::Pending => {
+                continue;
+            }
             TaskState::Failed(error) | TaskState::Skipped(error) => {
                 let scenario = &experiment.scenarios[scenario_index].scenario;
                 let rate = task.load.map_or(f64::NAN, |load| load.rate(scenario, saturation));

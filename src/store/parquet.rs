@@ -344,6 +344,23 @@ pub fn read(path: &Path) -> Result<(Vec<Row>, HashMap<String, String>), StoreErr
     read_table(path, read_batch)
 }
 
+/// The key-value metadata of a results file, from its footer alone (no row is read).
+pub fn read_metadata(path: &Path) -> Result<HashMap<String, String>, StoreError> {
+    let name = path.display().to_string();
+    let file = crate::files::open_regular(path)
+        .map_err(|source| StoreError::Io { path: name.clone(), source })?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| StoreError::Format { path: name, message: e.to_string() })?;
+    Ok(builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kvs| {
+            kvs.iter().map(|kv| (kv.key.clone(), kv.value.clone().unwrap_or_default())).collect()
+        })
+        .unwrap_or_default())
+}
+
 /// Reads a table's rows, each record batch through `read_batch`, and its key-value metadata.
 pub(crate) fn read_table<T>(
     path: &Path,

@@ -19,7 +19,8 @@ use crate::scenario::{Scenario, Switching, Traffic};
 pub struct Row {
     /// Experiment name (the spec's `name`).
     pub experiment: String,
-    /// Content hash of the task that produced the row (hex).
+    /// Content hash of the task that produced the row (hex); for a model row of the spec's load
+    /// grid, the point's own hash (`plan::identity::SolveIds`), not its Solve batch's.
     pub task_id: String,
     /// Short content hash of the scenario alone: rows with equal `scenario_id` describe the same system.
     pub scenario_id: String,

@@ -439,17 +439,18 @@ fn a_corrupt_cache_entry_is_recomputed_with_a_warning_and_plan_does_not_count_it
     let first = scratch.run(&["run", "m.yaml"]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     let rows = scratch.rows("small_model");
-    // Edit the latency of one Solve entry, as a hand or a bad disk might.
-    let solve = &rows[0].task_id;
-    let path = scratch.path().join(".runner/cache").join(&solve[..2]).join(format!("{solve}.json"));
-    let text = std::fs::read_to_string(&path).expect("entry");
+    // Edit the latency of one point of a Solve batch's entry, as a hand or a bad disk might.
+    let solves = crate::common::entries_of_kind(&scratch.path().join(".runner/cache"), "Solve");
+    assert_eq!(solves.len(), 4, "one batch per scenario");
+    let path = &solves[0];
+    let text = std::fs::read_to_string(path).expect("entry");
     let mut entry: serde_json::Value = serde_json::from_str(&text).expect("json");
-    entry["output"]["rows"][0]["latency"] = serde_json::json!(1.0);
-    std::fs::write(&path, entry.to_string()).expect("write");
+    entry["output"]["points"][0]["latency"] = serde_json::json!(1.0);
+    std::fs::write(path, entry.to_string()).expect("write");
     let plan = stdout(&scratch.run(&["plan", "m.yaml"]));
     assert!(plan.contains("1 cache entry is corrupt"), "{plan}");
     let solve_line = plan.lines().find(|l| l.trim_start().starts_with("Solve")).expect("Solve");
-    assert!(solve_line.split_whitespace().collect::<Vec<_>>()[1..3] == ["24", "23"], "{plan}");
+    assert!(solve_line.split_whitespace().collect::<Vec<_>>()[1..3] == ["4", "3"], "{plan}");
     let second = scratch.run(&["run", "m.yaml"]);
     let err = stderr(&second);
     assert_eq!(second.status.code(), Some(0), "{err}");
@@ -622,4 +623,75 @@ fn the_help_examples_of_simulate_and_solve_run() {
             assert_eq!(output.status.code(), Some(0), "runner {example}\n{}", stderr(&output));
         }
     }
+}
+
+/// A model sweep of 2 scenarios x 5,000 points: two Solve batches per scenario (4096 + 904).
+const BATCHED_SPEC: &str = "\
+name: batched
+scenario:
+  topology: {kind: torus, radix: 8, dimensions: 2}
+  routing: nbc
+  virtual_channels: [6, 10]
+  message_length: 32
+load:
+  fraction_of_saturation: {from: 0.05, to: 1.05, points: 5000}
+methods:
+  model: {name: nbc_torus, curve_points: 0}
+report:
+  figures: [{title: latency, x: rate, y: latency}]
+  tables: []
+";
+
+/// Solve batches give the same rows under `-j 1` and `-j 2` (wall time aside), in load order,
+/// each point with its own task id.
+#[test]
+fn batched_model_rows_are_identical_under_j1_and_j2() {
+    let one = Scratch::new();
+    one.spec("b.yaml", BATCHED_SPEC);
+    let two = Scratch::new();
+    two.spec("b.yaml", BATCHED_SPEC);
+    let a = one.run(&["run", "b.yaml", "-j", "1"]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert!(stderr(&a).contains("6 tasks run"), "2 Saturation + 4 Solve: {}", stderr(&a));
+    let b = two.run(&["run", "b.yaml", "-j", "2"]);
+    assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
+    let rows = comparable(one.rows("batched"));
+    assert_eq!(rows.len(), 10_000);
+    assert_eq!(rows, comparable(two.rows("batched")));
+    let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.task_id.as_str()).collect();
+    assert_eq!(ids.len(), rows.len(), "every point has its own id");
+    for scenario in rows.chunks(5000) {
+        let fractions: Vec<f64> =
+            scenario.iter().filter_map(|r| r.fraction_of_saturation).collect();
+        assert!(fractions.windows(2).all(|w| w[0] < w[1]), "load order");
+    }
+}
+
+/// A run stopped inside a batch (its entry never renamed into place: a temporary file is what
+/// `kill -9` leaves) resumes by recomputing that batch only, with the same rows.
+#[test]
+fn an_interrupted_batch_is_recomputed_alone() {
+    let scratch = Scratch::new();
+    scratch.spec("b.yaml", BATCHED_SPEC);
+    let first = scratch.run(&["run", "b.yaml", "-q"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let rows = comparable(scratch.rows("batched"));
+    let cache = scratch.path().join(".runner/cache");
+    let solves = crate::common::entries_of_kind(&cache, "Solve");
+    assert_eq!(solves.len(), 4);
+    let lost = &solves[1];
+    let torn = std::fs::read(lost).expect("entry");
+    std::fs::remove_file(lost).expect("rm");
+    let temporary = lost.with_file_name(".runner-tmp-interrupted");
+    std::fs::write(&temporary, &torn[..torn.len() / 2]).expect("write");
+    let second = scratch.run(&["run", "b.yaml"]);
+    let err = stderr(&second);
+    assert_eq!(second.status.code(), Some(0), "{err}");
+    assert!(err.contains("1 tasks run, 5 cached"), "{err}");
+    assert!(lost.exists(), "the batch is cached again");
+    assert_eq!(comparable(scratch.rows("batched")), rows);
+    // Nothing changed since: the bundle stands as it is.
+    let third = scratch.run(&["run", "b.yaml"]);
+    assert!(stderr(&third).contains("is up to date"), "{}", stderr(&third));
+    assert_eq!(comparable(scratch.rows("batched")), rows);
 }

@@ -111,6 +111,22 @@ pub fn cache_entries(dir: &Path) -> usize {
         .unwrap_or(0)
 }
 
+/// The paths of the cache entries of task kind `kind` (`Solve`, `Saturation`, ...), sorted.
+pub fn entries_of_kind(dir: &Path, kind: &str) -> Vec<std::path::PathBuf> {
+    let needle = format!("\"kind\":\"{kind}\"");
+    let mut found: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|shard| std::fs::read_dir(shard.path()).into_iter().flatten().flatten())
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .filter(|path| std::fs::read_to_string(path).is_ok_and(|text| text.contains(&needle)))
+        .collect();
+    found.sort();
+    found
+}
+
 /// Waits (up to two minutes) until the cache directory holds at least `entries` entries.
 pub fn wait_for_cache_entries(dir: &Path, entries: usize) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);

@@ -18,6 +18,13 @@ load: {rates: [0.001]}
 methods: {model: {name: fat_tree}}
 ";
 
+/// The cache entry of the spec's one Solve batch.
+fn solve_entry(scratch: &Scratch) -> std::path::PathBuf {
+    let entries = crate::common::entries_of_kind(&scratch.path().join(".runner/cache"), "Solve");
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries[0].clone()
+}
+
 /// A simulation spec on a 4x4 torus; `RATE` and `CYCLES` are filled in.
 const SIM: &str = "\
 name: inputs_sim
@@ -129,9 +136,7 @@ fn example(class: &str, scratch: &Scratch) -> Output {
         "warning-many-threads" => run_spec(scratch, SPEC, &["-j", "10000"]),
         "warning-corrupt-cache-entry" => {
             ran(scratch);
-            let rows = scratch.rows("inputs");
-            let id = &rows[0].task_id;
-            let path = scratch.path().join(".runner/cache").join(&id[..2]).join(format!("{id}.json"));
+            let path = solve_entry(scratch);
             let text = std::fs::read_to_string(&path).expect("entry");
             std::fs::write(&path, text.replace("\"status\":\"ok\"", "\"status\":\"saturated\""))
                 .expect("write");
@@ -297,9 +302,7 @@ fn example(class: &str, scratch: &Scratch) -> Output {
         "spec-cr-line-endings" => validate(format!("# a comment\n{SPEC}").replace('\n', "\r").as_bytes()),
         "cache-entry-not-a-file" => {
             ran(scratch);
-            let rows = scratch.rows("inputs");
-            let id = &rows[0].task_id;
-            let path = scratch.path().join(".runner/cache").join(&id[..2]).join(format!("{id}.json"));
+            let path = solve_entry(scratch);
             std::fs::remove_file(&path).expect("rm");
             let status = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo");
             assert!(status.success());

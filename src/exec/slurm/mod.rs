@@ -650,12 +650,15 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
             Some(&log),
             Some(job.interrupt),
         )
-        .and_then(|output: Output| match job.cache.put(&task.id, task.kind, &output) {
-            Ok(()) => Ok(output),
-            Err(e) => Err(format!("cannot write the cache entry: {e}")),
+        .and_then(|output: Output| {
+            match job.cache.put_unless_failed(&task.id, task.kind, &output) {
+                Ok(()) => Ok(output),
+                Err(e) => Err(format!("cannot write the cache entry: {e}")),
+            }
         });
         match result {
             Ok(output) => {
+                tally.failed += output.failed_points();
                 states[node.index()] = TaskState::Done(output);
                 tally.executed += 1;
             }

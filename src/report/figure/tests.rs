@@ -57,16 +57,19 @@ fn rows(scenarios: &[(&str, &Adjust)], saturation: f64, points: u32) -> Vec<Row>
 }
 
 /// Calls `with` on the plot rows of `spec` over `rows` (each row with its JSON and scenario).
+/// The figure JSON of `row` for one figure.
+fn plot_json_for(row: &Row, spec: &FigureSpec) -> Value {
+    let columns = super::plot_columns(std::slice::from_ref(spec));
+    let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+    super::plot_json(row, &columns)
+}
+
 fn with_plot_rows<T>(spec: &FigureSpec, rows: &[Row], with: impl FnOnce(&[PlotRow<'_>]) -> T) -> T {
     let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();
     let plot_rows: Vec<PlotRow<'_>> = rows
         .iter()
         .zip(&scenarios)
-        .map(|(row, scenario)| PlotRow {
-            row,
-            json: super::plot_json(row, std::slice::from_ref(spec)),
-            scenario,
-        })
+        .map(|(row, scenario)| PlotRow { row, json: plot_json_for(row, spec), scenario })
         .collect();
     with(&plot_rows)
 }
@@ -288,11 +291,7 @@ fn y_range(yaml: &str, rows: &[Row]) -> (f64, f64) {
     let plot_rows: Vec<PlotRow<'_>> = rows
         .iter()
         .zip(&scenarios)
-        .map(|(row, scenario)| PlotRow {
-            row,
-            json: super::plot_json(row, std::slice::from_ref(&spec)),
-            scenario,
-        })
+        .map(|(row, scenario)| PlotRow { row, json: plot_json_for(row, &spec), scenario })
         .collect();
     let data = super::prepare(&spec, &plot_rows);
     super::ranges(&data.panels[0], &spec).y
