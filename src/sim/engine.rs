@@ -1225,16 +1225,15 @@ impl Engine {
             }
             self.eject_picked.clear();
         }
-        let now = self.now;
         let counting = self.window.open;
-        // Phase B in two passes. The flit counts first, in the order phase A chose the moves
-        // (memory order): their sums do not depend on it. Whether a move carries a header into
-        // its output VC or empties its input buffer for good does not depend on it either (a
-        // buffer that still receives flits is not emptied for good). Then these events, in
-        // `active` order, as if the moves had been applied one by one in that order: a header
-        // joins `pending` (whose order is the routing order, and so the order of the random
-        // draws), a released channel leaves `active`, a released injection VC takes the next
-        // queued message.
+        // Phase B. Walked in `active` order, the moves are applied one by one. Walked in
+        // memory order (`BITMAP`), in two passes: the flit counts first, in that order (their
+        // sums do not depend on it; nor does whether a move carries a header into its output VC
+        // or empties its input buffer for good, as a buffer that still receives flits is not
+        // emptied for good), then these events in `active` order, as if the moves had been
+        // applied one by one in that order: a header joins `pending` (whose order is the
+        // routing order, and so the order of the random draws), a released channel leaves
+        // `active`, a released injection VC takes the next queued message.
         self.events.clear();
         for k in 0..self.moves.len() {
             let packed = self.moves[k];
@@ -1248,35 +1247,33 @@ impl Engine {
                 self.window.vc_flits[out] += 1;
             }
             if self.vc_received[out] == 0 {
-                self.events.push((pos << 1, out as u32));
+                if W == BITMAP {
+                    self.events.push((pos << 1, out as u32));
+                } else {
+                    self.header_arrived::<S>(out as u32, counting);
+                }
             }
             self.vc_received[out] += 1;
             let id = self.vc_owner[out] as usize;
             if self.vc_count[src] == 0 && self.vc_received[src] == self.messages[id].length {
-                self.events.push((pos << 1 | 1, out as u32));
+                if W == BITMAP {
+                    self.events.push((pos << 1 | 1, out as u32));
+                } else {
+                    self.input_emptied::<S>(out as u32);
+                }
             }
         }
-        if !self.events.is_sorted_by_key(|e| e.0) {
-            self.events.sort_unstable_by_key(|e| e.0);
-        }
-        for k in 0..self.events.len() {
-            let (key, out) = self.events[k];
-            let id = self.vc_owner[out as usize] as usize;
-            if key & 1 == 0 {
-                if S == WORMHOLE {
-                    self.pending.push(Pending { vc: out, ready: now + 1 + self.delay });
-                    self.messages[id].head_vc = out;
-                    if counting {
-                        self.window.header_hops += 1;
-                    }
+        if W == BITMAP {
+            if !self.events.is_sorted_by_key(|e| e.0) {
+                self.events.sort_unstable_by_key(|e| e.0);
+            }
+            for k in 0..self.events.len() {
+                let (key, out) = self.events[k];
+                if key & 1 == 0 {
+                    self.header_arrived::<S>(out, counting);
+                } else {
+                    self.input_emptied::<S>(out);
                 }
-                self.messages[id].hops += 1;
-            } else {
-                let src = self.vc_src[out as usize];
-                if S == CIRCUIT && src >= self.network_vcs {
-                    self.source_released(id as u32);
-                }
-                self.release(src);
             }
         }
         self.flit_hops += self.moves.len() as u64;
@@ -1284,6 +1281,30 @@ impl Engine {
             self.window.flit_hops += self.moves.len() as u64;
         }
         moved
+    }
+
+    /// Phase B: a header entered output VC `out` this cycle.
+    #[inline(always)]
+    fn header_arrived<const S: u8>(&mut self, out: u32, counting: bool) {
+        let id = self.vc_owner[out as usize] as usize;
+        if S == WORMHOLE {
+            self.pending.push(Pending { vc: out, ready: self.now + 1 + self.delay });
+            self.messages[id].head_vc = out;
+            if counting {
+                self.window.header_hops += 1;
+            }
+        }
+        self.messages[id].hops += 1;
+    }
+
+    /// Phase B: the tail flit left the buffer feeding output VC `out` this cycle.
+    #[inline(always)]
+    fn input_emptied<const S: u8>(&mut self, out: u32) {
+        let src = self.vc_src[out as usize];
+        if S == CIRCUIT && src >= self.network_vcs {
+            self.source_released(self.vc_owner[out as usize]);
+        }
+        self.release(src);
     }
 
     /// Interleaved ejection, before phase A: picks at each node the ejecting VC with a flit
