@@ -28,7 +28,24 @@
 //! port is full moves on to its next candidate. Unset, nothing is counted.
 //!
 //! Only channels with an allocated VC (`active`) and VCs holding a routed-to-ejection message
-//! (`ejecting`) are visited. Scouting and circuit switching change what happens in steps 2 and
+//! (`ejecting`) are visited. `active` lists them in the order they became busy (a removed
+//! channel's place taken by the last one); `active_bits` holds the same set as a bitmap by
+//! channel id (kept in step by `set_busy`). Small networks walk `active` in phase A. Networks
+//! of at least `BITMAP_VCS` network VCs (64x64 tori with V = 2 and up) walk the bitmap
+//! instead, in channel order, so that the per-channel and per-VC arrays (a channel's V VCs are
+//! adjacent, and a channel's upstream channels are walked in step with it) are read front to
+//! back rather than in insertion order, which at 65,536 nodes missed the caches on nearly
+//! every access. Results do not depend on the walk: each move carries its channel's position
+//! in `active` (`moves`: `pos << 32 | vc`), phase B updates the flit counts in walk order
+//! (sums), and applies the order-dependent effects (a header joining `pending`, whose order is
+//! the routing order and so the order of random draws; a release, which reorders `active` and
+//! may inject a queued message) in `active` order, directly when walking `active`, through the
+//! sorted `events` when walking the bitmap. Invariant (`check_invariants`): a channel is in
+//! `active` iff its bit is set iff its `ch_busy` is non-zero. With an input speedup phase A's
+//! order matters (port slots go first come, first served): it always walks `active`.
+//! `traverse` is monomorphised on the walk (`ACTIVE`, `PORTS`, `BITMAP`), so the unlimited
+//! cases carry no port accounting. Nothing in a cycle is proportional to the network size:
+//! the bitmap walk reads one word per 64 channels, traffic is drawn per arrival (`traffic`). Scouting and circuit switching change what happens in steps 2 and
 //! 3 (a separate header, acknowledgements that gate the data, backtracking, teardown): that is
 //! the `switching` module (`src/sim/engine/switching/`), reached through a few hooks marked `S`; each
 //! cycle runs `step_with::<S>()`, monomorphised per technique, so the wormhole loop is as
@@ -1110,7 +1127,6 @@ impl Engine {
                 vc_count,
                 vc_received,
                 moves,
-                full_mask,
                 port_sent,
                 port_touched,
                 switching,
@@ -1147,15 +1163,15 @@ impl Engine {
                 let ch = channel as usize;
                 let busy = ch_busy[ch];
                 let start = ch_rr[ch];
-                let mut rotated = if start == 0 {
-                    busy
-                } else {
-                    ((busy >> start) | (busy << (v - start))) & *full_mask
-                };
-                while rotated != 0 {
-                    let i = rotated.trailing_zeros();
-                    rotated &= rotated - 1;
-                    let vv = if start + i >= v { start + i - v } else { start + i };
+                // The busy VCs from `start` up, then those below it (`start < V <= 64`).
+                let (mut rest, mut wrapped) =
+                    (busy & u64::MAX << start, busy & !(u64::MAX << start));
+                while rest | wrapped != 0 {
+                    if rest == 0 {
+                        (rest, wrapped) = (wrapped, 0);
+                    }
+                    let vv = rest.trailing_zeros();
+                    rest &= rest - 1;
                     let out = (channel * v + vv) as usize;
                     let src = vc_src[out];
                     if src != NONE
