@@ -349,7 +349,8 @@ pub(crate) struct Engine {
     /// Headers waiting for an output VC, oldest first.
     pending: Vec<Pending>,
     /// Output VCs receiving a flit this cycle (phase A to phase B): `pos << 32 | vc`, `pos`
-    /// the position of the VC's channel in `active` at the start of the cycle.
+    /// the position of the VC's channel in `active` at the start of the cycle (0 unless phase
+    /// A walked the bitmap: walked in `active` order, the moves are in that order).
     moves: Vec<u64>,
     /// Phase B's order-dependent effects (a header's arrival, a buffer's release) as
     /// (`pos << 1 | kind`, VC), applied in `active` order once the flit counts are updated.
@@ -1143,7 +1144,8 @@ impl Engine {
                     match active.get(next) {
                         Some(&channel) => {
                             next += 1;
-                            (channel, next as u64 - 1)
+                            // Phase B applies these moves in walk order: no position needed.
+                            (channel, 0)
                         }
                         None => break,
                     }
