@@ -28,7 +28,24 @@
 //! port is full moves on to its next candidate. Unset, nothing is counted.
 //!
 //! Only channels with an allocated VC (`active`) and VCs holding a routed-to-ejection message
-//! (`ejecting`) are visited. Scouting and circuit switching change what happens in steps 2 and
+//! (`ejecting`) are visited. `active` lists them in the order they became busy (a removed
+//! channel's place taken by the last one); `active_bits` holds the same set as a bitmap by
+//! channel id (kept in step by `set_busy`). Small networks walk `active` in phase A. Networks
+//! of at least `BITMAP_VCS` network VCs (64x64 tori with V = 2 and up) walk the bitmap
+//! instead, in channel order, so that the per-channel and per-VC arrays (a channel's V VCs are
+//! adjacent, and a channel's upstream channels are walked in step with it) are read front to
+//! back rather than in insertion order, which at 65,536 nodes missed the caches on nearly
+//! every access. Results do not depend on the walk: each move carries its channel's position
+//! in `active` (`moves`: `pos << 32 | vc`), phase B updates the flit counts in walk order
+//! (sums), and applies the order-dependent effects (a header joining `pending`, whose order is
+//! the routing order and so the order of random draws; a release, which reorders `active` and
+//! may inject a queued message) in `active` order, directly when walking `active`, through the
+//! sorted `events` when walking the bitmap. Invariant (`check_invariants`): a channel is in
+//! `active` iff its bit is set iff its `ch_busy` is non-zero. With an input speedup phase A's
+//! order matters (port slots go first come, first served): it always walks `active`.
+//! `traverse` is monomorphised on the walk (`ACTIVE`, `PORTS`, `BITMAP`), so the unlimited
+//! cases carry no port accounting. Nothing in a cycle is proportional to the network size:
+//! the bitmap walk reads one word per 64 channels, traffic is drawn per arrival (`traffic`). Scouting and circuit switching change what happens in steps 2 and
 //! 3 (a separate header, acknowledgements that gate the data, backtracking, teardown): that is
 //! the `switching` module (`src/sim/engine/switching/`), reached through a few hooks marked `S`; each
 //! cycle runs `step_with::<S>()`, monomorphised per technique, so the wormhole loop is as
@@ -62,6 +79,14 @@ use switching::{CIRCUIT, SCOUTING, WORMHOLE};
 const NONE: u32 = u32::MAX;
 /// `vc_out` value of a buffer whose message is being ejected at this node.
 const EJECT: u32 = u32::MAX - 1;
+
+/// How phase A of `traverse` walks the channels: `active` in order, the same with an input
+/// speedup's port accounting, or `active_bits` in channel order.
+const ACTIVE: u8 = 0;
+const PORTS: u8 = 1;
+const BITMAP: u8 = 2;
+/// Networks with at least this many network VCs walk the bitmap (`Engine::walk_bitmap`).
+const BITMAP_VCS: usize = 1 << 15;
 
 /// Stores `item` in a slab (`items` with the free list `free` of reusable ids); returns its id.
 fn slab_insert<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
@@ -297,8 +322,18 @@ pub(crate) struct Engine {
     ch_since: Vec<u64>,
     /// Position in `active`, or `NONE`.
     ch_pos: Vec<u32>,
-    /// Channels with at least one allocated VC.
+    /// Channels with at least one allocated VC, in the order they became busy (a removed
+    /// channel's place taken by the last one): the order whose positions (`ch_pos`) rank the
+    /// side effects of a cycle's flit moves (see `traverse`).
     active: Vec<u32>,
+    /// The same set as a bitmap by channel id (bit `c % 64` of word `c / 64`): phase A walks
+    /// it in channel order, so the per-channel and per-VC arrays are read front to back.
+    active_bits: Vec<u64>,
+    /// Phase A walks `active_bits` (large networks, no input speedup): the per-channel and
+    /// per-VC arrays no longer fit in the caches, and memory order beats `active` order. A
+    /// small network's state stays cached, and the walk in `active` order costs fewer
+    /// instructions.
+    walk_bitmap: bool,
 
     // Per node.
     /// Source queue (linked through `Message::next`).
@@ -313,8 +348,13 @@ pub(crate) struct Engine {
     ejecting: Vec<u32>,
     /// Headers waiting for an output VC, oldest first.
     pending: Vec<Pending>,
-    /// Output VCs receiving a flit this cycle (phase A to phase B).
-    moves: Vec<u32>,
+    /// Output VCs receiving a flit this cycle (phase A to phase B): `pos << 32 | vc`, `pos`
+    /// the position of the VC's channel in `active` at the start of the cycle (0 unless phase
+    /// A walked the bitmap: walked in `active` order, the moves are in that order).
+    moves: Vec<u64>,
+    /// Phase B's order-dependent effects (a header's arrival, a buffer's release) as
+    /// (`pos << 1 | kind`, VC), applied in `active` order once the flit counts are updated.
+    events: Vec<(u64, u32)>,
     /// Scratch space for the routing function.
     candidates: Vec<Candidate>,
 
@@ -465,6 +505,8 @@ impl Engine {
             ch_since: vec![0; slots],
             ch_pos: vec![NONE; slots],
             active: Vec::with_capacity(slots),
+            active_bits: vec![0; slots.div_ceil(64)],
+            walk_bitmap: network_vcs >= BITMAP_VCS,
             queue_head: vec![NONE; nodes],
             queue_tail: vec![NONE; nodes],
             inj_busy: vec![0; nodes],
@@ -472,6 +514,7 @@ impl Engine {
             ejecting: Vec::with_capacity(nodes),
             pending: Vec::with_capacity(nodes * 4),
             moves: Vec::with_capacity(slots),
+            events: Vec::with_capacity(slots),
             candidates: Vec::with_capacity(2 * geometry.ports as usize),
             messages: Vec::with_capacity(nodes * 8),
             free: Vec::with_capacity(nodes * 8),
@@ -507,6 +550,13 @@ impl Engine {
             geometry,
             switching,
         })
+    }
+
+    /// Test builds: phase A walks the bitmap (or `active`) whatever the network's size.
+    #[cfg(test)]
+    pub(crate) fn with_bitmap_walk(mut self, on: bool) -> Engine {
+        self.walk_bitmap = on;
+        self
     }
 
     /// Replays `feed` instead of generating traffic (the engine was built at rate 0).
@@ -707,7 +757,11 @@ impl Engine {
     fn step_with<const S: u8>(&mut self) -> bool {
         self.generate();
         self.route::<S>();
-        let mut moved = self.traverse::<S>();
+        let mut moved = match (self.speedup.is_some(), self.walk_bitmap) {
+            (true, _) => self.traverse::<S, PORTS>(),
+            (false, true) => self.traverse::<S, BITMAP>(),
+            (false, false) => self.traverse::<S, ACTIVE>(),
+        };
         if S != WORMHOLE {
             moved |=
                 std::mem::take(&mut self.switching.moved) || self.switching.busy_until > self.now;
@@ -1035,7 +1089,9 @@ impl Engine {
         if old == 0 && busy != 0 {
             self.ch_pos[ch] = self.active.len() as u32;
             self.active.push(channel);
+            self.active_bits[ch / 64] |= 1 << (ch % 64);
         } else if busy == 0 && old != 0 {
+            self.active_bits[ch / 64] &= !(1 << (ch % 64));
             let pos = self.ch_pos[ch] as usize;
             self.active.swap_remove(pos);
             if let Some(&moved) = self.active.get(pos) {
@@ -1046,48 +1102,78 @@ impl Engine {
     }
 
     /// Phase A (choose) and phase B (apply) of switch and link traversal, plus ejection.
-    fn traverse<const S: u8>(&mut self) -> bool {
+    /// `W`: how phase A walks the channels (`ACTIVE`, `PORTS` with an input speedup,
+    /// `BITMAP`); monomorphised, so that the unlimited cases have no trace of the port
+    /// accounting.
+    fn traverse<const S: u8, const W: u8>(&mut self) -> bool {
         let v = self.v;
         let depth = self.depth;
         let cap = self.speedup.unwrap_or(u32::MAX);
-        let limited = self.speedup.is_some();
         let interleaved = self.ejection == Ejection::Interleaved;
         if interleaved {
             self.pick_ejections();
         }
-        if limited {
+        if W == PORTS {
             self.account_ejection(cap);
         }
         {
             let now = self.now;
             let Engine {
                 active,
+                active_bits,
+                ch_pos,
                 ch_busy,
                 ch_rr,
                 vc_src,
                 vc_count,
                 vc_received,
                 moves,
-                full_mask,
                 port_sent,
                 port_touched,
                 switching,
                 ..
             } = self;
             moves.clear();
-            for &channel in active.iter() {
+            // The channels to visit: in `active` order, or in memory order through the bitmap
+            // (`BITMAP`, never with an input speedup, whose port slots go first come, first
+            // served). `next` indexes `active` or `active_bits`, `bits` holds the rest of the
+            // current bitmap word; `pos` is the channel's position in `active`.
+            let (mut next, mut bits) = (0, 0u64);
+            'walk: loop {
+                let (channel, pos) = if W != BITMAP {
+                    match active.get(next) {
+                        Some(&channel) => {
+                            next += 1;
+                            // Phase B applies these moves in walk order: no position needed.
+                            (channel, 0)
+                        }
+                        None => break,
+                    }
+                } else {
+                    while bits == 0 {
+                        match active_bits.get(next) {
+                            Some(&word) => bits = word,
+                            None => break 'walk,
+                        }
+                        next += 1;
+                    }
+                    let channel = ((next - 1) as u32) << 6 | bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (channel, u64::from(ch_pos[channel as usize]))
+                };
+                // Picks, round-robin, a VC of the channel that can send a flit.
                 let ch = channel as usize;
                 let busy = ch_busy[ch];
                 let start = ch_rr[ch];
-                let mut rotated = if start == 0 {
-                    busy
-                } else {
-                    ((busy >> start) | (busy << (v - start))) & *full_mask
-                };
-                while rotated != 0 {
-                    let i = rotated.trailing_zeros();
-                    rotated &= rotated - 1;
-                    let vv = if start + i >= v { start + i - v } else { start + i };
+                // The busy VCs from `start` up, then those below it (`start < V <= 64`).
+                let (mut rest, mut wrapped) =
+                    (busy & u64::MAX << start, busy & !(u64::MAX << start));
+                while rest | wrapped != 0 {
+                    if rest == 0 {
+                        (rest, wrapped) = (wrapped, 0);
+                    }
+                    let vv = rest.trailing_zeros();
+                    rest &= rest - 1;
                     let out = (channel * v + vv) as usize;
                     let src = vc_src[out];
                     if src != NONE
@@ -1095,7 +1181,7 @@ impl Engine {
                         && vc_count[out] < depth
                         && (S == WORMHOLE || vc_received[out] > 0 || switching.gate[out] <= now)
                     {
-                        if limited {
+                        if W == PORTS {
                             let port = (src / v) as usize;
                             if port_sent[port] >= cap {
                                 continue;
@@ -1105,7 +1191,7 @@ impl Engine {
                             }
                             port_sent[port] += 1;
                         }
-                        moves.push(out as u32);
+                        moves.push(pos << 32 | out as u64);
                         ch_rr[ch] = if vv + 1 == v { 0 } else { vv + 1 };
                         break;
                     }
@@ -1120,7 +1206,7 @@ impl Engine {
                 i += 1;
                 continue;
             }
-            if limited && self.eject_held[vc as usize] {
+            if W == PORTS && self.eject_held[vc as usize] {
                 self.eject_held[vc as usize] = false;
                 i += 1;
                 continue;
@@ -1157,10 +1243,19 @@ impl Engine {
             }
             self.eject_picked.clear();
         }
-        let now = self.now;
         let counting = self.window.open;
+        // Phase B. Walked in `active` order, the moves are applied one by one. Walked in
+        // memory order (`BITMAP`), in two passes: the flit counts first, in that order (their
+        // sums do not depend on it; nor does whether a move carries a header into its output VC
+        // or empties its input buffer for good, as a buffer that still receives flits is not
+        // emptied for good), then these events in `active` order, as if the moves had been
+        // applied one by one in that order: a header joins `pending` (whose order is the
+        // routing order, and so the order of the random draws), a released channel leaves
+        // `active`, a released injection VC takes the next queued message.
+        self.events.clear();
         for k in 0..self.moves.len() {
-            let out = self.moves[k] as usize;
+            let packed = self.moves[k];
+            let (out, pos) = ((packed as u32) as usize, packed >> 32);
             let src = self.vc_src[out] as usize;
             #[cfg(test)]
             self.count_port_flit(src as u32);
@@ -1169,23 +1264,34 @@ impl Engine {
             if counting {
                 self.window.vc_flits[out] += 1;
             }
-            let id = self.vc_owner[out] as usize;
             if self.vc_received[out] == 0 {
-                if S == WORMHOLE {
-                    self.pending.push(Pending { vc: out as u32, ready: now + 1 + self.delay });
-                    self.messages[id].head_vc = out as u32;
-                    if counting {
-                        self.window.header_hops += 1;
-                    }
+                if W == BITMAP {
+                    self.events.push((pos << 1, out as u32));
+                } else {
+                    self.header_arrived::<S>(out as u32, counting);
                 }
-                self.messages[id].hops += 1;
             }
             self.vc_received[out] += 1;
+            let id = self.vc_owner[out] as usize;
             if self.vc_count[src] == 0 && self.vc_received[src] == self.messages[id].length {
-                if S == CIRCUIT && src >= self.network_vcs as usize {
-                    self.source_released(id as u32);
+                if W == BITMAP {
+                    self.events.push((pos << 1 | 1, out as u32));
+                } else {
+                    self.input_emptied::<S>(out as u32);
                 }
-                self.release(src as u32);
+            }
+        }
+        if W == BITMAP {
+            if !self.events.is_sorted_by_key(|e| e.0) {
+                self.events.sort_unstable_by_key(|e| e.0);
+            }
+            for k in 0..self.events.len() {
+                let (key, out) = self.events[k];
+                if key & 1 == 0 {
+                    self.header_arrived::<S>(out, counting);
+                } else {
+                    self.input_emptied::<S>(out);
+                }
             }
         }
         self.flit_hops += self.moves.len() as u64;
@@ -1193,6 +1299,30 @@ impl Engine {
             self.window.flit_hops += self.moves.len() as u64;
         }
         moved
+    }
+
+    /// Phase B: a header entered output VC `out` this cycle.
+    #[inline(always)]
+    fn header_arrived<const S: u8>(&mut self, out: u32, counting: bool) {
+        let id = self.vc_owner[out as usize] as usize;
+        if S == WORMHOLE {
+            self.pending.push(Pending { vc: out, ready: self.now + 1 + self.delay });
+            self.messages[id].head_vc = out;
+            if counting {
+                self.window.header_hops += 1;
+            }
+        }
+        self.messages[id].hops += 1;
+    }
+
+    /// Phase B: the tail flit left the buffer feeding output VC `out` this cycle.
+    #[inline(always)]
+    fn input_emptied<const S: u8>(&mut self, out: u32) {
+        let src = self.vc_src[out as usize];
+        if S == CIRCUIT && src >= self.network_vcs {
+            self.source_released(self.vc_owner[out as usize]);
+        }
+        self.release(src);
     }
 
     /// Interleaved ejection, before phase A: picks at each node the ejecting VC with a flit

@@ -699,6 +699,22 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
             options(10_000, 3_000_000),
         ),
         (
+            // The 256 x 256 torus (65,536 nodes) at about half its saturation rate: the 8 x 8
+            // torus saturates at 0.0092 messages/node/cycle (`runner simulate --saturation`),
+            // and the dimension-order bound scales as 1/k, so 0.0092 * 8/256 = 0.00029. Its
+            // state leaves the caches (`sim::engine`, the bitmap walk); a short run.
+            "torus256x256_dimension_order_v2",
+            Scenario {
+                routing: Routing::DimensionOrder,
+                virtual_channels: 2,
+                buffer_depth: 8,
+                message_length: 32,
+                ..Scenario::new(Topology::Torus { radix: 256, dimensions: 2 })
+            },
+            0.000144,
+            options(500, 500),
+        ),
+        (
             "torus16x16_duato_v6",
             Scenario {
                 routing: Routing::Duato,

@@ -379,6 +379,50 @@ fn unsupported_scenarios_are_errors() {
 }
 
 #[test]
+fn the_bitmap_walk_gives_the_results_of_the_active_order_walk() {
+    // Phase A in channel order (large networks) and in `active` order (small ones) must agree
+    // bit for bit: same moves, same routing order, same random draws.
+    use crate::scenario::Switching;
+    let cases = [
+        scenario(torus(6, 2), Routing::DimensionOrder, 2, 8),
+        scenario(torus(4, 3), Routing::Duato, 3, 5),
+        scenario(Topology::Hypercube { dimensions: 5 }, Routing::Duato, 4, 6),
+        scenario(Topology::Mesh { radix: 5, dimensions: 2 }, Routing::Adaptive, 2, 1),
+        Scenario { ejection: Ejection::Interleaved, ..scenario(torus(5, 2), Routing::Duato, 3, 4) },
+        Scenario { ejection: Ejection::Unlimited, ..scenario(torus(6, 2), Routing::Nbc, 4, 6) },
+        Scenario {
+            switching: Switching::Scouting { scouting_distance: 2 },
+            ..scenario(torus(4, 2), Routing::Duato, 4, 8)
+        },
+        Scenario {
+            switching: Switching::Circuit,
+            ..scenario(torus(4, 2), Routing::Adaptive, 4, 8)
+        },
+        Scenario {
+            broadcast_fraction: 0.05,
+            ejection: Ejection::Unlimited,
+            ..scenario(Topology::Hypercube { dimensions: 4 }, Routing::Duato, 4, 8)
+        },
+    ];
+    for s in &cases {
+        let run = |bitmap: bool| {
+            let engine = Engine::new(s, 0.03, 11, &plan(0, 3_000)).unwrap();
+            let mut engine = engine.with_bitmap_walk(bitmap);
+            engine.open_window();
+            for cycle in 1..=3_000 {
+                engine.step();
+                if cycle % 101 == 0 {
+                    engine.check_invariants();
+                }
+            }
+            assert!(engine.window.flit_hops > 0, "{s:?}");
+            (engine.flit_hops, engine.delivered_total, format!("{:?}", engine.window))
+        };
+        assert_eq!(run(true), run(false), "{s:?}");
+    }
+}
+
+#[test]
 fn a_window_that_measured_nothing_is_an_error_never_ok() {
     let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
     let options = SimOptions { warmup_cycles: 10, cycles: 100, ..SimOptions::default() };

@@ -104,6 +104,8 @@ impl Engine {
             if listed {
                 assert_eq!(self.active[self.ch_pos[ch] as usize] as usize, ch);
             }
+            let bit = self.active_bits[ch / 64] >> (ch % 64) & 1 == 1;
+            assert_eq!(listed, bit, "active bitmap out of sync at channel {ch}");
         }
         self.check_fault_invariants();
     }
