@@ -450,7 +450,9 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     row.flit_throughput_max = mean(|r| r.flit_throughput_max);
     let drops: Option<Vec<u64>> = replications.iter().map(|r| r.source_drops).collect();
     row.source_drops = drops.map(|d| d.iter().sum());
-    row.latency_ci95 = latency_interval(replications);
+    let interval = latency_interval(replications);
+    row.latency_ci95 = interval.half;
+    row.intermediates = with_interval_parts(&row.intermediates, replications, interval);
     aggregate_percentiles(&mut row, replications);
     row.link_loads = LinkLoads::sum(replications.iter().map(|r| r.link_loads.as_ref()));
     row.histograms = LatencyHistograms::sum(replications.iter().map(|r| r.histograms.as_ref()));
@@ -494,41 +496,87 @@ fn aggregate_percentiles(row: &mut Row, replications: &[Row]) {
     row.unicast_latency_max = max(|r| r.unicast_latency_max);
 }
 
-/// Replications below this count pool their batch means for the latency interval; from this
-/// count on the interval is Student t across the replication means.
-pub const MIN_REPLICATIONS_FOR_T: usize = 3;
+/// The 95% interval of an aggregate row's latency, and what it is made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Interval {
+    /// The half-width reported as `latency_ci95`.
+    half: Option<f64>,
+    /// With faults: the half-width of the simulation noise alone, given the fault maps drawn
+    /// (the pooled within-replication batch means), the intermediate `latency_ci95_noise`.
+    noise: Option<f64>,
+    /// With faults: the estimated standard deviation of a point's mean latency from one fault
+    /// map to another, noise removed (one-way random effects), the intermediate
+    /// `fault_map_sd`.
+    fault_map_sd: Option<f64>,
+}
 
-/// The 95% half-width of an aggregate row's latency.
+/// The 95% half-width of an aggregate row's latency (the statistics policy of
+/// `docs/statistics.md`).
 ///
 /// - One replication: its own batch-means interval.
-/// - Fewer than [`MIN_REPLICATIONS_FOR_T`]: the batch means of all replications pooled into
-///   one sample of B = b_1 + ... + b_r means (batch means of independent replications are
-///   independent and alike, so the pooled sample has B - 1 degrees of freedom instead of the
-///   1 of a t interval over two means, t(1) = 12.7). The pooled variance is the within-
-///   replication sums of squares plus the between-replication term, so it includes what
-///   differs from one replication to the next (a fault map, say). Rows without the batch
-///   intermediates (`latency_batches`, `latency_batch_mean`, `latency_batch_sd`) fall back
-///   to the t interval.
-/// - Otherwise: Student t across the replication means.
-fn latency_interval(replications: &[Row]) -> Option<f64> {
+/// - Without faults: the batch means of all replications pooled into one sample of
+///   B = b_1 + ... + b_r means, B - 1 degrees of freedom (batch means of independent
+///   replications of one scenario are independent and alike). The pooled variance is the
+///   within-replication sums of squares plus the between-replication term. Rows without the
+///   batch intermediates (`latency_batches`, `latency_batch_mean`, `latency_batch_sd`) fall
+///   back to Student t across the replication means.
+/// - With faults (each replication draws its own fault map, the same for every load point):
+///   Student t across the r replication means, r - 1 degrees of freedom. That interval is for
+///   the mean over random fault maps, what the models predict, and includes the map-to-map
+///   variation; the noise alone and the map-to-map standard deviation are reported beside it
+///   ([`Interval`]).
+fn latency_interval(replications: &[Row]) -> Interval {
     if let [only] = replications {
-        return only.latency_ci95;
+        return Interval { half: only.latency_ci95, ..Interval::default() };
     }
-    if replications.len() < MIN_REPLICATIONS_FOR_T
-        && let Some(half) = pooled_batch_interval(replications)
-    {
-        return Some(half);
+    let faults = replications.iter().any(|r| r.fault_seed.is_some());
+    if !faults && let Some(half) = pooled_batch_interval(replications) {
+        return Interval { half: Some(half), ..Interval::default() };
     }
-    let values: Vec<f64> = replications.iter().map(|r| r.latency).collect::<Option<_>>()?;
+    let Some(values) = replications.iter().map(|r| r.latency).collect::<Option<Vec<f64>>>() else {
+        return Interval::default();
+    };
     let n = values.len() as f64;
     let m = values.iter().sum::<f64>() / n;
     let var = values.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
-    Some(t_quantile_975(values.len() as u32 - 1) * (var / n).sqrt())
+    let half = Some(t_quantile_975(values.len() as u32 - 1) * (var / n).sqrt());
+    if !faults {
+        return Interval { half, ..Interval::default() };
+    }
+    match within_replication_noise(replications) {
+        Some((noise, mean_noise_variance)) => Interval {
+            half,
+            noise: Some(noise),
+            fault_map_sd: Some((var - mean_noise_variance).max(0.0).sqrt()),
+        },
+        None => Interval { half, ..Interval::default() },
+    }
 }
 
-/// The pooled batch-means half-width of [`latency_interval`], when every replication has a
-/// latency and its batch statistics.
-fn pooled_batch_interval(replications: &[Row]) -> Option<f64> {
+/// With faults, the simulation noise of the mean over the replications given their fault
+/// maps: the 95% half-width from the within-replication batch-means variances pooled
+/// (B - r degrees of freedom), and the mean over replications of the variance of one
+/// replication's mean (sd_i^2 / b_i), which the variance of the replication means exceeds
+/// by the map-to-map variance. `None` unless every replication has its batch statistics.
+fn within_replication_noise(replications: &[Row]) -> Option<(f64, f64)> {
+    let batches = batch_statistics(replications)?;
+    let r = batches.len() as f64;
+    let total: f64 = batches.iter().map(|(b, _, _)| b).sum();
+    if total <= r {
+        return None;
+    }
+    let within: f64 = batches.iter().map(|(b, _, sd)| (b - 1.0) * sd * sd).sum::<f64>();
+    let pooled_variance = within / (total - r);
+    // Var(mean over maps | maps) = sum_i (s^2 / b_i) / r^2.
+    let noise_variance: f64 = batches.iter().map(|(b, _, _)| pooled_variance / b).sum::<f64>();
+    let half = t_quantile_975((total - r) as u32) * (noise_variance / (r * r)).sqrt();
+    let mean_noise_variance = batches.iter().map(|(b, _, sd)| sd * sd / b).sum::<f64>() / r;
+    Some((half, mean_noise_variance))
+}
+
+/// Every replication's (b, batch mean, batch sd), when each has a latency and at least two
+/// batches.
+fn batch_statistics(replications: &[Row]) -> Option<Vec<(f64, f64, f64)>> {
     let mut batches = Vec::with_capacity(replications.len());
     for row in replications {
         row.latency?;
@@ -542,6 +590,13 @@ fn pooled_batch_interval(replications: &[Row]) -> Option<f64> {
         }
         batches.push((b, mean, sd));
     }
+    Some(batches)
+}
+
+/// The pooled batch-means half-width of [`latency_interval`], when every replication has a
+/// latency and its batch statistics.
+fn pooled_batch_interval(replications: &[Row]) -> Option<f64> {
+    let batches = batch_statistics(replications)?;
     let total: f64 = batches.iter().map(|(b, _, _)| b).sum();
     let grand = batches.iter().map(|(b, mean, _)| b * mean).sum::<f64>() / total;
     let squares: f64 = batches
@@ -550,6 +605,31 @@ fn pooled_batch_interval(replications: &[Row]) -> Option<f64> {
         .sum();
     let variance = squares / (total - 1.0);
     Some(t_quantile_975(total as u32 - 1) * (variance / total).sqrt())
+}
+
+/// An aggregate's intermediates with the parts of its interval ([`Interval`]) and, for
+/// `mser_truncation_cycles`, the largest over the replications instead of their mean (the
+/// warm-up must cover the longest transient).
+fn with_interval_parts(intermediates: &str, replications: &[Row], interval: Interval) -> String {
+    let mut map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(intermediates).unwrap_or_default();
+    let mut put = |key: &str, value: Option<f64>| {
+        if let Some(number) = value.and_then(serde_json::Number::from_f64) {
+            map.insert(key.to_owned(), serde_json::Value::Number(number));
+        }
+    };
+    put("latency_ci95_noise", interval.noise);
+    put("fault_map_sd", interval.fault_map_sd);
+    let longest = replications
+        .iter()
+        .filter_map(|r| {
+            let stats: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&r.intermediates).ok()?;
+            stats.get("mser_truncation_cycles").and_then(serde_json::Value::as_f64)
+        })
+        .reduce(f64::max);
+    put("mser_truncation_cycles", longest);
+    serde_json::Value::Object(map).to_string()
 }
 
 /// The mean over replications of each intermediate every replication reports as a finite
@@ -583,11 +663,12 @@ mod tests {
     use super::{aggregate_percentiles, latency_interval, mean_intermediates, t_quantile_975};
     use crate::store::row::Row;
 
-    /// Issue 20: two replications pool their batch means (the interval of the concatenated
-    /// sample of batch means), instead of a t(1) = 12.7 interval over two means; rows without
-    /// batch statistics fall back to t; three replications use t across them.
+    /// Without faults, replications pool their batch means (the interval of the concatenated
+    /// sample of batch means), instead of a t(r - 1) interval over r means; rows without batch
+    /// statistics fall back to t. With faults the interval is t across the replications (one
+    /// fault map each), with the noise and the map-to-map spread beside it.
     #[test]
-    fn fewer_than_three_replications_pool_their_batch_means() {
+    fn replications_pool_their_batch_means_unless_each_has_its_own_fault_map() {
         let samples = [vec![10.0, 12.0, 11.0, 13.0, 9.0], vec![14.0, 12.5, 13.5, 15.0]];
         let stats = |means: &[f64]| {
             let b = means.len() as f64;
@@ -609,24 +690,44 @@ mod tests {
         let all: Vec<f64> = samples.concat();
         let (b, _, sd) = stats(&all);
         let expected = t_quantile_975(b as u32 - 1) * sd / b.sqrt();
-        let pooled = latency_interval(&rows).expect("an interval");
+        let pooled = latency_interval(&rows).half.expect("an interval");
         assert!((pooled - expected).abs() < 1e-12, "{pooled} vs {expected}");
         // Without the batch statistics: t(1) across the two means.
         let bare: Vec<Row> =
             rows.iter().map(|r| Row { intermediates: "{}".into(), ..r.clone() }).collect();
         let (m0, m1) = (stats(&samples[0]).1, stats(&samples[1]).1);
         let t1 = t_quantile_975(1) * (m0 - m1).abs() / 2.0;
-        let fallback = latency_interval(&bare).expect("an interval");
+        let fallback = latency_interval(&bare).half.expect("an interval");
         assert!((fallback - t1).abs() < 1e-9, "{fallback} vs {t1}");
         assert!(pooled < fallback / 3.0, "pooling narrows the bar: {pooled} vs {fallback}");
-        // Three replications: t(2) across their means, whatever the batches say.
+        // Three replications pool too.
         let three = [rows[0].clone(), rows[1].clone(), rows[0].clone()];
+        let all: Vec<f64> = [samples[0].clone(), samples[1].clone(), samples[0].clone()].concat();
+        let (b, _, sd) = stats(&all);
+        let expected = t_quantile_975(b as u32 - 1) * sd / b.sqrt();
+        let pooled = latency_interval(&three).half.expect("an interval");
+        assert!((pooled - expected).abs() < 1e-12, "{pooled} vs {expected}");
+        // With faults: t(2) across the three means, whatever the batches say; the noise
+        // from the within-replication variances alone; the map-to-map spread from the rest.
+        let faulty: Vec<Row> =
+            three.iter().map(|r| Row { fault_seed: Some(1), ..r.clone() }).collect();
         let means = [m0, m1, m0];
         let mean = means.iter().sum::<f64>() / 3.0;
         let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / 2.0;
         let t2 = t_quantile_975(2) * (var / 3.0).sqrt();
-        let across = latency_interval(&three).expect("an interval");
-        assert!((across - t2).abs() < 1e-9, "{across} vs {t2}");
+        let across = latency_interval(&faulty);
+        assert!((across.half.expect("an interval") - t2).abs() < 1e-9, "{across:?} vs {t2}");
+        let parts = [stats(&samples[0]), stats(&samples[1]), stats(&samples[0])];
+        let within: f64 = parts.iter().map(|(b, _, sd)| (b - 1.0) * sd * sd).sum();
+        let (big_b, r) = (14.0, 3.0);
+        let pooled_var = within / (big_b - r);
+        let noise_var: f64 = parts.iter().map(|(b, _, _)| pooled_var / b).sum::<f64>() / (r * r);
+        let noise = t_quantile_975(11) * noise_var.sqrt();
+        assert!((across.noise.expect("noise") - noise).abs() < 1e-9, "{across:?} vs {noise}");
+        let mean_noise: f64 = parts.iter().map(|(b, _, sd)| sd * sd / b).sum::<f64>() / r;
+        let map_sd = (var - mean_noise).max(0.0).sqrt();
+        assert!((across.fault_map_sd.expect("sd") - map_sd).abs() < 1e-9);
+        assert!(map_sd > 0.0, "the means differ by more than their noise");
     }
 
     #[test]

@@ -613,7 +613,8 @@ methods: {simulation: {replications: 2}}
     /// Issue 24 added message-length distributions (and their columns) with `fixed` as the
     /// default: a spec that names none keeps its task ids and its results. The ids and the
     /// latencies below were written by `runner run` at sim-1.2.0 before the change (the model
-    /// ids re-pinned at model-1.0.1, which changed a message, no number).
+    /// ids re-pinned at model-1.0.1, which changed a message, no number; the simulation and
+    /// aggregate ids at sim-1.3.0, which added an output, no number).
     #[test]
     fn a_fixed_length_spec_keeps_its_task_ids_and_results() {
         let text = "name: pin\nseed: 7\nscenario:\n  topology: {kind: torus, radix: 4, \
@@ -638,11 +639,11 @@ methods: {simulation: {replications: 2}}
             ),
             (
                 super::TaskKind::Simulate,
-                "b5170845fee65d3611852ae8acac191fe28d587e6b762464e0ec279fe30b5ad4",
+                "3affacc70349c95d7f3023e7a7ba8ef1820a3ece66dcb97a2f33b31e19d2ba7b",
             ),
             (
                 super::TaskKind::Aggregate,
-                "e519de698bc70bb707c3cfddbaf6ec5851f5f1ef473dc3705a4b23b5538cc332",
+                "c9ed3bf3506c78806b88ede14506c45963fa3d2c6b7e848a65aaac0b0595a8db",
             ),
         ];
         for (kind, pinned) in pinned {

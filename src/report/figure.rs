@@ -295,6 +295,9 @@ struct Series {
     simulation_deadlocked: Vec<f64>,
     /// Simulation points that stopped short of their target precision (an estimate), (x, y).
     simulation_imprecise: Vec<(f64, f64)>,
+    /// The most replications of a plotted point with faults (each its own fault map, so its
+    /// interval spans the maps as well as the noise); `None` without such a point.
+    fault_maps: Option<u32>,
 }
 
 /// What a page shows, for its caption.
@@ -307,6 +310,8 @@ struct Flags {
     has_saturated_simulation: bool,
     has_deadlock: bool,
     has_imprecise: bool,
+    /// The most fault maps behind a plotted interval (`Series::fault_maps`).
+    fault_maps: Option<u32>,
     /// The latency cap or the `ylim` cut off data.
     clipped: bool,
     /// Some confidence bar runs past the axis.
@@ -328,6 +333,7 @@ impl Flags {
                 flags.has_deadlock |= !series.simulation_deadlocked.is_empty();
                 flags.has_imprecise |= !series.simulation_imprecise.is_empty();
                 flags.has_ci |= series.simulation.iter().any(|point| point.2.is_some());
+                flags.fault_maps = flags.fault_maps.max(series.fault_maps);
                 flags.has_saturation |= series.saturation_x.is_some();
                 flags.clipped_bar |= series.simulation.iter().any(|&(x, y, ci)| {
                     let Some(ci) = ci.filter(|ci| *ci > 0.0) else { return false };
@@ -575,6 +581,7 @@ fn build_series(
         simulation_saturated: Vec::new(),
         simulation_deadlocked: Vec::new(),
         simulation_imprecise: Vec::new(),
+        fault_maps: None,
     };
     let mut first_saturated_model: Option<f64> = None;
     for plot_row in members {
@@ -613,6 +620,10 @@ fn build_series(
                     } else {
                         None
                     };
+                    if ci.is_some() && row.fault_rate > 0.0 {
+                        let maps = row.replications.unwrap_or(1);
+                        series.fault_maps = series.fault_maps.max(Some(maps));
+                    }
                     series.simulation.push((x, y, ci));
                 }
                 Some(y) if row.status == "imprecise" => series.simulation_imprecise.push((x, y)),
@@ -813,6 +824,22 @@ fn share_y(ranges: &mut [Ranges], spec: &FigureSpec) {
     }
 }
 
+/// What the interval of a point with faults shows (`exec::evaluate::latency_interval`).
+fn fault_map_sentence(maps: u32) -> String {
+    if maps > 1 {
+        format!(
+            "With faults each replication draws its own fault map: the intervals are across up \
+             to {maps} maps and include how the latency varies from map to map, not only the \
+             simulation noise (the two parts: intermediates.latency_ci95_noise and \
+             intermediates.fault_map_sd)."
+        )
+    } else {
+        "With faults the intervals are the simulation noise given one fault map; the map-to-map \
+         variation needs more replications."
+            .to_owned()
+    }
+}
+
 fn caption(spec: &FigureSpec, data: &FigureData, flags: &Flags) -> String {
     let mut sentences = Vec::new();
     let model = if data.model_points > 0 {
@@ -827,6 +854,9 @@ fn caption(spec: &FigureSpec, data: &FigureData, flags: &Flags) -> String {
         (true, false) => sentences.push(format!("{model} (no simulation results).")),
         (false, true) => sentences.push("Markers: simulation (no model results).".to_owned()),
         (false, false) => sentences.push("No finite results to plot.".to_owned()),
+    }
+    if let Some(maps) = flags.fault_maps.filter(|_| flags.has_ci) {
+        sentences.push(fault_map_sentence(maps));
     }
     if flags.has_saturation {
         sentences.push("Dashed vertical lines: model saturation point.".to_owned());

@@ -60,7 +60,7 @@ use super::faults::FaultMap;
 use super::lengths::Lengths;
 use super::percentiles::Histogram;
 use super::routing::{Candidate, Header, Router};
-use super::stats::Batches;
+use super::stats::{Batches, TRANSIENT_BINS, Transient};
 use super::throughput::Tracker;
 use super::topology::{Geometry, NO_LINK};
 use super::trace::Feed;
@@ -383,6 +383,9 @@ pub(crate) struct Engine {
     /// Precision mode: the window closed at `max_cycles` (second), short of the target (first).
     stopped_short: Option<(f64, u64)>,
     pub(crate) batches: Batches,
+    /// Every delivered message's latency by generation time from cycle 0, for the MSER
+    /// truncation point (`stats::Transient`).
+    pub(crate) transient: Transient,
     pub(crate) window: Window,
     /// The switching technique (`switching`): its kind and the separate header's state.
     pub(crate) switching: switching::State,
@@ -532,6 +535,10 @@ impl Engine {
             backlog_limit: plan.backlog_limit,
             stopped_short: None,
             batches: Batches::new(batch_length, batch_cap),
+            transient: Transient::new(
+                plan.warmup.saturating_add(plan.cycles) / TRANSIENT_BINS,
+                2 * TRANSIENT_BINS as usize,
+            ),
             window: Window {
                 busy_time: vec![0; v as usize + 1],
                 vc_flits: vec![0; slots * v as usize],
@@ -592,7 +599,7 @@ impl Engine {
                     (None, Some(target)) => {
                         let precise = elapsed > 0
                             && elapsed.is_multiple_of(self.batches.length())
-                            && self.precise_enough(elapsed, target);
+                            && self.precise_enough(elapsed, target, plan);
                         if now >= planned && !precise {
                             self.stopped_short = Some((target, planned));
                         }
@@ -702,10 +709,17 @@ impl Engine {
         }
     }
 
-    fn precise_enough(&self, elapsed: u64, target: f64) -> bool {
+    /// Precision mode's stopping rule: at least `plan.cycles` measured, at least
+    /// `plan.batches` complete batches holding a message, and a 95% half-width of at most
+    /// `target` times the mean. The minimum window keeps a lucky early run of small batch
+    /// means from stopping a heavily loaded point after a few correlated batches.
+    fn precise_enough(&self, elapsed: u64, target: f64, plan: &RunPlan) -> bool {
+        if elapsed < plan.cycles {
+            return false;
+        }
         let complete = self.batches.complete(elapsed);
         match self.batches.confidence(complete) {
-            Some((mean, half, used)) => used >= 10 && half <= target * mean,
+            Some((mean, half, used)) => used as u64 >= plan.batches && half <= target * mean,
             None => false,
         }
     }
@@ -1447,6 +1461,10 @@ impl Engine {
         }
         self.in_network -= 1;
         self.delivered_total += 1;
+        if self.broadcasts.is_none() && self.window.end.is_none_or(|end| message.generated < end) {
+            let latency = (self.now + 1 - message.generated) as f64;
+            self.transient.delivered(message.generated, latency);
+        }
         let w = &mut self.window;
         if w.open {
             w.delivered += 1;

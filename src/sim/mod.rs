@@ -65,9 +65,12 @@
 //!   message holds an injection VC. Besides their means, the run reports the p50, p90, p99
 //!   and maximum of all three over the measured messages, exactly (`percentiles`: nearest
 //!   rank, the smallest value L such that at least a fraction q of the messages have <= L).
-//! - Measurement: warm-up, then a window of `cycles` cycles (or, with `target_precision`, until
-//!   the 95% CI half-width of the batch means is below that fraction of the mean, with at least
-//!   10 complete batches and at most `max_cycles` cycles). Messages generated in the window are
+//! - Measurement: warm-up, then a window of `cycles` cycles (or, with `target_precision`, at
+//!   least `cycles` and then until the 95% CI half-width of the batch means is below that
+//!   fraction of the mean, with at least `batches` complete batches and at most `max_cycles`
+//!   cycles in all). The run also reports the MSER truncation point of its latency series from
+//!   cycle 0 (`mser_truncation_cycles`, `stats::Transient`): a warm-up shorter than it left
+//!   part of the transient in the window. Messages generated in the window are
 //!   followed until delivered; traffic keeps flowing meanwhile. Throughput and the channel
 //!   statistics cover the window only.
 //! - Stops early: `saturated` when the source queues hold more than `saturation_backlog`
@@ -193,7 +196,7 @@ use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
 use network::fat_tree;
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
-pub const VERSION: &str = "sim-1.2.0";
+pub const VERSION: &str = "sim-1.3.0";
 
 /// Default `circuit_retry_limit`: failed set-up attempts after the first before a circuit-switched
 /// message is dropped.
@@ -207,7 +210,7 @@ const MAX_VIRTUAL_CHANNELS: u64 = 1 << 27;
 pub struct SimOptions {
     /// Cycles simulated before measuring.
     pub warmup_cycles: u64,
-    /// Length of the measurement window in cycles (with `target_precision`: the cycles over
+    /// Length of the measurement window in cycles (with `target_precision`: its minimum, over
     /// which the first `batches` batches are spread).
     pub cycles: u64,
     /// Stop when the 95% CI half-width of mean latency is below this fraction of the mean.

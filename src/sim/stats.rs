@@ -124,6 +124,92 @@ impl Batches {
     }
 }
 
+/// Message latencies by generation time from cycle 0 (warm-up included), for the MSER
+/// truncation point ([`Transient::mser_truncation`]): how much of the run's start the data
+/// themselves say is transient. Bins of `length` cycles, at most `cap` of them (adjacent bins
+/// merge and `length` doubles beyond), so memory does not grow with the run.
+#[derive(Clone, Debug)]
+pub(crate) struct Transient {
+    length: u64,
+    cap: usize,
+    sum: Vec<f64>,
+    count: Vec<u64>,
+}
+
+/// Bins the transient series starts with over the planned run, and the cap it merges at.
+pub(crate) const TRANSIENT_BINS: u64 = 128;
+
+impl Transient {
+    /// Bins of `length >= 1` cycles, at most `cap >= 2` of them.
+    pub(crate) fn new(length: u64, cap: usize) -> Transient {
+        Transient {
+            length: length.max(1),
+            cap: cap.max(2) & !1,
+            sum: Vec::new(),
+            count: Vec::new(),
+        }
+    }
+
+    /// A message generated at cycle `generated` was delivered with this latency.
+    #[inline]
+    pub(crate) fn delivered(&mut self, generated: u64, latency: f64) {
+        while generated / self.length >= self.cap as u64 {
+            let half = self.sum.len().div_ceil(2);
+            for i in 0..half {
+                let (a, b) = (2 * i, 2 * i + 1);
+                self.sum[i] = self.sum[a] + self.sum.get(b).copied().unwrap_or(0.0);
+                self.count[i] = self.count[a] + self.count.get(b).copied().unwrap_or(0);
+            }
+            self.sum.truncate(half);
+            self.count.truncate(half);
+            self.length *= 2;
+        }
+        let index = (generated / self.length) as usize;
+        if self.sum.len() <= index {
+            self.sum.resize(index + 1, 0.0);
+            self.count.resize(index + 1, 0);
+        }
+        self.sum[index] += latency;
+        self.count[index] += 1;
+    }
+
+    /// The MSER truncation point (White, "An effective truncation heuristic for bias reduction
+    /// in simulation output", Simulation 69(6), 1997), in cycles from the start of the run:
+    /// over the means `Y_1..Y_n` of the bins that end by cycle `end` and hold a message, the
+    /// `d` in `0..=n/2` minimising `sum_{i>d} (Y_i - mean_{i>d} Y)^2 / (n - d)^2`, times the
+    /// bin length. MSER-5 applies the same rule to batches of 5 observations; here the
+    /// batches are bins of generation time, as for the batch-means interval. `None` with fewer
+    /// than 4 such bins.
+    pub(crate) fn mser_truncation(&self, end: u64) -> Option<u64> {
+        let complete = ((end / self.length) as usize).min(self.sum.len());
+        let bins: Vec<(usize, f64)> = (0..complete)
+            .filter(|&i| self.count[i] > 0)
+            .map(|i| (i, self.sum[i] / self.count[i] as f64))
+            .collect();
+        let n = bins.len();
+        if n < 4 {
+            return None;
+        }
+        // Suffix sums of Y and Y^2, from the last bin back to bin d.
+        let (mut s1, mut s2) = (0.0, 0.0);
+        let mut best = (f64::INFINITY, 0);
+        for d in (0..n).rev() {
+            let y = bins[d].1;
+            s1 += y;
+            s2 += y * y;
+            let k = (n - d) as f64;
+            if d <= n / 2 {
+                let statistic = (s2 - s1 * s1 / k).max(0.0) / (k * k);
+                // Ties go to the earliest d (the least truncation).
+                if statistic <= best.0 {
+                    best = (statistic, d);
+                }
+            }
+        }
+        Some(bins[best.1].0 as u64 * self.length)
+    }
+}
+
 /// A run is unstable when the latency of its messages grows with their generation time by at
 /// least this many cycles per cycle (the fitted slope of the batch means): the sources'
 /// backlog then grows steadily, the offered load exceeding what the network accepts by about
@@ -319,6 +405,9 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     add("source_backlog", engine.backlog_per_node());
     add("window_cycles", span);
     add("batches", engine.batches.len() as f64);
+    if let Some(cycles) = engine.transient.mser_truncation(window_end) {
+        add("mser_truncation_cycles", cycles as f64);
+    }
     if let Some(t) = &engine.throughput {
         t.add_intermediates(&mut add, span);
     }
@@ -398,6 +487,37 @@ mod tests {
         assert!((student_t975(31) - 2.0395).abs() < 1e-3);
         assert!((student_t975(120) - 1.9799).abs() < 1e-3);
         assert!(student_t975(30) > student_t975(31));
+    }
+
+    #[test]
+    fn mser_truncates_the_transient_and_nothing_of_a_stationary_series() {
+        // Bins of 10 cycles: latencies 100 for the first 50 cycles, then alternating 10, 12.
+        let mut t = Transient::new(10, 1024);
+        for cycle in 0..1_000u64 {
+            let latency = if cycle < 50 {
+                100.0
+            } else if (cycle / 10) % 2 == 0 {
+                10.0
+            } else {
+                12.0
+            };
+            t.delivered(cycle, latency);
+        }
+        assert_eq!(t.mser_truncation(1_000), Some(50));
+        let mut flat = Transient::new(10, 1024);
+        for cycle in 0..1_000u64 {
+            flat.delivered(cycle, if (cycle / 10) % 2 == 0 { 10.0 } else { 12.0 });
+        }
+        assert_eq!(flat.mser_truncation(1_000), Some(0));
+        // Bins past `end` are left out; too few bins, no answer.
+        assert_eq!(flat.mser_truncation(30), None);
+        // Merging keeps the answer in cycles, at the merged bins' resolution: 8 bins of 128
+        // cycles, the transient ends in the second.
+        let mut merged = Transient::new(1, 8);
+        for cycle in 0..1_000u64 {
+            merged.delivered(cycle, if cycle < 250 { 100.0 } else { 10.0 });
+        }
+        assert_eq!(merged.mser_truncation(1_000), Some(256));
     }
 
     #[test]

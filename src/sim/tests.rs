@@ -319,8 +319,22 @@ fn target_precision_stops_when_the_interval_is_narrow() {
     assert_eq!(m.status, Status::Ok);
     let (latency, half) = (m.latency.unwrap(), m.latency_ci95.unwrap());
     assert!(half <= 0.011 * latency, "{half} vs {latency}");
-    assert!(m.intermediate("batches").unwrap() >= 10.0);
+    assert!(m.intermediate("batches").unwrap() >= 20.0);
     assert!(m.cycles.unwrap() < 2_000_000);
+    // A light load is precise at once, but runs the minimum window `cycles`.
+    let options = SimOptions { cycles: 50_000, target_precision: Some(0.05), ..options };
+    let m = simulate(&s, 0.01, &options, 2, None).unwrap();
+    assert_eq!(m.status, Status::Ok);
+    assert!(m.intermediate("window_cycles").unwrap() >= 50_000.0, "{m:?}");
+}
+
+#[test]
+fn the_mser_truncation_point_is_reported_and_short_at_light_load() {
+    let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
+    let options = SimOptions { warmup_cycles: 1_000, cycles: 20_000, ..SimOptions::default() };
+    let m = simulate(&s, 0.02, &options, 3, None).unwrap();
+    let truncation = m.intermediate("mser_truncation_cycles").expect("reported");
+    assert!(truncation < 1_000.0, "an empty 4x4 torus warms up within the warm-up: {truncation}");
 }
 
 #[test]
@@ -437,7 +451,7 @@ fn results_are_pinned() {
     let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
     let options = SimOptions { warmup_cycles: 1_000, cycles: 5_000, ..SimOptions::default() };
     let m = simulate(&s, 0.03, &options, 2024, None).unwrap();
-    assert_eq!(VERSION, "sim-1.2.0");
+    assert_eq!(VERSION, "sim-1.3.0");
     assert_eq!((m.messages_measured, m.flit_hops, m.cycles), (Some(2368), Some(48117), Some(6011)));
     assert_eq!(m.latency, Some(12.407516891891891));
 }

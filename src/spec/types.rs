@@ -435,7 +435,7 @@ pub struct ModelMethod {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimulationMethod {
-    /// Measurement window in cycles.
+    /// Measurement window in cycles (with `target_precision`: the minimum window).
     #[serde(default)]
     #[schemars(with = "Option<u64>", extend("default" = DEFAULT_CYCLES))]
     pub cycles: Option<Spanned<u64>>,
@@ -447,7 +447,8 @@ pub struct SimulationMethod {
     #[serde(default)]
     #[schemars(with = "Option<u32>", extend("default" = DEFAULT_REPLICATIONS))]
     pub replications: Option<Spanned<u32>>,
-    /// Run until the 95% CI half-width of mean latency is below this fraction of the mean.
+    /// Run (after at least `cycles`) until the 95% CI half-width of mean latency is below this
+    /// fraction of the mean.
     #[serde(default)]
     #[schemars(with = "Option<f64>")]
     pub target_precision: Option<Spanned<f64>>,

@@ -319,6 +319,9 @@ impl Engine {
         let latency = now + 1 - record.started;
         #[cfg(test)]
         state.completed.push((record.serial, record.source, latency));
+        if self.window.end.is_none_or(|end| record.generated < end) {
+            self.transient.delivered(record.generated, latency as f64);
+        }
         if record.measured {
             let c = &mut state.counts;
             c.latencies.record(latency);
