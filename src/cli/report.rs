@@ -19,9 +19,30 @@ pub struct ReportArgs {
 
 /// Arguments of `runner verify`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  runner verify reports/quickstart                 every file matches manifest.json
+  runner verify reports/nbc_torus --check 2        and 2 tasks per kind re-evaluate bit for bit
+  runner verify reports/*/ --check 1 --seed 7      every bundle, another sample")]
 pub struct VerifyArgs {
-    /// The bundle directory, e.g. reports/quickstart.
-    bundle: PathBuf,
+    /// The bundle directories, e.g. reports/quickstart.
+    #[arg(required = true)]
+    bundles: Vec<PathBuf>,
+    /// Also re-evaluate this many tasks per kind (Simulate, Solve, Curve, Aggregate), drawn
+    /// in a seeded order, and compare their rows bit for bit with results.parquet (every
+    /// column but wall_seconds). Fails, saying how to regenerate the bundle, when the
+    /// evaluator versions or the spec changed since it was produced, or a row differs.
+    #[arg(long, value_name = "N")]
+    check: Option<usize>,
+    /// Seed of the --check sample.
+    #[arg(long, default_value_t = 0, requires = "check")]
+    seed: u64,
+    /// --check passes over simulations that took longer than this when the bundle was
+    /// produced (their wall_seconds), to stay cheap.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, requires = "check")]
+    max_task_seconds: f64,
+    /// The spec to check against (default: the path the bundle was run with, from here).
+    #[arg(long, value_name = "FILE", requires = "check")]
+    spec: Option<PathBuf>,
 }
 
 /// Re-renders the bundle from `results.parquet` and `spec.yaml` without recomputing.
@@ -144,22 +165,112 @@ fn template_dir(
     Ok(Some(dir))
 }
 
-/// Re-hashes every file listed in the bundle's manifest.
+/// Re-hashes every file listed in each bundle's manifest; with `--check`, re-evaluates a
+/// sample of its tasks.
 pub fn run_verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
-    if !args.bundle.join("manifest.json").is_file() {
+    let mut outcome = Outcome::Success;
+    for bundle in &args.bundles {
+        if !verify_one(bundle)? {
+            outcome = Outcome::SomeFailed;
+            continue;
+        }
+        if let Some(per_kind) = args.check {
+            let options = crate::exec::check::CheckOptions {
+                per_kind,
+                seed: args.seed,
+                max_task_seconds: args.max_task_seconds,
+            };
+            if !check_one(bundle, args.spec.as_deref(), &options)? {
+                outcome = Outcome::SomeFailed;
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// `runner verify` of one bundle: whether every file matches its manifest.
+fn verify_one(bundle: &Path) -> anyhow::Result<bool> {
+    if !bundle.join("manifest.json").is_file() {
         return Err(InputError(format!(
             "{} has no manifest.json; is it a report bundle (reports/<name>)?",
-            args.bundle.display()
+            bundle.display()
         ))
         .into());
     }
-    let problems = crate::report::verify(&args.bundle)?;
+    let problems = crate::report::verify(bundle)?;
     if problems.is_empty() {
-        outln!("{}: every file matches manifest.json", args.bundle.display())?;
-        return Ok(Outcome::Success);
+        outln!("{}: every file matches manifest.json", bundle.display())?;
+        return Ok(true);
     }
     for problem in &problems {
-        super::print_error(&format!("{}: {problem}\n", args.bundle.display()));
+        super::print_error(&format!("{}: {problem}\n", bundle.display()));
     }
-    Ok(Outcome::SomeFailed)
+    Ok(false)
+}
+
+/// `runner verify --check` of one bundle: whether its sample reproduces.
+fn check_one(
+    bundle: &Path,
+    spec: Option<&Path>,
+    options: &crate::exec::check::CheckOptions,
+) -> anyhow::Result<bool> {
+    use crate::exec::check::{CheckError, check_provenance, check_sample};
+    let (rows, metadata) = crate::store::parquet::read(&bundle.join("results.parquet"))?;
+    let provenance: Provenance =
+        metadata.get("provenance").and_then(|p| serde_json::from_str(p).ok()).ok_or_else(|| {
+            InputError(format!("{}: results.parquet carries no provenance", bundle.display()))
+        })?;
+    let spec = spec.map_or_else(|| PathBuf::from(&provenance.spec_path), Path::to_path_buf);
+    let regenerate = format!(
+        "Regenerate the bundle: `runner run {spec}` (see what moves first with `runner diff {bundle} {spec}`), then commit {bundle}.",
+        spec = spec.display(),
+        bundle = bundle.display()
+    );
+    if !spec.is_file() {
+        return Err(InputError(format!(
+            "{}: its spec {} is not a file from here; run from the directory the bundle was produced in, or pass --spec",
+            bundle.display(),
+            spec.display()
+        ))
+        .into());
+    }
+    let (source, experiment) = crate::spec::load(&spec)?;
+    let stale = match check_provenance(&provenance, &source.sha256, &regenerate) {
+        Ok(()) => None,
+        Err(CheckError::Stale(message)) => Some(message),
+        Err(error @ CheckError::Input(_)) => return Err(InputError(error.to_string()).into()),
+    };
+    if let Some(message) = stale {
+        super::print_error(&format!("{}: {message}\n", bundle.display()));
+        return Ok(false);
+    }
+    let plan = crate::plan::build(&experiment, None);
+    let report = check_sample(&experiment, &plan, &rows, options)
+        .map_err(|error| InputError(format!("{}: {error}", bundle.display())))?;
+    let counts: Vec<String> = report
+        .checked
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| format!("{n} {}", kind.to_lowercase()))
+        .collect();
+    if report.mismatches.is_empty() {
+        outln!(
+            "{}: re-evaluated {} tasks (seed {}): {} rows match results.parquet bit for bit",
+            bundle.display(),
+            counts.join(", "),
+            options.seed,
+            report.rows
+        )?;
+        return Ok(true);
+    }
+    for mismatch in &report.mismatches {
+        super::print_error(&format!("{}: {mismatch}\n", bundle.display()));
+    }
+    super::print_error(&format!(
+        "{}: {} of {} re-evaluated rows differ from results.parquet. {regenerate}\n",
+        bundle.display(),
+        report.mismatches.len(),
+        report.rows
+    ));
+    Ok(false)
 }

@@ -11,6 +11,7 @@
 
 pub mod batch;
 pub mod cache;
+pub mod check;
 pub mod evaluate;
 pub mod executor;
 pub mod external;

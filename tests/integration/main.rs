@@ -8,6 +8,7 @@ mod common;
 mod external;
 mod files;
 mod inputs;
+mod reproductions;
 mod slurm;
 mod spec_errors;
 mod spec_properties;
