@@ -350,8 +350,11 @@ pub(crate) struct Engine {
     pending: Vec<Pending>,
     /// Output VCs receiving a flit this cycle (phase A to phase B): `pos << 32 | vc`, `pos`
     /// the position of the VC's channel in `active` at the start of the cycle (0 unless phase
-    /// A walked the bitmap: walked in `active` order, the moves are in that order).
+    /// A walked the bitmap: walked in `active` order, the moves are in that order). One slot
+    /// per channel (a channel moves at most one flit per cycle); this cycle's are the first
+    /// `n_moves`.
     moves: Vec<u64>,
+    n_moves: usize,
     /// Phase B's order-dependent effects (a header's arrival, a buffer's release) as
     /// (`pos << 1 | kind`, VC), applied in `active` order once the flit counts are updated.
     events: Vec<(u64, u32)>,
@@ -516,7 +519,8 @@ impl Engine {
             eject_busy: vec![false; nodes],
             ejecting: Vec::with_capacity(nodes),
             pending: Vec::with_capacity(nodes * 4),
-            moves: Vec::with_capacity(slots),
+            moves: vec![0; slots],
+            n_moves: 0,
             events: Vec::with_capacity(slots),
             candidates: Vec::with_capacity(2 * geometry.ports as usize),
             messages: Vec::with_capacity(nodes * 8),
@@ -1142,12 +1146,24 @@ impl Engine {
                 vc_count,
                 vc_received,
                 moves,
+                n_moves,
                 port_sent,
                 port_touched,
                 switching,
                 ..
             } = self;
-            moves.clear();
+            // The slices are taken once: nothing in the loop resizes a vector (the moves go
+            // to `moves`, sized for one per channel), so their addresses and lengths stay in
+            // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_busy` and
+            // `vc_src`, which they equal, so one bounds check covers both.
+            let ch_busy: &[u64] = ch_busy;
+            let ch_rr: &mut [u32] = &mut ch_rr[..ch_busy.len()];
+            let vc_src: &[u32] = vc_src;
+            let vc_count: &[u32] = &vc_count[..vc_src.len()];
+            let vc_received: &[u32] = vc_received;
+            let gate: &[u64] = &switching.gate;
+            let moves: &mut [u64] = moves;
+            let mut n = 0;
             // The channels to visit: in `active` order, or in memory order through the bitmap
             // (`BITMAP`, never with an input speedup, whose port slots go first come, first
             // served). `next` indexes `active` or `active_bits`, `bits` holds the rest of the
@@ -1179,21 +1195,20 @@ impl Engine {
                 let ch = channel as usize;
                 let busy = ch_busy[ch];
                 let start = ch_rr[ch];
-                // The busy VCs from `start` up, then those below it (`start < V <= 64`).
-                let (mut rest, mut wrapped) =
-                    (busy & u64::MAX << start, busy & !(u64::MAX << start));
-                while rest | wrapped != 0 {
-                    if rest == 0 {
-                        (rest, wrapped) = (wrapped, 0);
-                    }
-                    let vv = rest.trailing_zeros();
+                // The busy VCs from `start` up, then those below it (`start < V <= 64`): rotated
+                // right by `start`, bit `b` of `busy` sits at `(b - start) mod 64`, and the bits
+                // of `busy` (all below V) come in that order.
+                let mut rest = busy.rotate_right(start);
+                let base = ch * v as usize;
+                while rest != 0 {
+                    let vv = (rest.trailing_zeros() + start) & 63;
                     rest &= rest - 1;
-                    let out = (channel * v + vv) as usize;
+                    let out = base + vv as usize;
                     let src = vc_src[out];
                     if src != NONE
                         && vc_count[src as usize] > 0
                         && vc_count[out] < depth
-                        && (S == WORMHOLE || vc_received[out] > 0 || switching.gate[out] <= now)
+                        && (S == WORMHOLE || vc_received[out] > 0 || gate[out] <= now)
                     {
                         if W == PORTS {
                             let port = (src / v) as usize;
@@ -1205,14 +1220,17 @@ impl Engine {
                             }
                             port_sent[port] += 1;
                         }
-                        moves.push(pos << 32 | out as u64);
+                        moves[n] = pos << 32 | out as u64;
+                        n += 1;
                         ch_rr[ch] = if vv + 1 == v { 0 } else { vv + 1 };
                         break;
                     }
                 }
             }
+            *n_moves = n;
         }
-        let mut moved = !self.moves.is_empty();
+        let n_moves = self.n_moves;
+        let mut moved = n_moves > 0;
         let mut i = 0;
         while i < self.ejecting.len() {
             let vc = self.ejecting[i];
@@ -1267,7 +1285,7 @@ impl Engine {
         // routing order, and so the order of the random draws), a released channel leaves
         // `active`, a released injection VC takes the next queued message.
         self.events.clear();
-        for k in 0..self.moves.len() {
+        for k in 0..n_moves {
             let packed = self.moves[k];
             let (out, pos) = ((packed as u32) as usize, packed >> 32);
             let src = self.vc_src[out] as usize;
@@ -1308,9 +1326,9 @@ impl Engine {
                 }
             }
         }
-        self.flit_hops += self.moves.len() as u64;
+        self.flit_hops += n_moves as u64;
         if counting {
-            self.window.flit_hops += self.moves.len() as u64;
+            self.window.flit_hops += n_moves as u64;
         }
         moved
     }
