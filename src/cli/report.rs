@@ -267,7 +267,7 @@ fn check_one(
         super::print_error(&format!("{}: {mismatch}\n", bundle.display()));
     }
     super::print_error(&format!(
-        "{}: {} of {} re-evaluated rows differ from results.parquet. {regenerate}\n",
+        "{}: {} re-evaluated results differ from results.parquet ({} rows compared). {regenerate}\n",
         bundle.display(),
         report.mismatches.len(),
         report.rows
