@@ -17,7 +17,6 @@
 //! External methods' tasks are not sampled: they run programs outside `runner`.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
@@ -229,24 +228,45 @@ fn compare(then: &[&Row], now: &[&Row]) -> Option<String> {
         if a == b {
             continue;
         }
-        let mut differences = String::new();
+        let mut differences = Vec::new();
         if let (serde_json::Value::Object(a), serde_json::Value::Object(b)) = (&a, &b) {
-            let mut shown = 0;
             for (key, value) in a {
                 let other = b.get(key).unwrap_or(&serde_json::Value::Null);
-                if value != other && shown < 3 {
-                    let _ = write!(
-                        differences,
-                        "{}{key} {value} then, {other} now",
-                        if shown > 0 { "; " } else { "" }
-                    );
-                    shown += 1;
+                if value == other {
+                    continue;
+                }
+                if key == "intermediates" {
+                    differences.extend(intermediate_differences(value, other));
+                } else {
+                    differences.push(format!("{key} {value} then, {other} now"));
                 }
             }
         }
+        differences.truncate(3);
+        let differences = differences.join("; ");
         return Some(differences);
     }
     None
+}
+
+/// The named quantities of `intermediates` (a JSON object in a string) that differ.
+fn intermediate_differences(then: &serde_json::Value, now: &serde_json::Value) -> Vec<String> {
+    let parse = |value: &serde_json::Value| -> serde_json::Map<String, serde_json::Value> {
+        value.as_str().and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default()
+    };
+    let (then, now) = (parse(then), parse(now));
+    let mut keys: Vec<&String> = then.keys().chain(now.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|key| then.get(*key) != now.get(*key))
+        .map(|key| {
+            let show = |map: &serde_json::Map<String, serde_json::Value>| {
+                map.get(key).map_or_else(|| "absent".to_owned(), ToString::to_string)
+            };
+            format!("intermediates.{key} {} then, {} now", show(&then), show(&now))
+        })
+        .collect()
 }
 
 /// A row as JSON without its timing, for an exact comparison (`float_roundtrip` keeps every
