@@ -241,7 +241,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             ));
             return Ok(Outcome::Interrupted);
         }
-        let provenance = provenance(source, experiment, started);
+        let provenance = provenance(source, experiment, started, bundle.parent());
         write_bundle(&bundle, source, experiment, &rows, &provenance, fingerprint.as_deref())?;
         if !args.quiet {
             let corrupt = match summary.corrupt.len() {
@@ -452,7 +452,15 @@ pub fn parquet_metadata(p: &Provenance) -> Vec<(String, String)> {
     ]
 }
 
-fn provenance(source: &SpecSource, experiment: &Experiment, started_at: String) -> Provenance {
+/// Where a run's results came from. `reports` is the directory its bundle is written in:
+/// changes there (the bundles themselves, committed or not) and in the cache beside it
+/// (`.runner/`) are the runs' own output and do not count as uncommitted.
+fn provenance(
+    source: &SpecSource,
+    experiment: &Experiment,
+    started_at: String,
+    reports: Option<&Path>,
+) -> Provenance {
     let dir = source.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let git = |args: &[&str]| -> Option<String> {
         let output =
@@ -460,8 +468,19 @@ fn provenance(source: &SpecSource, experiment: &Experiment, started_at: String) 
         output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
     };
     let git_commit = git(&["rev-parse", "HEAD"]);
-    let git_dirty =
-        git_commit.as_ref().and_then(|_| git(&["status", "--porcelain"])).map(|s| !s.is_empty());
+    let own_output: Vec<String> = reports
+        .into_iter()
+        .flat_map(|reports| [reports.to_path_buf(), reports.with_file_name(".runner")])
+        .filter_map(|dir| dir.canonicalize().ok())
+        .map(|dir| format!(":(exclude){}", dir.display()))
+        .collect();
+    let status = || {
+        let mut args = vec!["status", "--porcelain", "--", ":/"];
+        args.extend(own_output.iter().map(String::as_str));
+        // A directory outside the repository is not a pathspec git accepts: plain status.
+        git(&args).or_else(|| git(&["status", "--porcelain"]))
+    };
+    let git_dirty = git_commit.as_ref().and_then(|_| status()).map(|s| !s.is_empty());
     Provenance {
         runner_version: env!("CARGO_PKG_VERSION").into(),
         model_version: crate::model::VERSION.into(),

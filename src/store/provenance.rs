@@ -17,7 +17,9 @@ pub struct Provenance {
     pub spec_sha256: String,
     /// Git commit of the repository holding the spec, if it is in one.
     pub git_commit: Option<String>,
-    /// Whether that repository had uncommitted changes.
+    /// Whether that repository had uncommitted changes, outside the `reports/` directory the
+    /// run wrote its bundle in and the `.runner/` cache beside it (so committing bundles does
+    /// not make their re-run dirty).
     pub git_dirty: Option<bool>,
     /// The command line that produced the results.
     pub command_line: Vec<String>,

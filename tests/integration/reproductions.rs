@@ -92,3 +92,41 @@ fn a_bundle_whose_rows_or_spec_moved_fails_the_check_saying_how_to_regenerate_it
     assert!(err.contains("its spec s.yaml changed since the bundle was produced"), "{err}");
     assert!(err.contains("then commit reports/small_sim"), "{err}");
 }
+
+/// A bundle committed beside its spec does not make the next run "dirty": only changes outside
+/// the `reports/` directory the run writes to count as uncommitted.
+#[test]
+fn a_runs_own_bundles_do_not_count_as_uncommitted_changes() {
+    let scratch = Scratch::new();
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .current_dir(scratch.path())
+            .args(["-c", "user.name=runner", "-c", "user.email=runner@example.org"])
+            .args(args)
+            .output();
+        match output {
+            Ok(output) => output.status.success(),
+            Err(_) => false,
+        }
+    };
+    if !git(&["init", "-q"]) {
+        eprintln!("note: skipped: git is not available");
+        return;
+    }
+    scratch.spec("s.yaml", SIM_SPEC);
+    assert!(git(&["add", "s.yaml"]) && git(&["commit", "-qm", "spec"]));
+    let dirty = || {
+        // --force: an unchanged bundle is otherwise left as it is, provenance included.
+        assert_eq!(scratch.run(&["run", "s.yaml", "-q", "--force"]).status.code(), Some(0));
+        let manifest = scratch.path().join("reports/small_sim/manifest.json");
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(manifest).expect("manifest"))
+                .expect("json");
+        manifest["git_dirty"].as_bool()
+    };
+    assert_eq!(dirty(), Some(false), "the new, untracked bundle is the run's own output");
+    assert!(git(&["add", "reports"]) && git(&["commit", "-qm", "bundle"]));
+    assert_eq!(dirty(), Some(false));
+    std::fs::write(scratch.path().join("notes.txt"), "an uncommitted file\n").expect("write");
+    assert_eq!(dirty(), Some(true), "a change outside reports/ counts");
+}
