@@ -57,9 +57,14 @@ pub struct Args {
     /// Cycles simulated before measuring.
     #[arg(long)]
     warmup_cycles: Option<u64>,
-    /// Run until the 95% CI half-width is below this fraction of the mean latency.
+    /// Run (after at least --cycles) until the 95% CI half-width is below this fraction of
+    /// the mean latency.
     #[arg(long)]
     target_precision: Option<f64>,
+    /// With --target-precision: stop after this many simulated cycles in all, warm-up
+    /// included, even short of the target (the run is then `imprecise`) [default: 10000000].
+    #[arg(long, requires = "target_precision")]
+    max_cycles: Option<u64>,
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -125,6 +130,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         return Err(InputError("--cycles must be at least 1".into()).into());
     }
     options.target_precision = args.target_precision;
+    if let Some(max_cycles) = args.max_cycles {
+        if max_cycles <= options.warmup_cycles {
+            return Err(InputError(format!(
+                "--max-cycles {max_cycles} must exceed the warm-up ({} cycles)",
+                options.warmup_cycles
+            ))
+            .into());
+        }
+        options.max_cycles = max_cycles;
+    }
     options.fault_seed = args.fault_seed;
 
     options.measure = match (args.measure, args.saturation, args.source_queue_capacity) {

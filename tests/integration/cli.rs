@@ -263,6 +263,31 @@ fn simulate_prints_json() {
     assert!(value["latency_p50"].as_u64() >= Some(9), "one hop and 8 flits at least: {value}");
 }
 
+/// `--max-cycles` caps a precision run (it is then `imprecise`, with what it reached) and
+/// needs `--target-precision`.
+#[test]
+fn simulate_caps_a_precision_run_at_max_cycles() {
+    let scratch = Scratch::new();
+    let base = ["simulate", "topology=torus", "radix=4", "dimensions=2", "routing=duato"];
+    let run = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend(["virtual_channels=3", "--rate", "0.01", "--warmup-cycles", "300", "--json"]);
+        args.extend(extra);
+        scratch.run(&args)
+    };
+    let output =
+        run(&["--target-precision", "0.000001", "--cycles", "2000", "--max-cycles", "4000"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(value["status"], "imprecise", "{value}");
+    let output = run(&["--max-cycles", "4000"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--target-precision"), "{}", stderr(&output));
+    let output = run(&["--target-precision", "0.02", "--max-cycles", "300"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("must exceed the warm-up"), "{}", stderr(&output));
+}
+
 #[test]
 fn simulate_measures_throughput_past_saturation_and_finds_saturation() {
     let scratch = Scratch::new();
