@@ -214,7 +214,7 @@ fn check_one(
     spec: Option<&Path>,
     options: &crate::exec::check::CheckOptions,
 ) -> anyhow::Result<bool> {
-    use crate::exec::check::{CheckError, check_provenance, check_sample};
+    use crate::exec::check::{check_sample, stale};
     let (rows, metadata) = crate::store::parquet::read(&bundle.join("results.parquet"))?;
     let provenance: Provenance =
         metadata.get("provenance").and_then(|p| serde_json::from_str(p).ok()).ok_or_else(|| {
@@ -235,12 +235,7 @@ fn check_one(
         .into());
     }
     let (source, experiment) = crate::spec::load(&spec)?;
-    let stale = match check_provenance(&provenance, &source.sha256, &regenerate) {
-        Ok(()) => None,
-        Err(CheckError::Stale(message)) => Some(message),
-        Err(error @ CheckError::Input(_)) => return Err(InputError(error.to_string()).into()),
-    };
-    if let Some(message) = stale {
+    if let Some(message) = stale(&provenance, &source.sha256, &regenerate) {
         super::print_error(&format!("{}: {message}\n", bundle.display()));
         return Ok(false);
     }

@@ -51,45 +51,30 @@ pub struct CheckReport {
     pub mismatches: Vec<String>,
 }
 
-/// Why a bundle cannot be checked, or is stale before any task runs.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckError {
-    /// The bundle was produced by other evaluator versions, or from another spec text.
-    #[error("{0}")]
-    Stale(String),
-    /// Something the check needs is missing or unreadable.
-    #[error("{0}")]
-    Input(String),
-}
-
-/// Checks the versions and the spec's hash against the bundle's provenance.
-pub fn check_provenance(
-    provenance: &Provenance,
-    spec_sha256: &str,
-    regenerate: &str,
-) -> Result<(), CheckError> {
+/// Why the bundle is stale before any task runs, if it is: it was produced by other evaluator
+/// versions, or from another spec text. The message ends with `regenerate`.
+pub fn stale(provenance: &Provenance, spec_sha256: &str, regenerate: &str) -> Option<String> {
     let versions = [
         ("simulator", &provenance.sim_version, crate::sim::VERSION),
         ("model", &provenance.model_version, crate::model::VERSION),
     ];
     for (what, bundle, now) in versions {
         if bundle != now {
-            return Err(CheckError::Stale(format!(
+            return Some(format!(
                 "produced with {what} version {bundle}, but this runner is {now}: its results \
                  may have moved. {regenerate}"
-            )));
+            ));
         }
     }
-    if provenance.spec_sha256 != spec_sha256 {
-        return Err(CheckError::Stale(format!(
+    (provenance.spec_sha256 != spec_sha256).then(|| {
+        format!(
             "its spec {} changed since the bundle was produced (SHA-256 {} then, {} now). \
              {regenerate}",
             provenance.spec_path,
             short(&provenance.spec_sha256),
             short(spec_sha256)
-        )));
-    }
-    Ok(())
+        )
+    })
 }
 
 /// Re-evaluates a seeded sample of `plan`'s tasks and compares their rows with `committed`.
@@ -98,7 +83,7 @@ pub fn check_sample(
     plan: &Plan,
     committed: &[Row],
     options: &CheckOptions,
-) -> Result<CheckReport, CheckError> {
+) -> Result<CheckReport, String> {
     let mut by_id: HashMap<&str, Vec<&Row>> = HashMap::new();
     for row in committed {
         by_id.entry(row.task_id.as_str()).or_default().push(row);
@@ -206,15 +191,16 @@ fn replication_rows(
     (!rows.is_empty()).then_some(rows)
 }
 
-/// Fresh rows as `results.parquet` stores them (what it leaves out, left out).
-fn through_parquet(rows: &[Row]) -> Result<Vec<Row>, CheckError> {
-    let dir = tempfile::tempdir()
-        .map_err(|e| CheckError::Input(format!("cannot create a temporary directory: {e}")))?;
+/// Fresh rows as `results.parquet` stores them (what it leaves out, left out); the error
+/// says which step failed.
+fn through_parquet(rows: &[Row]) -> Result<Vec<Row>, String> {
+    let dir =
+        tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let path = dir.path().join("check.parquet");
     crate::store::parquet::write(&path, rows, &[])
-        .map_err(|e| CheckError::Input(format!("cannot write the re-evaluated rows: {e}")))?;
+        .map_err(|e| format!("cannot write the re-evaluated rows: {e}"))?;
     let (rows, _) = crate::store::parquet::read(&path)
-        .map_err(|e| CheckError::Input(format!("cannot read the re-evaluated rows: {e}")))?;
+        .map_err(|e| format!("cannot read the re-evaluated rows: {e}"))?;
     Ok(rows)
 }
 

@@ -452,7 +452,7 @@ fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
     row.source_drops = drops.map(|d| d.iter().sum());
     let interval = latency_interval(replications);
     row.latency_ci95 = interval.half;
-    row.intermediates = with_interval_parts(&row.intermediates, replications, interval);
+    row.intermediates = with_interval_parts(&row.intermediates, interval);
     aggregate_percentiles(&mut row, replications);
     row.link_loads = LinkLoads::sum(replications.iter().map(|r| r.link_loads.as_ref()));
     row.histograms = LatencyHistograms::sum(replications.iter().map(|r| r.histograms.as_ref()));
@@ -607,10 +607,8 @@ fn pooled_batch_interval(replications: &[Row]) -> Option<f64> {
     Some(t_quantile_975(total as u32 - 1) * (variance / total).sqrt())
 }
 
-/// An aggregate's intermediates with the parts of its interval ([`Interval`]) and, for
-/// `mser_truncation_cycles`, the largest over the replications instead of their mean (the
-/// warm-up must cover the longest transient).
-fn with_interval_parts(intermediates: &str, replications: &[Row], interval: Interval) -> String {
+/// An aggregate's intermediates with the parts of its interval ([`Interval`]).
+fn with_interval_parts(intermediates: &str, interval: Interval) -> String {
     let mut map: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(intermediates).unwrap_or_default();
     let mut put = |key: &str, value: Option<f64>| {
@@ -620,20 +618,16 @@ fn with_interval_parts(intermediates: &str, replications: &[Row], interval: Inte
     };
     put("latency_ci95_noise", interval.noise);
     put("fault_map_sd", interval.fault_map_sd);
-    let longest = replications
-        .iter()
-        .filter_map(|r| {
-            let stats: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(&r.intermediates).ok()?;
-            stats.get("mser_truncation_cycles").and_then(serde_json::Value::as_f64)
-        })
-        .reduce(f64::max);
-    put("mser_truncation_cycles", longest);
     serde_json::Value::Object(map).to_string()
 }
 
+/// Intermediates an aggregate reports as the largest over the replications that have them,
+/// not as a mean: the warm-up must cover the longest transient.
+const LARGEST_INTERMEDIATES: [&str; 1] = ["mser_truncation_cycles"];
+
 /// The mean over replications of each intermediate every replication reports as a finite
-/// number, as a JSON object (keys in the first replication's order).
+/// number, as a JSON object (keys in the first replication's order); for the keys of
+/// [`LARGEST_INTERMEDIATES`], the largest over the replications that report it.
 fn mean_intermediates(replications: &[Row]) -> String {
     let parsed: Vec<serde_json::Map<String, serde_json::Value>> = replications
         .iter()
@@ -643,7 +637,7 @@ fn mean_intermediates(replications: &[Row]) -> String {
     let Some(first) = parsed.first() else {
         return "{}".into();
     };
-    for key in first.keys() {
+    for key in first.keys().filter(|key| !LARGEST_INTERMEDIATES.contains(&key.as_str())) {
         let values: Option<Vec<f64>> = parsed
             .iter()
             .map(|map| map.get(key).and_then(serde_json::Value::as_f64).filter(|v| v.is_finite()))
@@ -653,6 +647,16 @@ fn mean_intermediates(replications: &[Row]) -> String {
             if let Some(number) = serde_json::Number::from_f64(mean) {
                 means.insert(key.clone(), serde_json::Value::Number(number));
             }
+        }
+    }
+    for key in LARGEST_INTERMEDIATES {
+        let largest = parsed
+            .iter()
+            .filter_map(|map| map.get(key).and_then(serde_json::Value::as_f64))
+            .reduce(f64::max)
+            .and_then(serde_json::Number::from_f64);
+        if let Some(number) = largest {
+            means.insert(key.to_owned(), serde_json::Value::Number(number));
         }
     }
     serde_json::Value::Object(means).to_string()
@@ -741,6 +745,15 @@ mod tests {
         assert_eq!(means["drops"].as_f64(), Some(2.0));
         assert!(means.get("odd").is_none(), "a key one replication lacks has no mean");
         assert_eq!(mean_intermediates(&[]), "{}");
+        // The MSER truncation point: the largest over the replications that report it.
+        let replications = [
+            row(r#"{"p_s":0.5}"#),
+            row(r#"{"p_s":0.7,"mser_truncation_cycles":780}"#),
+            row(r#"{"p_s":0.6,"mser_truncation_cycles":195}"#),
+        ];
+        let means: serde_json::Value =
+            serde_json::from_str(&mean_intermediates(&replications)).expect("json");
+        assert_eq!(means["mser_truncation_cycles"].as_f64(), Some(780.0));
     }
 
     /// An aggregate row's percentiles are the means of the replications' percentiles and the

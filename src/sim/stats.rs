@@ -12,6 +12,16 @@ use super::topology::NO_LINK;
 
 use super::engine::{Engine, Outcome};
 
+/// Merges adjacent bins in place: bin `i` becomes bins `2i` and `2i + 1` (a last odd bin
+/// stays alone), so the bins cover twice the time each.
+fn merge_pairs<T: Copy + Default + std::ops::Add<Output = T>>(bins: &mut Vec<T>) {
+    let half = bins.len().div_ceil(2);
+    for i in 0..half {
+        bins[i] = bins[2 * i] + bins.get(2 * i + 1).copied().unwrap_or_default();
+    }
+    bins.truncate(half);
+}
+
 /// Batch-means accumulator over message latencies.
 #[derive(Clone, Debug)]
 pub(crate) struct Batches {
@@ -46,17 +56,9 @@ impl Batches {
     }
 
     fn merge(&mut self) {
-        let half = self.sum.len().div_ceil(2);
-        for i in 0..half {
-            let (a, b) = (2 * i, 2 * i + 1);
-            self.sum[i] = self.sum[a] + self.sum.get(b).copied().unwrap_or(0.0);
-            self.count[i] = self.count[a] + self.count.get(b).copied().unwrap_or(0);
-            self.outstanding[i] =
-                self.outstanding[a] + self.outstanding.get(b).copied().unwrap_or(0);
-        }
-        self.sum.truncate(half);
-        self.count.truncate(half);
-        self.outstanding.truncate(half);
+        merge_pairs(&mut self.sum);
+        merge_pairs(&mut self.count);
+        merge_pairs(&mut self.outstanding);
         self.length *= 2;
     }
 
@@ -154,14 +156,8 @@ impl Transient {
     #[inline]
     pub(crate) fn delivered(&mut self, generated: u64, latency: f64) {
         while generated / self.length >= self.cap as u64 {
-            let half = self.sum.len().div_ceil(2);
-            for i in 0..half {
-                let (a, b) = (2 * i, 2 * i + 1);
-                self.sum[i] = self.sum[a] + self.sum.get(b).copied().unwrap_or(0.0);
-                self.count[i] = self.count[a] + self.count.get(b).copied().unwrap_or(0);
-            }
-            self.sum.truncate(half);
-            self.count.truncate(half);
+            merge_pairs(&mut self.sum);
+            merge_pairs(&mut self.count);
             self.length *= 2;
         }
         let index = (generated / self.length) as usize;
