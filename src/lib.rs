@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod console;
 pub mod exec;
 pub mod files;
 pub mod measurement;

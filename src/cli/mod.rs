@@ -8,20 +8,22 @@
 //! `runner: ...`, naming the path and the cause once. `docs/inputs.md` lists
 //! every input class with its exit code; a test keeps that table true.
 
-/// `println!` for a command's output: writes through [`write_stdout`], returning its error.
+/// `println!` for a command's output: writes through
+/// [`write_stdout`](crate::console::write_stdout), returning its error.
 macro_rules! outln {
     () => {
-        $crate::cli::write_stdout(format_args!("\n"))
+        $crate::console::write_stdout(format_args!("\n"))
     };
     ($($arg:tt)*) => {
-        $crate::cli::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::console::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
-/// `print!` for a command's output: writes through [`write_stdout`], returning its error.
+/// `print!` for a command's output: writes through
+/// [`write_stdout`](crate::console::write_stdout), returning its error.
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::cli::write_stdout(format_args!($($arg)*))
+        $crate::console::write_stdout(format_args!($($arg)*))
     };
 }
 
@@ -45,6 +47,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use crate::console::{StdoutError, eprint_line, print_error};
 
 /// How a command ended, mapped to an exit code in one place.
 #[derive(Debug)]
@@ -206,34 +210,6 @@ fn worker_threads(jobs: Option<usize>) -> Result<usize, InputError> {
         }
         Some(jobs) => Ok(jobs),
     }
-}
-
-/// A command's output could not be written to stdout.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write to standard output: {0}")]
-pub struct StdoutError(#[source] pub std::io::Error);
-
-/// Writes a command's output (its product: a table, JSON, DOT, ids) to stdout. A write error
-/// is returned, never a panic: a closed pipe (`runner plan --dot | head`) then ends the command
-/// quietly with exit 0, any other error (`> /dev/full`) with exit 2 and one message.
-pub(crate) fn write_stdout(text: std::fmt::Arguments<'_>) -> Result<(), StdoutError> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_fmt(text).and_then(|()| stdout.flush()).map_err(StdoutError)
-}
-
-/// Writes `runner: message` to stderr. Messages and progress never fail a command: on a closed
-/// or full stderr they are dropped and the command goes on (`runner run spec 2>&1 | head -1`
-/// still finishes the run and writes its bundle, and exits with the run's own code).
-pub(crate) fn print_error(message: &str) {
-    use std::io::Write;
-    let _ = write!(std::io::stderr().lock(), "runner: {message}");
-}
-
-/// Writes `line` and a newline to stderr, as it is (no `runner:` prefix); see [`print_error`].
-pub(crate) fn eprint_line(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// `--max-tasks`, shared by the commands that load specs.

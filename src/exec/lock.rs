@@ -56,7 +56,7 @@ pub fn acquire(
         Err(fs::TryLockError::WouldBlock) => {
             if !quiet {
                 let holder = crate::files::read_regular(&path, 4096).unwrap_or_default();
-                crate::cli::print_error(&format!(
+                crate::console::print_error(&format!(
                     "another run of `{experiment}` is in progress ({}); waiting for it to finish\n",
                     String::from_utf8_lossy(&holder).trim()
                 ));

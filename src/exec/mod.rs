@@ -16,7 +16,6 @@ pub mod evaluate;
 pub mod executor;
 pub mod external;
 pub mod lock;
-pub mod progress;
 pub mod slurm;
 
 use std::sync::Arc;
@@ -27,8 +26,8 @@ use petgraph::Direction;
 use petgraph::graph::NodeIndex;
 
 use cache::{Cache, Lookup, Output};
-use progress::Progress;
 
+use crate::console::Progress;
 use crate::plan::{Plan, TaskKind};
 use crate::spec::Experiment;
 use crate::store::row::Row;

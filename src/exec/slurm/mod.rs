@@ -35,8 +35,8 @@ use petgraph::graph::NodeIndex;
 
 use super::cache::Output;
 use super::executor::{Completion, ExecError, Job};
-use super::progress::Progress;
 use super::{RunSummary, TaskState, evaluate};
+use crate::console::Progress;
 use crate::plan::Only;
 use poll::Poller;
 use profile::Settings;
@@ -93,7 +93,7 @@ fn only_name(only: Option<Only>) -> Option<String> {
 
 fn say(quiet: bool, text: &str) {
     if !quiet {
-        crate::cli::eprint_line(&format!("runner: {text}"));
+        crate::console::eprint_line(&format!("runner: {text}"));
     }
 }
 

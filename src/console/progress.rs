@@ -54,7 +54,7 @@ impl Progress {
                     *last = Instant::now();
                     let elapsed = started.elapsed().as_secs_f64();
                     let eta = elapsed / (*done as f64) * ((*total - *done) as f64);
-                    crate::cli::eprint_line(&format!(
+                    super::eprint_line(&format!(
                         "{label}: {done}/{total} tasks, {failed} failed, {elapsed:.1}s elapsed, eta {eta:.0}s"
                     ));
                 }
@@ -68,10 +68,8 @@ impl Progress {
             return;
         }
         match self {
-            Progress::Bar(bar) => {
-                bar.suspend(|| crate::cli::eprint_line(&format!("runner: {text}")))
-            }
-            _ => crate::cli::eprint_line(&format!("runner: {text}")),
+            Progress::Bar(bar) => bar.suspend(|| super::eprint_line(&format!("runner: {text}"))),
+            _ => super::eprint_line(&format!("runner: {text}")),
         }
     }
 

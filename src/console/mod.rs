@@ -1,0 +1,40 @@
+//! What `runner` writes for people: a command's product on stdout, messages and progress on
+//! stderr. The one place that prints, below every module that has something to say.
+//!
+//! A command's product goes to stdout through [`write_stdout`] (the `outln!`/`out!` macros of
+//! `cli`), which returns write errors: a full disk exits 2, a closed pipe (as in `| head`) ends
+//! the command quietly. Messages and progress go to stderr through [`print_error`] and
+//! [`eprint_line`] (and [`Progress`]), which drop write errors, so a closed stderr never ends
+//! a run early or as a success.
+
+mod progress;
+
+pub use progress::Progress;
+
+/// A command's output could not be written to stdout.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write to standard output: {0}")]
+pub struct StdoutError(#[source] pub std::io::Error);
+
+/// Writes a command's output (its product: a table, JSON, DOT, ids) to stdout. A write error
+/// is returned, never a panic: a closed pipe (`runner plan --dot | head`) then ends the command
+/// quietly with exit 0, any other error (`> /dev/full`) with exit 2 and one message.
+pub(crate) fn write_stdout(text: std::fmt::Arguments<'_>) -> Result<(), StdoutError> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_fmt(text).and_then(|()| stdout.flush()).map_err(StdoutError)
+}
+
+/// Writes `runner: message` to stderr. Messages and progress never fail a command: on a closed
+/// or full stderr they are dropped and the command goes on (`runner run spec 2>&1 | head -1`
+/// still finishes the run and writes its bundle, and exits with the run's own code).
+pub(crate) fn print_error(message: &str) {
+    use std::io::Write;
+    let _ = write!(std::io::stderr().lock(), "runner: {message}");
+}
+
+/// Writes `line` and a newline to stderr, as it is (no `runner:` prefix); see [`print_error`].
+pub(crate) fn eprint_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
