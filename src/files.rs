@@ -48,8 +48,11 @@ fn temporary_next_to(path: &Path) -> io::Result<tempfile::NamedTempFile> {
 }
 
 /// Writes `bytes` to `path` through a flushed temporary file in the same directory and a
-/// rename. The parent directory must exist.
+/// rename, creating the directory (and its parents) first when it is missing.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
     persist_atomic(path, |file| file.write_all(bytes))
 }
 
@@ -170,6 +173,10 @@ mod tests {
         write_atomic(&path, b"one").expect("write");
         write_atomic(&path, b"two").expect("rewrite");
         assert_eq!(fs::read(&path).expect("read"), b"two");
+        let nested = dir.path().join("new").join("dir").join("c.txt");
+        write_atomic(&nested, b"four").expect("a write into a missing directory creates it");
+        assert_eq!(fs::read(&nested).expect("read"), b"four");
+        fs::remove_dir_all(dir.path().join("new")).expect("remove");
         let names: Vec<String> = fs::read_dir(dir.path())
             .expect("list")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())

@@ -57,6 +57,7 @@ pub fn scenario_columns() -> &'static [&'static str] {
     columns::SCENARIO_COLUMNS
 }
 
+use crate::files::write_atomic;
 use crate::spec::report::{FigureKind, ReportSpec, TableKind};
 use crate::store::provenance::Provenance;
 use crate::store::row::Row;
@@ -160,6 +161,13 @@ pub enum ReportError {
     },
 }
 
+impl ReportError {
+    /// The error of a failed write of `path`, for `map_err`.
+    fn write(path: &Path) -> impl FnOnce(io::Error) -> ReportError + '_ {
+        move |source| ReportError::Write { path: path.to_path_buf(), source }
+    }
+}
+
 /// The subdirectories of a bundle that `runner` writes into.
 pub const SUBDIRECTORIES: [&str; 3] = ["figures", "tables", TEMPLATES];
 
@@ -259,7 +267,7 @@ pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>
         ReportError::Manifest { path: manifest_path.clone(), message: error.to_string() }
     })?;
     json.push('\n');
-    write_atomic(&manifest_path, json.as_bytes())?;
+    write_atomic(&manifest_path, json.as_bytes()).map_err(ReportError::write(&manifest_path))?;
     outcome?;
     written.push(manifest_path);
     Ok(written)
@@ -301,7 +309,8 @@ pub fn copy_templates(
             let from = source.join(&name);
             let bytes = crate::files::read_regular(&from, MAX_TEMPLATE_BYTES)
                 .map_err(|source| ReportError::TemplateCopy { path: from.clone(), source })?;
-            write_atomic(&target.join(&name), &bytes)?;
+            let to = target.join(&name);
+            write_atomic(&to, &bytes).map_err(ReportError::write(&to))?;
             copied.push(format!("{TEMPLATES}/{name}"));
         }
     }
@@ -391,14 +400,17 @@ fn render_files(
         for mut figure in figures {
             figure.svg = tables::strip_invisible(figure.svg);
             let svg_path = figures_dir.join(format!("{}.svg", figure.stem));
-            write_atomic(&svg_path, figure.svg.as_bytes())?;
+            write_atomic(&svg_path, figure.svg.as_bytes())
+                .map_err(ReportError::write(&svg_path))?;
             written.push(svg_path);
             let pdf_path = figures_dir.join(format!("{}.pdf", figure.stem));
-            write_atomic(&pdf_path, &pdf::svg_to_pdf(&figure.svg, &figure.stem)?)?;
+            let pdf = pdf::svg_to_pdf(&figure.svg, &figure.stem)?;
+            write_atomic(&pdf_path, &pdf).map_err(ReportError::write(&pdf_path))?;
             written.push(pdf_path);
             // The plotted series, tidy, for restyling elsewhere.
             let csv_path = figures_dir.join(format!("{}.csv", figure.stem));
-            write_atomic(&csv_path, tables::strip_invisible(figure.csv).as_bytes())?;
+            write_atomic(&csv_path, tables::strip_invisible(figure.csv).as_bytes())
+                .map_err(ReportError::write(&csv_path))?;
             written.push(csv_path);
             page_figures.push(pages::PageFigure {
                 number: index + 1,
@@ -488,7 +500,7 @@ fn render_files(
     {
         let text = pages::render(template, input.template_dir, &context)?;
         let path = bundle_dir.join(file);
-        write_atomic(&path, text.as_bytes())?;
+        write_atomic(&path, text.as_bytes()).map_err(ReportError::write(&path))?;
         written.push(path);
     }
 
@@ -550,7 +562,8 @@ fn write_table(
     let source = format!("{} table of experiment {}", stem, input.experiment);
     for (extension, text) in [("tex", tables::to_tex(&table, &source)), ("md", markdown.clone())] {
         let path = dir.join(format!("{stem}.{extension}"));
-        write_atomic(&path, tables::strip_invisible(text).as_bytes())?;
+        write_atomic(&path, tables::strip_invisible(text).as_bytes())
+            .map_err(ReportError::write(&path))?;
         written.push(path);
     }
     Ok(pages::PageTable::new(table, markdown, stem))
@@ -602,10 +615,4 @@ fn summary(rows: &[Row]) -> pages::Summary {
             .map(String::from)
             .collect(),
     }
-}
-
-/// Writes `bytes` to `path` atomically (see [`crate::files::write_atomic`]).
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    crate::files::write_atomic(path, bytes)
-        .map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
 }

@@ -185,7 +185,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
             Some(s) => s,
             None => {
                 std::fs::create_dir_all(&record.dir)?;
-                record::write_atomic(&record.spec_path(), job.source.text.as_bytes())?;
+                crate::files::write_atomic(&record.spec_path(), job.source.text.as_bytes())?;
                 let submitted_at = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs())
@@ -262,7 +262,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         if !gather_active {
             let profile_path = record.dir.join("profile.toml");
             let text = profile::to_text(&settings.site).map_err(ExecError::Setup)?;
-            record::write_atomic(&profile_path, text.as_bytes())?;
+            crate::files::write_atomic(&profile_path, text.as_bytes())?;
             let spec = std::fs::canonicalize(&job.source.path)?;
             let mut command: Vec<String> = vec![
                 binary.display().to_string(),

@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::files::write_atomic;
+
 /// Version of the record format.
 const FORMAT: u32 = 1;
 
@@ -270,15 +272,6 @@ fn read_record(path: &Path) -> std::io::Result<Vec<u8>> {
 /// `error` with `path` in its message (an `io::Error` alone names no file).
 fn named(path: &Path, error: std::io::Error) -> std::io::Error {
     std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
-}
-
-/// Writes `bytes` to `path` atomically (see [`crate::files::write_atomic`]), creating the
-/// directory first.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    crate::files::write_atomic(path, bytes)
 }
 
 #[cfg(test)]

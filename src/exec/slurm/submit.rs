@@ -6,8 +6,9 @@ use std::path::Path;
 
 use super::poll::{QUERY_TIMEOUT, run_command};
 use super::profile::Settings;
-use super::record::{ArrayJob, RecordDir, Round, write_atomic};
+use super::record::{ArrayJob, RecordDir, Round};
 use crate::exec::executor::ExecError;
+use crate::files::write_atomic;
 
 /// Packs tasks (id, estimated seconds), in order, into batches of about `target` seconds each.
 /// The estimates are floating point and sum without wrapping: a huge or infinite one fills a

@@ -8,10 +8,11 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
-use super::record::{RecordDir, write_atomic};
+use super::record::RecordDir;
 use crate::exec::cache::{Cache, Output};
 use crate::exec::evaluate;
 use crate::exec::executor::ExecError;
+use crate::files::write_atomic;
 use crate::plan::{self, Only};
 
 /// What one element did.
