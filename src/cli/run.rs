@@ -225,9 +225,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             Some(_) => {
                 let full = plan::build(experiment, None);
                 let states = exec::with_cached_rest(&full, &plan, &summary.states, &cache);
-                store::gather(experiment, &full, &states)
+                exec::gather(experiment, &full, &states)
             }
-            None => store::gather(experiment, &plan, &summary.states),
+            None => exec::gather(experiment, &plan, &summary.states),
         };
         // The tasks' outputs are in the rows now; only a failure report reads them again (a
         // 1,000,000-point sweep holds a gigabyte of them).

@@ -19,14 +19,13 @@ use serde::{Deserialize, Serialize};
 
 use super::TaskState;
 use super::cache::Output;
-use super::evaluate::{
-    Failure, base_row_at, finite, panic_message, resolve_rate, set_load_columns,
-};
+use super::evaluate::{Failure, panic_message, resolve_rate};
 use crate::measurement::Measurement;
 use crate::model;
 use crate::plan::identity::SolveIds;
 use crate::plan::{LoadPoint, Task};
 use crate::spec::Experiment;
+use crate::store::build::{base_row_at, finite, set_load_columns};
 use crate::store::row::Row;
 
 /// The status of a point whose solve failed.
@@ -84,11 +83,11 @@ impl SolvedPoint {
         self.status == FAILED
     }
 
-    /// The point as a solve's measurement fills a row (`evaluate::fill`), through a row so the
+    /// The point as a solve's measurement fills a row (`store::build::fill`), through a row so the
     /// two never differ.
     fn measured(measurement: &Measurement) -> SolvedPoint {
         let mut row = Row::default();
-        super::evaluate::fill(&mut row, measurement);
+        crate::store::build::fill(&mut row, measurement);
         SolvedPoint {
             status: row.status,
             error: row.error,
@@ -222,9 +221,10 @@ pub fn rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::evaluate::{base_row, evaluate, fill};
+    use crate::exec::evaluate::evaluate;
     use crate::plan::{self, TaskKind};
     use crate::spec::{self, Load, SpecSource};
+    use crate::store::build::{base_row, fill};
 
     fn experiment(text: &str) -> Experiment {
         let source =

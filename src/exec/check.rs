@@ -132,7 +132,7 @@ pub fn check_sample(
         }
         report.checked.push((kind.name(), taken));
     }
-    let fresh = through_parquet(&crate::store::gather(experiment, plan, &states))?;
+    let fresh = through_parquet(&super::gather(experiment, plan, &states))?;
     // Group the fresh rows by task id, in their order (a Solve batch gives one row per
     // point, each with its point's id; the other tasks one or more rows under their own id).
     let mut order: Vec<&str> = Vec::new();

@@ -27,13 +27,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::cache::Output;
-use super::evaluate::{CANCELLED, Failure, GRACE, base_row, fill, finite};
+use super::evaluate::{CANCELLED, Failure, GRACE};
 use crate::measurement::{Measurement, Status};
 use crate::plan::Task;
 use crate::plan::identity::EXTERNAL_PROTOCOL;
 use crate::scenario::Scenario;
 use crate::spec::external::ExternalChoice;
 use crate::spec::types::ExternalKind;
+use crate::store::build::{base_row, fill, finite};
 use crate::store::row::Row;
 
 /// The most a program may print on standard output (16 MiB); more is a failure.

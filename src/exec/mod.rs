@@ -9,14 +9,18 @@
 //! queued in the pool; the running ones finish and are cached, so a re-run loses
 //! nothing that was computed.
 
+pub mod aggregate;
 pub mod batch;
 pub mod cache;
 pub mod check;
 pub mod evaluate;
 pub mod executor;
 pub mod external;
+mod gather;
 pub mod lock;
 pub mod slurm;
+
+pub use gather::gather;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -508,7 +508,7 @@ fn render_files(
 }
 
 /// The rows of the spec's load grid (`Row::is_dense` false), borrowed when they come first,
-/// as `store::gather` orders them, and copied only from a file that mixes the two.
+/// as `exec::gather` orders them, and copied only from a file that mixes the two.
 fn spec_grid_rows(rows: &[Row]) -> std::borrow::Cow<'_, [Row]> {
     match rows.iter().position(Row::is_dense) {
         None => std::borrow::Cow::Borrowed(rows),

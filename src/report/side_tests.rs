@@ -18,7 +18,7 @@ fn point(scenario: &Scenario, rate: f64, status: &str, flits: impl Fn(usize) -> 
     let count = crate::sim::links::links(&scenario.topology).expect("links").len();
     let mut row = Row::of_scenario(scenario);
     row.task_id = format!("task-{}-{rate}", scenario.topology.kind());
-    row.scenario_id = crate::exec::evaluate::scenario_id(scenario);
+    row.scenario_id = crate::store::build::scenario_id(scenario);
     row.method = "simulation".into();
     row.rate = rate;
     row.status = status.into();

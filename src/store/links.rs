@@ -83,10 +83,8 @@ columns! {
 /// The side table of `rows` (those with link loads), naming links from `scenarios` (matched
 /// by `scenario_id`). A row whose counts do not match its topology's links is an error.
 pub fn link_rows(rows: &[Row], scenarios: &[&Scenario]) -> Result<Vec<LinkRow>, String> {
-    let by_id: HashMap<String, &Scenario> = scenarios
-        .iter()
-        .map(|scenario| (crate::exec::evaluate::scenario_id(scenario), *scenario))
-        .collect();
+    let by_id: HashMap<String, &Scenario> =
+        scenarios.iter().map(|scenario| (super::build::scenario_id(scenario), *scenario)).collect();
     let mut names: HashMap<&str, Vec<crate::sim::links::Link>> = HashMap::new();
     let mut out = Vec::new();
     for row in rows {
@@ -167,7 +165,7 @@ mod tests {
         let scenario = Scenario::new(Topology::Mesh { radix: 2, dimensions: 2 });
         let row = Row {
             task_id: "t".into(),
-            scenario_id: crate::exec::evaluate::scenario_id(&scenario),
+            scenario_id: crate::store::build::scenario_id(&scenario),
             method: "simulation".into(),
             topology: "mesh".into(),
             rate: 0.1,

@@ -1,8 +1,11 @@
-//! The results store: gathering rows in plan order and writing `results.parquet`.
+//! The results store: the result row ([`row::Row`]) and how rows are built ([`build`]),
+//! `results.parquet` and the side tables, and the comparison of two sets of rows ([`diff`]).
+//! Gathering a run's rows in plan order is `exec::gather`'s.
 //!
 //! **API boundary:** the Parquet columns are documented in `schemas/results.md`;
 //! [`row::Row`] is the single definition both follow.
 
+pub mod build;
 pub mod diff;
 pub mod histograms;
 pub mod links;
@@ -10,88 +13,3 @@ pub mod parquet;
 pub mod point_key;
 pub mod provenance;
 pub mod row;
-
-use crate::exec::TaskState;
-use crate::exec::cache::Output;
-use crate::exec::evaluate::base_row;
-use std::collections::HashMap;
-
-use petgraph::graph::NodeIndex;
-
-use crate::plan::{Plan, RowRef, TaskKind};
-use crate::spec::Experiment;
-use row::Row;
-
-/// All rows of a run in plan order, with `experiment`, `saturation_rate` and
-/// `fraction_of_saturation` filled in. Failed and skipped tasks give rows with
-/// that status and the error; tasks not run (interrupted) give no row.
-pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec<Row> {
-    let saturation_rate = |scenario: usize| crate::exec::saturation_rate(plan, states, scenario);
-    let mut rows = Vec::with_capacity(plan.row_nodes.len());
-    // The rows of each Solve batch, built when its first point is reached and taken in order.
-    let mut batches: HashMap<NodeIndex, std::vec::IntoIter<Row>> = HashMap::new();
-    for &RowRef { node, point } in &plan.row_nodes {
-        let task = &plan.graph[node];
-        let Some(scenario_index) = task.scenario else { continue };
-        let saturation = saturation_rate(scenario_index);
-        let state = &states[node.index()];
-        let mut produced: Vec<Row> = match state {
-            _ if point.is_some() => {
-                let batch = batches.entry(node).or_insert_with(|| {
-                    crate::exec::batch::rows(experiment, task, saturation, state).into_iter()
-                });
-                batch.next().into_iter().collect()
-            }
-            TaskState::Done(Output::Rows(done)) => done.clone(),
-            TaskState::Done(Output::Saturation(_) | Output::Points(_)) | TaskState::Pending => {
-                continue;
-            }
-            TaskState::Failed(error) | TaskState::Skipped(error) => {
-                let scenario = &experiment.scenarios[scenario_index].scenario;
-                let rate = task.load.map_or(f64::NAN, |load| load.rate(scenario, saturation));
-                let model = matches!(task.kind, TaskKind::Solve | TaskKind::Curve);
-                let external = task.method.and_then(|m| experiment.external.get(m));
-                let method = match external {
-                    Some(external) => external.name.as_str(),
-                    None if model => "model",
-                    None => "simulation",
-                };
-                let mut row = base_row(scenario, task, rate, method);
-                row.status = if matches!(states[node.index()], TaskState::Failed(_)) {
-                    "failed"
-                } else {
-                    "skipped"
-                }
-                .into();
-                row.error = Some(error.clone());
-                row.replication = task.replication;
-                row.seed = task.seed;
-                row.fault_seed = task.fault_seed;
-                row.evaluator = match (task.kind, &experiment.model, external) {
-                    (_, _, Some(external)) => external.evaluator(),
-                    (TaskKind::Solve | TaskKind::Curve, Some(m), None) => {
-                        format!("{}@{}", m.name.as_str(), crate::model::VERSION)
-                    }
-                    _ => format!("simulator@{}", crate::sim::VERSION),
-                };
-                vec![row]
-            }
-        };
-        // A graph's file name is display only (its content hash is the identity): a cached row
-        // may come from a run that named the same content otherwise, so this spec's name wins.
-        let graph_file = experiment.scenarios[scenario_index].scenario.topology.graph();
-        let graph_file = graph_file.map(|g| g.file.clone());
-        for row in &mut produced {
-            row.experiment = experiment.name.clone();
-            if graph_file.is_some() {
-                row.graph.clone_from(&graph_file);
-            }
-            row.saturation_rate = saturation;
-            if row.fraction_of_saturation.is_none() {
-                row.fraction_of_saturation = saturation.filter(|s| *s > 0.0).map(|s| row.rate / s);
-            }
-        }
-        rows.extend(produced);
-    }
-    rows
-}
