@@ -16,6 +16,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bundle;
 pub mod cli;
 pub mod console;
 pub mod exec;
