@@ -22,8 +22,10 @@ pub mod identity;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
 
+use crate::scenario::Scenario;
+use crate::spec::external::ExternalChoice;
 use crate::spec::types::ExternalKind;
-use crate::spec::{Experiment, Load};
+use crate::spec::{Experiment, Load, SimulationChoice};
 
 /// What a task does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -231,233 +233,263 @@ pub struct Plan {
 
 /// Compiles an experiment into a plan. `only` leaves out the other built-in method and the
 /// external methods of the other kind.
+///
+/// Per scenario: its Saturation task, its Curve, its Solve batches, then per load point the
+/// Simulate replications and their Aggregate and each external method's runs; after all
+/// scenarios, Gather and Report. Nodes are added in that order, which is the plan's order.
 pub fn build(experiment: &Experiment, only: Option<Only>) -> Plan {
-    let mut graph = DiGraph::new();
-    let run_model = experiment.model.is_some() && only != Some(Only::Simulation);
-    let simulation = experiment.simulation.as_ref().filter(|_| only != Some(Only::Model));
-    let fractions = matches!(experiment.load, Load::FractionOfSaturation(_));
-    let mut saturation = Vec::with_capacity(experiment.scenarios.len());
-    let mut row_nodes = Vec::new();
-    let mut curves = Vec::new();
-    let mut tail = Vec::new();
+    let mut builder = Builder::new(experiment, only);
     for (index, point) in experiment.scenarios.iter().enumerate() {
-        let scenario = &point.scenario;
-        let sat = match &experiment.model {
-            Some(model) if run_model || fractions => Some(graph.add_node(Task {
-                kind: TaskKind::Saturation,
-                id: identity::saturation(scenario, model),
-                scenario: Some(index),
-                load: None,
-                loads: None,
-                replication: None,
-                seed: None,
-                fault_seed: None,
-                cost: 2e-3,
-                method: None,
-            })),
+        builder.scenario(index, &point.scenario);
+    }
+    builder.finish()
+}
+
+/// A task of `kind` with its id, scenario and cost, and no load, seed or method.
+fn task(kind: TaskKind, id: String, scenario: Option<usize>, cost: f64) -> Task {
+    Task {
+        kind,
+        id,
+        scenario,
+        load: None,
+        loads: None,
+        replication: None,
+        seed: None,
+        fault_seed: None,
+        cost,
+        method: None,
+    }
+}
+
+/// A plan being built ([`build`]): the graph so far and where its rows come from.
+struct Builder<'a> {
+    experiment: &'a Experiment,
+    only: Option<Only>,
+    graph: DiGraph<Task, ()>,
+    /// Whether the model's Solve and Curve tasks are planned (its Saturation tasks may be
+    /// planned without them, for loads given as fractions of saturation).
+    run_model: bool,
+    /// The simulation method, unless `--only model`.
+    simulation: Option<&'a SimulationChoice>,
+    /// Whether the loads are fractions of the saturation rate.
+    fractions: bool,
+    saturation: Vec<Option<NodeIndex>>,
+    row_nodes: Vec<RowRef>,
+    curves: Vec<NodeIndex>,
+    /// The tasks Gather waits for.
+    tail: Vec<NodeIndex>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(experiment: &'a Experiment, only: Option<Only>) -> Builder<'a> {
+        Builder {
+            experiment,
+            only,
+            graph: DiGraph::new(),
+            run_model: experiment.model.is_some() && only != Some(Only::Simulation),
+            simulation: experiment.simulation.as_ref().filter(|_| only != Some(Only::Model)),
+            fractions: matches!(experiment.load, Load::FractionOfSaturation(_)),
+            saturation: Vec::with_capacity(experiment.scenarios.len()),
+            row_nodes: Vec::new(),
+            curves: Vec::new(),
+            tail: Vec::new(),
+        }
+    }
+
+    /// The tasks of scenario `index`: the model's, then each load point's.
+    fn scenario(&mut self, index: usize, scenario: &Scenario) {
+        let sat = self.saturation_task(index, scenario);
+        self.saturation.push(sat);
+        self.tail.extend(sat);
+        self.curve(index, scenario, sat);
+        let loads = load_points(&self.experiment.load);
+        let batches = self.solve_batches(index, scenario, sat, &loads);
+        for (point, load) in loads.into_iter().enumerate() {
+            if let Some(&solve) = batches.get(point / SOLVE_BATCH) {
+                let point = Some((point % SOLVE_BATCH) as u32);
+                self.row_nodes.push(RowRef { node: solve, point });
+            }
+            if let Some(simulation) = self.simulation {
+                self.simulations(index, scenario, sat, load, simulation);
+            }
+            for (method, external) in self.experiment.external.iter().enumerate() {
+                self.external(index, scenario, sat, load, method, external);
+            }
+        }
+    }
+
+    /// The scenario's Saturation task, when the model runs or the loads are fractions of it.
+    fn saturation_task(&mut self, index: usize, scenario: &Scenario) -> Option<NodeIndex> {
+        match &self.experiment.model {
+            Some(model) if self.run_model || self.fractions => {
+                let id = identity::saturation(scenario, model);
+                Some(self.graph.add_node(task(TaskKind::Saturation, id, Some(index), 2e-3)))
+            }
             _ => None,
-        };
-        saturation.push(sat);
-        tail.extend(sat);
-        if let (true, Some(model), Some(sat)) = (run_model, &experiment.model, sat)
+        }
+    }
+
+    /// The scenario's Curve task (the model's dense curve), after its Saturation task.
+    fn curve(&mut self, index: usize, scenario: &Scenario, sat: Option<NodeIndex>) {
+        if let (true, Some(model), Some(sat)) = (self.run_model, &self.experiment.model, sat)
             && model.curve_points > 0
         {
-            let curve = graph.add_node(Task {
-                kind: TaskKind::Curve,
-                id: identity::curve(scenario, model),
-                scenario: Some(index),
-                load: None,
-                loads: None,
-                replication: None,
-                seed: None,
-                fault_seed: None,
-                cost: 2e-5 * f64::from(model.curve_points),
-                method: None,
-            });
-            graph.add_edge(sat, curve, ());
-            curves.push(curve);
-            tail.push(curve);
+            let id = identity::curve(scenario, model);
+            let cost = 2e-5 * f64::from(model.curve_points);
+            let curve = self.graph.add_node(task(TaskKind::Curve, id, Some(index), cost));
+            self.graph.add_edge(sat, curve, ());
+            self.curves.push(curve);
+            self.tail.push(curve);
         }
-        let loads = load_points(&experiment.load);
+    }
+
+    /// The scenario's Solve tasks: its load points cut, in load order, into batches of
+    /// [`SOLVE_BATCH`].
+    fn solve_batches(
+        &mut self,
+        index: usize,
+        scenario: &Scenario,
+        sat: Option<NodeIndex>,
+        loads: &[LoadPoint],
+    ) -> Vec<NodeIndex> {
         let mut batches = Vec::new();
-        if let (true, Some(model)) = (run_model, &experiment.model) {
-            for (number, chunk) in loads.chunks(SOLVE_BATCH).enumerate() {
-                let range = LoadRange {
-                    start: (number * SOLVE_BATCH) as u32,
-                    len: chunk.len() as u32,
-                    of_saturation: fractions,
-                };
-                let solve = graph.add_node(Task {
-                    kind: TaskKind::Solve,
-                    id: identity::solve_batch(scenario, model, chunk),
-                    scenario: Some(index),
-                    load: None,
-                    loads: Some(range),
-                    replication: None,
-                    seed: None,
-                    fault_seed: None,
-                    cost: 2e-5 * chunk.len() as f64,
-                    method: None,
-                });
-                if let (true, Some(sat)) = (fractions, sat) {
-                    graph.add_edge(sat, solve, ());
-                }
-                batches.push(solve);
-                tail.push(solve);
+        let (true, Some(model)) = (self.run_model, &self.experiment.model) else {
+            return batches;
+        };
+        for (number, chunk) in loads.chunks(SOLVE_BATCH).enumerate() {
+            let range = LoadRange {
+                start: (number * SOLVE_BATCH) as u32,
+                len: chunk.len() as u32,
+                of_saturation: self.fractions,
+            };
+            let id = identity::solve_batch(scenario, model, chunk);
+            let cost = 2e-5 * chunk.len() as f64;
+            let solve = self.graph.add_node(Task {
+                loads: Some(range),
+                ..task(TaskKind::Solve, id, Some(index), cost)
+            });
+            if let (true, Some(sat)) = (self.fractions, sat) {
+                self.graph.add_edge(sat, solve, ());
             }
+            batches.push(solve);
+            self.tail.push(solve);
         }
-        for (point, load) in loads.into_iter().enumerate() {
-            let needs_saturation = matches!(load, LoadPoint::FractionOfSaturation(_));
-            if let Some(&solve) = batches.get(point / SOLVE_BATCH) {
-                row_nodes.push(RowRef { node: solve, point: Some((point % SOLVE_BATCH) as u32) });
+        batches
+    }
+
+    /// The Simulate replications at one load point, and their Aggregate.
+    fn simulations(
+        &mut self,
+        index: usize,
+        scenario: &Scenario,
+        sat: Option<NodeIndex>,
+        load: LoadPoint,
+        simulation: &SimulationChoice,
+    ) {
+        let needs_saturation = matches!(load, LoadPoint::FractionOfSaturation(_));
+        let spec_seed = self.experiment.seed;
+        let mut replicas = Vec::with_capacity(simulation.replications as usize);
+        for replication in 0..simulation.replications {
+            let seed = identity::seed(spec_seed, scenario, load, replication);
+            let fault_seed = identity::fault_seed(spec_seed, scenario, replication);
+            let id = identity::simulate(scenario, simulation, load, replication, seed, fault_seed);
+            let cost = identity::simulation_cost(scenario, &simulation.options, load);
+            let node = self.graph.add_node(Task {
+                load: Some(load),
+                replication: Some(replication),
+                seed: Some(seed),
+                fault_seed,
+                ..task(TaskKind::Simulate, id, Some(index), cost)
+            });
+            if let (true, Some(sat)) = (needs_saturation, sat) {
+                self.graph.add_edge(sat, node, ());
             }
-            if let Some(simulation) = simulation {
-                let mut replicas = Vec::with_capacity(simulation.replications as usize);
-                for replication in 0..simulation.replications {
-                    let seed = identity::seed(experiment.seed, scenario, load, replication);
-                    let fault_seed = identity::fault_seed(experiment.seed, scenario, replication);
-                    let id = identity::simulate(
-                        scenario,
-                        simulation,
-                        load,
-                        replication,
-                        seed,
-                        fault_seed,
-                    );
-                    let node = graph.add_node(Task {
-                        kind: TaskKind::Simulate,
-                        id,
-                        scenario: Some(index),
-                        load: Some(load),
-                        loads: None,
-                        replication: Some(replication),
-                        seed: Some(seed),
-                        fault_seed,
-                        cost: identity::simulation_cost(scenario, &simulation.options, load),
-                        method: None,
-                    });
-                    if let (true, Some(sat)) = (needs_saturation, sat) {
-                        graph.add_edge(sat, node, ());
-                    }
-                    row_nodes.push(RowRef { node, point: None });
-                    replicas.push(node);
-                }
-                let ids: Vec<&str> = replicas.iter().map(|&n| graph[n].id.as_str()).collect();
-                let aggregate_id = identity::aggregate(&ids);
-                let aggregate = graph.add_node(Task {
-                    kind: TaskKind::Aggregate,
-                    id: aggregate_id,
-                    scenario: Some(index),
-                    load: Some(load),
-                    loads: None,
-                    replication: None,
-                    seed: None,
-                    fault_seed: None,
-                    cost: 1e-5,
-                    method: None,
-                });
-                for &replica in &replicas {
-                    graph.add_edge(replica, aggregate, ());
-                }
-                row_nodes.push(RowRef { node: aggregate, point: None });
-                tail.push(aggregate);
+            self.row_nodes.push(RowRef { node, point: None });
+            replicas.push(node);
+        }
+        self.aggregate(index, load, None, &replicas);
+    }
+
+    /// An external method's runs at one load point: one for `kind: model`, one per replication
+    /// and their Aggregate for `kind: simulation`; none when `--only` leaves its kind out.
+    fn external(
+        &mut self,
+        index: usize,
+        scenario: &Scenario,
+        sat: Option<NodeIndex>,
+        load: LoadPoint,
+        method: usize,
+        external: &ExternalChoice,
+    ) {
+        let simulated = external.kind == ExternalKind::Simulation;
+        if self.only == Some(if simulated { Only::Model } else { Only::Simulation }) {
+            return;
+        }
+        let needs_saturation = matches!(load, LoadPoint::FractionOfSaturation(_));
+        let replications: Vec<Option<u32>> =
+            if simulated { (0..external.replications).map(Some).collect() } else { vec![None] };
+        let spec_seed = self.experiment.seed;
+        let mut replicas = Vec::with_capacity(replications.len());
+        for replication in replications {
+            let seed = replication.map(|r| identity::seed(spec_seed, scenario, load, r));
+            let fault_seed = replication.and_then(|r| identity::fault_seed(spec_seed, scenario, r));
+            let id = identity::external(scenario, external, load, replication, seed, fault_seed);
+            let node = self.graph.add_node(Task {
+                load: Some(load),
+                replication,
+                seed,
+                fault_seed,
+                method: Some(method),
+                ..task(TaskKind::External, id, Some(index), external.cost_seconds)
+            });
+            if let (true, Some(sat)) = (needs_saturation, sat) {
+                self.graph.add_edge(sat, node, ());
             }
-            for (method, external) in experiment.external.iter().enumerate() {
-                let simulated = external.kind == ExternalKind::Simulation;
-                if only == Some(if simulated { Only::Model } else { Only::Simulation }) {
-                    continue;
-                }
-                let replications: Vec<Option<u32>> = if simulated {
-                    (0..external.replications).map(Some).collect()
-                } else {
-                    vec![None]
-                };
-                let mut replicas = Vec::with_capacity(replications.len());
-                for replication in replications {
-                    let seed =
-                        replication.map(|r| identity::seed(experiment.seed, scenario, load, r));
-                    let fault_seed = replication
-                        .and_then(|r| identity::fault_seed(experiment.seed, scenario, r));
-                    let node = graph.add_node(Task {
-                        kind: TaskKind::External,
-                        id: identity::external(
-                            scenario,
-                            external,
-                            load,
-                            replication,
-                            seed,
-                            fault_seed,
-                        ),
-                        scenario: Some(index),
-                        load: Some(load),
-                        loads: None,
-                        replication,
-                        seed,
-                        fault_seed,
-                        cost: external.cost_seconds,
-                        method: Some(method),
-                    });
-                    if let (true, Some(sat)) = (needs_saturation, sat) {
-                        graph.add_edge(sat, node, ());
-                    }
-                    row_nodes.push(RowRef { node, point: None });
-                    replicas.push(node);
-                }
-                if !simulated {
-                    tail.extend(replicas);
-                    continue;
-                }
-                let ids: Vec<&str> = replicas.iter().map(|&n| graph[n].id.as_str()).collect();
-                let aggregate = graph.add_node(Task {
-                    kind: TaskKind::Aggregate,
-                    id: identity::aggregate(&ids),
-                    scenario: Some(index),
-                    load: Some(load),
-                    loads: None,
-                    replication: None,
-                    seed: None,
-                    fault_seed: None,
-                    cost: 1e-5,
-                    method: Some(method),
-                });
-                for &replica in &replicas {
-                    graph.add_edge(replica, aggregate, ());
-                }
-                row_nodes.push(RowRef { node: aggregate, point: None });
-                tail.push(aggregate);
-            }
+            self.row_nodes.push(RowRef { node, point: None });
+            replicas.push(node);
+        }
+        if simulated {
+            self.aggregate(index, load, Some(method), &replicas);
+        } else {
+            self.tail.extend(replicas);
         }
     }
-    row_nodes.extend(curves.into_iter().map(|node| RowRef { node, point: None }));
-    let gather = graph.add_node(Task {
-        kind: TaskKind::Gather,
-        id: String::from("gather"),
-        scenario: None,
-        load: None,
-        loads: None,
-        replication: None,
-        seed: None,
-        fault_seed: None,
-        cost: 1e-6 * row_nodes.len() as f64,
-        method: None,
-    });
-    for node in tail {
-        graph.add_edge(node, gather, ());
+
+    /// The Aggregate of `replicas` (of the simulator, or of external method `method`).
+    fn aggregate(
+        &mut self,
+        index: usize,
+        load: LoadPoint,
+        method: Option<usize>,
+        replicas: &[NodeIndex],
+    ) {
+        let ids: Vec<&str> = replicas.iter().map(|&n| self.graph[n].id.as_str()).collect();
+        let id = identity::aggregate(&ids);
+        let aggregate = self.graph.add_node(Task {
+            load: Some(load),
+            method,
+            ..task(TaskKind::Aggregate, id, Some(index), 1e-5)
+        });
+        for &replica in replicas {
+            self.graph.add_edge(replica, aggregate, ());
+        }
+        self.row_nodes.push(RowRef { node: aggregate, point: None });
+        self.tail.push(aggregate);
     }
-    let report = graph.add_node(Task {
-        kind: TaskKind::Report,
-        id: String::from("report"),
-        scenario: None,
-        load: None,
-        loads: None,
-        replication: None,
-        seed: None,
-        fault_seed: None,
-        cost: 0.5,
-        method: None,
-    });
-    graph.add_edge(gather, report, ());
-    Plan { graph, gather, report, saturation, row_nodes }
+
+    /// The dense curves' rows last, then Gather (after every task) and Report.
+    fn finish(self) -> Plan {
+        let Builder { mut graph, saturation, mut row_nodes, curves, tail, .. } = self;
+        row_nodes.extend(curves.into_iter().map(|node| RowRef { node, point: None }));
+        let cost = 1e-6 * row_nodes.len() as f64;
+        let gather = graph.add_node(task(TaskKind::Gather, String::from("gather"), None, cost));
+        for node in tail {
+            graph.add_edge(node, gather, ());
+        }
+        let report = graph.add_node(task(TaskKind::Report, String::from("report"), None, 0.5));
+        graph.add_edge(gather, report, ());
+        Plan { graph, gather, report, saturation, row_nodes }
+    }
 }
 
 impl Plan {
