@@ -97,26 +97,99 @@ fn say(quiet: bool, text: &str) {
     }
 }
 
-/// Runs `job` on Slurm.
+/// Runs `job` on Slurm, in the phases of the module documentation.
 pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecError> {
-    let plan = job.plan;
-    let graph = &plan.graph;
-    let quiet = options.quiet;
-    let settings = &options.settings;
     let record = RecordDir::new(job.root, &job.experiment.name);
     let mut poller = Poller::new();
     let only = only_name(job.only);
-    let mut submission = match record.load()? {
+    let mut submission = earlier_submission(job, options, &record, &mut poller, &only)?;
+    let attached = submission.is_some();
+
+    // The cached tasks, the failures an attached submission recorded, then the cheap tasks.
+    let (states, cached, corrupt) = super::cached_states(job.plan, job.cache, options.force);
+    let mut run = Run { job, options, record: &record, states, tally: Tally::default() };
+    if attached {
+        let graph = &job.plan.graph;
+        for node in graph.node_indices().filter(|&i| graph[i].kind.is_remote()) {
+            if run.states[node.index()] == TaskState::Pending
+                && let Some(error) = record.failure(&graph[node].id)
+            {
+                fail(job, node, error, &mut run.states, &mut run.tally);
+            }
+        }
+    }
+    evaluate_local(job, &mut run.states, &mut run.tally);
+
+    let binary = std::env::current_exe()?;
+    let mut site = Site {
+        record: &record,
+        binary: &binary,
+        settings: &options.settings,
+        plan: job.plan,
+        max_array_size: None,
+    };
+    run.submit_ready(&mut site, &mut submission, &only)?;
+
+    if options.detach
+        && let Some(s) = submission.as_mut()
+    {
+        return run.detach(&mut poller, s, &binary, &only);
+    }
+
+    // In the foreground this process gathers: the detached gather job is not needed any more
+    // (unless this process is that job).
+    if let Some(s) = submission.as_mut()
+        && let Some(gather) = s.gather_job.clone()
+        && std::env::var("SLURM_JOB_ID").ok().as_deref() != Some(gather.as_str())
+    {
+        let _ = submit::scancel(std::slice::from_ref(&gather));
+        s.gather_job = None;
+        record.save(s)?;
+    }
+
+    let interrupted = match submission.as_mut() {
+        Some(s) => run.watch(&mut site, &mut poller, s)?,
+        None => false,
+    };
+    if !interrupted && submission.is_some() {
+        record.remove()?;
+    }
+    let Run { mut states, mut tally, .. } = run;
+    if !interrupted {
+        evaluate_local(job, &mut states, &mut tally);
+    }
+    Ok(Completion::Finished(RunSummary {
+        states,
+        executed: tally.executed,
+        cached,
+        failed: tally.failed,
+        skipped: tally.skipped,
+        corrupt,
+        interrupted,
+    }))
+}
+
+/// The recorded submission this run attaches to: one of the same spec, `--only` and runner
+/// (and no `--force`). Any other recorded submission is removed, unless its jobs are still in
+/// Slurm (then the run is refused).
+fn earlier_submission(
+    job: &Job<'_>,
+    options: &SlurmOptions,
+    record: &RecordDir,
+    poller: &mut Poller,
+    only: &Option<String>,
+) -> Result<Option<Submission>, ExecError> {
+    match record.load()? {
         Some(s)
             if !options.force
                 && s.spec_sha256 == job.source.sha256
-                && s.only == only
+                && s.only == *only
                 && s.version_mismatch().is_none() =>
         {
-            Some(s)
+            Ok(Some(s))
         }
         Some(s) => {
-            let active = active_jobs(&mut poller, &s)?;
+            let active = active_jobs(poller, &s)?;
             if !active.is_empty() {
                 return Err(ExecError::Setup(format!(
                     "jobs {} of an earlier submission of `{}` (another version of the spec, \
@@ -128,52 +201,69 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                 )));
             }
             record.remove()?;
-            None
+            Ok(None)
         }
-        None => None,
-    };
-    let attached = submission.is_some();
+        None => Ok(None),
+    }
+}
 
-    let (mut states, cached, corrupt) = super::cached_states(job.plan, job.cache, options.force);
-    let mut tally = Tally::default();
-    if attached {
-        for node in graph.node_indices().filter(|&i| graph[i].kind.is_remote()) {
-            if states[node.index()] == TaskState::Pending
-                && let Some(error) = record.failure(&graph[node].id)
-            {
-                fail(job, node, error, &mut states, &mut tally);
+/// What the phases of one Slurm run share: the job, its record, and the task states and
+/// counts as the run learns them.
+struct Run<'r, 'j> {
+    job: &'r Job<'j>,
+    options: &'r SlurmOptions,
+    record: &'r RecordDir,
+    states: Vec<TaskState>,
+    tally: Tally,
+}
+
+impl Run<'_, '_> {
+    /// Submits the simulations whose inputs are ready and that no recorded round covers, as
+    /// the next round of `submission` (a new one when there is none); or says which jobs an
+    /// attached submission runs.
+    fn submit_ready(
+        &mut self,
+        site: &mut Site<'_>,
+        submission: &mut Option<Submission>,
+        only: &Option<String>,
+    ) -> Result<(), ExecError> {
+        let (job, record, quiet) = (self.job, self.record, self.options.quiet);
+        let graph = &job.plan.graph;
+        let mut covered = HashSet::new();
+        if let Some(s) = submission.as_ref() {
+            for round in &s.rounds {
+                for index in 0..round.batches {
+                    covered.extend(record.batch(round.number, index).unwrap_or_default());
+                }
             }
         }
-    }
-    evaluate_local(job, &mut states, &mut tally);
-
-    // Simulations whose inputs are ready and that no recorded round covers.
-    let by_id: HashMap<&str, NodeIndex> =
-        graph.node_indices().map(|i| (graph[i].id.as_str(), i)).collect();
-    let mut covered = HashSet::new();
-    if let Some(s) = &submission {
-        for round in &s.rounds {
-            for index in 0..round.batches {
-                covered.extend(record.batch(round.number, index).unwrap_or_default());
+        let ready: Vec<NodeIndex> = graph
+            .node_indices()
+            .filter(|&i| {
+                graph[i].kind.is_remote()
+                    && self.states[i.index()] == TaskState::Pending
+                    && !covered.contains(&graph[i].id)
+                    && inputs_done(job, &self.states, i)
+            })
+            .collect();
+        if ready.is_empty() {
+            if let Some(s) = submission.as_ref() {
+                let ids = s.job_ids();
+                say(
+                    quiet,
+                    &format!(
+                        "{}: attached to the submission of jobs {}",
+                        job.experiment.name,
+                        ids.join(", ")
+                    ),
+                );
             }
+            return Ok(());
         }
-    }
-    let ready: Vec<NodeIndex> = graph
-        .node_indices()
-        .filter(|&i| {
-            graph[i].kind.is_remote()
-                && states[i.index()] == TaskState::Pending
-                && !covered.contains(&graph[i].id)
-                && inputs_done(job, &states, i)
-        })
-        .collect();
-    let binary = std::env::current_exe()?;
-    let mut site = Site { record: &record, binary: &binary, settings, plan, max_array_size: None };
-    if !ready.is_empty() {
-        for warning in submit::preflight(job.root, &binary)? {
+        for warning in submit::preflight(job.root, site.binary)? {
             say(quiet, &format!("warning: {warning}"));
         }
-        if options.force {
+        if self.options.force {
             for &node in &ready {
                 match job.cache.remove(&graph[node].id) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
@@ -183,30 +273,7 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
         }
         let mut s = match submission.take() {
             Some(s) => s,
-            None => {
-                std::fs::create_dir_all(&record.dir)?;
-                crate::files::write_atomic(&record.spec_path(), job.source.text.as_bytes())?;
-                let submitted_at = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs())
-                    .to_string();
-                let token =
-                    blake3::hash(format!("{}{submitted_at}", record.dir.display()).as_bytes())
-                        .to_hex()[..8]
-                        .to_string();
-                let mut new = Submission::new(
-                    &job.experiment.name,
-                    &job.source.sha256,
-                    only.clone(),
-                    job.cache.root().to_path_buf(),
-                    format!("runner-{}-{token}", job.experiment.name),
-                    submitted_at,
-                );
-                new.spec_path = std::path::absolute(&job.source.path).ok();
-                // Saved before any sbatch: an element may start before sbatch returns.
-                record.save(&new)?;
-                new
-            }
+            None => self.new_submission(only)?,
         };
         let started = Instant::now();
         let (batches, ids) = match site.submit(&mut s, &ready, 0) {
@@ -233,30 +300,52 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                 started.elapsed().as_secs_f64()
             ),
         );
-        submission = Some(s);
-    } else if attached {
-        let ids = submission.as_ref().map(Submission::job_ids).unwrap_or_default();
-        say(
-            quiet,
-            &format!(
-                "{}: attached to the submission of jobs {}",
-                job.experiment.name,
-                ids.join(", ")
-            ),
-        );
+        *submission = Some(s);
+        Ok(())
     }
 
-    if options.detach
-        && let Some(s) = submission.as_mut()
-    {
+    /// A new submission, recorded (with the spec copy the workers plan from) before any
+    /// `sbatch`: an element may start before `sbatch` returns.
+    fn new_submission(&self, only: &Option<String>) -> Result<Submission, ExecError> {
+        let (job, record) = (self.job, self.record);
+        std::fs::create_dir_all(&record.dir)?;
+        crate::files::write_atomic(&record.spec_path(), job.source.text.as_bytes())?;
+        let submitted_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+            .to_string();
+        let token = blake3::hash(format!("{}{submitted_at}", record.dir.display()).as_bytes())
+            .to_hex()[..8]
+            .to_string();
+        let mut new = Submission::new(
+            &job.experiment.name,
+            &job.source.sha256,
+            only.clone(),
+            job.cache.root().to_path_buf(),
+            format!("runner-{}-{token}", job.experiment.name),
+            submitted_at,
+        );
+        new.spec_path = std::path::absolute(&job.source.path).ok();
+        record.save(&new)?;
+        Ok(new)
+    }
+
+    /// `--detach`: leaves a dependent job (`afterany`) to gather and report, unless one is
+    /// still in Slurm, and returns the job ids.
+    fn detach(
+        &self,
+        poller: &mut Poller,
+        s: &mut Submission,
+        binary: &std::path::Path,
+        only: &Option<String>,
+    ) -> Result<Completion, ExecError> {
+        let (job, record, settings) = (self.job, self.record, &self.options.settings);
         let jobs = s.job_ids();
         let gather_active = match &s.gather_job {
-            Some(id) => !active_ids(
-                &mut poller,
-                &format!("{}-gather", s.job_name),
-                std::slice::from_ref(id),
-            )?
-            .is_empty(),
+            Some(id) => {
+                !active_ids(poller, &format!("{}-gather", s.job_name), std::slice::from_ref(id))?
+                    .is_empty()
+            }
             None => false,
         };
         if !gather_active {
@@ -276,121 +365,115 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                 profile_path.display().to_string(),
                 "--quiet".into(),
             ];
-            if let Some(only) = &only {
+            if let Some(only) = only {
                 command.extend(["--only".to_string(), only.clone()]);
             }
-            let id = submit::submit_gather_job(&record, &s.job_name, &jobs, &command, settings)?;
+            let id = submit::submit_gather_job(record, &s.job_name, &jobs, &command, settings)?;
             s.gather_job = Some(id);
             record.save(s)?;
         }
-        return Ok(Completion::Detached { jobs, gather_job: s.gather_job.clone() });
+        Ok(Completion::Detached { jobs, gather_job: s.gather_job.clone() })
     }
 
-    // In the foreground this process gathers: the detached gather job is not needed any more
-    // (unless this process is that job).
-    if let Some(s) = submission.as_mut()
-        && let Some(gather) = s.gather_job.clone()
-        && std::env::var("SLURM_JOB_ID").ok().as_deref() != Some(gather.as_str())
-    {
-        let _ = submit::scancel(std::slice::from_ref(&gather));
-        s.gather_job = None;
-        record.save(s)?;
-    }
-
-    let mut elements = Vec::new();
-    if let Some(s) = &submission {
+    /// Polls Slurm until every element of the submission has settled, taking each finished
+    /// task's result from the cache and resubmitting the unfinished tasks of an element that
+    /// ended badly. Returns whether an interrupt stopped it (the jobs are then cancelled).
+    fn watch(
+        &mut self,
+        site: &mut Site<'_>,
+        poller: &mut Poller,
+        s: &mut Submission,
+    ) -> Result<bool, ExecError> {
+        let (job, record, options) = (self.job, self.record, self.options);
+        let (settings, quiet) = (&options.settings, options.quiet);
+        let graph = &job.plan.graph;
+        let by_id: HashMap<&str, NodeIndex> =
+            graph.node_indices().map(|i| (graph[i].id.as_str(), i)).collect();
+        let mut elements = Vec::new();
         for round in &s.rounds {
-            add_elements(&record, round, &by_id, &mut elements);
+            add_elements(record, round, &by_id, &mut elements);
         }
-    }
-    let outstanding: usize = elements
-        .iter()
-        .flat_map(|e| e.tasks.iter())
-        .filter(|t| states[t.index()] == TaskState::Pending)
-        .count();
-    let mut progress = Progress::new(outstanding as u64, &job.experiment.name, quiet);
-    let mut interrupted = false;
-    let mut last_query_error: Option<String> = None;
-    while let Some(s) = submission.as_mut() {
-        if job.interrupt.load(Ordering::SeqCst) {
-            interrupted = true;
-            let mut jobs = s.job_ids();
-            jobs.extend(s.gather_job.clone());
-            progress.finish();
-            match submit::scancel(&jobs) {
-                Ok(()) => say(
-                    false,
-                    &format!(
-                        "interrupted: cancelled Slurm jobs {} (scancel); finished tasks are kept, \
-                         run again to resume",
-                        jobs.join(", ")
-                    ),
-                ),
-                Err(error) => say(
-                    false,
-                    &format!("interrupted, but scancel {} failed: {error}", jobs.join(" ")),
-                ),
+        let outstanding: usize = elements
+            .iter()
+            .flat_map(|e| e.tasks.iter())
+            .filter(|t| self.states[t.index()] == TaskState::Pending)
+            .count();
+        let mut progress = Progress::new(outstanding as u64, &job.experiment.name, quiet);
+        let mut interrupted = false;
+        let mut last_query_error: Option<String> = None;
+        loop {
+            if job.interrupt.load(Ordering::SeqCst) {
+                interrupted = true;
+                progress.finish();
+                cancel_after_interrupt(s);
+                record.remove()?;
+                break;
             }
-            record.remove()?;
-            break;
-        }
-        if let Some(reason) = record.refusal() {
-            progress.finish();
-            let mut jobs = s.job_ids();
-            jobs.extend(s.gather_job.clone());
-            let _ = submit::scancel(&jobs);
-            record.remove()?;
-            return Err(ExecError::Refused(format!(
-                "{}\n(cancelled jobs {})",
-                reason.trim(),
-                jobs.join(", ")
-            )));
-        }
-        let open: Vec<String> = {
-            let mut ids: Vec<String> =
-                elements.iter().filter(|e| !e.settled).map(|e| e.job_id.clone()).collect();
-            ids.dedup();
-            ids
-        };
-        if open.is_empty() {
-            break;
-        }
-        let queried = poller.states(&s.job_name, &open);
-        if let Some(reason) = poller.fallback_reason.take() {
-            progress.println(
-                quiet,
-                &format!("note: using squeue and the cache for job states ({reason})"),
-            );
-        }
-        let element_states = match queried {
-            Ok(mut map) => {
-                last_query_error = None;
-                // sacct may not know a fresh submission yet: ask squeue about the missing ones.
-                let missing = |map: &HashMap<poll::ElementKey, String>, e: &Element| {
-                    !e.settled && !map.contains_key(&(e.job_id.clone(), e.index))
-                };
-                if poller.uses_sacct()
-                    && elements.iter().any(|e| missing(&map, e))
-                    && let Ok(listed) = poller.squeue(&s.job_name)
-                {
-                    for (key, state) in listed {
-                        map.entry(key).or_insert(state);
-                    }
-                }
-                map
+            if let Some(reason) = record.refusal() {
+                progress.finish();
+                let mut jobs = s.job_ids();
+                jobs.extend(s.gather_job.clone());
+                let _ = submit::scancel(&jobs);
+                record.remove()?;
+                return Err(ExecError::Refused(format!(
+                    "{}\n(cancelled jobs {})",
+                    reason.trim(),
+                    jobs.join(", ")
+                )));
             }
-            Err(error) => {
-                if last_query_error.as_ref() != Some(&error) {
-                    progress.println(
-                        quiet,
-                        &format!("warning: cannot query Slurm ({error}); trying again"),
-                    );
-                }
-                last_query_error = Some(error);
+            let open: Vec<String> = {
+                let mut ids: Vec<String> =
+                    elements.iter().filter(|e| !e.settled).map(|e| e.job_id.clone()).collect();
+                ids.dedup();
+                ids
+            };
+            if open.is_empty() {
+                break;
+            }
+            let Some(element_states) =
+                query(poller, s, &open, &elements, &progress, quiet, &mut last_query_error)
+            else {
                 sleep(settings.poll_interval, job);
                 continue;
+            };
+            let (retry, ended_badly) = self.settle(&mut elements, &element_states, &mut progress);
+            for (attempt, nodes) in retry {
+                let (_, ids) = site.submit(s, &nodes, attempt)?;
+                if let Some(round) = s.rounds.last() {
+                    add_elements(record, round, &by_id, &mut elements);
+                }
+                progress.println(
+                    quiet,
+                    &format!(
+                        "{}; resubmitted their {} unfinished tasks as job {} (attempt {} of {})",
+                        ended_badly.join(", "),
+                        nodes.len(),
+                        ids.join(", "),
+                        attempt + 1,
+                        settings.retries + 1
+                    ),
+                );
             }
-        };
+            if elements.iter().all(|e| e.settled) {
+                break;
+            }
+            sleep(settings.poll_interval, job);
+        }
+        progress.finish();
+        Ok(interrupted)
+    }
+
+    /// Takes what the elements not settled yet have finished (results from the cache, failures
+    /// from the record) and settles the elements that ended. Returns the unfinished tasks to
+    /// resubmit, by attempt, and what each element that ended badly did.
+    fn settle(
+        &mut self,
+        elements: &mut [Element],
+        element_states: &HashMap<poll::ElementKey, String>,
+        progress: &mut Progress,
+    ) -> (BTreeMap<u32, Vec<NodeIndex>>, Vec<String>) {
+        let (job, record, settings) = (self.job, self.record, &self.options.settings);
+        let graph = &job.plan.graph;
         let mut retry: BTreeMap<u32, Vec<NodeIndex>> = BTreeMap::new();
         let mut ended_badly = Vec::new();
         for element in elements.iter_mut().filter(|e| !e.settled) {
@@ -400,20 +483,20 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
             let active = young || state.is_some_and(|s| !poll::is_terminal(s));
             let mut unfinished = Vec::new();
             for &node in &element.tasks {
-                if states[node.index()] != TaskState::Pending {
+                if self.states[node.index()] != TaskState::Pending {
                     continue;
                 }
                 if active && state.map(String::as_str) != Some("RUNNING") {
                     continue;
                 }
                 if let Some(output) = job.cache.get(&graph[node].id, graph[node].kind) {
-                    states[node.index()] = TaskState::Done(output);
-                    tally.executed += 1;
-                    progress.tick(tally.failed as u64);
+                    self.states[node.index()] = TaskState::Done(output);
+                    self.tally.executed += 1;
+                    progress.tick(self.tally.failed as u64);
                 } else if let Some(error) = record.failure(&graph[node].id) {
-                    tally.executed += 1;
-                    fail(job, node, error, &mut states, &mut tally);
-                    progress.tick(tally.failed as u64);
+                    self.tally.executed += 1;
+                    fail(job, node, error, &mut self.states, &mut self.tally);
+                    progress.tick(self.tally.failed as u64);
                 } else {
                     unfinished.push(node);
                 }
@@ -454,49 +537,78 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
                         settings.retries,
                         record.logs_dir().join(format!("{name}.out")).display()
                     );
-                    fail(job, node, error, &mut states, &mut tally);
-                    progress.tick(tally.failed as u64);
+                    fail(job, node, error, &mut self.states, &mut self.tally);
+                    progress.tick(self.tally.failed as u64);
                 }
             }
         }
-        for (attempt, nodes) in retry {
-            let (_, ids) = site.submit(s, &nodes, attempt)?;
-            if let Some(round) = s.rounds.last() {
-                add_elements(&record, round, &by_id, &mut elements);
+        (retry, ended_badly)
+    }
+}
+
+/// After Ctrl-C: cancels the submission's jobs (`scancel`) and says so.
+fn cancel_after_interrupt(s: &Submission) {
+    let mut jobs = s.job_ids();
+    jobs.extend(s.gather_job.clone());
+    match submit::scancel(&jobs) {
+        Ok(()) => say(
+            false,
+            &format!(
+                "interrupted: cancelled Slurm jobs {} (scancel); finished tasks are kept, \
+                 run again to resume",
+                jobs.join(", ")
+            ),
+        ),
+        Err(error) => {
+            say(false, &format!("interrupted, but scancel {} failed: {error}", jobs.join(" ")))
+        }
+    }
+}
+
+/// The states of the `open` jobs' elements, from `sacct` (with `squeue` for the elements it
+/// does not list yet) or `squeue`; `None` when Slurm cannot be asked (said once per new error).
+fn query(
+    poller: &mut Poller,
+    s: &Submission,
+    open: &[String],
+    elements: &[Element],
+    progress: &Progress,
+    quiet: bool,
+    last_error: &mut Option<String>,
+) -> Option<HashMap<poll::ElementKey, String>> {
+    let queried = poller.states(&s.job_name, open);
+    if let Some(reason) = poller.fallback_reason.take() {
+        progress
+            .println(quiet, &format!("note: using squeue and the cache for job states ({reason})"));
+    }
+    match queried {
+        Ok(mut map) => {
+            *last_error = None;
+            // sacct may not know a fresh submission yet: ask squeue about the missing ones.
+            let missing = |map: &HashMap<poll::ElementKey, String>, e: &Element| {
+                !e.settled && !map.contains_key(&(e.job_id.clone(), e.index))
+            };
+            if poller.uses_sacct()
+                && elements.iter().any(|e| missing(&map, e))
+                && let Ok(listed) = poller.squeue(&s.job_name)
+            {
+                for (key, state) in listed {
+                    map.entry(key).or_insert(state);
+                }
             }
-            progress.println(
-                quiet,
-                &format!(
-                    "{}; resubmitted their {} unfinished tasks as job {} (attempt {} of {})",
-                    ended_badly.join(", "),
-                    nodes.len(),
-                    ids.join(", "),
-                    attempt + 1,
-                    settings.retries + 1
-                ),
-            );
+            Some(map)
         }
-        if elements.iter().all(|e| e.settled) {
-            break;
+        Err(error) => {
+            if last_error.as_ref() != Some(&error) {
+                progress.println(
+                    quiet,
+                    &format!("warning: cannot query Slurm ({error}); trying again"),
+                );
+            }
+            *last_error = Some(error);
+            None
         }
-        sleep(settings.poll_interval, job);
     }
-    progress.finish();
-    if !interrupted && submission.is_some() {
-        record.remove()?;
-    }
-    if !interrupted {
-        evaluate_local(job, &mut states, &mut tally);
-    }
-    Ok(Completion::Finished(RunSummary {
-        states,
-        executed: tally.executed,
-        cached,
-        failed: tally.failed,
-        skipped: tally.skipped,
-        corrupt,
-        interrupted,
-    }))
 }
 
 /// Submits rounds of one run.
