@@ -8,6 +8,7 @@ mod common;
 mod external;
 mod files;
 mod inputs;
+mod layers;
 mod reproductions;
 mod slurm;
 mod spec_errors;
