@@ -5,14 +5,15 @@
 //! ```text
 //! experiments/*.yaml --spec::load--> Experiment (scenarios x loads x methods)
 //!   --plan::build--> Plan (petgraph DAG of tasks, content-hashed)
-//!   --exec::run--> rows (cached under .runner/cache/)
-//!   --store::write--> reports/<name>/results.parquet --report::render--> bundle
+//!   --exec::run--> task outputs (cached under .runner/cache/) --exec::gather--> rows
+//!   --bundle::write_bundle--> reports/<name>/results.parquet + the rendered report
 //! ```
 //!
 //! [`model`] (the published analytical models) and [`sim`] (the flit-level
 //! simulator) are pure libraries: they take a [`scenario::Scenario`] and a load
 //! and return a [`measurement::Measurement`], and know nothing of specs, files
-//! or the pipeline. See ARCHITECTURE.md for the map.
+//! or the pipeline. A module names only the modules below it (the layers, checked by
+//! `tests/integration/layers.rs`). See ARCHITECTURE.md for the map.
 
 #![forbid(unsafe_code)]
 

@@ -192,15 +192,7 @@ impl Run<'_> {
         let Some(mut summary) = self.execute(source, experiment, &plan)? else {
             return Ok(Outcome::Success);
         };
-        if !summary.corrupt.is_empty() {
-            super::eprint_line(&format!(
-                "runner: warning: {}: {} corrupt cache entr{} ignored and recomputed; the first: {}",
-                experiment.name,
-                summary.corrupt.len(),
-                if summary.corrupt.len() == 1 { "y" } else { "ies" },
-                summary.corrupt[0]
-            ));
-        }
+        warn_corrupt(experiment, &summary);
         // Nothing ran and every result came from the cache: when the bundle was made from
         // exactly these entries by this binary from this spec, and is intact, it stands as is.
         let fingerprint = (args.only.is_none() && summary.failed == 0 && !summary.interrupted)
@@ -213,14 +205,7 @@ impl Run<'_> {
             && bundle_is_current(&bundle, fingerprint)
         {
             if !args.quiet {
-                super::eprint_line(&format!(
-                    "{}: 0 tasks run, {} cached; {} is up to date (made from these cache \
-                     entries by this runner), left as it is, in {:.2}s",
-                    experiment.name,
-                    summary.cached,
-                    bundle.display(),
-                    clock.elapsed().as_secs_f64()
-                ));
+                say_up_to_date(experiment, &summary, &bundle, clock);
             }
             return Ok(Outcome::Success);
         }
@@ -240,23 +225,7 @@ impl Run<'_> {
         let provenance = provenance(source, experiment, started, bundle.parent());
         write_bundle(&bundle, source, experiment, &rows, &provenance, fingerprint.as_deref())?;
         if !args.quiet {
-            let corrupt = match summary.corrupt.len() {
-                0 => String::new(),
-                n => format!(
-                    " ({n} corrupt cache entr{} recomputed)",
-                    if n == 1 { "y" } else { "ies" }
-                ),
-            };
-            super::eprint_line(&format!(
-                "{}: {} tasks run{corrupt}, {} cached, {} failed, {} skipped in {:.2}s -> {}",
-                experiment.name,
-                summary.executed,
-                summary.cached,
-                summary.failed,
-                summary.skipped,
-                clock.elapsed().as_secs_f64(),
-                bundle.join("index.html").display()
-            ));
+            say_done(experiment, &summary, &bundle, clock);
         }
         if summary.failed > 0 {
             print_failures(experiment, &plan, &summary.states);
@@ -332,6 +301,50 @@ impl Run<'_> {
     }
 }
 
+/// Warns of the corrupt cache entries a run found (and recomputed).
+fn warn_corrupt(experiment: &Experiment, summary: &RunSummary) {
+    if !summary.corrupt.is_empty() {
+        super::eprint_line(&format!(
+            "runner: warning: {}: {} corrupt cache entr{} ignored and recomputed; the first: {}",
+            experiment.name,
+            summary.corrupt.len(),
+            if summary.corrupt.len() == 1 { "y" } else { "ies" },
+            summary.corrupt[0]
+        ));
+    }
+}
+
+/// Says that nothing ran and the bundle was left as it is.
+fn say_up_to_date(experiment: &Experiment, summary: &RunSummary, bundle: &Path, clock: Instant) {
+    super::eprint_line(&format!(
+        "{}: 0 tasks run, {} cached; {} is up to date (made from these cache \
+         entries by this runner), left as it is, in {:.2}s",
+        experiment.name,
+        summary.cached,
+        bundle.display(),
+        clock.elapsed().as_secs_f64()
+    ));
+}
+
+/// Says what a run did and where its bundle is.
+fn say_done(experiment: &Experiment, summary: &RunSummary, bundle: &Path, clock: Instant) {
+    let corrupt = match summary.corrupt.len() {
+        0 => String::new(),
+        n => format!(" ({n} corrupt cache entr{} recomputed)", if n == 1 { "y" } else { "ies" }),
+    };
+    super::eprint_line(&format!(
+        "{}: {} tasks run{corrupt}, {} cached, {} failed, {} skipped in {:.2}s -> {}",
+        experiment.name,
+        summary.executed,
+        summary.cached,
+        summary.failed,
+        summary.skipped,
+        clock.elapsed().as_secs_f64(),
+        bundle.join("index.html").display()
+    ));
+}
+
+/// Lists the failed tasks (and failed points of Solve batches), at most 20.
 fn print_failures(experiment: &Experiment, plan: &plan::Plan, states: &[TaskState]) {
     super::eprint_line(&format!("\n{}: failed tasks", experiment.name));
     super::eprint_line(&format!("  {:<10} {:<14} {:<50} error", "kind", "task", "scenario"));
