@@ -27,4 +27,5 @@ pub mod scenario;
 pub mod sim;
 pub mod spec;
 pub mod store;
+pub mod suggest;
 pub mod trace;
