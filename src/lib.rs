@@ -30,4 +30,5 @@ pub mod scenario;
 pub mod sim;
 pub mod spec;
 pub mod store;
+pub mod suggest;
 pub mod trace;

@@ -7,10 +7,11 @@ use crate::scenario::{
     BroadcastOrder, Dateline, Ejection, InjectionProcess, MessageLengths, Routing, Scenario,
     Switching, TieBreak, Topology, Traffic,
 };
-use crate::spec::suggest::did_you_mean;
+use crate::suggest::did_you_mean;
 
-/// Every key accepted: the scenario fields, as in specs.
-pub use crate::spec::validate::FIELDS as KEYS;
+/// The keys applied in this order: the scenario's sweep axes, as in specs (with the key-only
+/// fields of the scenario table, `hotspot_nodes`, also accepted).
+pub use crate::scenario::fields::SWEPT as KEYS;
 
 /// Applies `key=value` pairs to `scenario`.
 ///

@@ -34,7 +34,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let names: Vec<&str> = ModelName::ALL.iter().map(|m| m.as_str()).collect();
     let model = ModelName::from_name(&args.model).ok_or_else(|| {
-        let hint = crate::spec::suggest::did_you_mean(&args.model, names.iter().copied())
+        let hint = crate::suggest::did_you_mean(&args.model, names.iter().copied())
             .map(|m| format!("did you mean `{m}`?"))
             .unwrap_or_else(|| format!("models: {}", names.join(", ")));
         InputError(format!("unknown model `{}`; {hint}", args.model))
@@ -73,20 +73,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// Keys only the simulator reads: no model's result depends on them.
-const SIMULATOR_ONLY: [&str; 9] = [
-    "buffer_depth",
-    "router_delay",
-    "input_speedup",
-    "circuit_backoff",
-    "circuit_retry_limit",
-    "broadcast_order",
-    "dateline",
-    "tie_break",
-    "ejection",
-];
-
-/// Refuses keys `model` would silently ignore: the simulator's settings, and
+/// Refuses keys `model` would silently ignore: the simulator's settings (the fields the
+/// scenario table marks `Evaluators::Simulator`), and
 /// `startup_latency` for models without broadcasts. (Keys a model checks, such as `routing`,
 /// `fault_rate` or `traffic`, reach `model::check`, which refuses values it cannot evaluate.)
 fn refuse_unused(model: ModelName, pairs: &[String]) -> Result<(), InputError> {
@@ -96,7 +84,7 @@ fn refuse_unused(model: ModelName, pairs: &[String]) -> Result<(), InputError> {
         if reads.contains(&key) {
             continue;
         }
-        let why = if SIMULATOR_ONLY.contains(&key) {
+        let why = if crate::scenario::fields::simulator_only().any(|only| only == key) {
             "it is a simulator setting; use `runner simulate` to vary it"
         } else if key == "startup_latency" {
             "it applies to broadcasts, which only broadcast_hypercube models"

@@ -926,9 +926,11 @@ mod tests {
         let columns = serde_json::to_value(ScenarioColumns::of(&scenario)).expect("json");
         let names: Vec<&str> =
             columns.as_object().expect("object").keys().map(String::as_str).collect();
-        for column in crate::report::scenario_columns() {
-            assert!(names.contains(column), "the request lacks the scenario column {column}");
+        for column in crate::scenario::fields::columns() {
+            let column = column.name;
+            assert!(names.contains(&column), "the request lacks the scenario column {column}");
         }
+        assert_eq!(names.len(), crate::scenario::fields::columns().count(), "{names:?}");
         let row = serde_json::to_value(Row::of_scenario(&scenario)).expect("json");
         for name in &names {
             assert!(row.get(*name).is_some(), "{name} is not a result column");

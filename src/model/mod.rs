@@ -51,8 +51,18 @@ use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
 /// message a row carries, changes (`CHANGELOG.md`).
 pub const VERSION: &str = "model-1.0.1";
 
-/// The published models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+/// The published models (`methods.model.name` in a spec).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelName {
     /// Scouting switching in 2-D tori.

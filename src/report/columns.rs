@@ -10,53 +10,26 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::scenario::fields;
 use crate::spec::report::{FigureKind, FigureSpec};
 use crate::store::row::Row;
 
-/// Every column of a result row, in field (and CSV) order, with whether it is numeric.
-pub(crate) const COLUMNS: &[(&str, Kind)] = &[
+/// Every column of a result row, in field (and CSV) order, with whether it is numeric: the
+/// row's own columns, the scenario table's ([`fields::COLUMNS`]), then the load and what was
+/// measured.
+pub(crate) const COLUMNS: &[(&str, Kind)] = &all_columns();
+
+/// The columns before the scenario's.
+const LEADING: [(&str, Kind); 5] = [
     ("experiment", Kind::Text),
     ("task_id", Kind::Text),
     ("scenario_id", Kind::Text),
     ("method", Kind::Text),
     ("evaluator", Kind::Text),
-    ("topology", Kind::Text),
-    ("radix", Kind::Number),
-    ("dimensions", Kind::Number),
-    ("nodes", Kind::Number),
-    ("terminals_per_router", Kind::Number),
-    ("routers_per_group", Kind::Number),
-    ("global_links_per_router", Kind::Number),
-    ("graph", Kind::Text),
-    ("graph_blake3", Kind::Text),
-    ("switching", Kind::Text),
-    ("scouting_distance", Kind::Number),
-    ("routing", Kind::Text),
-    ("virtual_channels", Kind::Number),
-    ("escape_channels", Kind::Number),
-    ("buffer_depth", Kind::Number),
-    ("router_delay", Kind::Number),
-    ("input_speedup", Kind::Number),
-    ("message_length", Kind::Number),
-    ("message_length_second_moment", Kind::Number),
-    ("message_length_distribution", Kind::Text),
-    ("message_length_min", Kind::Number),
-    ("message_length_max", Kind::Number),
-    ("fault_rate", Kind::Number),
-    ("broadcast_fraction", Kind::Number),
-    ("startup_latency", Kind::Number),
-    ("ejection", Kind::Text),
-    ("dateline", Kind::Text),
-    ("tie_break", Kind::Text),
-    ("traffic", Kind::Text),
-    ("hotspot_fraction", Kind::Number),
-    ("hotspot_nodes", Kind::Text),
-    ("injection_process", Kind::Text),
-    ("burst_length", Kind::Number),
-    ("broadcast_order", Kind::Text),
-    ("circuit_backoff", Kind::Number),
-    ("circuit_retry_limit", Kind::Number),
-    ("trace_blake3", Kind::Text),
+];
+
+/// The columns after the scenario's.
+const TRAILING: [(&str, Kind); 57] = [
     ("rate", Kind::Number),
     ("fraction_of_saturation", Kind::Number),
     ("trace_time_scale", Kind::Number),
@@ -116,66 +89,39 @@ pub(crate) const COLUMNS: &[(&str, Kind)] = &[
     ("load_grid", Kind::Text),
 ];
 
-/// The columns that describe a scenario (the system evaluated), in display order.
-pub(crate) const SCENARIO_COLUMNS: &[&str] = &[
-    "topology",
-    "radix",
-    "dimensions",
-    "nodes",
-    "terminals_per_router",
-    "routers_per_group",
-    "global_links_per_router",
-    "graph",
-    "switching",
-    "scouting_distance",
-    "routing",
-    "virtual_channels",
-    "escape_channels",
-    "buffer_depth",
-    "router_delay",
-    "input_speedup",
-    "message_length",
-    "message_length_second_moment",
-    "message_length_distribution",
-    "message_length_min",
-    "message_length_max",
-    "fault_rate",
-    "broadcast_fraction",
-    "startup_latency",
-    "ejection",
-    "dateline",
-    "tie_break",
-    "traffic",
-    "hotspot_fraction",
-    "hotspot_nodes",
-    "injection_process",
-    "burst_length",
-    "broadcast_order",
-    "circuit_backoff",
-    "circuit_retry_limit",
-];
+const fn all_columns()
+-> [(&'static str, Kind); LEADING.len() + fields::COLUMNS.len() + TRAILING.len()] {
+    let mut out = [("", Kind::Text); LEADING.len() + fields::COLUMNS.len() + TRAILING.len()];
+    let mut i = 0;
+    while i < LEADING.len() {
+        out[i] = LEADING[i];
+        i += 1;
+    }
+    let mut f = 0;
+    while f < fields::FIELDS.len() {
+        let field = &fields::FIELDS[f];
+        if field.column {
+            out[i] = (field.name, if field.value.is_number() { Kind::Number } else { Kind::Text });
+            i += 1;
+        }
+        f += 1;
+    }
+    let mut t = 0;
+    while t < TRAILING.len() {
+        out[i] = TRAILING[t];
+        i += 1;
+        t += 1;
+    }
+    out
+}
 
-/// The scenario columns that describe a system in prose, in display order.
-pub(crate) const DESCRIBE_COLUMNS: &[&str] = &[
-    "topology",
-    "radix",
-    "dimensions",
-    "terminals_per_router",
-    "routers_per_group",
-    "global_links_per_router",
-    "graph",
-    "switching",
-    "scouting_distance",
-    "routing",
-    "virtual_channels",
-    "escape_channels",
-    "message_length",
-    "fault_rate",
-    "broadcast_fraction",
-    "startup_latency",
-    "traffic",
-    "hotspot_fraction",
-];
+/// The columns that describe a scenario (the system evaluated), in display order: the shown
+/// fields of the scenario table ([`fields::SHOWN`]).
+pub(crate) const SCENARIO_COLUMNS: &[&str] = &fields::SHOWN;
+
+/// The scenario columns that describe a system in prose, in display order
+/// ([`fields::DESCRIBED`]).
+pub(crate) const DESCRIBE_COLUMNS: &[&str] = &fields::DESCRIBED;
 
 /// Whether a column holds numbers or text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -419,35 +365,12 @@ pub(crate) const DERIVED_COLUMNS: &[&str] = &["flit_rate"];
 /// unit (`""` for a pure number).
 pub(crate) type DisplayEntry = (&'static str, &'static str, &'static str, &'static str);
 
-/// Display name and unit of every numeric column, every derived axis ([`DERIVED_COLUMNS`]) and
-/// every intermediate key the models and the simulator report. A key ending in `_{i}` stands
+/// Display name and unit of every numeric column but the scenario's (those are in their
+/// row of [`fields::FIELDS`]), every derived axis ([`DERIVED_COLUMNS`]) and every
+/// intermediate key the models and the simulator report. A key ending in `_{i}` stands
 /// for the indexed family (`pb_0`, `pb_1`, ...). Tests check that every numeric [`COLUMNS`]
 /// entry and every key an evaluator emits is here.
 pub(crate) const DISPLAY: &[DisplayEntry] = &[
-    // Scenario columns.
-    ("radix", "k", "radix", ""),
-    ("dimensions", "n", "dimensions", ""),
-    ("nodes", "N", "nodes", ""),
-    ("terminals_per_router", "p", "terminals per router", ""),
-    ("routers_per_group", "a", "routers per group", ""),
-    ("global_links_per_router", "h", "global links per router", ""),
-    ("scouting_distance", "K", "scouting distance", "hops"),
-    ("virtual_channels", "V", "virtual channels per physical channel", ""),
-    ("escape_channels", "V2", "escape virtual channels", ""),
-    ("buffer_depth", "B", "buffer depth", "flits"),
-    ("router_delay", "", "router delay", "cycles"),
-    ("input_speedup", "", "input speed-up", ""),
-    ("message_length", "M", "message length", "flits"),
-    ("message_length_second_moment", "", "second moment of the message length", "flits\u{b2}"),
-    ("message_length_min", "", "shortest message length", "flits"),
-    ("message_length_max", "", "longest message length", "flits"),
-    ("fault_rate", "\u{3b8}", "node-failure probability", ""),
-    ("broadcast_fraction", "\u{3b2}", "broadcast fraction", ""),
-    ("startup_latency", "\u{394}", "start-up latency", "cycles"),
-    ("hotspot_fraction", "", "hot-spot fraction", ""),
-    ("burst_length", "B", "mean burst length", "messages"),
-    ("circuit_backoff", "", "circuit retry back-off", "cycles"),
-    ("circuit_retry_limit", "", "circuit retry limit", "attempts"),
     // Load and measured quantities.
     ("rate", "\u{3bb}_g", "traffic generation rate", "messages/node/cycle"),
     ("flit_rate", "", "offered load", "flits/node/cycle"),
@@ -582,10 +505,14 @@ pub(crate) const DISPLAY: &[DisplayEntry] = &[
     ("unserved_pair_fraction", "", "unserved source-destination pairs", "fraction"),
 ];
 
-/// The [`DISPLAY`] entry of `key` (an indexed key `pb_3` finds `pb_{i}`) and the index.
-pub(crate) fn display(key: &str) -> Option<(&'static DisplayEntry, Option<&str>)> {
+/// The display entry of `key` (a scenario field's from its row of [`fields::FIELDS`], any other
+/// from [`DISPLAY`]; an indexed key `pb_3` finds `pb_{i}`) and the index.
+pub(crate) fn display(key: &str) -> Option<(DisplayEntry, Option<&str>)> {
+    if let Some(field) = fields::get(key) {
+        return field.display.map(|d| ((field.name, d.symbol, d.meaning, d.unit), None));
+    }
     if let Some(entry) = DISPLAY.iter().find(|entry| entry.0 == key) {
-        return Some((entry, None));
+        return Some((*entry, None));
     }
     let (stem, index) = key.rsplit_once('_')?;
     if index.is_empty() || !index.chars().all(|c| c.is_ascii_digit()) {
@@ -594,7 +521,7 @@ pub(crate) fn display(key: &str) -> Option<(&'static DisplayEntry, Option<&str>)
     DISPLAY
         .iter()
         .find(|entry| entry.0.strip_suffix("_{i}") == Some(stem))
-        .map(|entry| (entry, Some(index)))
+        .map(|entry| (*entry, Some(index)))
 }
 
 /// Axis label with unit for a numeric column, a derived axis or `intermediates.<key>`, as the
@@ -624,7 +551,7 @@ pub(crate) fn axis_label(name: &str) -> String {
     } else {
         upper_first(&what)
     };
-    match *unit {
+    match unit {
         "" => text,
         unit => format!("{text} ({unit})"),
     }
@@ -645,7 +572,7 @@ pub(crate) fn symbol(name: &str) -> String {
         Some(((_, symbol, _, _), None))
             if !symbol.is_empty() && SCENARIO_COLUMNS.contains(&name) =>
         {
-            (*symbol).to_owned()
+            symbol.to_owned()
         }
         _ => name.replace('_', " "),
     }
@@ -853,27 +780,12 @@ fn suggest<'a>(name: &str, valid: &[&'a str]) -> Option<&'a str> {
     let lowered = name.to_lowercase().replace(['-', ' '], "_");
     valid
         .iter()
-        .map(|candidate| (edit_distance(&lowered, candidate), *candidate))
+        .map(|candidate| (crate::suggest::edit_distance(&lowered, candidate), *candidate))
         .filter(|(distance, candidate)| {
             *distance <= 2.max(candidate.len() / 4) || candidate.starts_with(lowered.as_str())
         })
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b_chars: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b_chars.len()).collect();
-    for (i, a_char) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b_chars.len() + 1];
-        for (j, b_char) in b_chars.iter().enumerate() {
-            let substitution = previous[j] + usize::from(a_char != *b_char);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b_chars.len()]
 }
 
 /// The model latency to compare with (and plot against) a simulated one. With no broadcasts in

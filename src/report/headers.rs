@@ -1,5 +1,6 @@
-//! Table column headers: the one place that names every column a table shows, in the field's
-//! words with its unit.
+//! Table column headers: how a table names every column it shows, in the field's words with
+//! its unit. A scenario field's header is in its row of the scenario table
+//! (`scenario::fields::FIELDS`); this file holds the others and looks both up by key.
 //!
 //! Each header has a plain form for the HTML page and Markdown (`Message length M (flits)`)
 //! and a LaTeX form of two lines, a name (`$M$`, math for the papers' symbols) and a second
@@ -9,8 +10,10 @@
 //! computes (`simulation_latency_ci`, `bias`).
 
 use super::tables::Column;
+use crate::scenario::fields;
 
 /// How a table names one column.
+#[derive(Clone, Copy)]
 struct Header {
     /// The column name or computed quantity.
     key: &'static str,
@@ -34,52 +37,9 @@ const fn header(
     Header { key, text, unit, tex, tex_second }
 }
 
-/// Every header, by key.
+/// Every header but the scenario fields' (those are in their row of [`fields::FIELDS`]), by
+/// key.
 const HEADERS: &[Header] = &[
-    // Scenario fields (column names of `results.parquet`).
-    header("topology", "Topology", "", "Topology", ""),
-    header("radix", "Radix k", "", "$k$", ""),
-    header("dimensions", "Dimensions n", "", "$n$", ""),
-    header("nodes", "Nodes N", "", "$N$", ""),
-    header("terminals_per_router", "Terminals per router p", "", "$p$", ""),
-    header("routers_per_group", "Routers per group a", "", "$a$", ""),
-    header("global_links_per_router", "Global links per router h", "", "$h$", ""),
-    header("graph", "Graph", "", "Graph", ""),
-    header("graph_blake3", "Graph blake3", "", "Graph blake3", ""),
-    header("switching", "Switching", "", "Switching", ""),
-    header("scouting_distance", "Scouting distance K", "", "$K$", ""),
-    header("routing", "Routing", "", "Routing", ""),
-    header("virtual_channels", "Virtual channels V", "", "$V$", ""),
-    header("escape_channels", "Escape channels V\u{2082}", "", "$V_2$", ""),
-    header("buffer_depth", "Buffer depth B", "flits", "$B$", "(flits)"),
-    header("router_delay", "Router delay", "cycles", "Router delay", "(cycles)"),
-    header("input_speedup", "Input speed-up", "", "Speed-up", ""),
-    header("message_length", "Message length M", "flits", "$M$", "(flits)"),
-    header(
-        "message_length_second_moment",
-        "Second moment of M",
-        "flits\u{b2}",
-        "$\\overline{M^2}$",
-        "(flits$^2$)",
-    ),
-    header("message_length_distribution", "Message lengths", "", "Lengths", ""),
-    header("message_length_min", "Shortest message", "flits", "$M_{\\min}$", "(flits)"),
-    header("message_length_max", "Longest message", "flits", "$M_{\\max}$", "(flits)"),
-    header("fault_rate", "Node-failure probability \u{3b8}", "", "$\\theta$", ""),
-    header("broadcast_fraction", "Broadcast fraction \u{3b2}", "", "$\\beta$", ""),
-    header("startup_latency", "Start-up latency \u{394}", "cycles", "$\\Delta$", "(cycles)"),
-    header("ejection", "Ejection", "", "Ejection", ""),
-    header("dateline", "Dateline", "", "Dateline", ""),
-    header("tie_break", "Tie break", "", "Tie break", ""),
-    header("traffic", "Traffic", "", "Traffic", ""),
-    header("hotspot_fraction", "Hotspot fraction h", "", "$h$", ""),
-    header("hotspot_nodes", "Hotspot nodes", "", "Hotspot", "nodes"),
-    header("injection_process", "Injection process", "", "Injection", ""),
-    header("burst_length", "Mean burst length B", "messages", "$B$", "(messages)"),
-    header("broadcast_order", "Broadcast order", "", "Broadcast", "order"),
-    header("circuit_backoff", "Retry back-off", "cycles", "Back-off", "(cycles)"),
-    header("circuit_retry_limit", "Retry limit", "", "Retry", "limit"),
-    header("trace_blake3", "Trace (blake3)", "", "Trace", "(blake3)"),
     // Load and results.
     header("method", "Method", "", "Method", ""),
     header("rate", "Rate \u{3bb}", "msg/node/cycle", "$\\lambda$", "(msg/node/cycle)"),
@@ -145,7 +105,7 @@ const HEADERS: &[Header] = &[
 /// parentheses and its two LaTeX header lines. An unknown key (a programming error, caught by
 /// a test) gets the key in words.
 pub(crate) fn column(key: &str, numeric: bool) -> Column {
-    match HEADERS.iter().find(|header| header.key == key) {
+    match lookup(key) {
         Some(header) => Column {
             header: if header.unit.is_empty() {
                 header.text.to_owned()
@@ -167,10 +127,18 @@ pub(crate) fn column(key: &str, numeric: bool) -> Column {
     }
 }
 
+/// The header of `key`: a scenario field's from its table row, any other from [`HEADERS`].
+fn lookup(key: &str) -> Option<Header> {
+    if let Some(field) = fields::get(key) {
+        return field.header.map(|h| header(field.name, h.text, h.unit, h.tex, h.tex_second));
+    }
+    HEADERS.iter().find(|header| header.key == key).copied()
+}
+
 /// Whether `key` has a header here.
 #[cfg(test)]
 pub(crate) fn is_known(key: &str) -> bool {
-    HEADERS.iter().any(|header| header.key == key)
+    lookup(key).is_some()
 }
 
 #[cfg(test)]
@@ -197,7 +165,8 @@ mod tests {
     fn keys_are_unique() {
         for (index, header) in HEADERS.iter().enumerate() {
             assert!(
-                HEADERS[index + 1..].iter().all(|other| other.key != header.key),
+                HEADERS[index + 1..].iter().all(|other| other.key != header.key)
+                    && fields::get(header.key).is_none(),
                 "duplicate header `{}`",
                 header.key
             );

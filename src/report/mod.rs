@@ -46,17 +46,6 @@ use std::path::{Path, PathBuf};
 
 pub use columns::check_figure;
 
-/// Whether `name` is a column that describes the scenario (topology, routing, ...), as opposed
-/// to the load, the method or a measured quantity.
-pub fn is_scenario_column(name: &str) -> bool {
-    columns::SCENARIO_COLUMNS.contains(&name)
-}
-
-/// The columns that describe the scenario, in the order the report names them.
-pub fn scenario_columns() -> &'static [&'static str] {
-    columns::SCENARIO_COLUMNS
-}
-
 use crate::files::write_atomic;
 use crate::spec::report::{FigureKind, ReportSpec, TableKind};
 use crate::store::provenance::Provenance;

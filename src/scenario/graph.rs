@@ -309,7 +309,7 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
                 root = Some((number, Word { text: name.text, column: name.column }));
             }
             other => {
-                let help = crate::spec::suggest::did_you_mean(other, ["router", "link", "root"])
+                let help = crate::suggest::did_you_mean(other, ["router", "link", "root"])
                     .map(|word| format!(" (did you mean `{word}`?)"))
                     .unwrap_or_default();
                 error(
@@ -324,7 +324,7 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
     let resolve = |line: usize, word: &Word<'_>, error: &mut dyn FnMut(usize, usize, String)| {
         let found = index.get(word.text).copied();
         if found.is_none() {
-            let help = crate::spec::suggest::did_you_mean(word.text, names.iter().copied())
+            let help = crate::suggest::did_you_mean(word.text, names.iter().copied())
                 .map(|name| format!(" (did you mean `{name}`?)"))
                 .unwrap_or_default();
             error(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use miette::{Diagnostic as MietteDiagnostic, NamedSource, SourceSpan};
 use serde_saphyr::Location;
 
-use super::suggest::did_you_mean;
+use crate::suggest::did_you_mean;
 
 /// One problem in a spec.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,6 @@
 pub mod error;
 pub mod external;
 pub mod report;
-pub mod suggest;
 pub mod sweep;
 pub mod trace;
 pub mod types;

@@ -102,11 +102,21 @@ impl Range {
 pub trait SweepValue: Sized + Clone {
     /// Converts one point of a numeric range, or says why it cannot.
     fn from_range_point(x: f64) -> Result<Self, String>;
+
+    /// Checks a value of scenario field `field` against the field's bounds
+    /// (`scenario::bounds`, from the scenario table); names and files have none.
+    fn check(_field: &str, _value: &Self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 impl SweepValue for f64 {
     fn from_range_point(x: f64) -> Result<f64, String> {
         Ok(x)
+    }
+
+    fn check(field: &str, value: &f64) -> Result<(), String> {
+        crate::scenario::bounds::real(field, *value)
     }
 }
 
@@ -119,6 +129,10 @@ impl SweepValue for u32 {
             ));
         }
         Ok(rounded as u32)
+    }
+
+    fn check(field: &str, value: &u32) -> Result<(), String> {
+        crate::scenario::bounds::integer(field, *value)
     }
 }
 

@@ -11,6 +11,11 @@ use serde_saphyr::Spanned;
 
 use super::report::ReportSpec;
 use super::sweep::Sweep;
+use crate::model::ModelName;
+use crate::scenario::{
+    BroadcastOrder, Dateline, Ejection, InjectionProcessKind, LengthDistributionKind, Routing,
+    SwitchingKind, TieBreak, TopologyKind,
+};
 
 /// A sweepable spec field with its source location.
 pub type Field<T> = Spanned<Sweep<T>>;
@@ -87,8 +92,8 @@ pub struct ScenarioSpec {
     #[serde(default)]
     pub switching: Option<SwitchingSpec>,
     /// The routing algorithm.
-    #[schemars(with = "Sweep<RoutingName>")]
-    pub routing: Field<RoutingName>,
+    #[schemars(with = "Sweep<Routing>")]
+    pub routing: Field<Routing>,
     /// Virtual channels per physical channel (V >= 1).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_VIRTUAL_CHANNELS))]
@@ -127,8 +132,8 @@ pub struct ScenarioSpec {
     /// `message_length_second_moment` (giving both, they must agree), which
     /// `circuit_torus_faults` uses; the other models assume fixed lengths.
     #[serde(default)]
-    #[schemars(with = "Option<Sweep<LengthDistributionName>>", extend("default" = "fixed"))]
-    pub message_length_distribution: Option<Field<LengthDistributionName>>,
+    #[schemars(with = "Option<Sweep<LengthDistributionKind>>", extend("default" = "fixed"))]
+    pub message_length_distribution: Option<Field<LengthDistributionKind>>,
     /// The short length of a `bimodal` distribution, the shortest of a `uniform` one (flits).
     #[serde(default)]
     #[schemars(with = "Option<Sweep<u32>>")]
@@ -145,20 +150,20 @@ pub struct ScenarioSpec {
     /// (one flit per cycle from any message that reached the node, as BookSim and real routers)
     /// or `unlimited` (every message at once, consumed on arrival).
     #[serde(default)]
-    #[schemars(with = "Option<Sweep<EjectionName>>", extend("default" = "single"))]
-    pub ejection: Option<Field<EjectionName>>,
+    #[schemars(with = "Option<Sweep<Ejection>>", extend("default" = "single"))]
+    pub ejection: Option<Field<Ejection>>,
     /// Dateline convention of dimension-order routes on a torus (simulator): `per_traversal`
     /// (class fixed per ring traversal; the default for `dimension_order`) or `switch`
     /// (Dally-Seitz; the only one Duato's escape class supports, and its default).
     #[serde(default)]
-    #[schemars(with = "Option<Sweep<DatelineName>>")]
-    pub dateline: Option<Field<DatelineName>>,
+    #[schemars(with = "Option<Sweep<Dateline>>")]
+    pub dateline: Option<Field<Dateline>>,
     /// Direction of dimension-order routes on a torus at distance exactly k/2 (simulator):
     /// `random` (per message and dimension; the default for `dimension_order`) or `positive`
     /// (always +; the only one Duato's escape class supports, and its default).
     #[serde(default)]
-    #[schemars(with = "Option<Sweep<TieBreakName>>")]
-    pub tie_break: Option<Field<TieBreakName>>,
+    #[schemars(with = "Option<Sweep<TieBreak>>")]
+    pub tie_break: Option<Field<TieBreak>>,
     /// Traffic pattern; uniform unicast when left out.
     #[serde(default)]
     pub traffic: Option<TrafficSpec>,
@@ -272,8 +277,8 @@ pub struct TrafficSpec {
     /// (bursts of one message per cycle, a geometric number of messages with mean
     /// `burst_length`, separated by silent periods; `rate <= B / (B + 1)`).
     #[serde(default)]
-    #[schemars(with = "Option<Sweep<InjectionProcessName>>", extend("default" = "poisson"))]
-    pub injection_process: Option<Field<InjectionProcessName>>,
+    #[schemars(with = "Option<Sweep<InjectionProcessKind>>", extend("default" = "poisson"))]
+    pub injection_process: Option<Field<InjectionProcessKind>>,
     /// `on_off` only: the mean number of messages in a burst, B >= 1 (a burst sends one
     /// message per cycle).
     #[serde(default)]
@@ -291,8 +296,8 @@ pub struct TrafficSpec {
     /// broadcast_fraction > 0; simulator only): `random` per broadcast or `round_robin` per
     /// source node.
     #[serde(default)]
-    #[schemars(with = "Option<Sweep<BroadcastOrderName>>", extend("default" = "random"))]
-    pub broadcast_order: Option<Field<BroadcastOrderName>>,
+    #[schemars(with = "Option<Sweep<BroadcastOrder>>", extend("default" = "random"))]
+    pub broadcast_order: Option<Field<BroadcastOrder>>,
 }
 
 /// `load:` give exactly one of `rates`, `fraction_of_saturation` and `trace_time_scale`.
@@ -417,8 +422,8 @@ impl ExternalKind {
 #[serde(deny_unknown_fields)]
 pub struct ModelMethod {
     /// The model's name, as `runner models` lists it.
-    #[schemars(with = "ModelNameSpec")]
-    pub name: Spanned<ModelNameSpec>,
+    #[schemars(with = "ModelName")]
+    pub name: Spanned<ModelName>,
     /// `fat_tree` only: read eq. (22) literally instead of erratum E-BFT-3.
     #[serde(default)]
     pub literal_eq22: bool,
@@ -492,151 +497,6 @@ pub enum MeasureName {
     Throughput,
 }
 
-/// `scenario.topology.kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TopologyKind {
-    /// k-ary n-cube.
-    Torus,
-    /// k-ary n-mesh.
-    Mesh,
-    /// Binary n-cube.
-    Hypercube,
-    /// Butterfly fat-tree.
-    FatTree,
-    /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008), global links in the absolute
-    /// arrangement.
-    Dragonfly,
-    /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `radix` k,
-    /// `dimensions` n levels of switches, k^n terminals.
-    #[serde(rename = "kary_ntree")]
-    KaryNTree,
-    /// Any network read from a file (`topology.graph`, format in docs/graph.md).
-    Graph,
-}
-
-/// `scenario.switching.kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SwitchingKind {
-    /// Wormhole switching.
-    Wormhole,
-    /// Scouting switching.
-    Scouting,
-    /// Circuit switching.
-    Circuit,
-}
-
-/// `scenario.routing`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RoutingName {
-    /// Deterministic dimension-order (e-cube).
-    DimensionOrder,
-    /// Fully adaptive minimal, no deadlock avoidance.
-    Adaptive,
-    /// Duato's protocol.
-    Duato,
-    /// Duato-Nbc: negative-hop escape with bonus cards.
-    Nbc,
-    /// Up/down (fat-trees): up to a nearest common ancestor by any free up port, then down;
-    /// up*/down* on a spanning tree (graph).
-    UpDown,
-    /// Up/down (fat-trees), the up port drawn at random per message and hop.
-    UpDownRandom,
-    /// West-first turn model (2-D mesh).
-    WestFirst,
-    /// Odd-even turn model (2-D mesh).
-    OddEven,
-    /// Dragonfly minimal: local, global, local hop; graph: shortest paths with an up*/down*
-    /// escape channel.
-    Minimal,
-    /// Dragonfly Valiant: via a random intermediate group.
-    Valiant,
-    /// Dragonfly UGAL-L: minimal or Valiant per message, from the source router's queues.
-    Ugal,
-}
-
-/// `scenario.ejection`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EjectionName {
-    /// One message at a time.
-    Single,
-    /// Any number at once.
-    Unlimited,
-    /// One flit per cycle, interleaving the messages that reached the node.
-    Interleaved,
-}
-
-/// `scenario.message_length_distribution`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LengthDistributionName {
-    /// Every message `message_length` flits.
-    Fixed,
-    /// `message_length_min` or `message_length_max` flits, with mean `message_length`.
-    Bimodal,
-    /// Geometric on 1, 2, 3, ... flits with mean `message_length`.
-    Geometric,
-    /// Uniform from `message_length_min` to `message_length_max`.
-    Uniform,
-}
-
-impl LengthDistributionName {
-    /// The name as written.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            LengthDistributionName::Fixed => "fixed",
-            LengthDistributionName::Bimodal => "bimodal",
-            LengthDistributionName::Geometric => "geometric",
-            LengthDistributionName::Uniform => "uniform",
-        }
-    }
-}
-
-/// `scenario.traffic.injection_process`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum InjectionProcessName {
-    /// Poisson arrivals at each node.
-    Poisson,
-    /// One message with probability `rate` per node and cycle.
-    Bernoulli,
-    /// Two-state on/off bursts with mean `burst_length` messages.
-    OnOff,
-}
-
-/// `scenario.dateline`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DatelineName {
-    /// Class fixed once per ring traversal.
-    PerTraversal,
-    /// Class 0 until the wrap-around link, class 1 after it (Dally-Seitz).
-    Switch,
-}
-
-/// `scenario.tie_break`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TieBreakName {
-    /// At random, once per message and dimension.
-    Random,
-    /// Always the + direction.
-    Positive,
-}
-
-/// `scenario.traffic.broadcast_order`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BroadcastOrderName {
-    /// Drawn uniformly per broadcast.
-    Random,
-    /// Round-robin per source node.
-    RoundRobin,
-}
-
 /// `scenario.traffic.pattern`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -665,22 +525,6 @@ pub enum TrafficPattern {
     Trace,
 }
 
-/// `methods.model.name`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelNameSpec {
-    /// Scouting switching, 2-D torus.
-    ScoutingTorus,
-    /// Unicast/broadcast, hypercube.
-    BroadcastHypercube,
-    /// Circuit switching with node faults, 2-D torus.
-    CircuitTorusFaults,
-    /// Duato-Nbc, 2-D torus.
-    NbcTorus,
-    /// Butterfly fat-tree.
-    FatTree,
-}
-
 macro_rules! named_values {
     ($($ty:ty),*) => {$(
         impl super::sweep::SweepValue for $ty {
@@ -694,12 +538,12 @@ macro_rules! named_values {
 named_values!(
     TopologyKind,
     SwitchingKind,
-    RoutingName,
-    EjectionName,
-    LengthDistributionName,
-    InjectionProcessName,
-    DatelineName,
-    TieBreakName,
+    Routing,
+    Ejection,
+    LengthDistributionKind,
+    InjectionProcessKind,
+    Dateline,
+    TieBreak,
     TrafficPattern,
-    BroadcastOrderName
+    BroadcastOrder
 );

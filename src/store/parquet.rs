@@ -407,6 +407,27 @@ mod tests {
         }]
     }
 
+    /// The scenario columns of `results.parquet` are the scenario table's, in its order, each
+    /// numeric or text as the table says.
+    #[test]
+    fn the_scenario_columns_are_the_scenario_table_s() {
+        use crate::scenario::fields;
+        let schema = schema();
+        let in_file: Vec<&str> = schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .filter(|name| fields::get(name).is_some())
+            .collect();
+        let in_table: Vec<&str> = fields::columns().map(|f| f.name).collect();
+        assert_eq!(in_file, in_table);
+        for field in fields::columns() {
+            let data_type = schema.field_with_name(field.name).expect("column").data_type();
+            let text = matches!(data_type, arrow_schema::DataType::Utf8);
+            assert_eq!(!text, field.value.is_number(), "{}: {data_type}", field.name);
+        }
+    }
+
     #[test]
     fn rows_round_trip() {
         let dir = tempfile::tempdir().expect("temp dir");

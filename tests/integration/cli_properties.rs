@@ -432,7 +432,7 @@ fn cli_refusal(key: &str, value: &str) -> String {
 #[test]
 fn every_bounded_field_is_refused_alike_by_specs_and_the_command_line() {
     let mut checked = 0;
-    for (field, least, most) in bounds::INTEGER_FIELDS {
+    for (field, least, most) in bounds::integer_fields() {
         let mut out_of_range = Vec::new();
         if least > 0 {
             out_of_range.push(least - 1);
@@ -455,7 +455,7 @@ fn every_bounded_field_is_refused_alike_by_specs_and_the_command_line() {
             checked += 1;
         }
     }
-    for (field, low, high, inclusive) in bounds::REAL_FIELDS {
+    for (field, low, high, inclusive) in bounds::real_fields() {
         let mut out_of_range = vec![(f64::NAN, ".nan", "nan"), (f64::INFINITY, ".inf", "inf")];
         let below = format!("{}", low - 0.5);
         out_of_range.push((low - 0.5, below.as_str(), below.as_str()));

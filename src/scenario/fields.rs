@@ -1,0 +1,478 @@
+//! The scenario vocabulary in one table: every field of a [`Scenario`](super::Scenario) that a
+//! spec, the command line, a result row or a report names, defined once.
+//!
+//! [`FIELDS`] lists each field with its name (the spec key, the `key=value` key and the
+//! `results.parquet` column are one word), what it takes and its bounds, its display name,
+//! symbol and unit, its table header, which evaluators read it and what role it plays. Every
+//! other list of fields is derived from it:
+//! - the spec's sweep axes and their expansion order ([`SWEPT`], `spec::validate::FIELDS`),
+//!   which are also the command line's keys (`cli::scenario_args`, plus [`Field::key_only`]);
+//! - the bounds every path applies (`scenario::bounds::integer`, `scenario::bounds::real`);
+//! - the report's scenario columns ([`SHOWN`]), the ones a prose description names
+//!   ([`DESCRIBED`]), their display names and units (`report::columns::display`) and table
+//!   headers (`report::headers`);
+//! - the keys `runner solve` refuses because only the simulator reads them
+//!   ([`Evaluators::Simulator`]).
+//!
+//! Tests check that the result row (`store::row::Row`), its Parquet schema and the external
+//! request's scenario object list the [`Field::column`] fields in this order.
+//!
+//! To add a scenario field: add its row here, its member to `Scenario` and its meaning to the
+//! evaluator that reads it (ARCHITECTURE.md, "Where to add a scenario field", has the recipe).
+
+/// What a field takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// A name from a fixed vocabulary (`topology: torus`, `routing: duato`).
+    Name,
+    /// Free text (a graph file, a list of hotspot nodes, a content hash).
+    Text,
+    /// A count from `least` to `most`, both included.
+    Count {
+        /// The smallest value allowed.
+        least: u32,
+        /// The largest value allowed.
+        most: u32,
+    },
+    /// A finite real from `least` to `most` (included when `most_included`).
+    Real {
+        /// The smallest value allowed (included).
+        least: f64,
+        /// The largest value allowed.
+        most: f64,
+        /// Whether `most` itself is allowed.
+        most_included: bool,
+    },
+}
+
+impl Value {
+    /// Whether the field's column holds numbers (counts and reals) rather than text.
+    pub const fn is_number(&self) -> bool {
+        matches!(self, Value::Count { .. } | Value::Real { .. })
+    }
+}
+
+/// Which built-in evaluators read a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluators {
+    /// The models and the simulator (a model refuses a value it cannot evaluate).
+    Both,
+    /// Only the simulator (and external programs): the models ignore it, so `runner solve`
+    /// refuses the key rather than silently dropping it.
+    Simulator,
+}
+
+/// A numeric field's display: the papers' symbol (`""` when they have none), what it is in
+/// words, and its unit (`""` for a pure number). Axis labels and legends are built from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Display {
+    /// The papers' symbol (`V`, `θ`), or `""`.
+    pub symbol: &'static str,
+    /// What it is, in words (`virtual channels per physical channel`).
+    pub meaning: &'static str,
+    /// The unit, or `""`.
+    pub unit: &'static str,
+}
+
+/// How a table names a field's column: a plain form for HTML and Markdown, and two LaTeX
+/// lines (a name, with math for the papers' symbols, and usually the unit) so that a paper's
+/// table stays narrow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The plain name in words, with the symbol where the papers use one.
+    pub text: &'static str,
+    /// The unit, or `""`.
+    pub unit: &'static str,
+    /// The LaTeX name.
+    pub tex: &'static str,
+    /// The LaTeX second line (the unit in parentheses, or the rest of a long name).
+    pub tex_second: &'static str,
+}
+
+/// One scenario field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Field {
+    /// The name: spec key, `key=value` key and result column alike.
+    pub name: &'static str,
+    /// What it takes, with its bounds.
+    pub value: Value,
+    /// A sweep axis of the spec (and a command-line key), in expansion order.
+    pub swept: bool,
+    /// A command-line key that is not a sweep axis of its own (`hotspot_nodes`, swept with
+    /// `traffic`).
+    pub key_only: bool,
+    /// A column of `results.parquet` (and of the external request's `scenario` object).
+    pub column: bool,
+    /// Shown by the report among a result's scenario columns (legends, panels, tables).
+    pub shown: bool,
+    /// Named when the report describes a system in prose (`torus, k = 8, n = 2, V = 2`).
+    pub described: bool,
+    /// Which evaluators read it.
+    pub evaluators: Evaluators,
+    /// Display name and unit (numeric fields).
+    pub display: Option<Display>,
+    /// Table header (every column).
+    pub header: Option<Header>,
+}
+
+/// The most flits per buffer, cycles of router delay or circuit back-off, links of scouting
+/// distance, flits per input port and cycle, and flits per message: 2^20.
+pub const MAX_COUNT: u32 = 1 << 20;
+
+const fn count(least: u32, most: u32) -> Value {
+    Value::Count { least, most }
+}
+
+const fn real(least: f64, most: f64, most_included: bool) -> Value {
+    Value::Real { least, most, most_included }
+}
+
+const fn display(
+    symbol: &'static str,
+    meaning: &'static str,
+    unit: &'static str,
+) -> Option<Display> {
+    Some(Display { symbol, meaning, unit })
+}
+
+const fn header(
+    text: &'static str,
+    unit: &'static str,
+    tex: &'static str,
+    tex_second: &'static str,
+) -> Option<Header> {
+    Some(Header { text, unit, tex, tex_second })
+}
+
+/// A sweep axis that is a shown result column, read by both evaluators.
+const fn field(name: &'static str, value: Value) -> Field {
+    Field {
+        name,
+        value,
+        swept: true,
+        key_only: false,
+        column: true,
+        shown: true,
+        described: false,
+        evaluators: Evaluators::Both,
+        display: None,
+        header: None,
+    }
+}
+
+impl Field {
+    const fn described(self) -> Field {
+        Field { described: true, ..self }
+    }
+
+    const fn simulator(self) -> Field {
+        Field { evaluators: Evaluators::Simulator, ..self }
+    }
+
+    const fn display(self, display: Option<Display>) -> Field {
+        Field { display, ..self }
+    }
+
+    const fn header(self, header: Option<Header>) -> Field {
+        Field { header, ..self }
+    }
+
+    /// A result column derived from the scenario, not written in a spec.
+    const fn derived(self) -> Field {
+        Field { swept: false, ..self }
+    }
+
+    /// Not shown among a result's scenario columns (an identity hash).
+    const fn hidden(self) -> Field {
+        Field { shown: false, ..self }
+    }
+
+    /// Written in specs and on the command line, but no column of its own.
+    const fn no_column(self) -> Field {
+        Field { column: false, shown: false, ..self }
+    }
+}
+
+/// Every scenario field. The order is the column order of `results.parquet` and the
+/// expansion order of a spec's sweep (the first swept field varies slowest).
+pub const FIELDS: &[Field] = &[
+    field("topology", Value::Name).described().header(header("Topology", "", "Topology", "")),
+    field("radix", count(2, u32::MAX))
+        .described()
+        .display(display("k", "radix", ""))
+        .header(header("Radix k", "", "$k$", "")),
+    field("dimensions", count(1, u32::MAX))
+        .described()
+        .display(display("n", "dimensions", ""))
+        .header(header("Dimensions n", "", "$n$", "")),
+    field("processors", count(4, u32::MAX)).no_column(),
+    field("nodes", count(1, u32::MAX))
+        .derived()
+        .display(display("N", "nodes", ""))
+        .header(header("Nodes N", "", "$N$", "")),
+    field("terminals_per_router", count(1, MAX_COUNT))
+        .described()
+        .display(display("p", "terminals per router", ""))
+        .header(header("Terminals per router p", "", "$p$", "")),
+    field("routers_per_group", count(1, MAX_COUNT))
+        .described()
+        .display(display("a", "routers per group", ""))
+        .header(header("Routers per group a", "", "$a$", "")),
+    field("global_links_per_router", count(1, MAX_COUNT))
+        .described()
+        .display(display("h", "global links per router", ""))
+        .header(header("Global links per router h", "", "$h$", "")),
+    field("graph", Value::Text).described().header(header("Graph", "", "Graph", "")),
+    field("graph_blake3", Value::Text).derived().hidden().header(header(
+        "Graph blake3",
+        "",
+        "Graph blake3",
+        "",
+    )),
+    field("switching", Value::Name).described().header(header("Switching", "", "Switching", "")),
+    field("scouting_distance", count(0, MAX_COUNT))
+        .described()
+        .display(display("K", "scouting distance", "hops"))
+        .header(header("Scouting distance K", "", "$K$", "")),
+    field("routing", Value::Name).described().header(header("Routing", "", "Routing", "")),
+    field("virtual_channels", count(1, u32::MAX))
+        .described()
+        .display(display("V", "virtual channels per physical channel", ""))
+        .header(header("Virtual channels V", "", "$V$", "")),
+    field("escape_channels", count(1, u32::MAX))
+        .described()
+        .display(display("V2", "escape virtual channels", ""))
+        .header(header("Escape channels V\u{2082}", "", "$V_2$", "")),
+    field("buffer_depth", count(1, MAX_COUNT))
+        .simulator()
+        .display(display("B", "buffer depth", "flits"))
+        .header(header("Buffer depth B", "flits", "$B$", "(flits)")),
+    field("router_delay", count(0, MAX_COUNT))
+        .simulator()
+        .display(display("", "router delay", "cycles"))
+        .header(header("Router delay", "cycles", "Router delay", "(cycles)")),
+    field("input_speedup", count(1, MAX_COUNT))
+        .simulator()
+        .display(display("", "input speed-up", ""))
+        .header(header("Input speed-up", "", "Speed-up", "")),
+    field("message_length", count(1, MAX_COUNT))
+        .described()
+        .display(display("M", "message length", "flits"))
+        .header(header("Message length M", "flits", "$M$", "(flits)")),
+    field("message_length_second_moment", real(1.0, f64::MAX, true))
+        .display(display("", "second moment of the message length", "flits\u{b2}"))
+        .header(header("Second moment of M", "flits\u{b2}", "$\\overline{M^2}$", "(flits$^2$)")),
+    field("message_length_distribution", Value::Name).header(header(
+        "Message lengths",
+        "",
+        "Lengths",
+        "",
+    )),
+    field("message_length_min", count(1, MAX_COUNT))
+        .display(display("", "shortest message length", "flits"))
+        .header(header("Shortest message", "flits", "$M_{\\min}$", "(flits)")),
+    field("message_length_max", count(1, MAX_COUNT))
+        .display(display("", "longest message length", "flits"))
+        .header(header("Longest message", "flits", "$M_{\\max}$", "(flits)")),
+    field("fault_rate", real(0.0, 1.0, false))
+        .described()
+        .display(display("\u{3b8}", "node-failure probability", ""))
+        .header(header("Node-failure probability \u{3b8}", "", "$\\theta$", "")),
+    field("broadcast_fraction", real(0.0, 1.0, true))
+        .described()
+        .display(display("\u{3b2}", "broadcast fraction", ""))
+        .header(header("Broadcast fraction \u{3b2}", "", "$\\beta$", "")),
+    field("startup_latency", real(0.0, 1e9, true))
+        .described()
+        .display(display("\u{394}", "start-up latency", "cycles"))
+        .header(header("Start-up latency \u{394}", "cycles", "$\\Delta$", "(cycles)")),
+    field("ejection", Value::Name).simulator().header(header("Ejection", "", "Ejection", "")),
+    field("dateline", Value::Name).simulator().header(header("Dateline", "", "Dateline", "")),
+    field("tie_break", Value::Name).simulator().header(header("Tie break", "", "Tie break", "")),
+    field("traffic", Value::Name).described().header(header("Traffic", "", "Traffic", "")),
+    field("hotspot_fraction", real(0.0, 1.0, true))
+        .described()
+        .display(display("", "hot-spot fraction", ""))
+        .header(header("Hotspot fraction h", "", "$h$", "")),
+    Field { key_only: true, ..field("hotspot_nodes", Value::Text).derived() }.header(header(
+        "Hotspot nodes",
+        "",
+        "Hotspot",
+        "nodes",
+    )),
+    field("injection_process", Value::Name).header(header(
+        "Injection process",
+        "",
+        "Injection",
+        "",
+    )),
+    field("burst_length", real(1.0, 1e9, true))
+        .display(display("B", "mean burst length", "messages"))
+        .header(header("Mean burst length B", "messages", "$B$", "(messages)")),
+    field("broadcast_order", Value::Name).simulator().header(header(
+        "Broadcast order",
+        "",
+        "Broadcast",
+        "order",
+    )),
+    field("circuit_backoff", count(0, MAX_COUNT))
+        .simulator()
+        .display(display("", "circuit retry back-off", "cycles"))
+        .header(header("Retry back-off", "cycles", "Back-off", "(cycles)")),
+    field("circuit_retry_limit", count(0, u32::MAX))
+        .simulator()
+        .display(display("", "circuit retry limit", "attempts"))
+        .header(header("Retry limit", "", "Retry", "limit")),
+    field("trace_blake3", Value::Text).derived().hidden().header(header(
+        "Trace (blake3)",
+        "",
+        "Trace",
+        "(blake3)",
+    )),
+];
+
+/// The field named `name`.
+pub fn get(name: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|field| field.name == name)
+}
+
+/// Whether two names are equal (`==` on `str` is not `const`).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Which fields a derived list takes.
+#[derive(Clone, Copy)]
+enum Pick {
+    Swept,
+    Column,
+    Shown,
+    Described,
+}
+
+const fn picks(field: &Field, pick: Pick) -> bool {
+    match pick {
+        Pick::Swept => field.swept,
+        Pick::Column => field.column,
+        Pick::Shown => field.shown,
+        Pick::Described => field.described,
+    }
+}
+
+const fn count_of(pick: Pick) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < FIELDS.len() {
+        if picks(&FIELDS[i], pick) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+const fn names<const N: usize>(pick: Pick) -> [&'static str; N] {
+    assert!(count_of(pick) == N, "the length of a derived field list is off");
+    let mut out = [""; N];
+    let (mut i, mut n) = (0, 0);
+    while i < FIELDS.len() {
+        if picks(&FIELDS[i], pick) {
+            out[n] = FIELDS[i].name;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Position of `name` among the sweep axes ([`SWEPT`]); a compile-time error when it is
+/// not one.
+pub const fn swept_index(name: &str) -> usize {
+    let mut i = 0;
+    while i < SWEPT.len() {
+        if same(SWEPT[i], name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("not a swept scenario field")
+}
+
+/// The spec's sweep axes in expansion order: the first varies slowest. Each is also a
+/// command-line key.
+pub const SWEPT: [&str; count_of(Pick::Swept)] = names(Pick::Swept);
+
+/// The result columns of a scenario, in `results.parquet` order ([`columns`] as names).
+pub const COLUMNS: [&str; count_of(Pick::Column)] = names(Pick::Column);
+
+/// The result columns that describe a scenario, in display order.
+pub const SHOWN: [&str; count_of(Pick::Shown)] = names(Pick::Shown);
+
+/// The scenario columns a prose description of a system names, in order.
+pub const DESCRIBED: [&str; count_of(Pick::Described)] = names(Pick::Described);
+
+/// The result columns of a scenario, in `results.parquet` order.
+pub fn columns() -> impl Iterator<Item = &'static Field> {
+    FIELDS.iter().filter(|field| field.column)
+}
+
+/// The keys `runner solve` refuses because only the simulator reads them.
+pub fn simulator_only() -> impl Iterator<Item = &'static str> {
+    FIELDS.iter().filter(|f| f.evaluators == Evaluators::Simulator).map(|f| f.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_in_the_fields_words() {
+        for (index, field) in FIELDS.iter().enumerate() {
+            assert!(
+                FIELDS[index + 1..].iter().all(|other| other.name != field.name),
+                "`{}` is listed twice",
+                field.name
+            );
+            assert!(
+                field
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            );
+        }
+    }
+
+    #[test]
+    fn every_column_has_a_header_and_every_numeric_column_a_display() {
+        for field in columns() {
+            assert!(field.header.is_some(), "column `{}` has no table header", field.name);
+            assert_eq!(
+                field.display.is_some(),
+                field.value.is_number(),
+                "`{}`: numeric columns and only they have a display entry",
+                field.name
+            );
+        }
+    }
+
+    #[test]
+    fn shown_and_described_fields_are_columns_and_swept_ones_are_keys() {
+        for field in FIELDS {
+            assert!(!field.shown || field.column, "`{}` is shown but no column", field.name);
+            assert!(!field.described || field.shown, "`{}` is described but not shown", field.name);
+            assert!(!(field.swept && field.key_only), "`{}`", field.name);
+        }
+        assert_eq!(SWEPT[swept_index("circuit_retry_limit")], "circuit_retry_limit");
+        assert_eq!(swept_index("topology"), 0);
+    }
+}

@@ -1,0 +1,442 @@
+//! One scenario from one combination of field values: the network, the switching, the
+//! routing and its fit to the network, message lengths, traffic and injection.
+
+use super::*;
+
+pub(super) fn get<T: Copy>(values: &Values<T>, index: usize) -> Option<T> {
+    values.get(index).map(|v| v.0)
+}
+
+/// One scenario from one combination of value indices: each part in turn, then the checks
+/// that need the whole scenario. `used` records which fields the point read.
+pub(super) fn build(
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; FIELDS.len()],
+    diags: &mut Diags,
+) -> Option<ScenarioPoint> {
+    let kind_location = c.topology.get(index[TOPOLOGY])?.1;
+    let topology = topology(c, index, used, diags, kind_location)?;
+    used[TOPOLOGY] = true;
+    used[SWITCHING] = true;
+    let switching = switching(c, index, used, diags, kind_location)?;
+    used[ROUTING] = true;
+    let routing = routing(c, index, diags, &topology)?;
+    // Only routings with escape channels read `escape_channels`; elsewhere it is left unset
+    // (as the circuit parameters are), and a spec where no point reads it is refused below.
+    let escape = matches!(routing, Routing::Duato | Routing::Nbc);
+    used[ESCAPE] |= escape;
+    for field in [
+        VIRTUAL_CHANNELS,
+        BUFFER,
+        ROUTER_DELAY,
+        INPUT_SPEEDUP,
+        MESSAGE_LENGTH,
+        SECOND_MOMENT,
+        LENGTH_DISTRIBUTION,
+    ] {
+        used[field] = true;
+    }
+    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC, INJECTION] {
+        used[field] = true;
+    }
+    let message_length = get(&c.message_length, index[MESSAGE_LENGTH])?;
+    let second_moment = second_moment(c, index, diags, message_length)?;
+    let message_length_distribution = lengths(c, index, used, diags, message_length)?;
+    let injection_process = injection(c, index, used, diags, kind_location)?;
+    let virtual_channels = get(&c.virtual_channels, index[VIRTUAL_CHANNELS])?;
+    let escape_channels = escape.then(|| get(&c.escape_channels, index[ESCAPE])).flatten();
+    let buffer_depth = get(&c.buffer_depth, index[BUFFER])?;
+    let router_delay = get(&c.router_delay, index[ROUTER_DELAY])?;
+    let input_speedup = get(&c.input_speedup, index[INPUT_SPEEDUP]);
+    let fault_rate = get(&c.fault_rate, index[FAULT_RATE])?;
+    let broadcast_fraction = get(&c.broadcast_fraction, index[BROADCAST])?;
+    let startup_latency = get(&c.startup_latency, index[STARTUP])?;
+    let broadcast_order = get(&c.broadcast_order, index[BROADCAST_ORDER])?;
+    let ejection = get(&c.ejection, index[EJECTION])?;
+    let traffic = traffic(c, index, used, diags, kind_location)?;
+    let circuit = switching == Switching::Circuit;
+    let scenario = Scenario {
+        topology,
+        switching,
+        routing,
+        virtual_channels,
+        escape_channels,
+        buffer_depth,
+        router_delay,
+        input_speedup,
+        message_length,
+        message_length_second_moment: second_moment,
+        message_length_distribution,
+        injection_process,
+        fault_rate,
+        broadcast_fraction,
+        startup_latency,
+        broadcast_order,
+        ejection,
+        dateline: get(&c.dateline, index[DATELINE]),
+        tie_break: get(&c.tie_break, index[TIE_BREAK]),
+        traffic,
+        // Simulator-only circuit parameters, for circuit switching only; the defaults (no
+        // back-off, the simulator's retry limit) are left unset, so that equal systems compare
+        // (and hash) equal.
+        circuit_backoff: circuit
+            .then(|| get(&c.circuit_backoff, index[CIRCUIT_BACKOFF]))
+            .flatten()
+            .filter(|&b| b != 0),
+        circuit_retry_limit: circuit
+            .then(|| get(&c.circuit_retry_limit, index[CIRCUIT_RETRY_LIMIT]))
+            .flatten()
+            .filter(|&r| r != sim::DEFAULT_CIRCUIT_RETRY_LIMIT),
+    };
+    finish(scenario, c, index, used, diags, kind_location)
+}
+
+/// The network of one point (`topology.kind` and the fields its family reads), within
+/// [`MAX_NODES`].
+fn topology(
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; FIELDS.len()],
+    diags: &mut Diags,
+    kind_location: Location,
+) -> Option<Topology> {
+    let kind = get(&c.topology, index[TOPOLOGY])?;
+    let mut need = |field: usize, values: &Values<u32>, what: &str| -> Option<u32> {
+        used[field] = true;
+        let value = get(values, index[field]);
+        if value.is_none() {
+            diags.error(
+                kind_location,
+                format!("a {what} needs `topology.{}`", FIELDS[field]),
+                None,
+            );
+        }
+        value
+    };
+    let topology = match kind {
+        TopologyKind::Torus => Topology::Torus {
+            radix: need(RADIX, &c.radix, "torus")?,
+            dimensions: need(DIMENSIONS, &c.dimensions, "torus")?,
+        },
+        TopologyKind::Mesh => Topology::Mesh {
+            radix: need(RADIX, &c.radix, "mesh")?,
+            dimensions: need(DIMENSIONS, &c.dimensions, "mesh")?,
+        },
+        TopologyKind::Hypercube => {
+            Topology::Hypercube { dimensions: need(DIMENSIONS, &c.dimensions, "hypercube")? }
+        }
+        TopologyKind::FatTree => {
+            Topology::FatTree { processors: need(PROCESSORS, &c.processors, "fat_tree")? }
+        }
+        TopologyKind::KaryNTree => Topology::KaryNTree {
+            radix: need(RADIX, &c.radix, "kary_ntree")?,
+            dimensions: need(DIMENSIONS, &c.dimensions, "kary_ntree")?,
+        },
+        TopologyKind::Graph => {
+            used[GRAPH] = true;
+            let Some((graph, _)) = c.graph.get(index[GRAPH]) else {
+                diags.error(
+                    kind_location,
+                    "a graph needs `topology.graph`, the file describing it (docs/graph.md)",
+                    None,
+                );
+                return None;
+            };
+            Topology::Graph { graph: graph.clone() }
+        }
+        TopologyKind::Dragonfly => {
+            // Balanced by default: a = 2p, h = p (Kim et al.'s a = 2p = 2h).
+            let p = need(TERMINALS, &c.terminals_per_router, "dragonfly")?;
+            used[ROUTERS] = true;
+            used[GLOBAL_LINKS] = true;
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: get(&c.routers_per_group, index[ROUTERS])
+                    .unwrap_or(p.saturating_mul(2)),
+                global_links_per_router: get(&c.global_links_per_router, index[GLOBAL_LINKS])
+                    .unwrap_or(p),
+            }
+        }
+    };
+    if topology.nodes() > MAX_NODES {
+        diags.error(
+            kind_location,
+            format!("{} nodes is more than the {MAX_NODES} this tool supports", topology.nodes()),
+            None,
+        );
+        return None;
+    }
+    Some(topology)
+}
+
+/// The switching technique of one point, with the scouting distance where it applies.
+fn switching(
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; FIELDS.len()],
+    diags: &mut Diags,
+    kind_location: Location,
+) -> Option<Switching> {
+    let switching = match get(&c.switching, index[SWITCHING])? {
+        SwitchingKind::Wormhole => Switching::Wormhole,
+        SwitchingKind::Circuit => Switching::Circuit,
+        SwitchingKind::Scouting => {
+            used[SCOUTING] = true;
+            match get(&c.scouting_distance, index[SCOUTING]) {
+                Some(scouting_distance) => Switching::Scouting { scouting_distance },
+                None => {
+                    let location = c.written[SWITCHING].unwrap_or(kind_location);
+                    diags.error(
+                        location,
+                        "scouting switching needs `switching.scouting_distance`",
+                        None,
+                    );
+                    return None;
+                }
+            }
+        }
+    };
+    Some(switching)
+}
+
+/// The routing of one point, refused where it does not fit the network.
+fn routing(
+    c: &Columns,
+    index: &[usize],
+    diags: &mut Diags,
+    topology: &Topology,
+) -> Option<Routing> {
+    let routing = get(&c.routing, index[ROUTING])?;
+    let routing_location = c.routing.get(index[ROUTING]).map_or(Location::UNKNOWN, |v| v.1);
+    let on_graph = topology.graph().is_some();
+    if on_graph && !matches!(routing, Routing::UpDown | Routing::Minimal) {
+        diags.error(
+            routing_location,
+            format!(
+                "routing `{}` does not fit topology `graph`: a graph routes up_down (up*/down* on a spanning tree) or minimal (shortest paths with an up*/down* escape channel)",
+                routing.as_str()
+            ),
+            Some("use `routing: up_down` or `routing: minimal` on a graph".into()),
+        );
+        return None;
+    }
+    let up_down = matches!(routing, Routing::UpDown | Routing::UpDownRandom);
+    let tree = matches!(topology, Topology::FatTree { .. } | Topology::KaryNTree { .. });
+    if !on_graph && up_down != tree {
+        diags.error(
+            routing_location,
+            format!(
+                "routing `{}` does not fit topology `{}`: up_down and up_down_random are for the fat-trees (fat_tree, kary_ntree; up_down also for graph), and the fat-trees route up_down or up_down_random",
+                routing.as_str(),
+                topology.kind()
+            ),
+            None,
+        );
+        return None;
+    }
+    let dragonfly_routing = matches!(routing, Routing::Minimal | Routing::Valiant | Routing::Ugal);
+    if !on_graph && dragonfly_routing != topology.dragonfly().is_some() {
+        diags.error(
+            routing_location,
+            format!(
+                "routing `{}` does not fit topology `{}`: minimal, valiant and ugal are the dragonfly's routings, and the dragonfly routes with them only",
+                routing.as_str(),
+                topology.kind()
+            ),
+            Some(if dragonfly_routing {
+                "use `topology.kind: dragonfly`, or a routing of this topology".into()
+            } else {
+                "use `routing: minimal`, `valiant` or `ugal` on the dragonfly".into()
+            }),
+        );
+        return None;
+    }
+    Some(routing)
+}
+
+/// The second moment E[M^2] of one point, when given: at least the squared mean.
+fn second_moment(
+    c: &Columns,
+    index: &[usize],
+    diags: &mut Diags,
+    message_length: u32,
+) -> Option<Option<f64>> {
+    let second_moment = get(&c.second_moment, index[SECOND_MOMENT]);
+    if let Some(m2) = second_moment {
+        let mean = f64::from(message_length);
+        if m2 < mean * mean * (1.0 - 1e-12) {
+            let location =
+                c.second_moment.get(index[SECOND_MOMENT]).map_or(Location::UNKNOWN, |v| v.1);
+            diags.error(
+                location,
+                format!(
+                    "message_length_second_moment = {m2} is below message_length^2 = {}: a second moment is at least the squared mean",
+                    mean * mean
+                ),
+                None,
+            );
+            return None;
+        }
+    }
+    Some(second_moment)
+}
+
+/// The injection process of one point, with the burst length of an on/off source.
+fn injection(
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; FIELDS.len()],
+    diags: &mut Diags,
+    kind_location: Location,
+) -> Option<InjectionProcess> {
+    let injection_process = match get(&c.injection_process, index[INJECTION])? {
+        InjectionProcessKind::Poisson => InjectionProcess::Poisson,
+        InjectionProcessKind::Bernoulli => InjectionProcess::Bernoulli,
+        InjectionProcessKind::OnOff => {
+            used[BURST] = true;
+            let Some(burst_length) = get(&c.burst_length, index[BURST]) else {
+                let location = c.written[INJECTION].unwrap_or(kind_location);
+                diags.error(
+                    location,
+                    "injection_process `on_off` needs `traffic.burst_length`, the mean number of messages in a burst",
+                    None,
+                );
+                return None;
+            };
+            InjectionProcess::OnOff { burst_length }
+        }
+    };
+    Some(injection_process)
+}
+
+/// The traffic of one point: a pattern (with its hotspot fraction and nodes) or a trace.
+fn traffic(
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; FIELDS.len()],
+    diags: &mut Diags,
+    kind_location: Location,
+) -> Option<Traffic> {
+    let traffic = match get(&c.traffic, index[TRAFFIC])? {
+        TrafficPattern::Uniform | TrafficPattern::BroadcastMix => Traffic::Uniform,
+        TrafficPattern::UniformWithSelf => Traffic::UniformWithSelf,
+        TrafficPattern::Transpose => Traffic::Transpose,
+        TrafficPattern::BitComplement => Traffic::BitComplement,
+        TrafficPattern::BitReverse => Traffic::BitReverse,
+        TrafficPattern::Tornado => Traffic::Tornado,
+        TrafficPattern::Neighbor => Traffic::Neighbor,
+        TrafficPattern::GroupShift => Traffic::GroupShift,
+        TrafficPattern::Trace => Traffic::Trace(crate::scenario::TraceFile {
+            path: c.trace.clone().unwrap_or_default().into(),
+            flit_bytes: c.trace_flit_bytes,
+            ..crate::scenario::TraceFile::default()
+        }),
+        TrafficPattern::Hotspot => {
+            used[HOTSPOT] = true;
+            let Some(fraction) = get(&c.hotspot_fraction, index[HOTSPOT]) else {
+                let location = c.written[TRAFFIC].unwrap_or(kind_location);
+                diags.error(
+                    location,
+                    "traffic `hotspot` needs `traffic.hotspot_fraction` and `traffic.hotspot_nodes`",
+                    None,
+                );
+                return None;
+            };
+            Traffic::Hotspot { fraction, nodes: c.hotspot_nodes.clone() }
+        }
+    };
+    Some(traffic)
+}
+
+/// The checks and settings that need the whole scenario: which conventions the point read,
+/// the broadcast order only with broadcasts, the length distribution against the second
+/// moment, and the routing conventions resolved.
+fn finish(
+    scenario: Scenario,
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; FIELDS.len()],
+    diags: &mut Diags,
+    kind_location: Location,
+) -> Option<ScenarioPoint> {
+    let switching = scenario.switching;
+    used[CIRCUIT_BACKOFF] |= switching == Switching::Circuit;
+    used[CIRCUIT_RETRY_LIMIT] |= switching == Switching::Circuit;
+    used[DATELINE] |= scenario.dateline.is_some() && scenario.dateline_convention().is_some();
+    used[BROADCAST_ORDER] |= scenario.broadcast_fraction > 0.0;
+    // Only broadcasts have a tree order: with beta = 0 the default stands for "none", so that
+    // equal systems compare (and hash) equal.
+    let scenario = Scenario {
+        broadcast_order: if scenario.broadcast_fraction > 0.0 {
+            scenario.broadcast_order
+        } else {
+            BroadcastOrder::Random
+        },
+        ..scenario
+    };
+    used[TIE_BREAK] |= scenario.tie_break.is_some() && scenario.tie_break_convention().is_some();
+    if let Err(message) = bounds::message_lengths(&scenario) {
+        let location = c.second_moment.get(index[SECOND_MOMENT]).map_or(kind_location, |v| v.1);
+        diags.error(
+            location,
+            message,
+            Some("leave `message_length_second_moment` out: the distribution implies it".into()),
+        );
+        return None;
+    }
+    let scenario = scenario.with_conventions_resolved();
+    Some(ScenarioPoint { label: label(&scenario), scenario })
+}
+
+/// The message-length distribution of one point around its mean `mean`, located errors for
+/// missing or inconsistent bounds.
+pub(super) fn lengths(
+    c: &Columns,
+    index: &[usize],
+    used: &mut [bool; FIELDS.len()],
+    diags: &mut Diags,
+    mean: u32,
+) -> Option<MessageLengths> {
+    let name = get(&c.length_distribution, index[LENGTH_DISTRIBUTION])?;
+    let at = |values: &Values<u32>, field: usize| values.get(index[field]).map(|v| v.1);
+    let location = at(&c.length_min, LENGTH_MIN)
+        .or(at(&c.length_max, LENGTH_MAX))
+        .or(c.length_distribution.get(index[LENGTH_DISTRIBUTION]).map(|v| v.1))
+        .unwrap_or(Location::UNKNOWN);
+    let bounded = matches!(name, LengthDistributionKind::Bimodal | LengthDistributionKind::Uniform);
+    used[LENGTH_MIN] |= bounded;
+    used[LENGTH_MAX] |= bounded;
+    let (min, max) = if bounded {
+        (get(&c.length_min, index[LENGTH_MIN]), get(&c.length_max, index[LENGTH_MAX]))
+    } else {
+        (None, None)
+    };
+    let missing = match name {
+        LengthDistributionKind::Bimodal => min.is_none() || max.is_none(),
+        LengthDistributionKind::Uniform => min.is_none() && max.is_none(),
+        _ => false,
+    };
+    if missing {
+        diags.error(
+            location,
+            format!(
+                "message_length_distribution `{}` needs {} (flits)",
+                name.as_str(),
+                if name == LengthDistributionKind::Bimodal {
+                    "`message_length_min` and `message_length_max`, its two lengths"
+                } else {
+                    "`message_length_min` or `message_length_max` (the other follows from the mean `message_length`)"
+                }
+            ),
+            None,
+        );
+        return None;
+    }
+    let lengths = MessageLengths::from_parts(name.as_str(), mean, min, max)?;
+    if let Err(message) = lengths.check(mean) {
+        diags.error(location, message, None);
+        return None;
+    }
+    Some(lengths)
+}

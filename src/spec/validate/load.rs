@@ -1,0 +1,101 @@
+//! The `load:` section: rates, ranges, fractions of saturation and trace time scales.
+
+use super::*;
+
+pub(super) fn load(
+    load: &Spanned<LoadSpec>,
+    has_model: bool,
+    replays: bool,
+    diags: &mut Diags,
+) -> Option<Load> {
+    let spec = &load.value;
+    match (&spec.trace_time_scale, replays) {
+        (Some(scales), true) => {
+            for (other, name) in
+                [(&spec.rates, "rates"), (&spec.fraction_of_saturation, "fraction_of_saturation")]
+            {
+                if let Some(other) = other {
+                    diags.error(
+                        other.referenced,
+                        format!("`{name}` does not apply to trace traffic: the trace offers its own load"),
+                        Some(format!("remove `{name}`; `trace_time_scale` sweeps the trace's load")),
+                    );
+                }
+            }
+            let before = diags.0.len();
+            let values = column(diags, Some(scales), None, |v: &f64| {
+                if v.is_finite() && *v > 0.0 && *v <= 1e9 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "a time scale must be a positive, finite number up to 1e9, found {v}"
+                    ))
+                }
+            });
+            return (diags.0.len() == before)
+                .then(|| Load::TraceTimeScale(values.into_iter().map(|v| v.0).collect()));
+        }
+        (Some(scales), false) => {
+            diags.error(
+                scales.referenced,
+                "`trace_time_scale` applies to `traffic.pattern: trace` only",
+                Some("give the load as `rates:`, or replay a trace".into()),
+            );
+            return None;
+        }
+        (None, true) => {
+            let at = spec.rates.as_ref().or(spec.fraction_of_saturation.as_ref());
+            diags.error(
+                at.map_or(load.referenced, |f| f.referenced),
+                "trace traffic offers its own load: give `load.trace_time_scale`, the time scale \
+                 factors of the replay, instead of rates",
+                Some("e.g. `trace_time_scale: [2, 1.5, 1, 0.8]` (below 1: higher load)".into()),
+            );
+            return None;
+        }
+        (None, false) => {}
+    }
+    let positive = |what: &'static str| {
+        move |v: &f64| {
+            if v.is_finite() && *v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{what} must be a positive, finite number, found {v}"))
+            }
+        }
+    };
+    match (&spec.rates, &spec.fraction_of_saturation) {
+        (Some(rates), None) => {
+            let before = diags.0.len();
+            let values = column(diags, Some(rates), None, positive("a rate"));
+            (diags.0.len() == before)
+                .then(|| Load::Rates(values.into_iter().map(|v| v.0).collect()))
+        }
+        (None, Some(fractions)) => {
+            if !has_model {
+                diags.error(
+                    fractions.referenced,
+                    "`fraction_of_saturation` needs a model to compute the saturation rate",
+                    Some("add `methods.model`, or give the load as `rates:`".into()),
+                );
+                return None;
+            }
+            let before = diags.0.len();
+            let values = column(diags, Some(fractions), None, positive("a fraction of saturation"));
+            (diags.0.len() == before)
+                .then(|| Load::FractionOfSaturation(values.into_iter().map(|v| v.0).collect()))
+        }
+        (Some(_), Some(f)) => {
+            diags.error(f.referenced, "give `rates` or `fraction_of_saturation`, not both", None);
+            None
+        }
+        (None, None) => {
+            diags.error(
+                load.referenced,
+                "`load` needs `rates` or `fraction_of_saturation`",
+                Some("e.g. `rates: {from: 0.001, to: 0.01, points: 10}`".into()),
+            );
+            None
+        }
+    }
+}
