@@ -20,6 +20,8 @@
 //! To add a scenario field: add its row here, its member to `Scenario` and its meaning to the
 //! evaluator that reads it (ARCHITECTURE.md, "Where to add a scenario field", has the recipe).
 
+use super::{Scenario, Switching, Traffic};
+
 /// What a field takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
@@ -49,6 +51,31 @@ impl Value {
     /// Whether the field's column holds numbers (counts and reals) rather than text.
     pub const fn is_number(&self) -> bool {
         matches!(self, Value::Count { .. } | Value::Real { .. })
+    }
+}
+
+/// One field's value in a scenario, as its result column holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// The field does not apply (a null column).
+    Null,
+    /// A count.
+    Count(u64),
+    /// A real.
+    Real(f64),
+    /// A name or text.
+    Text(String),
+}
+
+impl Cell {
+    /// The value as JSON, as a result row serializes it.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Cell::Null => serde_json::Value::Null,
+            Cell::Count(n) => serde_json::Value::from(*n),
+            Cell::Real(x) => serde_json::Value::from(*x),
+            Cell::Text(text) => serde_json::Value::from(text.as_str()),
+        }
     }
 }
 
@@ -113,11 +140,18 @@ pub struct Field {
     pub display: Option<Display>,
     /// Table header (every column).
     pub header: Option<Header>,
+    /// The field's value in a scenario, as its result column holds it (`Cell::Null` where it
+    /// does not apply; also for `processors`, which the `nodes` column reports).
+    pub of: fn(&Scenario) -> Cell,
 }
 
 /// The most flits per buffer, cycles of router delay or circuit back-off, links of scouting
 /// distance, flits per input port and cycle, and flits per message: 2^20.
 pub const MAX_COUNT: u32 = 1 << 20;
+
+/// Default `circuit_retry_limit`: failed set-up attempts after the first before a
+/// circuit-switched message is dropped.
+pub const DEFAULT_CIRCUIT_RETRY_LIMIT: u32 = 10_000;
 
 const fn count(least: u32, most: u32) -> Value {
     Value::Count { least, most }
@@ -145,7 +179,7 @@ const fn header(
 }
 
 /// A sweep axis that is a shown result column, read by both evaluators.
-const fn field(name: &'static str, value: Value) -> Field {
+const fn field(name: &'static str, value: Value, of: fn(&Scenario) -> Cell) -> Field {
     Field {
         name,
         value,
@@ -157,6 +191,7 @@ const fn field(name: &'static str, value: Value) -> Field {
         evaluators: Evaluators::Both,
         display: None,
         header: None,
+        of,
     }
 }
 
@@ -196,140 +231,207 @@ impl Field {
 /// Every scenario field. The order is the column order of `results.parquet` and the
 /// expansion order of a spec's sweep (the first swept field varies slowest).
 pub const FIELDS: &[Field] = &[
-    field("topology", Value::Name).described().header(header("Topology", "", "Topology", "")),
-    field("radix", count(2, u32::MAX))
+    field("topology", Value::Name, |s| text(s.topology.kind()))
+        .described()
+        .header(header("Topology", "", "Topology", "")),
+    field("radix", count(2, u32::MAX), |s| whole(s.topology.radix()))
         .described()
         .display(display("k", "radix", ""))
         .header(header("Radix k", "", "$k$", "")),
-    field("dimensions", count(1, u32::MAX))
+    field("dimensions", count(1, u32::MAX), |s| whole(s.topology.dimensions()))
         .described()
         .display(display("n", "dimensions", ""))
         .header(header("Dimensions n", "", "$n$", "")),
-    field("processors", count(4, u32::MAX)).no_column(),
-    field("nodes", count(1, u32::MAX))
+    field("processors", count(4, u32::MAX), |_| Cell::Null).no_column(),
+    field("nodes", count(1, u32::MAX), |s| Cell::Count(s.nodes()))
         .derived()
         .display(display("N", "nodes", ""))
         .header(header("Nodes N", "", "$N$", "")),
-    field("terminals_per_router", count(1, MAX_COUNT))
+    field("terminals_per_router", count(1, MAX_COUNT), |s| {
+        maybe_count(s.topology.dragonfly().map(|(p, _, _)| p))
+    })
+    .described()
+    .display(display("p", "terminals per router", ""))
+    .header(header("Terminals per router p", "", "$p$", "")),
+    field("routers_per_group", count(1, MAX_COUNT), |s| {
+        maybe_count(s.topology.dragonfly().map(|(_, a, _)| a))
+    })
+    .described()
+    .display(display("a", "routers per group", ""))
+    .header(header("Routers per group a", "", "$a$", "")),
+    field("global_links_per_router", count(1, MAX_COUNT), |s| {
+        maybe_count(s.topology.dragonfly().map(|(_, _, h)| h))
+    })
+    .described()
+    .display(display("h", "global links per router", ""))
+    .header(header("Global links per router h", "", "$h$", "")),
+    field("graph", Value::Text, |s| maybe_text(s.topology.graph().map(|g| g.file.clone())))
         .described()
-        .display(display("p", "terminals per router", ""))
-        .header(header("Terminals per router p", "", "$p$", "")),
-    field("routers_per_group", count(1, MAX_COUNT))
-        .described()
-        .display(display("a", "routers per group", ""))
-        .header(header("Routers per group a", "", "$a$", "")),
-    field("global_links_per_router", count(1, MAX_COUNT))
-        .described()
-        .display(display("h", "global links per router", ""))
-        .header(header("Global links per router h", "", "$h$", "")),
-    field("graph", Value::Text).described().header(header("Graph", "", "Graph", "")),
-    field("graph_blake3", Value::Text).derived().hidden().header(header(
-        "Graph blake3",
+        .header(header("Graph", "", "Graph", "")),
+    field("graph_blake3", Value::Text, |s| {
+        maybe_text(s.topology.graph().map(|g| g.blake3.clone()))
+    })
+    .derived()
+    .hidden()
+    .header(header("Graph blake3", "", "Graph blake3", "")),
+    field("switching", Value::Name, |s| text(s.switching.kind())).described().header(header(
+        "Switching",
         "",
-        "Graph blake3",
+        "Switching",
         "",
     )),
-    field("switching", Value::Name).described().header(header("Switching", "", "Switching", "")),
-    field("scouting_distance", count(0, MAX_COUNT))
+    field("scouting_distance", count(0, MAX_COUNT), |s| {
+        maybe_count(s.switching.scouting_distance())
+    })
+    .described()
+    .display(display("K", "scouting distance", "hops"))
+    .header(header("Scouting distance K", "", "$K$", "")),
+    field("routing", Value::Name, |s| text(s.routing.as_str()))
         .described()
-        .display(display("K", "scouting distance", "hops"))
-        .header(header("Scouting distance K", "", "$K$", "")),
-    field("routing", Value::Name).described().header(header("Routing", "", "Routing", "")),
-    field("virtual_channels", count(1, u32::MAX))
+        .header(header("Routing", "", "Routing", "")),
+    field("virtual_channels", count(1, u32::MAX), |s| whole(s.virtual_channels))
         .described()
         .display(display("V", "virtual channels per physical channel", ""))
         .header(header("Virtual channels V", "", "$V$", "")),
-    field("escape_channels", count(1, u32::MAX))
+    field("escape_channels", count(1, u32::MAX), |s| maybe_count(s.escape_channels))
         .described()
         .display(display("V2", "escape virtual channels", ""))
         .header(header("Escape channels V\u{2082}", "", "$V_2$", "")),
-    field("buffer_depth", count(1, MAX_COUNT))
+    field("buffer_depth", count(1, MAX_COUNT), |s| whole(s.buffer_depth))
         .simulator()
         .display(display("B", "buffer depth", "flits"))
         .header(header("Buffer depth B", "flits", "$B$", "(flits)")),
-    field("router_delay", count(0, MAX_COUNT))
+    field("router_delay", count(0, MAX_COUNT), |s| whole(s.router_delay))
         .simulator()
         .display(display("", "router delay", "cycles"))
         .header(header("Router delay", "cycles", "Router delay", "(cycles)")),
-    field("input_speedup", count(1, MAX_COUNT))
+    field("input_speedup", count(1, MAX_COUNT), |s| maybe_count(s.input_speedup))
         .simulator()
         .display(display("", "input speed-up", ""))
         .header(header("Input speed-up", "", "Speed-up", "")),
-    field("message_length", count(1, MAX_COUNT))
+    field("message_length", count(1, MAX_COUNT), |s| whole(s.message_length))
         .described()
         .display(display("M", "message length", "flits"))
         .header(header("Message length M", "flits", "$M$", "(flits)")),
-    field("message_length_second_moment", real(1.0, f64::MAX, true))
-        .display(display("", "second moment of the message length", "flits\u{b2}"))
-        .header(header("Second moment of M", "flits\u{b2}", "$\\overline{M^2}$", "(flits$^2$)")),
-    field("message_length_distribution", Value::Name).header(header(
-        "Message lengths",
-        "",
-        "Lengths",
-        "",
-    )),
-    field("message_length_min", count(1, MAX_COUNT))
-        .display(display("", "shortest message length", "flits"))
-        .header(header("Shortest message", "flits", "$M_{\\min}$", "(flits)")),
-    field("message_length_max", count(1, MAX_COUNT))
-        .display(display("", "longest message length", "flits"))
-        .header(header("Longest message", "flits", "$M_{\\max}$", "(flits)")),
-    field("fault_rate", real(0.0, 1.0, false))
+    field("message_length_second_moment", real(1.0, f64::MAX, true), |s| {
+        maybe_real(s.message_length_second_moment)
+    })
+    .display(display("", "second moment of the message length", "flits\u{b2}"))
+    .header(header("Second moment of M", "flits\u{b2}", "$\\overline{M^2}$", "(flits$^2$)")),
+    field("message_length_distribution", Value::Name, |s| {
+        text(s.message_length_distribution.as_str())
+    })
+    .header(header("Message lengths", "", "Lengths", "")),
+    field("message_length_min", count(1, MAX_COUNT), |s| {
+        maybe_count(s.message_length_distribution.bounds().map(|b| b.0))
+    })
+    .display(display("", "shortest message length", "flits"))
+    .header(header("Shortest message", "flits", "$M_{\\min}$", "(flits)")),
+    field("message_length_max", count(1, MAX_COUNT), |s| {
+        maybe_count(s.message_length_distribution.bounds().map(|b| b.1))
+    })
+    .display(display("", "longest message length", "flits"))
+    .header(header("Longest message", "flits", "$M_{\\max}$", "(flits)")),
+    field("fault_rate", real(0.0, 1.0, false), |s| Cell::Real(s.fault_rate))
         .described()
         .display(display("\u{3b8}", "node-failure probability", ""))
         .header(header("Node-failure probability \u{3b8}", "", "$\\theta$", "")),
-    field("broadcast_fraction", real(0.0, 1.0, true))
+    field("broadcast_fraction", real(0.0, 1.0, true), |s| Cell::Real(s.broadcast_fraction))
         .described()
         .display(display("\u{3b2}", "broadcast fraction", ""))
         .header(header("Broadcast fraction \u{3b2}", "", "$\\beta$", "")),
-    field("startup_latency", real(0.0, 1e9, true))
+    field("startup_latency", real(0.0, 1e9, true), |s| Cell::Real(s.startup_latency))
         .described()
         .display(display("\u{394}", "start-up latency", "cycles"))
         .header(header("Start-up latency \u{394}", "cycles", "$\\Delta$", "(cycles)")),
-    field("ejection", Value::Name).simulator().header(header("Ejection", "", "Ejection", "")),
-    field("dateline", Value::Name).simulator().header(header("Dateline", "", "Dateline", "")),
-    field("tie_break", Value::Name).simulator().header(header("Tie break", "", "Tie break", "")),
-    field("traffic", Value::Name).described().header(header("Traffic", "", "Traffic", "")),
-    field("hotspot_fraction", real(0.0, 1.0, true))
+    field("ejection", Value::Name, |s| text(s.ejection.as_str()))
+        .simulator()
+        .header(header("Ejection", "", "Ejection", "")),
+    field("dateline", Value::Name, |s| {
+        maybe_text(s.dateline_convention().map(|d| d.as_str().to_owned()))
+    })
+    .simulator()
+    .header(header("Dateline", "", "Dateline", "")),
+    field("tie_break", Value::Name, |s| {
+        maybe_text(s.tie_break_convention().map(|t| t.as_str().to_owned()))
+    })
+    .simulator()
+    .header(header("Tie break", "", "Tie break", "")),
+    field("traffic", Value::Name, |s| text(s.traffic.as_str()))
         .described()
-        .display(display("", "hot-spot fraction", ""))
-        .header(header("Hotspot fraction h", "", "$h$", "")),
-    Field { key_only: true, ..field("hotspot_nodes", Value::Text).derived() }.header(header(
-        "Hotspot nodes",
-        "",
-        "Hotspot",
-        "nodes",
-    )),
-    field("injection_process", Value::Name).header(header(
+        .header(header("Traffic", "", "Traffic", "")),
+    field("hotspot_fraction", real(0.0, 1.0, true), |s| match &s.traffic {
+        Traffic::Hotspot { fraction, .. } => Cell::Real(*fraction),
+        _ => Cell::Null,
+    })
+    .described()
+    .display(display("", "hot-spot fraction", ""))
+    .header(header("Hotspot fraction h", "", "$h$", "")),
+    Field {
+        key_only: true,
+        ..field("hotspot_nodes", Value::Text, |s| match &s.traffic {
+            Traffic::Hotspot { nodes, .. } => {
+                Cell::Text(nodes.iter().map(u32::to_string).collect::<Vec<_>>().join(","))
+            }
+            _ => Cell::Null,
+        })
+        .derived()
+    }
+    .header(header("Hotspot nodes", "", "Hotspot", "nodes")),
+    field("injection_process", Value::Name, |s| text(s.injection_process.as_str())).header(header(
         "Injection process",
         "",
         "Injection",
         "",
     )),
-    field("burst_length", real(1.0, 1e9, true))
+    field("burst_length", real(1.0, 1e9, true), |s| maybe_real(s.injection_process.burst_length()))
         .display(display("B", "mean burst length", "messages"))
         .header(header("Mean burst length B", "messages", "$B$", "(messages)")),
-    field("broadcast_order", Value::Name).simulator().header(header(
-        "Broadcast order",
-        "",
-        "Broadcast",
-        "order",
-    )),
-    field("circuit_backoff", count(0, MAX_COUNT))
-        .simulator()
-        .display(display("", "circuit retry back-off", "cycles"))
-        .header(header("Retry back-off", "cycles", "Back-off", "(cycles)")),
-    field("circuit_retry_limit", count(0, u32::MAX))
-        .simulator()
-        .display(display("", "circuit retry limit", "attempts"))
-        .header(header("Retry limit", "", "Retry", "limit")),
-    field("trace_blake3", Value::Text).derived().hidden().header(header(
-        "Trace (blake3)",
-        "",
-        "Trace",
-        "(blake3)",
-    )),
+    field("broadcast_order", Value::Name, |s| {
+        maybe_text((s.broadcast_fraction > 0.0).then(|| s.broadcast_order.as_str().to_owned()))
+    })
+    .simulator()
+    .header(header("Broadcast order", "", "Broadcast", "order")),
+    field("circuit_backoff", count(0, MAX_COUNT), |s| {
+        maybe_count((s.switching == Switching::Circuit).then(|| s.circuit_backoff.unwrap_or(0)))
+    })
+    .simulator()
+    .display(display("", "circuit retry back-off", "cycles"))
+    .header(header("Retry back-off", "cycles", "Back-off", "(cycles)")),
+    field("circuit_retry_limit", count(0, u32::MAX), |s| {
+        maybe_count(
+            (s.switching == Switching::Circuit)
+                .then(|| s.circuit_retry_limit.unwrap_or(DEFAULT_CIRCUIT_RETRY_LIMIT)),
+        )
+    })
+    .simulator()
+    .display(display("", "circuit retry limit", "attempts"))
+    .header(header("Retry limit", "", "Retry", "limit")),
+    field("trace_blake3", Value::Text, |s| maybe_text(s.traffic.trace().map(|t| t.blake3.clone())))
+        .derived()
+        .hidden()
+        .header(header("Trace (blake3)", "", "Trace", "(blake3)")),
 ];
+
+fn whole(n: u32) -> Cell {
+    Cell::Count(u64::from(n))
+}
+
+fn maybe_count(n: Option<u32>) -> Cell {
+    n.map_or(Cell::Null, whole)
+}
+
+fn maybe_real(x: Option<f64>) -> Cell {
+    x.map_or(Cell::Null, Cell::Real)
+}
+
+fn text(name: &str) -> Cell {
+    Cell::Text(name.to_owned())
+}
+
+fn maybe_text(text: Option<String>) -> Cell {
+    text.map_or(Cell::Null, Cell::Text)
+}
 
 /// The field named `name`.
 pub fn get(name: &str) -> Option<&'static Field> {

@@ -199,8 +199,8 @@ use network::fat_tree;
 pub const VERSION: &str = "sim-1.3.0";
 
 /// Default `circuit_retry_limit`: failed set-up attempts after the first before a circuit-switched
-/// message is dropped.
-pub const DEFAULT_CIRCUIT_RETRY_LIMIT: u32 = 10_000;
+/// message is dropped (the scenario table's, `scenario::fields`).
+pub const DEFAULT_CIRCUIT_RETRY_LIMIT: u32 = crate::scenario::fields::DEFAULT_CIRCUIT_RETRY_LIMIT;
 
 /// Largest number of virtual channels (network plus injection) the simulator allocates.
 const MAX_VIRTUAL_CHANNELS: u64 = 1 << 27;

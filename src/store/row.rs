@@ -361,10 +361,64 @@ impl Row {
             circuit_backoff: (scenario.switching == Switching::Circuit)
                 .then(|| scenario.circuit_backoff.unwrap_or(0)),
             circuit_retry_limit: (scenario.switching == Switching::Circuit).then(|| {
-                scenario.circuit_retry_limit.unwrap_or(crate::sim::DEFAULT_CIRCUIT_RETRY_LIMIT)
+                scenario
+                    .circuit_retry_limit
+                    .unwrap_or(crate::scenario::fields::DEFAULT_CIRCUIT_RETRY_LIMIT)
             }),
             trace_blake3: scenario.traffic.trace().map(|t| t.blake3.clone()),
             ..Row::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Row;
+    use crate::scenario::fields;
+    use crate::scenario::{
+        InjectionProcess, MessageLengths, Routing, Scenario, Switching, Topology, Traffic,
+    };
+
+    /// Every scenario column of a row holds what the scenario table's `of` says, on scenarios
+    /// that fill every optional column at least once.
+    #[test]
+    fn a_row_s_scenario_columns_are_the_scenario_table_s_values() {
+        let torus = Topology::Torus { radix: 8, dimensions: 2 };
+        let mut scenarios = vec![Scenario::new(torus.clone())];
+        let mut circuit = Scenario::new(torus.clone());
+        circuit.switching = Switching::Circuit;
+        circuit.circuit_backoff = Some(3);
+        scenarios.push(circuit);
+        let mut scouting = Scenario::new(torus.clone());
+        scouting.switching = Switching::Scouting { scouting_distance: 2 };
+        scouting.routing = Routing::Duato;
+        scouting.escape_channels = Some(1);
+        scouting.traffic = Traffic::Hotspot { fraction: 0.25, nodes: vec![1, 5] };
+        scouting.injection_process = InjectionProcess::OnOff { burst_length: 4.0 };
+        scouting.message_length_distribution = MessageLengths::Bimodal { min: 8, max: 64 };
+        scouting.input_speedup = Some(2);
+        scenarios.push(scouting.with_conventions_resolved());
+        let mut dragonfly = Scenario::new(Topology::Dragonfly {
+            terminals_per_router: 2,
+            routers_per_group: 4,
+            global_links_per_router: 2,
+        });
+        dragonfly.routing = Routing::Ugal;
+        scenarios.push(dragonfly);
+        let mut broadcast = Scenario::new(Topology::Hypercube { dimensions: 4 });
+        broadcast.broadcast_fraction = 0.1;
+        scenarios.push(broadcast);
+        scenarios.push(Scenario::new(Topology::FatTree { processors: 64 }));
+        for scenario in &scenarios {
+            let row = serde_json::to_value(Row::of_scenario(scenario)).expect("json");
+            for field in fields::columns() {
+                assert_eq!(
+                    row[field.name],
+                    (field.of)(scenario).to_json(),
+                    "{}: {scenario:?}",
+                    field.name
+                );
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use super::*;
 /// `replication` and `seed` over the replications, and per-row columns (`task_id`, `latency`,
 /// ...) over the rows.
 pub(super) struct FigureBounds {
-    /// Each scenario's row as JSON (scenario columns filled), for the scenario columns.
+    /// Each scenario's columns as JSON (`scenario::fields`), for the scenario columns.
     pub(super) scenarios: Vec<serde_json::Value>,
     pub(super) loads: usize,
     pub(super) methods: usize,
@@ -30,8 +30,9 @@ impl FigureBounds {
             scenarios: scenarios
                 .iter()
                 .map(|p| {
-                    let row = crate::store::row::Row::of_scenario(&p.scenario);
-                    serde_json::to_value(row).unwrap_or_default()
+                    let columns = fields::columns()
+                        .map(|f| (f.name.to_owned(), (f.of)(&p.scenario).to_json()));
+                    serde_json::Value::Object(columns.collect())
                 })
                 .collect(),
             loads: load.len(),
