@@ -15,10 +15,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{
-    COLUMN_WIDTH_PT, FigureData, MAX_PAGE_HEIGHT_PT, PAGE_WIDTH_PT, Panel, Ranges, UNITS_PER_PT,
-    panel_letter, width_of,
-};
+use super::data::{FigureData, Panel};
+use super::labels::panel_letter;
+use super::ranges::Ranges;
+use super::{COLUMN_WIDTH_PT, MAX_PAGE_HEIGHT_PT, PAGE_WIDTH_PT, UNITS_PER_PT, width_of};
 use crate::report::columns::{self, format_number};
 use crate::spec::report::{FigureSpec, FigureWidth};
 

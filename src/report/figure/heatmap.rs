@@ -165,7 +165,7 @@ fn classes<'a>(links: &[&'a LinkRow]) -> Vec<(&'a str, f64, f64, usize)> {
     for entry in &mut out {
         entry.1 /= entry.3 as f64;
     }
-    out.sort_by(|a, b| super::natural_cmp(a.0, b.0));
+    out.sort_by(|a, b| super::labels::natural_cmp(a.0, b.0));
     out
 }
 

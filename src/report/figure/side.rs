@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::{Figure, conditions, heatmap, histogram, panel_letter, points};
+use super::labels::panel_letter;
+use super::{Figure, conditions, heatmap, histogram, points};
 use crate::report::ReportError;
 use crate::spec::report::{FigureKind, FigureSpec};
 use crate::store::histograms::{self, HistogramRow};

@@ -79,7 +79,7 @@ fn figures(spec: &FigureSpec, rows: &[Row]) -> Vec<Figure> {
 }
 
 /// The panels and series of `spec` over `rows`, before layout.
-fn prepared(spec: &FigureSpec, rows: &[Row]) -> super::FigureData {
+fn prepared(spec: &FigureSpec, rows: &[Row]) -> super::data::FigureData {
     with_plot_rows(spec, rows, |plot_rows| super::prepare(spec, plot_rows))
 }
 
@@ -294,7 +294,7 @@ fn y_range(yaml: &str, rows: &[Row]) -> (f64, f64) {
         .map(|(row, scenario)| PlotRow { row, json: plot_json_for(row, &spec), scenario })
         .collect();
     let data = super::prepare(&spec, &plot_rows);
-    super::ranges(&data.panels[0], &spec).y
+    super::ranges::ranges(&data.panels[0], &spec).y
 }
 
 /// y starts at 0 when the data come near it and a little below the data when 0 is far away;

@@ -1,0 +1,164 @@
+//! Building the agreement table for display: per scenario and load band, how far the model (or
+//! a compared method) is from the simulation, and the note that says how to read it.
+
+use serde_json::Value;
+
+use super::model::{Cell, Table};
+use super::scenario::{field_cells, field_columns, varying_fields};
+use crate::report::agreement::{Agreement, LIGHT_LOAD_LIMIT};
+use crate::report::{columns, headers};
+
+/// The agreement table for display: one row per scenario and load band with matched points,
+/// the scenario named by its fields that vary (no hash ids), then the rows of all scenarios
+/// together. The signed bias shows which way the model errs.
+pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
+    let limit = format!("{:.0}%", 100.0 * LIGHT_LOAD_LIMIT);
+    let scenario_json: Vec<Value> =
+        agreement.scenarios.iter().map(|scenario| scenario.json.clone()).collect();
+    let fields = varying_fields(&scenario_json);
+    let paired = agreement.paired();
+    // The scenarios of one pair (each pair compares the same scenarios).
+    let first_pair = agreement.scenarios.first().map(|first| &first.pair);
+    let scenarios =
+        agreement.scenarios.iter().filter(|scenario| Some(&scenario.pair) == first_pair).count();
+    // Scenarios told apart only by a field no table shows keep their described label.
+    let labelled = fields.is_empty() && scenarios > 1;
+    let mut table_columns = Vec::new();
+    if paired {
+        table_columns.push(headers::column("compared", false));
+    }
+    table_columns.extend(field_columns(&fields));
+    if labelled {
+        table_columns.push(headers::column("scenario", false));
+    }
+    let scenario_columns = table_columns.len();
+    for (key, numeric) in [
+        ("load_band", false),
+        ("points", true),
+        ("bias", true),
+        ("mean_abs_error", true),
+        ("max_abs_error", true),
+        ("simulation_unstable", true),
+        ("model_unstable", true),
+        ("not_compared", true),
+    ] {
+        table_columns.push(headers::column(key, numeric));
+    }
+    let bands = [(format!("\u{2264} {limit}"), false), (format!("> {limit}"), true)];
+    let mut rows = Vec::new();
+    let mut summary_from = None;
+    for (index, scenario) in agreement.scenarios.iter().chain(&agreement.overall).enumerate() {
+        let overall = index >= agreement.scenarios.len();
+        if overall && summary_from.is_none() {
+            summary_from = Some(rows.len());
+        }
+        let mut first_band = true;
+        for (band, near) in &bands {
+            let stats = if *near { &scenario.near } else { &scenario.light };
+            if stats.matched() == 0 {
+                continue;
+            }
+            let mut cells = Vec::new();
+            if paired {
+                cells.push(Cell::text(scenario.pair.as_deref().unwrap_or_default()));
+            }
+            if overall {
+                let mut blank = vec![Cell::blank(); scenario_columns - cells.len()];
+                if let Some(label) = blank.first_mut().filter(|_| first_band) {
+                    // One scenario column is as narrow as its values: `All` fits it.
+                    *label = Cell::text(if scenario_columns > 1 { "All scenarios" } else { "All" });
+                }
+                cells.extend(blank);
+            } else {
+                cells.extend(field_cells(&scenario.json, &fields));
+                if labelled {
+                    cells.push(Cell::text(&scenario.label));
+                }
+            }
+            first_band = false;
+            cells.extend([
+                Cell::text(band),
+                Cell::count(stats.points),
+                Cell::signed_percent(stats.bias),
+                Cell::percent(stats.mean),
+                Cell::percent(stats.max),
+                Cell::count(stats.simulation_unstable),
+                Cell::count(stats.model_unstable),
+                Cell::count(stats.not_compared),
+            ]);
+            rows.push(cells);
+        }
+    }
+    let note = agreement.empty_reason.clone().unwrap_or_else(|| {
+        if paired || agreement.methods.is_some() {
+            return methods_note(agreement, &limit, paired);
+        }
+        let mut note = format!(
+            "Relative latency error (model \u{2212} simulation) / simulation in percent, over \
+             the loads where both are finite, at light and moderate load (up to {limit} of the \
+             saturation rate) and near saturation. Bias: the mean signed error; positive where \
+             the model predicts higher latencies than the simulation (pessimistic), negative \
+             where lower (optimistic). Sim. unstable: the simulation saturated or deadlocked \
+             where the model is finite; model unstable: the model saturated where the \
+             simulation is stable; not compared: both unstable, a failed task, or a \
+             simulation short of its target precision."
+        );
+        let first = agreement.scenarios.first().map(|scenario| &scenario.json);
+        let shared = first
+            .map(|json| {
+                let constant: Vec<&str> = columns::DESCRIBE_COLUMNS
+                    .iter()
+                    .copied()
+                    .filter(|name| !fields.contains(name))
+                    .collect();
+                columns::describe(json, &constant)
+            })
+            .unwrap_or_default();
+        if !shared.is_empty() {
+            let whose = if agreement.scenarios.len() > 1 { "All scenarios" } else { "Scenario" };
+            note.push_str(&format!(" {whose}: {shared}."));
+        }
+        for assumption in &agreement.assumption_notes {
+            note.push(' ');
+            note.push_str(assumption);
+        }
+        note
+    });
+    Table {
+        summary_from: summary_from.filter(|from| *from < rows.len()),
+        scenario_columns,
+        ..Table::new(table_columns, rows, note)
+    }
+}
+
+/// The agreement table's note when it compares methods other than (or besides) the built-in
+/// model and simulation.
+fn methods_note(agreement: &Agreement, limit: &str, paired: bool) -> String {
+    let (what, compared, reference) = match (&agreement.methods, paired) {
+        (Some((compared, reference)), false) => {
+            (format!("{compared} against {reference}"), compared.as_str(), reference.as_str())
+        }
+        _ => (
+            "each pair `A vs. B` of the run's methods: every method against each simulation \
+             after it (model, external models, simulation, external simulations), B the \
+             reference"
+                .to_owned(),
+            "A",
+            "B",
+        ),
+    };
+    let mut note = format!(
+        "Agreement of {what}. Relative latency error ({compared} \u{2212} {reference}) / \
+         {reference} in percent, over the loads where both are finite, at light and moderate \
+         load (up to {limit} of the saturation rate) and near saturation. Bias: the mean signed \
+         error; positive where {compared} gives higher latencies. Sim. unstable: {reference} \
+         saturated or deadlocked where {compared} is finite; model unstable: {compared} \
+         saturated where {reference} is stable; not compared: both unstable, a failed task, or \
+         a simulation short of its target precision."
+    );
+    for assumption in &agreement.assumption_notes {
+        note.push(' ');
+        note.push_str(assumption);
+    }
+    note
+}
