@@ -58,11 +58,12 @@ use crate::scenario::{Ejection, Scenario};
 
 use super::faults::FaultMap;
 use super::lengths::Lengths;
+use super::network::hop::{Candidate, Header, NO_LINK};
 use super::percentiles::Histogram;
-use super::routing::{Candidate, Header, Router};
+use super::routing::Router;
 use super::stats::{Batches, TRANSIENT_BINS, Transient};
 use super::throughput::Tracker;
-use super::topology::{Geometry, NO_LINK};
+use super::topology::Geometry;
 use super::trace::Feed;
 use super::traffic::{Pattern, Traffic};
 use super::{SimError, rng::Rng};
@@ -174,7 +175,7 @@ struct Message {
     /// Routing state (Nbc's escape level).
     level: u32,
     /// Tie-break bits of a torus dimension-order route, or the dragonfly's intermediate group
-    /// (see `routing::Header`).
+    /// (see `network::hop::Header`).
     ties: u32,
     delivered: u32,
     /// Next message in the same source queue.
@@ -414,7 +415,7 @@ impl Engine {
         plan: &RunPlan,
     ) -> Result<Engine, SimError> {
         let geometry = Geometry::new(&scenario.topology)?;
-        let router = Router::new(scenario, geometry.shape, geometry.radix, geometry.dims)?;
+        let router = Router::new(scenario, &geometry.size)?;
         let v = scenario.virtual_channels;
         let slots = geometry.channel_slots();
         let nodes = geometry.nodes as usize;
@@ -446,8 +447,8 @@ impl Engine {
             None => plan.batches as usize,
             Some(_) => 2 * plan.batches.max(16) as usize,
         };
-        let diameter = super::topology::diameter(geometry.shape, geometry.radix, geometry.dims);
-        let switching = switching::State::new(scenario, network_vcs, total_vcs, diameter);
+        let switching =
+            switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
         Ok(Engine {
             router,
             v,
@@ -554,7 +555,7 @@ impl Engine {
                 ..Window::default()
             },
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
-            broadcasts: broadcast::Broadcasts::new(scenario, geometry.dims, geometry.nodes),
+            broadcasts: broadcast::Broadcasts::new(scenario, geometry.size.dims, geometry.nodes),
             trace: None,
             trace_error: None,
             warmup: plan.warmup,
