@@ -27,9 +27,9 @@
 use std::sync::Arc;
 
 use super::SimError;
+use super::network::hop::{Candidate, NO_LINK};
 use super::rng::Rng;
-use super::routing::Candidate;
-use super::topology::{Geometry, NO_LINK, diameter};
+use super::topology::Geometry;
 use crate::scenario::{Routing, Scenario, Topology};
 
 /// Draws before giving up on a map whose healthy nodes are connected.
@@ -185,7 +185,7 @@ impl FaultMap {
         let mut reach = vec![0u64; n * words];
         // Per destination: nodes bucketed by distance, then "reaches t" in increasing distance
         // (every minimal step leads one hop closer, to a node already decided).
-        let levels = diameter(geometry.shape, geometry.radix, geometry.dims) as usize + 1;
+        let levels = geometry.size.diameter as usize + 1;
         let mut bucket_start = vec![0usize; levels + 1];
         let mut order = vec![0u32; n];
         let mut distance = vec![0u32; n];

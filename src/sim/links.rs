@@ -8,7 +8,8 @@
 use crate::scenario::Topology;
 
 use super::SimError;
-use super::topology::{Geometry, NO_LINK, Shape};
+use super::network::hop::NO_LINK;
+use super::topology::Geometry;
 
 /// One physical link (a unidirectional channel between two routers).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +58,8 @@ pub fn links(topology: &Topology) -> Result<Vec<Link>, SimError> {
 
 /// Whether the report draws `topology` as a grid heat map (a 2-D torus or mesh).
 pub fn is_grid(topology: &Topology) -> bool {
-    matches!(Geometry::check(topology), Ok((Shape::Torus | Shape::Mesh, _, 2)))
+    matches!(topology, Topology::Torus { dimensions: 2, .. } | Topology::Mesh { dimensions: 2, .. })
+        && Geometry::check(topology).is_ok()
 }
 
 #[cfg(test)]

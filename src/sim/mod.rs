@@ -154,11 +154,14 @@
 //!
 //! Each seed paper's system is simulated. The extension points, and how the last features came
 //! in: a switching technique is a module in `engine/switching/` answering the engine's few questions
-//! (scouting and circuit switching); a network is a `topology::Shape` with its own numbering
-//! and neighbour table plus a `routing` case (the butterfly fat-tree, without an engine
-//! change; the dragonfly, one file in `network/` holding numbering and routing cases, whose
-//! engine changes are a per-message draw at generation, the intermediate group, and one
-//! routing hook, UGAL's read of the output ports' buffer occupancy); a per-node property is a mask consulted by `routing` and `traffic` (static faults);
+//! (scouting and circuit switching); a network is a file in `network/` implementing
+//! `network::Network` (numbering, neighbour table, minimal steps, names), a variant of
+//! `topology::Family` with its arms in `topology`, plus a `routing` case (the butterfly
+//! fat-tree, without an engine change; the dragonfly, one file in `network/` holding numbering
+//! and routing cases, whose engine changes are a per-message draw at generation, the
+//! intermediate group, and one routing hook, UGAL's read of the output ports' buffer
+//! occupancy); a per-node property is a mask consulted by `routing` and `traffic` (static
+//! faults);
 //! a traffic class that spawns messages is a delivery hook in the engine (`complete` calls
 //! `broadcast`, which queues the next copies). None of these changed the cycle loop's data
 //! layout.
@@ -193,7 +196,6 @@ mod replay_tests;
 
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
-use network::fat_tree;
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
 pub const VERSION: &str = "sim-1.3.0";
@@ -291,7 +293,7 @@ pub type Progress<'a> = &'a (dyn Fn(u64, u64) -> std::ops::ControlFlow<()> + Syn
 
 /// Checks that the simulator supports `scenario` (cheap: no tables are built).
 pub fn check(scenario: &Scenario) -> Result<(), SimError> {
-    let (shape, radix, dims) = topology::Geometry::check(&scenario.topology)?;
+    let size = topology::Geometry::check(&scenario.topology)?;
     if scenario.switching != Switching::Circuit {
         for (key, set) in [
             ("circuit_backoff", scenario.circuit_backoff.is_some()),
@@ -305,30 +307,9 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
             }
         }
     }
-    routing::Router::new(scenario, shape, radix, dims)?;
-    let slots = match (shape, &scenario.topology) {
-        // Every router (processors and switches) has six ports; injection VCs per processor.
-        (topology::Shape::FatTree, &Topology::FatTree { processors }) => {
-            fat_tree::routers(processors) * u64::from(fat_tree::PORTS) + u64::from(processors)
-        }
-        // Terminals and switches all have 2k ports; injection VCs per terminal.
-        (topology::Shape::KaryNTree, _) => {
-            let tree = network::kary_ntree::KaryNTree::new(radix, dims)?;
-            u64::from(tree.routers()) * u64::from(tree.ports()) + scenario.nodes()
-        }
-        // Terminals and routers all have p + a - 1 + h ports; injection VCs per terminal.
-        (topology::Shape::Dragonfly, Topology::Dragonfly { .. }) => {
-            let geometry = topology::Geometry::new(&scenario.topology)?;
-            geometry.channel_slots() as u64 + u64::from(geometry.nodes)
-        }
-        // Terminals and routers all have the largest router radix of ports.
-        (topology::Shape::Graph, Topology::Graph { graph }) => {
-            let (terminals, routers, ports) = network::graph::GraphNetwork::sizes(graph);
-            (u64::from(terminals) + u64::from(routers)) * u64::from(ports) + u64::from(terminals)
-        }
-        (topology::Shape::Hypercube, _) => scenario.nodes() * u64::from(dims + 1),
-        _ => scenario.nodes() * u64::from(2 * dims + 1),
-    };
+    routing::Router::new(scenario, &size)?;
+    // Every router's channels, plus the injection VCs of every node.
+    let slots = size.channel_slots + scenario.nodes();
     let vcs = slots * u64::from(scenario.virtual_channels);
     if vcs > MAX_VIRTUAL_CHANNELS {
         return Err(SimError(format!(

@@ -113,43 +113,45 @@
 //!   adaptive VC is free and kept to the destination): the cases, the orientation and the
 //!   deadlock-freedom argument are in `network::graph`.
 
-use crate::scenario::{Dateline, Routing, Scenario, TieBreak};
+use crate::scenario::{Dateline, Routing, Scenario, TieBreak, Topology};
 
 use super::SimError;
-use super::network::dragonfly::{NO_GROUP, Routes};
+use super::network::dragonfly::{self, NO_GROUP};
 use super::network::graph;
+use super::network::hop::{Candidate, Header};
 use super::rng::Rng;
-use super::topology::{Geometry, Shape, diameter};
-
-/// An output port and the virtual channels a header may request on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Candidate {
-    pub(crate) port: u32,
-    pub(crate) mask: u64,
-    /// VCs requested only when none in `mask` (on any candidate port) is free.
-    pub(crate) fallback: u64,
-}
-
-/// What the routing function knows about a message.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Header {
-    pub(crate) source: u32,
-    pub(crate) dest: u32,
-    /// Routing state (Nbc's escape level).
-    pub(crate) level: u32,
-    /// Tie-break bits, one per dimension: bit `d` set = + at distance k/2 in dimension `d`;
-    /// on the dragonfly, the message's intermediate group (`NO_GROUP`: none).
-    pub(crate) ties: u32,
-}
+use super::topology::{Family, Geometry, Size};
 
 /// A configured routing function (see the module docs for the VC layout).
 #[derive(Clone, Debug)]
 pub(crate) struct Router {
+    /// This module's routing cases, or those of a family that has its own.
+    cases: Cases,
+    /// UGAL: the engine asks [`Router::decide`] before routing a header.
+    pub(crate) decides_at_source: bool,
+    /// The routing's name, for deadlock reports.
+    pub(crate) name: &'static str,
+}
+
+/// Whose routing cases a [`Router`] runs.
+#[derive(Clone, Debug)]
+enum Cases {
+    /// The routings of this module, on tori, meshes, hypercubes and the fat-trees.
+    Cube(Cube),
+    /// A dragonfly routing (`network::dragonfly`).
+    Dragonfly(dragonfly::Routes),
+    /// A graph routing (`network::graph`).
+    Graph(graph::Routes),
+}
+
+/// The VC masks of a routing of this module (tori, meshes, hypercubes, fat-trees).
+#[derive(Clone, Debug)]
+struct Cube {
     /// Dimension order on a torus: the class is fixed per ring traversal (else it switches
     /// at the wrap link).
     per_traversal: bool,
     /// Messages draw random tie-break bits (else every tie goes +).
-    pub(crate) random_ties: bool,
+    random_ties: bool,
     /// Virtual channels allowed on every minimal port.
     adaptive: u64,
     /// Dimension-order (or escape) VCs for dateline class 0 and 1; 0 when unused.
@@ -158,16 +160,8 @@ pub(crate) struct Router {
     nbc_levels: u32,
     /// A turn-model routing on the 2-D mesh (its VCs are `adaptive`).
     turn_model: Option<TurnModel>,
-    /// A dragonfly routing (`network::dragonfly`); every other field is then unused.
-    dragonfly: Option<Routes>,
-    /// A graph routing (`network::graph`); every other field is then unused.
-    graph: Option<graph::Routes>,
-    /// UGAL: the engine asks [`Router::decide`] before routing a header.
-    pub(crate) decides_at_source: bool,
     /// `up_down_random`: one minimal up port per hop, picked from the message's draw.
     random_up: bool,
-    /// The routing's name, for deadlock reports.
-    pub(crate) name: &'static str,
 }
 
 /// The turn-model routings of the 2-D mesh (see the module docs).
@@ -265,104 +259,212 @@ fn parity_bits(v: u32, parity: u32) -> u64 {
 }
 
 impl Router {
-    /// Validates the routing against the topology and builds the VC masks.
-    pub(crate) fn new(
-        scenario: &Scenario,
-        shape: Shape,
-        radix: u32,
-        dims: u32,
-    ) -> Result<Router, SimError> {
+    /// Validates the routing against the topology (of sizes `size`) and builds the VC masks.
+    pub(crate) fn new(scenario: &Scenario, size: &Size) -> Result<Router, SimError> {
         let v = scenario.virtual_channels;
         if !(1..=64).contains(&v) {
             return Err(SimError(format!(
                 "the simulator supports 1 to 64 virtual channels per physical channel, got {v}"
             )));
         }
-        // A network family with its own routing cases (`network/`): every other field unused.
-        let family = |dragonfly: Option<Routes>, graph: Option<graph::Routes>| Router {
-            per_traversal: false,
-            random_ties: false,
+        let name = scenario.routing.as_str();
+        // A network family with its own routing cases (`network/`).
+        if let Some(routes) = graph::Routes::new(scenario)? {
+            return Ok(Router { cases: Cases::Graph(routes), decides_at_source: false, name });
+        }
+        if let Some(routes) = dragonfly::Routes::new(scenario)? {
+            let decides_at_source = routes.decides_at_source();
+            return Ok(Router { cases: Cases::Dragonfly(routes), decides_at_source, name });
+        }
+        refuse_unsupported(scenario, size)?;
+        let cube = Cube::new(scenario, size)?;
+        Ok(Router { cases: Cases::Cube(cube), decides_at_source: false, name })
+    }
+
+    /// Whether messages draw random tie-break bits (the torus's `tie_break: random`).
+    pub(crate) fn random_ties(&self) -> bool {
+        matches!(&self.cases, Cases::Cube(cube) if cube.random_ties)
+    }
+
+    /// Fills `out` with the allowed output VCs from `cur` towards `header.dest != cur`.
+    #[inline]
+    pub(crate) fn candidates(
+        &self,
+        geometry: &Geometry,
+        cur: u32,
+        header: Header,
+        out: &mut Vec<Candidate>,
+    ) {
+        out.clear();
+        match (&self.cases, &geometry.family) {
+            (Cases::Cube(cube), _) => cube.candidates(geometry, cur, header, out),
+            (Cases::Dragonfly(routes), Family::Dragonfly(df)) => {
+                routes.candidates(df, cur, header, out)
+            }
+            (Cases::Graph(routes), Family::Graph(net)) => routes.candidates(net, cur, header, out),
+            // A family's routing on another family's network: never built together.
+            _ => {}
+        }
+    }
+
+    /// The per-message draw of a new message from `source` to `dest`: the tie-break bits
+    /// where ties are broken at random, the draw of `up_down_random`, the dragonfly's
+    /// intermediate group for `valiant` and `ugal`, else all ones (nothing drawn, so the random
+    /// streams of the other configurations are unchanged).
+    #[inline]
+    pub(crate) fn draw(&self, geometry: &Geometry, source: u32, dest: u32, rng: &mut Rng) -> u32 {
+        match (&self.cases, &geometry.family) {
+            (Cases::Cube(cube), _) if cube.random_ties || cube.random_up => rng.next_u64() as u32,
+            (Cases::Dragonfly(routes), Family::Dragonfly(df)) if routes.draws_intermediate() => {
+                df.intermediate(source, dest, rng)
+            }
+            _ => NO_GROUP,
+        }
+    }
+
+    /// UGAL (`decides_at_source`): the header's routing state at `cur` with the choice between
+    /// the minimal and the Valiant route made from `occupancy` (flits in the downstream buffers
+    /// of an output port of `cur`); otherwise the state unchanged.
+    #[inline]
+    pub(crate) fn decide(
+        &self,
+        geometry: &Geometry,
+        cur: u32,
+        header: Header,
+        occupancy: impl Fn(u32) -> u32,
+    ) -> u32 {
+        match (&self.cases, &geometry.family) {
+            (Cases::Dragonfly(routes), Family::Dragonfly(df)) => {
+                routes.decide(df, cur, header, occupancy)
+            }
+            _ => header.level,
+        }
+    }
+
+    /// The routing state after a hop from `cur` through `port` on virtual channel `vc` (Nbc's
+    /// level; the dragonfly's global hops; a graph's escape and down bits).
+    #[inline]
+    pub(crate) fn after_hop(
+        &self,
+        geometry: &Geometry,
+        cur: u32,
+        port: u32,
+        vc: u32,
+        level: u32,
+    ) -> u32 {
+        match (&self.cases, &geometry.family) {
+            (Cases::Cube(cube), _) if cube.nbc_levels != 0 => {
+                let negative = geometry.parity(cur);
+                if vc < cube.nbc_levels { vc + negative } else { level + negative }
+            }
+            (Cases::Dragonfly(routes), Family::Dragonfly(df)) => {
+                routes.after_hop(df, cur, port, level)
+            }
+            (Cases::Graph(routes), Family::Graph(net)) => {
+                routes.after_hop(net, cur, port, vc, level)
+            }
+            _ => level,
+        }
+    }
+
+    /// Whether `vc` belongs to the deadlock-free (escape or deterministic) part.
+    pub(crate) fn is_escape(&self, vc: u32) -> bool {
+        match &self.cases {
+            Cases::Cube(cube) => {
+                vc < cube.nbc_levels
+                    || (cube.dimension_order[0] | cube.dimension_order[1]) >> vc & 1 == 1
+            }
+            Cases::Dragonfly(_) => false,
+            Cases::Graph(routes) => routes.is_escape(vc),
+        }
+    }
+}
+
+/// Refuses what this module's routings cannot run on the topology: Duato's escape class with
+/// the per-traversal dateline or random ties, a routing other than `up_down` on the fat-trees
+/// (and `up_down` elsewhere), a turn model off the 2-D mesh or with escape channels.
+fn refuse_unsupported(scenario: &Scenario, size: &Size) -> Result<(), SimError> {
+    let dateline = scenario.dateline_convention();
+    let tie_break = scenario.tie_break_convention();
+    if scenario.routing == Routing::Duato
+        && (dateline == Some(Dateline::PerTraversal) || tie_break == Some(TieBreak::Random))
+    {
+        return Err(SimError(
+            "duato's escape class supports only dateline: switch and tie_break: positive \
+             (a message enters the escape network mid-ring; see docs/router.md)"
+                .into(),
+        ));
+    }
+    let tree = matches!(scenario.topology, Topology::FatTree { .. } | Topology::KaryNTree { .. });
+    let up_down = matches!(scenario.routing, Routing::UpDown | Routing::UpDownRandom);
+    match (tree, up_down) {
+        (true, false) => {
+            return Err(SimError(format!(
+                "the {} routes up_down or up_down_random only (up to a nearest common \
+                 ancestor, then down), got routing {}",
+                if matches!(scenario.topology, Topology::FatTree { .. }) {
+                    "butterfly fat-tree"
+                } else {
+                    "k-ary n-tree"
+                },
+                scenario.routing.as_str()
+            )));
+        }
+        (false, true) => {
+            return Err(SimError(format!(
+                "{} routing is for the fat-trees (fat_tree, kary_ntree; up_down also for \
+                 graph): a torus, mesh or hypercube has no up and down",
+                scenario.routing.as_str()
+            )));
+        }
+        _ => {}
+    }
+    if matches!(scenario.routing, Routing::WestFirst | Routing::OddEven) {
+        let dims = size.dims;
+        let mesh = matches!(scenario.topology, Topology::Mesh { .. });
+        if !mesh || dims != 2 {
+            return Err(SimError(format!(
+                "{} is a turn-model routing for the 2-D mesh (the turns it forbids leave \
+                 no cycle there; a torus's wrap-around links and other networks need \
+                 more), got a {}{}",
+                scenario.routing.as_str(),
+                scenario.topology.kind(),
+                if matches!(scenario.topology, Topology::Mesh { .. } | Topology::Torus { .. }) {
+                    format!(" with {dims} dimensions")
+                } else {
+                    String::new()
+                }
+            )));
+        }
+        if let Some(e) = scenario.escape_channels {
+            return Err(SimError(format!(
+                "{} has no escape channels (its forbidden turns make it deadlock-free with \
+                 any V): leave escape_channels unset, got {e}",
+                scenario.routing.as_str()
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Cube {
+    /// The VC layout of `scenario`'s routing (see the module docs), or why its VCs do not
+    /// suffice on this topology.
+    fn new(scenario: &Scenario, size: &Size) -> Result<Cube, SimError> {
+        let v = scenario.virtual_channels;
+        let all = bits(0, v);
+        let torus = matches!(scenario.topology, Topology::Torus { .. });
+        let (radix, diameter) = (size.radix, size.diameter);
+        let none = Cube {
+            per_traversal: scenario.dateline_convention() == Some(Dateline::PerTraversal),
+            random_ties: scenario.tie_break_convention() == Some(TieBreak::Random),
             adaptive: 0,
             dimension_order: [0, 0],
             nbc_levels: 0,
             turn_model: None,
-            decides_at_source: dragonfly.as_ref().is_some_and(Routes::decides_at_source),
             random_up: false,
-            dragonfly,
-            graph,
-            name: scenario.routing.as_str(),
         };
-        if let Some(routes) = graph::Routes::new(scenario)? {
-            return Ok(family(None, Some(routes)));
-        }
-        if let Some(routes) = Routes::new(scenario)? {
-            return Ok(family(Some(routes), None));
-        }
-        let all = bits(0, v);
-        let torus = shape == Shape::Torus;
-        let diameter = diameter(shape, radix, dims);
-        let dateline = scenario.dateline_convention();
-        let tie_break = scenario.tie_break_convention();
-        if scenario.routing == Routing::Duato
-            && (dateline == Some(Dateline::PerTraversal) || tie_break == Some(TieBreak::Random))
-        {
-            return Err(SimError(
-                "duato's escape class supports only dateline: switch and tie_break: positive \
-                 (a message enters the escape network mid-ring; see docs/router.md)"
-                    .into(),
-            ));
-        }
-        let tree = matches!(shape, Shape::FatTree | Shape::KaryNTree);
-        let up_down = matches!(scenario.routing, Routing::UpDown | Routing::UpDownRandom);
-        match (tree, up_down) {
-            (true, false) => {
-                return Err(SimError(format!(
-                    "the {} routes up_down or up_down_random only (up to a nearest common \
-                     ancestor, then down), got routing {}",
-                    if shape == Shape::FatTree { "butterfly fat-tree" } else { "k-ary n-tree" },
-                    scenario.routing.as_str()
-                )));
-            }
-            (false, true) => {
-                return Err(SimError(format!(
-                    "{} routing is for the fat-trees (fat_tree, kary_ntree; up_down also for \
-                     graph): a torus, mesh or hypercube has no up and down",
-                    scenario.routing.as_str()
-                )));
-            }
-            _ => {}
-        }
-        let turn_model = match scenario.routing {
-            Routing::WestFirst => Some(TurnModel::WestFirst),
-            Routing::OddEven => Some(TurnModel::OddEven),
-            _ => None,
-        };
-        if turn_model.is_some() {
-            if shape != Shape::Mesh || dims != 2 {
-                return Err(SimError(format!(
-                    "{} is a turn-model routing for the 2-D mesh (the turns it forbids leave \
-                     no cycle there; a torus's wrap-around links and other networks need \
-                     more), got a {}{}",
-                    scenario.routing.as_str(),
-                    scenario.topology.kind(),
-                    if matches!(shape, Shape::Mesh | Shape::Torus) {
-                        format!(" with {dims} dimensions")
-                    } else {
-                        String::new()
-                    }
-                )));
-            }
-            if let Some(e) = scenario.escape_channels {
-                return Err(SimError(format!(
-                    "{} has no escape channels (its forbidden turns make it deadlock-free with \
-                     any V): leave escape_channels unset, got {e}",
-                    scenario.routing.as_str()
-                )));
-            }
-        }
-        let per_traversal = dateline == Some(Dateline::PerTraversal);
-        let random_ties = tie_break == Some(TieBreak::Random);
-        let router = match scenario.routing {
+        let cube = match scenario.routing {
             Routing::DimensionOrder => {
                 if torus && v < 2 {
                     return Err(SimError(
@@ -373,46 +475,15 @@ impl Router {
                 }
                 let classes =
                     if torus { [parity_bits(v, 0), parity_bits(v, 1)] } else { [all, all] };
-                Router {
-                    per_traversal,
-                    random_ties,
-                    adaptive: 0,
-                    dimension_order: classes,
-                    nbc_levels: 0,
-                    turn_model: None,
-                    dragonfly: None,
-                    graph: None,
-                    decides_at_source: false,
-                    random_up: false,
-                    name: "dimension_order",
-                }
+                Cube { dimension_order: classes, ..none }
             }
-            Routing::Adaptive => Router {
-                per_traversal,
-                random_ties,
-                adaptive: all,
-                dimension_order: [0, 0],
-                nbc_levels: 0,
-                turn_model: None,
-                dragonfly: None,
-                graph: None,
-                decides_at_source: false,
-                random_up: false,
-                name: "adaptive",
-            },
-            Routing::WestFirst | Routing::OddEven => Router {
-                per_traversal,
-                random_ties,
-                adaptive: all,
-                dimension_order: [0, 0],
-                nbc_levels: 0,
-                turn_model,
-                dragonfly: None,
-                graph: None,
-                decides_at_source: false,
-                random_up: false,
-                name: scenario.routing.as_str(),
-            },
+            Routing::Adaptive => Cube { adaptive: all, ..none },
+            Routing::WestFirst => {
+                Cube { adaptive: all, turn_model: Some(TurnModel::WestFirst), ..none }
+            }
+            Routing::OddEven => {
+                Cube { adaptive: all, turn_model: Some(TurnModel::OddEven), ..none }
+            }
             Routing::Duato => {
                 let default_escape = if torus { 2 } else { 1 };
                 let escape = scenario.escape_channels.unwrap_or(default_escape);
@@ -436,19 +507,7 @@ impl Router {
                 } else {
                     [escape_bits, escape_bits]
                 };
-                Router {
-                    per_traversal,
-                    random_ties,
-                    adaptive: all & !escape_bits,
-                    dimension_order: classes,
-                    nbc_levels: 0,
-                    turn_model: None,
-                    dragonfly: None,
-                    graph: None,
-                    decides_at_source: false,
-                    random_up: false,
-                    name: "duato",
-                }
+                Cube { adaptive: all & !escape_bits, dimension_order: classes, ..none }
             }
             Routing::Nbc => {
                 if torus && radix % 2 == 1 {
@@ -471,21 +530,9 @@ impl Router {
                          got {v} (errata E-NBC-1: V2 = k/2 + 1 on the 2-D torus)"
                     )));
                 }
-                Router {
-                    per_traversal,
-                    random_ties,
-                    adaptive: all & !bits(0, levels),
-                    dimension_order: [0, 0],
-                    nbc_levels: levels,
-                    turn_model: None,
-                    dragonfly: None,
-                    graph: None,
-                    decides_at_source: false,
-                    random_up: false,
-                    name: "nbc",
-                }
+                Cube { adaptive: all & !bits(0, levels), nbc_levels: levels, ..none }
             }
-            // `Routes::new` took these above (or refused them off the dragonfly).
+            // `dragonfly::Routes::new` took these (or refused them off the dragonfly).
             Routing::Minimal | Routing::Valiant | Routing::Ugal => {
                 return Err(SimError(format!(
                     "routing {} is for the dragonfly",
@@ -500,47 +547,17 @@ impl Router {
                         scenario.routing.as_str()
                     )));
                 }
-                Router {
-                    per_traversal,
-                    random_ties,
-                    adaptive: all,
-                    dimension_order: [0, 0],
-                    nbc_levels: 0,
-                    turn_model: None,
-                    dragonfly: None,
-                    graph: None,
-                    decides_at_source: false,
-                    random_up: scenario.routing == Routing::UpDownRandom,
-                    name: scenario.routing.as_str(),
-                }
+                Cube { adaptive: all, random_up: scenario.routing == Routing::UpDownRandom, ..none }
             }
         };
-        Ok(router)
+        Ok(cube)
     }
 
-    /// Fills `out` with the allowed output VCs from `cur` towards `header.dest != cur`.
+    /// Fills `out` (cleared by the caller) with the allowed output VCs from `cur` towards
+    /// `header.dest != cur`.
     #[inline]
-    pub(crate) fn candidates(
-        &self,
-        geometry: &Geometry,
-        cur: u32,
-        header: Header,
-        out: &mut Vec<Candidate>,
-    ) {
+    fn candidates(&self, geometry: &Geometry, cur: u32, header: Header, out: &mut Vec<Candidate>) {
         let Header { source, dest, level, ties } = header;
-        out.clear();
-        if let Some(routes) = &self.graph {
-            if let Some(net) = &geometry.graph {
-                routes.candidates(net, cur, header, out);
-            }
-            return;
-        }
-        if let Some(routes) = &self.dragonfly {
-            if let Some(df) = &geometry.dragonfly {
-                routes.candidates(df, cur, header, out);
-            }
-            return;
-        }
         if let Some(turn_model) = self.turn_model {
             let at = |node| (geometry.coord(node, 0), geometry.coord(node, 1));
             let mask = self.adaptive;
@@ -593,71 +610,6 @@ impl Router {
             }
         }
     }
-
-    /// The per-message draw of a new message from `source` to `dest`: the tie-break bits
-    /// where ties are broken at random, the dragonfly's intermediate group for `valiant` and
-    /// `ugal`, else all ones (nothing drawn, so the random streams of the other
-    /// configurations are unchanged).
-    #[inline]
-    pub(crate) fn draw(&self, geometry: &Geometry, source: u32, dest: u32, rng: &mut Rng) -> u32 {
-        if self.random_ties || self.random_up {
-            return rng.next_u64() as u32;
-        }
-        match (&self.dragonfly, &geometry.dragonfly) {
-            (Some(routes), Some(df)) if routes.draws_intermediate() => {
-                df.intermediate(source, dest, rng)
-            }
-            _ => NO_GROUP,
-        }
-    }
-
-    /// UGAL (`decides_at_source`): the header's routing state at `cur` with the choice between
-    /// the minimal and the Valiant route made from `occupancy` (flits in the downstream buffers
-    /// of an output port of `cur`); otherwise the state unchanged.
-    #[inline]
-    pub(crate) fn decide(
-        &self,
-        geometry: &Geometry,
-        cur: u32,
-        header: Header,
-        occupancy: impl Fn(u32) -> u32,
-    ) -> u32 {
-        match (&self.dragonfly, &geometry.dragonfly) {
-            (Some(routes), Some(df)) => routes.decide(df, cur, header, occupancy),
-            _ => header.level,
-        }
-    }
-
-    /// The routing state after a hop from `cur` through `port` on virtual channel `vc` (Nbc's
-    /// level; the dragonfly's global hops).
-    #[inline]
-    pub(crate) fn after_hop(
-        &self,
-        geometry: &Geometry,
-        cur: u32,
-        port: u32,
-        vc: u32,
-        level: u32,
-    ) -> u32 {
-        if let (Some(routes), Some(net)) = (&self.graph, &geometry.graph) {
-            return routes.after_hop(net, cur, port, vc, level);
-        }
-        if self.nbc_levels == 0 {
-            return match (&self.dragonfly, &geometry.dragonfly) {
-                (Some(routes), Some(df)) => routes.after_hop(df, cur, port, level),
-                _ => level,
-            };
-        }
-        let negative = geometry.parity(cur);
-        if vc < self.nbc_levels { vc + negative } else { level + negative }
-    }
-
-    /// Whether `vc` belongs to the deadlock-free (escape or deterministic) part.
-    pub(crate) fn is_escape(&self, vc: u32) -> bool {
-        self.graph.as_ref().is_some_and(|g| g.is_escape(vc))
-            || vc < self.nbc_levels
-            || (self.dimension_order[0] | self.dimension_order[1]) >> vc & 1 == 1
-    }
 }
 
 #[cfg(test)]
@@ -670,8 +622,8 @@ mod tests {
     }
 
     fn router(s: &Scenario) -> Result<Router, SimError> {
-        let (shape, k, n) = Geometry::check(&s.topology)?;
-        Router::new(s, shape, k, n)
+        let size = Geometry::check(&s.topology)?;
+        Router::new(s, &size)
     }
 
     const T8: Topology = Topology::Torus { radix: 8, dimensions: 2 };

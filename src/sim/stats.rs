@@ -8,7 +8,7 @@
 
 use crate::measurement::{LatencyHistograms, LinkLoads, Measurement, Status};
 
-use super::topology::NO_LINK;
+use super::network::hop::NO_LINK;
 
 use super::engine::{Engine, Outcome};
 

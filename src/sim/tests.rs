@@ -4,7 +4,8 @@
 //! Networks are small so that the whole suite runs in well under a minute at opt-level 2.
 
 use super::engine::{Engine, RunPlan};
-use super::topology::{Geometry, NO_LINK};
+use super::network::hop::NO_LINK;
+use super::topology::Geometry;
 use super::*;
 use crate::measurement::Status;
 use crate::scenario::{Ejection, Routing, Scenario, Topology};

@@ -1,106 +1,131 @@
-//! Network geometry: node ids, coordinates, links and minimal directions, for every family;
-//! each family's own numbering and steps are in `network/` (`torus` for tori and meshes,
-//! `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `graph`).
+//! Network geometry: node ids, links and minimal directions, for every family, dispatched to
+//! the family's own data ([`Family`], one variant per file in `network/`: `torus` for tori and
+//! meshes, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `graph`).
 //!
-//! Nodes are numbered `0..nodes` in mixed radix (dimension 0 varies fastest), so coordinates
-//! are computed with a division, never stored per message. Every router has `ports` network
-//! output ports; physical channel `node * ports + port` leaves `node` through `port`:
-//! tori and meshes use `port = 2 d` for the + direction and `2 d + 1` for the - direction of
-//! dimension `d`; the hypercube uses `port = d`. Mesh ports at the border have no link.
-//! The butterfly fat-tree ([`Shape::FatTree`], numbering and wiring in `network::fat_tree`) has more
-//! routers than endpoints: `nodes` counts its processors (ids `0..N`, the traffic endpoints),
-//! and its switches are routers with the ids after them, each with six ports; everything above
-//! this module only sees ports, router ids and channel ids. The dragonfly
-//! ([`Shape::Dragonfly`], numbering, wiring and routing cases in `network::dragonfly`) is built
-//! the same way: terminals `0..N` are the nodes, its routers follow them; so are the k-ary
-//! n-tree ([`Shape::KaryNTree`], numbering, wiring and minimal steps in `network::kary_ntree`)
-//! and a graph read from a file ([`Shape::Graph`], numbering, route tables and routing cases in
-//! `network::graph`).
+//! Every router has `ports` network output ports; physical channel `router * ports + port`
+//! leaves `router` through `port`. Routers `0..nodes` are the traffic endpoints. Tori, meshes
+//! and hypercubes have no other routers: nodes are numbered in mixed radix (dimension 0 varies
+//! fastest, `network::digits`), so coordinates are computed with a division, never stored per
+//! message; tori and meshes use `port = 2 d` for the + direction and `2 d + 1` for the -
+//! direction of dimension `d`, the hypercube `port = d`, and mesh ports at the border have no
+//! link. The butterfly fat-tree ([`Family::FatTree`], numbering and wiring in
+//! `network::fat_tree`) has more routers than endpoints: `nodes` counts its processors (ids
+//! `0..N`, the traffic endpoints), and its switches are routers with the ids after them, each
+//! with six ports; everything above this module only sees ports, router ids and channel ids.
+//! The dragonfly ([`Family::Dragonfly`], numbering, wiring and routing cases in
+//! `network::dragonfly`) is built the same way: terminals `0..N` are the nodes, its routers
+//! follow them; so are the k-ary n-tree ([`Family::KaryNTree`], numbering, wiring and minimal
+//! steps in `network::kary_ntree`) and a graph read from a file ([`Family::Graph`], numbering,
+//! route tables and routing cases in `network::graph`).
+//!
+//! A new family is a file in `network/` implementing `network::Network`, a variant of
+//! [`Family`], and one arm in each of [`Geometry::check`] (its sizes, without building
+//! anything), [`Family::new`] (its construction) and `each_family!` (the dispatch).
 
 use crate::scenario::Topology;
 
 use super::SimError;
+use super::network::Network;
+use super::network::digits::Digits;
 use super::network::dragonfly::Dragonfly;
 use super::network::fat_tree::{self, FatTree};
 use super::network::graph::GraphNetwork;
+use super::network::hop::{NO_LINK, Step};
+use super::network::hypercube::Hypercube;
 use super::network::kary_ntree::KaryNTree;
-use super::network::{hypercube, torus};
-
-/// Marks a missing link (mesh border).
-pub(crate) const NO_LINK: u32 = u32::MAX;
+use super::network::torus::{Mesh, Torus};
 
 /// Largest supported network, in nodes (memory and 32-bit ids).
 const MAX_NODES: u64 = 1 << 22;
 
-/// The supported topology families.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Shape {
-    Torus,
-    Mesh,
-    Hypercube,
+/// A network family and its own data (sizes, numbering, route tables).
+#[derive(Clone, Debug)]
+pub(crate) enum Family {
+    Torus(Torus),
+    Mesh(Mesh),
+    Hypercube(Hypercube),
     /// Butterfly fat-tree (`radix` 4, `dims` = its number of switch levels n).
-    FatTree,
+    FatTree(FatTree),
     /// Dragonfly (`radix` the router radix p + a - 1 + h, `dims` 2).
-    Dragonfly,
-    /// A graph read from a file (`radix` its largest router radix, `dims` its router count).
-    Graph,
+    Dragonfly(Dragonfly),
     /// k-ary n-tree (`radix` k, `dims` its number of switch levels n).
-    KaryNTree,
+    KaryNTree(KaryNTree),
+    /// A graph read from a file (`radix` its largest router radix, `dims` its router count).
+    Graph(GraphNetwork),
 }
 
-/// Largest minimal distance of a network of this shape.
-pub(crate) fn diameter(shape: Shape, radix: u32, dims: u32) -> u32 {
-    match shape {
-        Shape::Hypercube => dims,
-        Shape::Torus => dims * (radix / 2),
-        Shape::Mesh => dims * (radix - 1),
-        Shape::FatTree | Shape::KaryNTree => 2 * dims,
-        // The longest route any dragonfly routing takes (Valiant: terminal link, local,
-        // global, local, global, local, ejection link), so that sizes derived from it cover it.
-        Shape::Dragonfly => 7,
-        // A bound: a shortest legal up*/down* route visits each of the `dims` routers at most
-        // once, plus the two terminal links.
-        Shape::Graph => dims + 1,
+/// `each_family!(family, net => expression)`: the expression with `net` bound to the family's
+/// [`Network`], whichever family it is; the geometry's one dispatch to the families.
+macro_rules! each_family {
+    ($family:expr, $net:ident => $body:expr) => {
+        match $family {
+            Family::Torus($net) => $body,
+            Family::Mesh($net) => $body,
+            Family::Hypercube($net) => $body,
+            Family::FatTree($net) => $body,
+            Family::Dragonfly($net) => $body,
+            Family::KaryNTree($net) => $body,
+            Family::Graph($net) => $body,
+        }
+    };
+}
+
+impl Family {
+    /// Builds the family of a topology accepted by [`Geometry::check`].
+    fn new(topology: &Topology, size: &Size) -> Result<Family, SimError> {
+        Ok(match *topology {
+            Topology::Torus { .. } => Family::Torus(Torus(Digits::new(size.radix, size.dims))),
+            Topology::Mesh { .. } => Family::Mesh(Mesh(Digits::new(size.radix, size.dims))),
+            Topology::Hypercube { dimensions } => Family::Hypercube(Hypercube { dims: dimensions }),
+            Topology::FatTree { processors } => Family::FatTree(FatTree::new(processors)?),
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            } => Family::Dragonfly(Dragonfly::new(p, a, h)?),
+            Topology::KaryNTree { radix, dimensions } => {
+                Family::KaryNTree(KaryNTree::new(radix, dimensions)?)
+            }
+            Topology::Graph { ref graph } => Family::Graph(GraphNetwork::new(graph)?),
+        })
     }
 }
 
-/// One direction out of a node: a port plus what the routing functions need to know about it.
+/// What [`Geometry::check`] learns of a topology without building any table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Step {
-    pub(crate) port: u32,
-    /// Torus only: the rest of the route in this dimension crosses the wrap-around link
-    /// (including this hop). Used for the dateline virtual-channel classes.
-    pub(crate) wraps: bool,
+pub(crate) struct Size {
+    /// k: the radix of the node ids' digits (2 for the hypercube, 4 for the fat-tree; the
+    /// dragonfly's router radix, a graph's largest router radix, at least 2).
+    pub(crate) radix: u32,
+    /// n: the number of digits (the trees' switch levels; 2 for the dragonfly, a graph's
+    /// router count).
+    pub(crate) dims: u32,
+    /// Largest minimal distance (the dragonfly's: its longest route, Valiant's; a graph's: a
+    /// bound), so that sizes derived from it cover every route.
+    pub(crate) diameter: u32,
+    /// Physical channel slots, `routers * ports` (missing links included).
+    pub(crate) channel_slots: u64,
 }
 
-/// A built network: sizes plus the neighbour table.
+/// A built network: sizes, the family's own data, and the neighbour table.
 #[derive(Clone, Debug)]
 pub(crate) struct Geometry {
-    pub(crate) shape: Shape,
-    /// k (2 for the hypercube).
-    pub(crate) radix: u32,
-    /// n.
-    pub(crate) dims: u32,
+    pub(crate) family: Family,
+    /// Sizes (see [`Size`]).
+    pub(crate) size: Size,
+    /// The digits of node ids in radix `size.radix` (the coordinates of the cubes; the
+    /// digits the coordinate traffic patterns move).
+    digits: Digits,
     pub(crate) nodes: u32,
     /// Network output ports per router.
     pub(crate) ports: u32,
-    /// k^d for each dimension d.
-    strides: Vec<u32>,
     /// Downstream router of each physical channel, `NO_LINK` where there is no link.
     neighbor: Vec<u32>,
-    /// The fat-tree's levels and blocks (`Shape::FatTree` only).
-    tree: Option<FatTree>,
-    /// The dragonfly's sizes (`Shape::Dragonfly` only).
-    pub(crate) dragonfly: Option<Dragonfly>,
-    /// A graph's numbering and route tables (`Shape::Graph` only).
-    pub(crate) graph: Option<GraphNetwork>,
-    /// The k-ary n-tree's sizes (`Shape::KaryNTree` only).
-    pub(crate) kary_ntree: Option<KaryNTree>,
 }
 
 impl Geometry {
-    /// Validates `topology` and builds its tables.
-    pub(crate) fn check(topology: &Topology) -> Result<(Shape, u32, u32), SimError> {
+    /// Validates `topology` and returns its sizes, without building any table.
+    pub(crate) fn check(topology: &Topology) -> Result<Size, SimError> {
         if let Some(graph) = topology.graph() {
             let (terminals, routers, ports) = GraphNetwork::sizes(graph);
             if u64::from(terminals) + u64::from(routers) > MAX_NODES || routers == 0 {
@@ -109,106 +134,104 @@ impl Geometry {
                     graph.file
                 )));
             }
-            return Ok((Shape::Graph, ports.max(2), routers));
+            return Ok(Size {
+                radix: ports.max(2),
+                dims: routers,
+                // A bound: a shortest legal up*/down* route visits each of the routers at
+                // most once, plus the two terminal links.
+                diameter: routers + 1,
+                channel_slots: (u64::from(terminals) + u64::from(routers)) * u64::from(ports),
+            });
         }
-        let (shape, radix, dims) = match *topology {
-            Topology::Torus { radix, dimensions } => (Shape::Torus, radix, dimensions),
-            Topology::Mesh { radix, dimensions } => (Shape::Mesh, radix, dimensions),
-            Topology::Hypercube { dimensions } => (Shape::Hypercube, 2, dimensions),
-            Topology::FatTree { processors } => (Shape::FatTree, 4, fat_tree::levels(processors)?),
+        // Each family's sizes; the products saturate, as a topology too large for them is
+        // refused below.
+        let nodes = topology.nodes();
+        let size = match *topology {
+            Topology::Torus { radix, dimensions } => Size {
+                radix,
+                dims: dimensions,
+                diameter: dimensions.saturating_mul(radix / 2),
+                channel_slots: nodes.saturating_mul(2 * u64::from(dimensions)),
+            },
+            Topology::Mesh { radix, dimensions } => Size {
+                radix,
+                dims: dimensions,
+                diameter: dimensions.saturating_mul(radix.saturating_sub(1)),
+                channel_slots: nodes.saturating_mul(2 * u64::from(dimensions)),
+            },
+            Topology::Hypercube { dimensions } => Size {
+                radix: 2,
+                dims: dimensions,
+                diameter: dimensions,
+                channel_slots: nodes.saturating_mul(u64::from(dimensions)),
+            },
+            Topology::FatTree { processors } => {
+                let levels = fat_tree::levels(processors)?;
+                Size {
+                    radix: 4,
+                    dims: levels,
+                    diameter: 2 * levels,
+                    channel_slots: fat_tree::routers(processors) * u64::from(fat_tree::PORTS),
+                }
+            }
             Topology::Dragonfly {
                 terminals_per_router: p,
                 routers_per_group: a,
                 global_links_per_router: h,
             } => {
-                Dragonfly::new(p, a, h)?;
-                (Shape::Dragonfly, topology.radix().max(2), 2)
+                let dragonfly = Dragonfly::new(p, a, h)?;
+                Size {
+                    radix: topology.radix().max(2),
+                    dims: 2,
+                    // The longest route any dragonfly routing takes (Valiant: terminal link,
+                    // local, global, local, global, local, ejection link).
+                    diameter: 7,
+                    channel_slots: (nodes + u64::from(dragonfly.routers()))
+                        * u64::from(dragonfly.ports()),
+                }
             }
             Topology::KaryNTree { radix, dimensions } => {
-                KaryNTree::new(radix, dimensions)?;
-                (Shape::KaryNTree, radix, dimensions)
+                let tree = KaryNTree::new(radix, dimensions)?;
+                Size {
+                    radix,
+                    dims: dimensions,
+                    diameter: 2 * dimensions,
+                    channel_slots: u64::from(tree.routers()) * u64::from(tree.ports()),
+                }
             }
             Topology::Graph { .. } => return Err(SimError("a graph is checked above".into())),
         };
-        if dims == 0 {
+        if size.dims == 0 {
             return Err(SimError(format!("{} needs at least 1 dimension", topology.kind())));
         }
-        if radix < 2 {
-            return Err(SimError(format!("{} needs radix k >= 2, got {radix}", topology.kind())));
-        }
-        if topology.nodes() > MAX_NODES {
+        if size.radix < 2 {
             return Err(SimError(format!(
-                "network too large for the simulator: {} nodes (at most {MAX_NODES})",
-                topology.nodes()
+                "{} needs radix k >= 2, got {}",
+                topology.kind(),
+                size.radix
             )));
         }
-        Ok((shape, radix, dims))
+        if nodes > MAX_NODES {
+            return Err(SimError(format!(
+                "network too large for the simulator: {nodes} nodes (at most {MAX_NODES})"
+            )));
+        }
+        Ok(size)
     }
 
     /// Builds the geometry of a topology accepted by [`Geometry::check`].
     pub(crate) fn new(topology: &Topology) -> Result<Geometry, SimError> {
-        let (shape, radix, dims) = Geometry::check(topology)?;
-        let nodes = topology.nodes() as u32;
-        let ports = match shape {
-            Shape::Hypercube => dims,
-            Shape::FatTree => fat_tree::PORTS,
-            Shape::Dragonfly | Shape::KaryNTree | Shape::Graph => 0,
-            _ => 2 * dims,
-        };
-        let mut strides = Vec::with_capacity(dims as usize);
-        let mut stride = 1u32;
-        for _ in 0..dims {
-            strides.push(stride);
-            stride = stride.saturating_mul(radix);
-        }
-        let mut geometry = Geometry {
-            shape,
-            radix,
-            dims,
-            nodes,
+        let size = Geometry::check(topology)?;
+        let family = Family::new(topology, &size)?;
+        let (ports, neighbor) = each_family!(&family, net => (net.ports(), net.neighbors()));
+        Ok(Geometry {
+            family,
+            size,
+            digits: Digits::new(size.radix, size.dims),
+            nodes: topology.nodes() as u32,
             ports,
-            strides,
-            neighbor: Vec::new(),
-            tree: None,
-            dragonfly: None,
-            graph: None,
-            kary_ntree: None,
-        };
-        if shape == Shape::FatTree {
-            let (tree, neighbor) = FatTree::new(nodes)?;
-            geometry.tree = Some(tree);
-            geometry.neighbor = neighbor;
-            return Ok(geometry);
-        }
-        if let Some(graph) = topology.graph() {
-            let network = GraphNetwork::new(graph)?;
-            geometry.ports = network.ports();
-            geometry.neighbor = network.neighbors();
-            geometry.graph = Some(network);
-            return Ok(geometry);
-        }
-        if shape == Shape::KaryNTree {
-            let tree = KaryNTree::new(radix, dims)?;
-            geometry.ports = tree.ports();
-            geometry.neighbor = tree.neighbors();
-            geometry.kary_ntree = Some(tree);
-            return Ok(geometry);
-        }
-        if let Some((p, a, h)) = topology.dragonfly() {
-            let dragonfly = Dragonfly::new(p, a, h)?;
-            geometry.ports = dragonfly.ports();
-            geometry.neighbor = dragonfly.neighbors();
-            geometry.dragonfly = Some(dragonfly);
-            return Ok(geometry);
-        }
-        let mut neighbor = Vec::with_capacity(nodes as usize * ports as usize);
-        for node in 0..nodes {
-            for port in 0..ports {
-                neighbor.push(geometry.compute_neighbor(node, port));
-            }
-        }
-        geometry.neighbor = neighbor;
-        Ok(geometry)
+            neighbor,
+        })
     }
 
     /// Number of physical channel slots (`routers * ports`, including missing links).
@@ -227,26 +250,10 @@ impl Geometry {
         self.neighbor[channel as usize]
     }
 
-    /// Coordinate of `node` in dimension `d`.
+    /// Coordinate of `node` in dimension `d` (its digit `d` in radix `size.radix`).
     #[inline]
     pub(crate) fn coord(&self, node: u32, d: u32) -> u32 {
-        (node / self.strides[d as usize]) % self.radix
-    }
-
-    /// `k^d`, the id distance between neighbours in dimension `d`.
-    #[inline]
-    pub(crate) fn stride(&self, d: u32) -> u32 {
-        self.strides[d as usize]
-    }
-
-    fn compute_neighbor(&self, node: u32, port: u32) -> u32 {
-        match self.shape {
-            Shape::Hypercube => hypercube::neighbor(node, port),
-            // Built by `FatTree::new`, `Dragonfly::neighbors`, `KaryNTree::neighbors` and
-            // `GraphNetwork::new`, never here.
-            Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree | Shape::Graph => NO_LINK,
-            Shape::Torus | Shape::Mesh => torus::neighbor(self, node, port),
-        }
+        self.digits.coord(node, d)
     }
 
     /// Calls `visit` with every minimal step from `cur` towards `dest` (both directions of a
@@ -254,25 +261,14 @@ impl Geometry {
     /// the lowest common ancestors) and returns the distance in hops.
     #[inline]
     pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, visit: impl FnMut(Step)) -> u32 {
-        match self.shape {
-            Shape::FatTree => self.tree.as_ref().map_or(0, |t| t.minimal_steps(cur, dest, visit)),
-            Shape::Dragonfly => {
-                self.dragonfly.as_ref().map_or(0, |d| d.minimal_steps(cur, dest, visit))
-            }
-            Shape::Graph => self.graph.as_ref().map_or(0, |g| g.minimal_steps(cur, dest, visit)),
-            Shape::KaryNTree => {
-                self.kary_ntree.as_ref().map_or(0, |t| t.minimal_steps(cur, dest, visit))
-            }
-            Shape::Hypercube => hypercube::minimal_steps(cur, dest, visit),
-            Shape::Torus => torus::torus_minimal_steps(self, cur, dest, visit),
-            Shape::Mesh => torus::mesh_minimal_steps(self, cur, dest, visit),
-        }
+        each_family!(&self.family, net => net.minimal_steps(cur, dest, visit))
     }
 
     /// The dimension-order (e-cube) step: lowest differing dimension first; on a torus, when
     /// both directions are minimal (distance k/2) in dimension `d`, the + direction if bit `d`
     /// of `ties` is set and the - direction otherwise. Also returns the dimension. `None` when
-    /// `cur == dest`.
+    /// `cur == dest`. No routing uses it on the trees, the dragonfly or a graph: there it is
+    /// the first minimal step.
     #[inline]
     pub(crate) fn dimension_order_step(
         &self,
@@ -280,19 +276,7 @@ impl Geometry {
         dest: u32,
         ties: u32,
     ) -> Option<(Step, u32)> {
-        match self.shape {
-            Shape::FatTree | Shape::Dragonfly | Shape::KaryNTree | Shape::Graph => {
-                // No routing uses it on the trees, the dragonfly or a graph: the first
-                // minimal step.
-                let mut first = None;
-                self.minimal_steps(cur, dest, |step| {
-                    first.get_or_insert((step, 0));
-                });
-                first
-            }
-            Shape::Hypercube => hypercube::dimension_order_step(cur, dest),
-            Shape::Torus | Shape::Mesh => torus::dimension_order_step(self, cur, dest, ties),
-        }
+        each_family!(&self.family, net => net.dimension_order_step(cur, dest, ties))
     }
 
     /// Minimal distance in hops.
@@ -304,97 +288,30 @@ impl Geometry {
     /// Checkerboard colour: parity of the coordinate sum (meaningful when bipartite).
     #[inline]
     pub(crate) fn parity(&self, node: u32) -> u32 {
-        match (self.shape, &self.tree) {
-            (Shape::Hypercube, _) => hypercube::parity(node),
-            (Shape::FatTree, Some(tree)) => tree.parity(node),
-            (Shape::KaryNTree, _) => self.kary_ntree.as_ref().map_or(0, |t| t.parity(node)),
-            // Not bipartite (a group is a complete graph); no routing asks. Nor on a graph.
-            (Shape::Dragonfly | Shape::Graph, _) => 0,
-            _ => torus::parity(self, node),
-        }
+        each_family!(&self.family, net => net.parity(node))
     }
 
     /// Human-readable coordinates, e.g. `(3,0)`.
     pub(crate) fn describe(&self, node: u32) -> String {
-        if let Some(tree) = &self.tree {
-            return tree.describe(node);
-        }
-        if let Some(dragonfly) = &self.dragonfly {
-            return dragonfly.describe(node);
-        }
-        if let Some(graph) = &self.graph {
-            return graph.describe(node);
-        }
-        if let Some(tree) = &self.kary_ntree {
-            return tree.describe(node);
-        }
-        torus::describe(self, node)
+        each_family!(&self.family, net => net.describe(node))
     }
 
     /// The class of the link `channel`, for per-class load summaries: the dimension of a
     /// torus, mesh or hypercube link (`x0`, `x1`, ...), the levels a fat-tree link joins and
     /// its direction (`up 0-1`, `down 2-1`; the k-ary n-tree's likewise, level 0 its
     /// terminals), a dragonfly link's kind (`terminal-router`, `router-terminal`, `local`,
-    /// `global`), a graph link's (`terminal-router`, `router-terminal`, `router-router`). A new topology answers with its own levels or
-    /// kinds; links of one class should carry comparable loads under uniform traffic.
+    /// `global`), a graph link's (`terminal-router`, `router-terminal`, `router-router`). A
+    /// new family answers with its own levels or kinds (`Network::link_class`).
     pub(crate) fn link_class(&self, channel: u32) -> String {
         let ports = self.ports.max(1);
         let (router, port) = (channel / ports, channel % ports);
-        match self.shape {
-            Shape::Hypercube => format!("x{port}"),
-            Shape::Torus | Shape::Mesh => format!("x{}", port / 2),
-            Shape::FatTree => {
-                let level = self.tree.as_ref().map_or(0, |tree| tree.position(router).0);
-                if port < 2 {
-                    format!("up {level}-{}", level + 1)
-                } else {
-                    format!("down {level}-{}", level.saturating_sub(1))
-                }
-            }
-            Shape::KaryNTree => {
-                let Some(tree) = &self.kary_ntree else { return String::new() };
-                let level = tree.position(router).0;
-                if tree.is_up(port) {
-                    format!("up {level}-{}", level + 1)
-                } else {
-                    format!("down {level}-{}", level.saturating_sub(1))
-                }
-            }
-            Shape::Graph => {
-                if router < self.nodes {
-                    "terminal-router".to_owned()
-                } else if self.downstream(channel) < self.nodes {
-                    "router-terminal".to_owned()
-                } else {
-                    "router-router".to_owned()
-                }
-            }
-            Shape::Dragonfly => {
-                let kind = self.describe_port(port);
-                let kind = kind.split('_').next().unwrap_or_default();
-                match kind {
-                    "terminal" if router < self.nodes => "terminal-router".to_owned(),
-                    "terminal" => "router-terminal".to_owned(),
-                    other => other.to_owned(),
-                }
-            }
-        }
+        let downstream = self.downstream(channel);
+        each_family!(&self.family, net => net.link_class(router, port, downstream))
     }
 
     /// Human-readable direction of a port, e.g. `+x0` or `-x1` (`x3` on the hypercube).
     pub(crate) fn describe_port(&self, port: u32) -> String {
-        match self.shape {
-            Shape::Hypercube => hypercube::describe_port(port),
-            Shape::FatTree => FatTree::describe_port(port),
-            Shape::Dragonfly => {
-                self.dragonfly.as_ref().map_or_else(String::new, |d| d.describe_port(port))
-            }
-            Shape::Graph => format!("port_{port}"),
-            Shape::KaryNTree => {
-                self.kary_ntree.as_ref().map_or_else(String::new, |t| t.describe_port(port))
-            }
-            _ => torus::describe_port(port),
-        }
+        each_family!(&self.family, net => net.describe_port(port))
     }
 }
 
@@ -418,7 +335,7 @@ mod tests {
         assert_eq!(g.minimal_steps(0, 2, |s| steps.push(s)), 2);
         assert_eq!(steps.len(), 2, "k/2 away: both directions are minimal");
         assert_eq!(g.links(), 64);
-        assert_eq!(diameter(g.shape, g.radix, g.dims), 4);
+        assert_eq!(g.size.diameter, 4);
     }
 
     #[test]

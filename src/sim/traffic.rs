@@ -24,7 +24,7 @@ use super::SimError;
 use super::faults::FaultMap;
 use super::injection::Sources;
 use super::rng::Rng;
-use super::topology::{Geometry, Shape};
+use super::topology::{Family, Geometry};
 use crate::scenario::InjectionProcess;
 
 /// Where a new message goes.
@@ -48,7 +48,7 @@ impl Pattern {
     /// The pattern of `spec` on `geometry`, or why the network cannot serve it.
     pub(crate) fn new(spec: &Spec, geometry: &Geometry) -> Result<Pattern, SimError> {
         let nodes = geometry.nodes;
-        let (radix, dims) = (geometry.radix, geometry.dims);
+        let (radix, dims) = (geometry.size.radix, geometry.size.dims);
         let name = spec.as_str();
         let power_of_two = || {
             if nodes.is_power_of_two() {
@@ -66,22 +66,24 @@ impl Pattern {
             |digits: &[u32]| -> u32 { digits.iter().rev().fold(0, |n, &digit| n * radix + digit) };
         let table = |f: &dyn Fn(u32) -> u32| Pattern::Permutation((0..nodes).map(f).collect());
         let coordinates = matches!(spec, Spec::Transpose | Spec::Tornado | Spec::Neighbor);
-        if coordinates && geometry.dragonfly.is_some() {
+        if coordinates && matches!(geometry.family, Family::Dragonfly(_)) {
             return Err(SimError(format!(
                 "traffic `{name}` moves coordinates, and the dragonfly's terminals have none: use \
                  uniform, group_shift, hotspot, bit_complement or bit_reverse"
             )));
         }
-        if coordinates && geometry.graph.is_some() {
+        if coordinates && matches!(geometry.family, Family::Graph(_)) {
             return Err(SimError(format!(
                 "traffic `{name}` moves coordinates, and a graph's terminals have none: use \
                  uniform, uniform_with_self, hotspot, bit_complement or bit_reverse"
             )));
         }
         Ok(match spec {
-            Spec::GroupShift => match &geometry.dragonfly {
-                Some(dragonfly) => Pattern::GroupShift { group: dragonfly.group_size() },
-                None => {
+            Spec::GroupShift => match &geometry.family {
+                Family::Dragonfly(dragonfly) => {
+                    Pattern::GroupShift { group: dragonfly.group_size() }
+                }
+                _ => {
                     return Err(SimError(
                         "traffic `group_shift` sends every terminal of a dragonfly group to the \
                          next group: it needs topology dragonfly"
@@ -117,8 +119,10 @@ impl Pattern {
                 table(&|node| if bits == 0 { 0 } else { node.reverse_bits() >> (32 - bits) })
             }
             Spec::Tornado => {
-                if matches!(geometry.shape, Shape::Hypercube | Shape::FatTree | Shape::KaryNTree)
-                    || radix < 3
+                if matches!(
+                    geometry.family,
+                    Family::Hypercube(_) | Family::FatTree(_) | Family::KaryNTree(_)
+                ) || radix < 3
                 {
                     return Err(SimError(
                         "traffic `tornado` needs a torus or mesh with radix k >= 3 (each \

@@ -239,7 +239,7 @@ impl Engine {
             self.window.generated += 1;
         }
         self.generated_total += 1;
-        let ties = if self.router.random_ties { self.rng.next_u64() as u32 } else { u32::MAX };
+        let ties = if self.router.random_ties() { self.rng.next_u64() as u32 } else { u32::MAX };
         let id = self.allocate(Message {
             source: node,
             dest,

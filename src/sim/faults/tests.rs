@@ -8,7 +8,8 @@
 use std::collections::VecDeque;
 
 use super::super::engine::{Engine, RunPlan};
-use super::super::routing::{Header, Router};
+use super::super::network::hop::Header;
+use super::super::routing::Router;
 use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimOptions, check, run};
 use super::*;
@@ -99,7 +100,7 @@ fn a_header_of_a_served_pair_never_meets_a_dead_end() {
         let g = geometry(topology.clone());
         let s =
             Scenario { routing: Routing::Adaptive, virtual_channels: 2, ..Scenario::new(topology) };
-        let router = Router::new(&s, g.shape, g.radix, g.dims).unwrap();
+        let router = Router::new(&s, &g.size).unwrap();
         let map = FaultMap::draw(&g, 0.2, 3).unwrap();
         let mut candidates = Vec::new();
         for source in 0..g.nodes {

@@ -92,8 +92,8 @@ use crate::scenario::{Routing, Scenario};
 
 use super::super::SimError;
 use super::super::rng::Rng;
-use super::super::routing::{Candidate, Header};
-use super::super::topology::{NO_LINK, Step};
+use super::Network;
+use super::hop::{Candidate, Header, NO_LINK, Step};
 
 /// No intermediate group (a minimal route).
 pub(crate) const NO_GROUP: u32 = u32::MAX;
@@ -140,11 +140,6 @@ impl Dragonfly {
         Ok(Dragonfly { p, a, h, g: groups as u32, terminals: terminals as u32 })
     }
 
-    /// Output ports per engine router, `p + (a - 1) + h`.
-    pub(crate) fn ports(&self) -> u32 {
-        self.p + self.a - 1 + self.h
-    }
-
     /// Routers `a g` (their ids follow the terminals').
     pub(crate) fn routers(&self) -> u32 {
         self.a * self.g
@@ -188,34 +183,6 @@ impl Dragonfly {
     #[inline]
     fn first_global(&self) -> u32 {
         self.p + self.a - 1
-    }
-
-    /// The neighbour table: the downstream router of each channel `router * ports + port`,
-    /// `NO_LINK` where none, for the terminals and then the routers.
-    pub(crate) fn neighbors(&self) -> Vec<u32> {
-        let ports = self.ports();
-        let total = self.terminals + self.routers();
-        let mut neighbor = vec![NO_LINK; total as usize * ports as usize];
-        for t in 0..self.terminals {
-            let router = t / self.p;
-            neighbor[(t * ports) as usize] = self.terminals + router;
-            neighbor[((self.terminals + router) * ports + t % self.p) as usize] = t;
-        }
-        for r in 0..self.routers() {
-            let (group, x) = (r / self.a, r % self.a);
-            let base = (self.terminals + r) * ports;
-            for y in (0..self.a).filter(|&y| y != x) {
-                let to = self.terminals + group * self.a + y;
-                neighbor[(base + self.local_port(x, y)) as usize] = to;
-            }
-            for j in 0..self.h {
-                let to_group = self.peer(group, x * self.h + j);
-                let back = Dragonfly::link(to_group, group);
-                let to = self.terminals + to_group * self.a + back / self.h;
-                neighbor[(base + self.first_global() + j) as usize] = to;
-            }
-        }
-        neighbor
     }
 
     /// The one output port from `cur` (a terminal or a router id) on the route towards group
@@ -269,18 +236,6 @@ impl Dragonfly {
         cur >= self.terminals && port >= self.first_global()
     }
 
-    /// The minimal step from `cur` to terminal `dest != cur` and the remaining distance in
-    /// links (terminal links included).
-    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
-        let port = self.step(cur, self.group_of(dest), dest);
-        visit(Step { port, wraps: false });
-        if cur < self.terminals {
-            2 + self.router_hops(self.terminals + cur / self.p, dest, NO_GROUP)
-        } else {
-            1 + self.router_hops(cur, dest, NO_GROUP)
-        }
-    }
-
     /// The intermediate group of a new message from `source` to `dest`: uniform among the
     /// groups other than theirs (one draw).
     pub(crate) fn intermediate(&self, source: u32, dest: u32, rng: &mut Rng) -> u32 {
@@ -296,9 +251,61 @@ impl Dragonfly {
         }
         pick
     }
+}
+
+impl Network for Dragonfly {
+    /// Output ports per engine router, `p + (a - 1) + h`.
+    fn ports(&self) -> u32 {
+        self.p + self.a - 1 + self.h
+    }
+
+    /// The neighbour table: the downstream router of each channel `router * ports + port`,
+    /// `NO_LINK` where none, for the terminals and then the routers.
+    fn neighbors(&self) -> Vec<u32> {
+        let ports = self.ports();
+        let total = self.terminals + self.routers();
+        let mut neighbor = vec![NO_LINK; total as usize * ports as usize];
+        for t in 0..self.terminals {
+            let router = t / self.p;
+            neighbor[(t * ports) as usize] = self.terminals + router;
+            neighbor[((self.terminals + router) * ports + t % self.p) as usize] = t;
+        }
+        for r in 0..self.routers() {
+            let (group, x) = (r / self.a, r % self.a);
+            let base = (self.terminals + r) * ports;
+            for y in (0..self.a).filter(|&y| y != x) {
+                let to = self.terminals + group * self.a + y;
+                neighbor[(base + self.local_port(x, y)) as usize] = to;
+            }
+            for j in 0..self.h {
+                let to_group = self.peer(group, x * self.h + j);
+                let back = Dragonfly::link(to_group, group);
+                let to = self.terminals + to_group * self.a + back / self.h;
+                neighbor[(base + self.first_global() + j) as usize] = to;
+            }
+        }
+        neighbor
+    }
+
+    /// The minimal step from `cur` to terminal `dest != cur` and the remaining distance in
+    /// links (terminal links included).
+    fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
+        let port = self.step(cur, self.group_of(dest), dest);
+        visit(Step { port, wraps: false });
+        if cur < self.terminals {
+            2 + self.router_hops(self.terminals + cur / self.p, dest, NO_GROUP)
+        } else {
+            1 + self.router_hops(cur, dest, NO_GROUP)
+        }
+    }
+
+    /// Not bipartite (a group is a complete graph): 0; no routing asks.
+    fn parity(&self, _router: u32) -> u32 {
+        0
+    }
 
     /// `T(t)` for a terminal, `R(G,x)` for router `x` of group `G`.
-    pub(crate) fn describe(&self, id: u32) -> String {
+    fn describe(&self, id: u32) -> String {
         if id < self.terminals {
             format!("T({id})")
         } else {
@@ -308,13 +315,24 @@ impl Dragonfly {
     }
 
     /// `terminal_i`, `local_j` or `global_j` (a terminal's port 0 is its link to its router).
-    pub(crate) fn describe_port(&self, port: u32) -> String {
+    fn describe_port(&self, port: u32) -> String {
         if port < self.p {
             format!("terminal_{port}")
         } else if port < self.first_global() {
             format!("local_{}", port - self.p)
         } else {
             format!("global_{}", port - self.first_global())
+        }
+    }
+
+    /// The link's kind: `terminal-router`, `router-terminal`, `local` or `global`.
+    fn link_class(&self, router: u32, port: u32, _downstream: u32) -> String {
+        let kind = self.describe_port(port);
+        let kind = kind.split('_').next().unwrap_or_default();
+        match kind {
+            "terminal" if router < self.terminals => "terminal-router".to_owned(),
+            "terminal" => "router-terminal".to_owned(),
+            other => other.to_owned(),
         }
     }
 }

@@ -40,7 +40,8 @@
 //! exactly these steps, and `up_down` routing offers every VC of them (see `routing`).
 
 use super::super::SimError;
-use super::super::topology::{NO_LINK, Step};
+use super::Network;
+use super::hop::{NO_LINK, Step};
 
 /// Output ports per router: `parent_0`, `parent_1`, `child_0..child_3`.
 pub(crate) const PORTS: u32 = 6;
@@ -88,9 +89,8 @@ pub(crate) struct FatTree {
 }
 
 impl FatTree {
-    /// Builds the tree for `processors = 4^n` (checked by [`levels`]) and its neighbour table:
-    /// the downstream router of each channel `router * PORTS + port`, `NO_LINK` where none.
-    pub(crate) fn new(processors: u32) -> Result<(FatTree, Vec<u32>), SimError> {
+    /// Builds the tree for `processors = 4^n` (checked by [`levels`]).
+    pub(crate) fn new(processors: u32) -> Result<FatTree, SimError> {
         let n = levels(processors)?;
         let mut first = vec![0, processors];
         for l in 1..=n {
@@ -105,33 +105,20 @@ impl FatTree {
                 block.push(if l == 0 { a } else { a >> (l - 1) });
             }
         }
-        let tree = FatTree { first, level, block };
-        let mut neighbor = vec![NO_LINK; total as usize * PORTS as usize];
-        let mut link = |from: u32, port: u32, to: u32| {
-            let slot = &mut neighbor[(from * PORTS + port) as usize];
-            debug_assert_eq!(*slot, NO_LINK, "port {port} of router {from} wired twice");
-            *slot = to;
-        };
-        for a in 0..processors {
-            let switch = tree.router(1, a / 4);
-            link(a, 0, switch);
-            link(switch, CHILD + a % 4, a);
-        }
-        for l in 1..n {
-            for a in 0..processors >> (l + 1) {
-                let child = tree.router(l, a);
-                for p in 0..2 {
-                    let (address, i) = parent(l, a, p);
-                    let up = tree.router(l + 1, address);
-                    link(child, p, up);
-                    link(up, CHILD + i, child);
-                }
-            }
-        }
-        Ok((tree, neighbor))
+        Ok(FatTree { first, level, block })
     }
 
-    /// The id of router `S(level, address)` (`P(0, address)` at level 0).
+    /// The number of processors N.
+    fn processors(&self) -> u32 {
+        self.first[1]
+    }
+
+    /// The number of switch levels n.
+    fn top(&self) -> u32 {
+        self.first.len() as u32 - 2
+    }
+
+    /// The router id of `S(level, address)` (`P(0, address)` at level 0).
     #[inline]
     pub(crate) fn router(&self, level: u32, address: u32) -> u32 {
         self.first[level as usize] + address
@@ -146,14 +133,50 @@ impl FatTree {
     /// The number of levels `n`.
     #[cfg(test)]
     pub(crate) fn levels(&self) -> u32 {
-        self.first.len() as u32 - 2
+        self.top()
+    }
+}
+
+impl Network for FatTree {
+    fn ports(&self) -> u32 {
+        PORTS
+    }
+
+    /// The downstream router of each channel `router * PORTS + port`, `NO_LINK` where none,
+    /// wired by the formulas of Sec. 3.1.
+    fn neighbors(&self) -> Vec<u32> {
+        let (processors, n) = (self.processors(), self.top());
+        let total = self.first[n as usize + 1];
+        let mut neighbor = vec![NO_LINK; total as usize * PORTS as usize];
+        let mut link = |from: u32, port: u32, to: u32| {
+            let slot = &mut neighbor[(from * PORTS + port) as usize];
+            debug_assert_eq!(*slot, NO_LINK, "port {port} of router {from} wired twice");
+            *slot = to;
+        };
+        for a in 0..processors {
+            let switch = self.router(1, a / 4);
+            link(a, 0, switch);
+            link(switch, CHILD + a % 4, a);
+        }
+        for l in 1..n {
+            for a in 0..processors >> (l + 1) {
+                let child = self.router(l, a);
+                for p in 0..2 {
+                    let (address, i) = parent(l, a, p);
+                    let up = self.router(l + 1, address);
+                    link(child, p, up);
+                    link(up, CHILD + i, child);
+                }
+            }
+        }
+        neighbor
     }
 
     /// Calls `visit` with every minimal step from router `cur` towards processor `dest`
     /// (both parent ports while climbing, except from a processor; the one child port while
     /// descending) and returns the remaining distance in links.
     #[inline]
-    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
+    fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
         let l = u32::from(self.level[cur as usize]);
         let mut block = self.block[cur as usize];
         // The level of the lowest common ancestors: each level up divides the block by 4.
@@ -177,12 +200,12 @@ impl FatTree {
 
     /// Colour of a bipartite labelling: the level's parity (links join adjacent levels).
     #[inline]
-    pub(crate) fn parity(&self, router: u32) -> u32 {
+    fn parity(&self, router: u32) -> u32 {
         u32::from(self.level[router as usize]) % 2
     }
 
     /// `P(a)` for a processor, `S(l,a)` for a switch.
-    pub(crate) fn describe(&self, router: u32) -> String {
+    fn describe(&self, router: u32) -> String {
         match self.position(router) {
             (0, a) => format!("P({a})"),
             (l, a) => format!("S({l},{a})"),
@@ -190,10 +213,20 @@ impl FatTree {
     }
 
     /// The paper's port names (a processor's port 0 is its link to its switch).
-    pub(crate) fn describe_port(port: u32) -> String {
+    fn describe_port(&self, port: u32) -> String {
         match port {
             0 | 1 => format!("parent_{port}"),
             _ => format!("child_{}", port - CHILD),
+        }
+    }
+
+    /// The levels the link joins and its direction, `up 0-1`, `down 2-1`.
+    fn link_class(&self, router: u32, port: u32, _downstream: u32) -> String {
+        let level = self.position(router).0;
+        if port < 2 {
+            format!("up {level}-{}", level + 1)
+        } else {
+            format!("down {level}-{}", level.saturating_sub(1))
         }
     }
 }

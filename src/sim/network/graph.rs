@@ -85,8 +85,8 @@ use crate::scenario::graph::Graph;
 use crate::scenario::{Routing, Scenario};
 
 use super::super::SimError;
-use super::super::routing::{Candidate, Header};
-use super::super::topology::{NO_LINK, Step};
+use super::Network;
+use super::hop::{Candidate, Header, NO_LINK, Step};
 
 /// Routing state bit: the message holds escape (up*/down*) VCs and keeps to them.
 pub(crate) const ESCAPE: u32 = 1;
@@ -236,16 +236,6 @@ impl GraphNetwork {
         })
     }
 
-    /// Output ports per engine router.
-    pub(crate) fn ports(&self) -> u32 {
-        self.ports
-    }
-
-    /// The neighbour table (see the module docs).
-    pub(crate) fn neighbors(&self) -> Vec<u32> {
-        self.neighbor.clone()
-    }
-
     /// The router index of a terminal.
     #[inline]
     pub(crate) fn router_of(&self, terminal: u32) -> u32 {
@@ -321,10 +311,22 @@ impl GraphNetwork {
             }
         });
     }
+}
+
+impl Network for GraphNetwork {
+    /// Output ports per engine router.
+    fn ports(&self) -> u32 {
+        self.ports
+    }
+
+    /// The neighbour table (see the module docs).
+    fn neighbors(&self) -> Vec<u32> {
+        self.neighbor.clone()
+    }
 
     /// Calls `visit` with every minimal step from `cur` to terminal `dest != cur` and returns
     /// the remaining distance in links (terminal links included).
-    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
+    fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
         let t = self.router_of(dest);
         if cur < self.terminals {
             visit(Step { port: 0, wraps: false });
@@ -344,12 +346,33 @@ impl GraphNetwork {
         1 + u32::from(here)
     }
 
+    /// Not bipartite in general: 0; no routing asks.
+    fn parity(&self, _router: u32) -> u32 {
+        0
+    }
+
     /// `T(i)` for a terminal, the file's name for a router.
-    pub(crate) fn describe(&self, id: u32) -> String {
+    fn describe(&self, id: u32) -> String {
         if id < self.terminals {
             format!("T({id})@{}", self.names[self.router_of(id) as usize])
         } else {
             self.names.get((id - self.terminals) as usize).cloned().unwrap_or_default()
+        }
+    }
+
+    /// `port_i`.
+    fn describe_port(&self, port: u32) -> String {
+        format!("port_{port}")
+    }
+
+    /// The link's kind: `terminal-router`, `router-terminal` or `router-router`.
+    fn link_class(&self, router: u32, _port: u32, downstream: u32) -> String {
+        if router < self.terminals {
+            "terminal-router".to_owned()
+        } else if downstream < self.terminals {
+            "router-terminal".to_owned()
+        } else {
+            "router-router".to_owned()
         }
     }
 }

@@ -65,7 +65,8 @@
 //! (`tests::channel_dependencies_are_acyclic` builds the graph on small trees).
 
 use super::super::SimError;
-use super::super::topology::{NO_LINK, Step};
+use super::Network;
+use super::hop::{NO_LINK, Step};
 
 /// A built k-ary n-tree: its sizes, plus per-router level and block.
 #[derive(Clone, Debug)]
@@ -103,9 +104,10 @@ impl KaryNTree {
         Ok(KaryNTree { k, n, terminals, per_level })
     }
 
-    /// Output ports per router, `2k`.
-    pub(crate) fn ports(&self) -> u32 {
-        2 * self.k
+    /// Whether a port of a switch leads up (ports `0..k`).
+    #[inline]
+    pub(crate) fn is_up(&self, port: u32) -> bool {
+        port < self.k
     }
 
     /// Routers: the terminals plus `n k^(n-1)` switches.
@@ -134,9 +136,16 @@ impl KaryNTree {
     fn power(&self, e: u32) -> u32 {
         self.k.pow(e)
     }
+}
+
+impl Network for KaryNTree {
+    /// `2k`.
+    fn ports(&self) -> u32 {
+        2 * self.k
+    }
 
     /// The downstream router of each channel `router * ports + port`, `NO_LINK` where none.
-    pub(crate) fn neighbors(&self) -> Vec<u32> {
+    fn neighbors(&self) -> Vec<u32> {
         let (k, ports) = (self.k, self.ports());
         let mut neighbor = vec![NO_LINK; self.routers() as usize * ports as usize];
         let mut link = |from: u32, port: u32, to: u32| {
@@ -168,7 +177,7 @@ impl KaryNTree {
     /// up port while climbing, except from a terminal; the one down port while descending)
     /// and returns the remaining distance in links.
     #[inline]
-    pub(crate) fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
+    fn minimal_steps(&self, cur: u32, dest: u32, mut visit: impl FnMut(Step)) -> u32 {
         let (l, word) = self.position(cur);
         // The block of terminals below `cur`, and the level of the nearest common ancestors:
         // each level up divides the block by k.
@@ -197,20 +206,14 @@ impl KaryNTree {
         2 * h - l
     }
 
-    /// Whether a port of a switch leads up (ports `0..k`).
-    #[inline]
-    pub(crate) fn is_up(&self, port: u32) -> bool {
-        port < self.k
-    }
-
     /// Colour of a bipartite labelling: the level's parity (links join adjacent levels).
     #[inline]
-    pub(crate) fn parity(&self, router: u32) -> u32 {
+    fn parity(&self, router: u32) -> u32 {
         self.position(router).0 % 2
     }
 
     /// `T(t)` for a terminal, `S(l,w)` for a switch.
-    pub(crate) fn describe(&self, router: u32) -> String {
+    fn describe(&self, router: u32) -> String {
         match self.position(router) {
             (0, t) => format!("T({t})"),
             (l, w) => format!("S({l},{w})"),
@@ -218,8 +221,19 @@ impl KaryNTree {
     }
 
     /// `up_j` or `down_i` (a terminal's port 0 is its link to its switch).
-    pub(crate) fn describe_port(&self, port: u32) -> String {
+    fn describe_port(&self, port: u32) -> String {
         if self.is_up(port) { format!("up_{port}") } else { format!("down_{}", port - self.k) }
+    }
+
+    /// The levels the link joins and its direction, `up 0-1`, `down 2-1` (level 0: the
+    /// terminals).
+    fn link_class(&self, router: u32, port: u32, _downstream: u32) -> String {
+        let level = self.position(router).0;
+        if self.is_up(port) {
+            format!("up {level}-{}", level + 1)
+        } else {
+            format!("down {level}-{}", level.saturating_sub(1))
+        }
     }
 }
 

@@ -1,18 +1,76 @@
-//! Network families with their own numbering and routing cases, one file each, behind the
-//! small interface the engine asks (`topology::Geometry`'s ports and neighbour table, and the
-//! candidate output ports of `routing::Router`).
+//! Network families, one file each, behind the small interface the geometry asks
+//! ([`Network`]: ports, neighbour table, minimal steps, names), plus the routing cases of the
+//! families that have their own (`routing::Router` asks those).
 //!
-//! `dragonfly` (Kim, Dally, Scott and Abts, ISCA 2008) is the first: its numbering of terminals
-//! and routers, its global-link arrangement, and its minimal, Valiant and UGAL routing cases
-//! with their virtual-channel classes live in one file. Tori and meshes are numbered in
-//! `torus`, hypercubes in `hypercube` (both routed in `routing`); the butterfly fat-tree's
-//! numbering and wiring are `fat_tree`, the k-ary n-tree's `kary_ntree` (their `up_down` cases are in
-//! `routing`). `graph` is any network read from a file: its numbering, up*/down* route tables
-//! and the `up_down` and `minimal` (with an up*/down* escape) routing cases.
+//! `torus` numbers and steps tori and meshes, `hypercube` the binary n-cube (both routed in
+//! `routing`); the butterfly fat-tree's numbering and wiring are `fat_tree`, the k-ary
+//! n-tree's `kary_ntree` (their `up_down` cases are in `routing`). `dragonfly` (Kim, Dally,
+//! Scott and Abts, ISCA 2008) holds its numbering of terminals and routers, its global-link
+//! arrangement, and its minimal, Valiant and UGAL routing cases with their virtual-channel
+//! classes. `graph` is any network read from a file: its numbering, up*/down* route tables and
+//! the `up_down` and `minimal` (with an up*/down* escape) routing cases. `hop` is the
+//! vocabulary they share (steps, candidates, headers), `digits` the mixed-radix numbering of
+//! node ids.
+//!
+//! A new family is a file here implementing [`Network`], plus one variant of
+//! `topology::Family` and its arms in `topology` (sizes, construction, dispatch).
 
 use crate::scenario::{Scenario, Switching};
 
 use super::SimError;
+use hop::Step;
+
+pub(crate) mod digits;
+pub(crate) mod dragonfly;
+pub(crate) mod fat_tree;
+pub(crate) mod graph;
+pub(crate) mod hop;
+pub(crate) mod hypercube;
+pub(crate) mod kary_ntree;
+pub(crate) mod torus;
+
+/// What the geometry (`topology::Geometry`) asks a network family. Routers are numbered
+/// `0..routers` with the traffic endpoints (nodes) first; channel `router * ports + port`
+/// leaves `router` through `port`.
+pub(crate) trait Network {
+    /// Output ports per router (the same for every router; unused ones have no link).
+    fn ports(&self) -> u32;
+
+    /// The neighbour table: the downstream router of each channel `router * ports + port`,
+    /// `NO_LINK` where there is no link.
+    fn neighbors(&self) -> Vec<u32>;
+
+    /// Calls `visit` with every minimal step from router `cur` towards node `dest` and returns
+    /// the distance in hops.
+    fn minimal_steps(&self, cur: u32, dest: u32, visit: impl FnMut(Step)) -> u32;
+
+    /// The dimension-order step from `cur` towards `dest` and its dimension (`ties`: the
+    /// message's tie-break bits), `None` when `cur == dest`. A family without dimensions: its
+    /// first minimal step, in dimension 0 (no routing asks it there).
+    #[inline]
+    fn dimension_order_step(&self, cur: u32, dest: u32, _ties: u32) -> Option<(Step, u32)> {
+        let mut first = None;
+        self.minimal_steps(cur, dest, |step| {
+            first.get_or_insert((step, 0));
+        });
+        first
+    }
+
+    /// Colour of a bipartite labelling (links join routers of different colours; Nbc's
+    /// negative hops). A family that is not bipartite answers 0 (no routing asks it there).
+    fn parity(&self, router: u32) -> u32;
+
+    /// A router's human-readable name, e.g. `(3,0)` or `S(1,2)`.
+    fn describe(&self, router: u32) -> String;
+
+    /// A port's human-readable name, e.g. `+x0` or `parent_1`.
+    fn describe_port(&self, port: u32) -> String;
+
+    /// The class of the link leaving `router` through `port` towards `downstream`, for
+    /// per-class load summaries: links of one class should carry comparable loads under
+    /// uniform traffic (a dimension, the levels a tree link joins, a dragonfly link's kind).
+    fn link_class(&self, router: u32, port: u32, downstream: u32) -> String;
+}
 
 /// The checks a family with its own routing cases shares: wormhole switching only, and no
 /// `escape_channels` (its routings fix their own VC use). `network` names it in messages
@@ -36,10 +94,3 @@ pub(crate) fn wormhole_without_escape_channels(
     }
     Ok(())
 }
-
-pub(crate) mod dragonfly;
-pub(crate) mod fat_tree;
-pub(crate) mod graph;
-pub(crate) mod hypercube;
-pub(crate) mod kary_ntree;
-pub(crate) mod torus;

@@ -3,8 +3,9 @@
 //! past saturation without deadlock, and the adversarial-traffic throughput of each routing.
 
 use super::super::super::engine::{Engine, RunPlan};
-use super::super::super::routing::{Header, Router};
+use super::super::super::routing::Router;
 use super::super::super::tests::{delivered_checking_invariants, lone_message_with};
+use super::super::super::topology::Family;
 use super::super::super::topology::Geometry;
 use super::super::super::{Measure, SimOptions, check, simulate};
 use super::*;
@@ -138,9 +139,8 @@ fn zero_load_latency_is_exact_for_every_pair_and_intermediate_group() {
 /// both choices); with `classes` false, of physical channels (every VC of a channel as one).
 fn dependencies(s: &Scenario, classes: bool) -> Vec<(u32, u32)> {
     let g = Geometry::new(&s.topology).unwrap();
-    let (shape, k, n) = Geometry::check(&s.topology).unwrap();
-    let r = Router::new(s, shape, k, n).unwrap();
-    let df = g.dragonfly.as_ref().unwrap();
+    let r = Router::new(s, &g.size).unwrap();
+    let Family::Dragonfly(df) = &g.family else { panic!("a dragonfly") };
     let v = s.virtual_channels;
     let id = |channel: u32, vc: u32| if classes { channel * v + vc } else { channel };
     let mut edges = std::collections::BTreeSet::new();

@@ -47,7 +47,8 @@ const SIZES: [u32; 5] = [4, 16, 64, 256, 1024];
 fn wiring_follows_the_formulas_of_section_3_1() {
     for processors in SIZES {
         let n = levels(processors).unwrap();
-        let (tree, nb) = FatTree::new(processors).unwrap();
+        let tree = FatTree::new(processors).unwrap();
+        let nb = tree.neighbors();
         let at = |router: u32, port: u32| nb[(router * PORTS + port) as usize];
         assert_eq!(tree.levels(), n);
         let switches: Vec<u32> = (1..=n).map(|l| processors / 2u32.pow(l + 1)).collect();
@@ -109,7 +110,8 @@ fn wiring_follows_the_formulas_of_section_3_1() {
 #[test]
 fn every_switch_reaches_the_processors_of_its_block() {
     for processors in SIZES {
-        let (tree, nb) = FatTree::new(processors).unwrap();
+        let tree = FatTree::new(processors).unwrap();
+        let nb = tree.neighbors();
         for router in processors..routers(processors) as u32 {
             let (l, a) = tree.position(router);
             let mut reached = BTreeSet::new();
@@ -139,7 +141,7 @@ fn every_switch_reaches_the_processors_of_its_block() {
 fn up_down_routes_are_the_minimal_paths_and_turn_at_the_common_ancestor() {
     for processors in [16, 64, 256] {
         let g = Geometry::new(&Topology::FatTree { processors }).unwrap();
-        let (tree, _) = FatTree::new(processors).unwrap();
+        let tree = FatTree::new(processors).unwrap();
         let routers = routers(processors) as u32;
         for s in 0..processors {
             let shortest = bfs(&g, s, routers);

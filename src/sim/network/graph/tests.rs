@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
-use super::super::super::routing::{Header, Router};
+use super::super::super::routing::Router;
 use super::super::super::tests::{delivered_checking_invariants, lone_message_with};
+use super::super::super::topology::Family;
 use super::super::super::topology::Geometry;
 use super::super::super::{Measure, SimOptions, check, simulate};
 use super::super::dragonfly::tests::cyclic;
@@ -218,9 +219,8 @@ fn a_mesh_and_a_hypercube_from_files_match_the_built_in_ones() {
 /// `escape_only`, the routes of messages on the escape channels, entered at any router.
 fn dependencies(s: &Scenario, escape_only: bool) -> Vec<(u32, u32)> {
     let g = Geometry::new(&s.topology).unwrap();
-    let (shape, k, n) = Geometry::check(&s.topology).unwrap();
-    let r = Router::new(s, shape, k, n).unwrap();
-    let net = g.graph.as_ref().unwrap();
+    let r = Router::new(s, &g.size).unwrap();
+    let Family::Graph(net) = &g.family else { panic!("a graph") };
     let v = s.virtual_channels;
     let mut edges = std::collections::BTreeSet::new();
     let mut out = Vec::new();

@@ -5,10 +5,11 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::super::super::engine::{Engine, RunPlan};
-use super::super::super::routing::{Header, Router};
+use super::super::super::routing::Router;
 use super::super::super::tests::{bfs, lone_message_with, run_checking_invariants};
-use super::super::super::topology::{Geometry, Shape};
+use super::super::super::topology::{Family, Geometry};
 use super::super::super::{SimOptions, check, simulate};
+use super::super::hop::Header;
 use super::*;
 use crate::measurement::Status;
 use crate::scenario::{Ejection, Routing, Scenario, Topology, Traffic};
@@ -110,7 +111,7 @@ fn every_switch_reaches_the_terminals_of_its_block() {
 fn routes_are_the_minimal_paths_and_turn_at_the_nearest_common_ancestor() {
     for (k, n) in SIZES {
         let g = geometry(k, n);
-        let t = g.kary_ntree.clone().unwrap();
+        let Family::KaryNTree(t) = &g.family else { panic!("a k-ary n-tree") };
         let terminals = k.pow(n);
         for s in 0..terminals {
             let shortest = bfs(&g, s, t.routers());
@@ -262,7 +263,7 @@ fn up_down_random_draws_each_up_port_equally_often_and_keeps_a_route() {
     // Binomial(800, 1/4): mean 200, standard deviation 12.2; allow 4.5 sigma.
     assert!(taken.iter().all(|&c| (145..=255).contains(&c)), "up ports taken {taken:?}");
     // The choice is a function of the message's draw and the router: waiting does not change it.
-    let router = Router::new(&s, Shape::KaryNTree, k, 3).unwrap();
+    let router = Router::new(&s, &Geometry::check(&s.topology).unwrap()).unwrap();
     let header = |ties| Header { source: 0, dest: 63, level: 0, ties };
     let mut out = Vec::new();
     for ties in [1u32, 99, 12345] {

@@ -1,0 +1,188 @@
+//! Building the engine: the struct-of-arrays state sized for a scenario's network, load and
+//! run plan (every per-VC, per-channel and per-node array is allocated here, once).
+
+use crate::scenario::{Ejection, Scenario};
+
+use super::super::faults::FaultMap;
+use super::super::lengths::Lengths;
+use super::super::percentiles::Histogram;
+use super::super::routing::Router;
+use super::super::stats::{Batches, TRANSIENT_BINS, Transient};
+use super::super::throughput::Tracker;
+use super::super::topology::Geometry;
+use super::super::trace::Feed;
+use super::super::traffic::{Pattern, Traffic};
+use super::super::{SimError, rng::Rng};
+use super::{BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, broadcast, switching};
+
+impl Engine {
+    /// Builds the network for a scenario accepted by `check`.
+    pub(crate) fn new(
+        scenario: &Scenario,
+        rate: f64,
+        seed: u64,
+        plan: &RunPlan,
+    ) -> Result<Engine, SimError> {
+        let geometry = Geometry::new(&scenario.topology)?;
+        let router = Router::new(scenario, &geometry.size)?;
+        let v = scenario.virtual_channels;
+        let slots = geometry.channel_slots();
+        let nodes = geometry.nodes as usize;
+        let network_vcs = slots * v as usize;
+        let total_vcs = network_vcs + nodes * v as usize;
+        if total_vcs >= (EJECT - 1) as usize {
+            return Err(SimError(format!(
+                "network too large for the simulator: {total_vcs} virtual channels"
+            )));
+        }
+        let mut rng = Rng::new(seed);
+        let faults = FaultMap::for_run(&geometry, scenario.fault_rate, plan.fault_seed, seed)?;
+        let pattern = match &faults {
+            Some(map) => Pattern::Served(map.clone()),
+            None => Pattern::new(&scenario.traffic, &geometry)?,
+        };
+        let traffic = Traffic::new(geometry.nodes, rate, pattern, &mut rng).with_process(
+            scenario.injection_process,
+            rate,
+            &mut rng,
+        );
+        let (fixed_end, batch_length) = match plan.precision {
+            None => {
+                (Some(plan.warmup.saturating_add(plan.cycles)), plan.cycles.div_ceil(plan.batches))
+            }
+            Some(_) => (None, (plan.cycles / plan.batches).max(1)),
+        };
+        let batch_cap = match plan.precision {
+            None => plan.batches as usize,
+            Some(_) => 2 * plan.batches.max(16) as usize,
+        };
+        let switching =
+            switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
+        Ok(Engine {
+            router,
+            v,
+            depth: scenario.buffer_depth,
+            delay: u64::from(scenario.router_delay),
+            length: scenario.message_length,
+            lengths: Lengths::new(scenario),
+            ejection: scenario.ejection,
+            eject_rr: if scenario.ejection == Ejection::Interleaved {
+                vec![0; nodes]
+            } else {
+                vec![]
+            },
+            eject_pick: if scenario.ejection == Ejection::Interleaved {
+                vec![NONE; nodes]
+            } else {
+                vec![]
+            },
+            eject_picked: Vec::with_capacity(if scenario.ejection == Ejection::Interleaved {
+                nodes
+            } else {
+                0
+            }),
+            #[cfg(test)]
+            max_node_ejections: 0,
+            #[cfg(test)]
+            node_check: vec![0; nodes],
+            #[cfg(test)]
+            node_stamp: vec![u64::MAX; nodes],
+            speedup: scenario.input_speedup,
+            port_sent: if scenario.input_speedup.is_some() {
+                vec![0; slots + nodes]
+            } else {
+                vec![]
+            },
+            port_touched: Vec::with_capacity(if scenario.input_speedup.is_some() {
+                slots + nodes
+            } else {
+                0
+            }),
+            eject_held: if scenario.input_speedup.is_some() {
+                vec![false; total_vcs]
+            } else {
+                vec![]
+            },
+            #[cfg(test)]
+            max_port_flits: 0,
+            #[cfg(test)]
+            port_check: vec![0; slots + nodes],
+            #[cfg(test)]
+            port_stamp: vec![u64::MAX; slots + nodes],
+            network_vcs: network_vcs as u32,
+            full_mask: if v == 64 { u64::MAX } else { (1 << v) - 1 },
+            vc_owner: vec![NONE; total_vcs],
+            vc_count: vec![0; total_vcs],
+            vc_received: vec![0; total_vcs],
+            vc_out: vec![NONE; total_vcs],
+            vc_src: vec![NONE; total_vcs],
+            ch_busy: vec![0; slots],
+            ch_rr: vec![0; slots],
+            ch_since: vec![0; slots],
+            ch_pos: vec![NONE; slots],
+            active: Vec::with_capacity(slots),
+            active_bits: vec![0; slots.div_ceil(64)],
+            walk_bitmap: network_vcs >= BITMAP_VCS,
+            queue_head: vec![NONE; nodes],
+            queue_tail: vec![NONE; nodes],
+            inj_busy: vec![0; nodes],
+            eject_busy: vec![false; nodes],
+            ejecting: Vec::with_capacity(nodes),
+            pending: Vec::with_capacity(nodes * 4),
+            moves: vec![0; slots],
+            n_moves: 0,
+            events: Vec::with_capacity(slots),
+            candidates: Vec::with_capacity(2 * geometry.ports as usize),
+            messages: Vec::with_capacity(nodes * 8),
+            free: Vec::with_capacity(nodes * 8),
+            rng,
+            traffic,
+            faults,
+            now: 0,
+            queued: 0,
+            in_network: 0,
+            last_move: 0,
+            flit_hops: 0,
+            delivered_total: 0,
+            generated_total: 0,
+            fixed_end,
+            backlog_limit: plan.backlog_limit,
+            stopped_short: None,
+            batches: Batches::new(batch_length, batch_cap),
+            transient: Transient::new(
+                plan.warmup.saturating_add(plan.cycles) / TRANSIENT_BINS,
+                2 * TRANSIENT_BINS as usize,
+            ),
+            window: Window {
+                busy_time: vec![0; v as usize + 1],
+                vc_flits: vec![0; slots * v as usize],
+                node_messages: vec![0; nodes],
+                node_flits: vec![0; nodes],
+                latencies: Histogram::new(),
+                network_latencies: Histogram::new(),
+                source_waits: Histogram::new(),
+                ..Window::default()
+            },
+            throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
+            broadcasts: broadcast::Broadcasts::new(scenario, geometry.size.dims, geometry.nodes),
+            trace: None,
+            trace_error: None,
+            warmup: plan.warmup,
+            geometry,
+            switching,
+        })
+    }
+
+    /// Test builds: phase A walks the bitmap (or `active`) whatever the network's size.
+    #[cfg(test)]
+    pub(crate) fn with_bitmap_walk(mut self, on: bool) -> Engine {
+        self.walk_bitmap = on;
+        self
+    }
+
+    /// Replays `feed` instead of generating traffic (the engine was built at rate 0).
+    pub(crate) fn with_trace(mut self, feed: Feed) -> Engine {
+        self.trace = Some(Box::new(feed));
+        self
+    }
+}

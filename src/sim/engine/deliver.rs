@@ -1,0 +1,90 @@
+//! The end of a worm: a VC whose buffer the tail flit has left is released (a freed injection
+//! VC takes the next queued message), and a message whose tail is ejected is delivered and
+//! measured.
+
+use crate::scenario::Ejection;
+
+use super::{EJECT, Engine, NONE};
+
+impl Engine {
+    /// Frees a VC whose buffer the tail flit has left.
+    pub(super) fn release(&mut self, vc: u32) {
+        let vcu = vc as usize;
+        let out = self.vc_out[vcu];
+        if out < EJECT {
+            self.vc_src[out as usize] = NONE;
+        }
+        self.vc_owner[vcu] = NONE;
+        self.vc_out[vcu] = NONE;
+        self.vc_received[vcu] = 0;
+        if vc < self.network_vcs {
+            let channel = vc / self.v;
+            let busy = self.ch_busy[channel as usize] & !(1 << (vc % self.v));
+            self.set_busy(channel, busy);
+        } else {
+            let node = (vc - self.network_vcs) / self.v;
+            let v = (vc - self.network_vcs) % self.v;
+            self.inj_busy[node as usize] &= !(1 << v);
+            let head = self.queue_head[node as usize];
+            if head != NONE {
+                let next = self.messages[head as usize].next;
+                self.queue_head[node as usize] = next;
+                if next == NONE {
+                    self.queue_tail[node as usize] = NONE;
+                }
+                self.queued -= 1;
+                if let Some(t) = &mut self.throughput {
+                    t.dequeued(node);
+                }
+                self.inject(node, v, head, self.now + 1);
+            }
+        }
+    }
+
+    /// The tail of message `id` has been ejected from `vc`.
+    pub(super) fn complete(&mut self, id: u32, vc: u32) {
+        let message = self.messages[id as usize];
+        let node = message.dest as usize;
+        self.release(vc);
+        if self.ejection == Ejection::Single {
+            self.eject_busy[node] = false;
+        }
+        self.in_network -= 1;
+        self.delivered_total += 1;
+        if self.broadcasts.is_none() && self.window.end.is_none_or(|end| message.generated < end) {
+            let latency = (self.now + 1 - message.generated) as f64;
+            self.transient.delivered(message.generated, latency);
+        }
+        let w = &mut self.window;
+        if w.open {
+            w.delivered += 1;
+            w.node_messages[node] += 1;
+            w.node_flits[node] += u64::from(message.length);
+            if let Some(t) = &mut self.throughput {
+                t.delivered(message.dest, message.length);
+            }
+        }
+        if message.measured {
+            let (cycles, waited) =
+                (self.now + 1 - message.generated, message.injected - message.generated);
+            w.latencies.record(cycles);
+            w.network_latencies.record(cycles - waited);
+            w.source_waits.record(waited);
+            let latency = cycles as f64;
+            let wait = waited as f64;
+            w.latency_sum += latency;
+            w.wait_sum += wait;
+            w.network_sum += latency - wait;
+            w.hops_sum += f64::from(message.hops);
+            w.length_sum += f64::from(message.length);
+            w.outstanding -= 1;
+            if self.broadcasts.is_none() {
+                self.batches.delivered(message.generated - w.start, latency);
+            }
+        }
+        self.free.push(id);
+        if self.broadcasts.is_some() {
+            self.delivered_with_broadcasts(&message);
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Phase 3 of a cycle, switch and link traversal: phase A chooses one flit per active
+//! channel, ejecting VCs hand a flit to their node, phase B applies the chosen moves (see the
+//! engine's module docs for the walks and why their results agree).
+
+use crate::scenario::Ejection;
+
+use super::switching::{CIRCUIT, WORMHOLE};
+use super::{BITMAP, Engine, NONE, PORTS, Pending};
+
+impl Engine {
+    /// Phase A (choose), ejection and phase B (apply) of switch and link traversal.
+    /// `W`: how phase A walks the channels (`ACTIVE`, `PORTS` with an input speedup,
+    /// `BITMAP`); monomorphised, so that the unlimited cases have no trace of the port
+    /// accounting.
+    pub(super) fn traverse<const S: u8, const W: u8>(&mut self) -> bool {
+        let interleaved = self.ejection == Ejection::Interleaved;
+        if interleaved {
+            self.pick_ejections();
+        }
+        if W == PORTS {
+            self.account_ejection(self.speedup.unwrap_or(u32::MAX));
+        }
+        self.choose::<S, W>();
+        let mut moved = self.n_moves > 0;
+        moved |= self.eject::<W>(interleaved);
+        self.apply::<S, W>();
+        moved
+    }
+
+    /// Phase A: every active channel picks, round-robin, one of its VCs whose upstream buffer
+    /// has a flit and whose own buffer has room (and, with an input speedup, whose input port
+    /// has a slot left); the picks go to `moves[..n_moves]`.
+    #[inline(always)]
+    fn choose<const S: u8, const W: u8>(&mut self) {
+        let v = self.v;
+        let depth = self.depth;
+        let cap = self.speedup.unwrap_or(u32::MAX);
+        let now = self.now;
+        let Engine {
+            active,
+            active_bits,
+            ch_pos,
+            ch_busy,
+            ch_rr,
+            vc_src,
+            vc_count,
+            vc_received,
+            moves,
+            n_moves,
+            port_sent,
+            port_touched,
+            switching,
+            ..
+        } = self;
+        // The slices are taken once: nothing in the loop resizes a vector (the moves go
+        // to `moves`, sized for one per channel), so their addresses and lengths stay in
+        // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_busy` and
+        // `vc_src`, which they equal, so one bounds check covers both.
+        let ch_busy: &[u64] = ch_busy;
+        let ch_rr: &mut [u32] = &mut ch_rr[..ch_busy.len()];
+        let vc_src: &[u32] = vc_src;
+        let vc_count: &[u32] = &vc_count[..vc_src.len()];
+        let vc_received: &[u32] = vc_received;
+        let gate: &[u64] = &switching.gate;
+        let moves: &mut [u64] = moves;
+        let mut n = 0;
+        // The channels to visit: in `active` order, or in memory order through the bitmap
+        // (`BITMAP`, never with an input speedup, whose port slots go first come, first
+        // served). `next` indexes `active` or `active_bits`, `bits` holds the rest of the
+        // current bitmap word; `pos` is the channel's position in `active`.
+        let (mut next, mut bits) = (0, 0u64);
+        'walk: loop {
+            let (channel, pos) = if W != BITMAP {
+                match active.get(next) {
+                    Some(&channel) => {
+                        next += 1;
+                        // Phase B applies these moves in walk order: no position needed.
+                        (channel, 0)
+                    }
+                    None => break,
+                }
+            } else {
+                while bits == 0 {
+                    match active_bits.get(next) {
+                        Some(&word) => bits = word,
+                        None => break 'walk,
+                    }
+                    next += 1;
+                }
+                let channel = ((next - 1) as u32) << 6 | bits.trailing_zeros();
+                bits &= bits - 1;
+                (channel, u64::from(ch_pos[channel as usize]))
+            };
+            // Picks, round-robin, a VC of the channel that can send a flit.
+            let ch = channel as usize;
+            let busy = ch_busy[ch];
+            let start = ch_rr[ch];
+            // The busy VCs from `start` up, then those below it (`start < V <= 64`): rotated
+            // right by `start`, bit `b` of `busy` sits at `(b - start) mod 64`, and the bits
+            // of `busy` (all below V) come in that order.
+            let mut rest = busy.rotate_right(start);
+            let base = ch * v as usize;
+            while rest != 0 {
+                let vv = (rest.trailing_zeros() + start) & 63;
+                rest &= rest - 1;
+                let out = base + vv as usize;
+                let src = vc_src[out];
+                if src != NONE
+                    && vc_count[src as usize] > 0
+                    && vc_count[out] < depth
+                    && (S == WORMHOLE || vc_received[out] > 0 || gate[out] <= now)
+                {
+                    if W == PORTS {
+                        let port = (src / v) as usize;
+                        if port_sent[port] >= cap {
+                            continue;
+                        }
+                        if port_sent[port] == 0 {
+                            port_touched.push(port as u32);
+                        }
+                        port_sent[port] += 1;
+                    }
+                    moves[n] = pos << 32 | out as u64;
+                    n += 1;
+                    ch_rr[ch] = if vv + 1 == v { 0 } else { vv + 1 };
+                    break;
+                }
+            }
+        }
+        *n_moves = n;
+    }
+
+    /// Ejection: every ejecting VC with a flit (with interleaved ejection, each node's pick;
+    /// with an input speedup, unless held) hands one to its node; a message whose tail is
+    /// handed over is complete. Returns whether a flit was ejected.
+    #[inline(always)]
+    fn eject<const W: u8>(&mut self, interleaved: bool) -> bool {
+        let mut moved = false;
+        let mut i = 0;
+        while i < self.ejecting.len() {
+            let vc = self.ejecting[i];
+            if interleaved && self.eject_pick[self.node_of(vc) as usize] != vc {
+                i += 1;
+                continue;
+            }
+            if W == PORTS && self.eject_held[vc as usize] {
+                self.eject_held[vc as usize] = false;
+                i += 1;
+                continue;
+            }
+            if self.vc_count[vc as usize] > 0 {
+                #[cfg(test)]
+                self.count_port_flit(vc);
+                #[cfg(test)]
+                self.count_node_ejection(vc);
+                if interleaved {
+                    let node = self.node_of(vc) as usize;
+                    self.eject_rr[node] = vc.wrapping_add(1);
+                }
+                moved = true;
+                self.vc_count[vc as usize] -= 1;
+                let id = self.vc_owner[vc as usize];
+                let message = &mut self.messages[id as usize];
+                message.delivered += 1;
+                let done = message.delivered == message.length;
+                if self.window.open {
+                    self.window.delivered_flits += 1;
+                }
+                if done {
+                    self.ejecting.swap_remove(i);
+                    self.complete(id, vc);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        if interleaved {
+            for &node in &self.eject_picked {
+                self.eject_pick[node as usize] = NONE;
+            }
+            self.eject_picked.clear();
+        }
+        moved
+    }
+
+    /// Phase B: applies this cycle's moves (`moves[..n_moves]`).
+    #[inline(always)]
+    fn apply<const S: u8, const W: u8>(&mut self) {
+        let n_moves = self.n_moves;
+        let counting = self.window.open;
+        // Phase B. Walked in `active` order, the moves are applied one by one. Walked in
+        // memory order (`BITMAP`), in two passes: the flit counts first, in that order (their
+        // sums do not depend on it; nor does whether a move carries a header into its output VC
+        // or empties its input buffer for good, as a buffer that still receives flits is not
+        // emptied for good), then these events in `active` order, as if the moves had been
+        // applied one by one in that order: a header joins `pending` (whose order is the
+        // routing order, and so the order of the random draws), a released channel leaves
+        // `active`, a released injection VC takes the next queued message.
+        self.events.clear();
+        for k in 0..n_moves {
+            let packed = self.moves[k];
+            let (out, pos) = ((packed as u32) as usize, packed >> 32);
+            let src = self.vc_src[out] as usize;
+            #[cfg(test)]
+            self.count_port_flit(src as u32);
+            self.vc_count[src] -= 1;
+            self.vc_count[out] += 1;
+            if counting {
+                self.window.vc_flits[out] += 1;
+            }
+            if self.vc_received[out] == 0 {
+                if W == BITMAP {
+                    self.events.push((pos << 1, out as u32));
+                } else {
+                    self.header_arrived::<S>(out as u32, counting);
+                }
+            }
+            self.vc_received[out] += 1;
+            let id = self.vc_owner[out] as usize;
+            if self.vc_count[src] == 0 && self.vc_received[src] == self.messages[id].length {
+                if W == BITMAP {
+                    self.events.push((pos << 1 | 1, out as u32));
+                } else {
+                    self.input_emptied::<S>(out as u32);
+                }
+            }
+        }
+        if W == BITMAP {
+            if !self.events.is_sorted_by_key(|e| e.0) {
+                self.events.sort_unstable_by_key(|e| e.0);
+            }
+            for k in 0..self.events.len() {
+                let (key, out) = self.events[k];
+                if key & 1 == 0 {
+                    self.header_arrived::<S>(out, counting);
+                } else {
+                    self.input_emptied::<S>(out);
+                }
+            }
+        }
+        self.flit_hops += n_moves as u64;
+        if counting {
+            self.window.flit_hops += n_moves as u64;
+        }
+    }
+
+    /// Phase B: a header entered output VC `out` this cycle.
+    #[inline(always)]
+    fn header_arrived<const S: u8>(&mut self, out: u32, counting: bool) {
+        let id = self.vc_owner[out as usize] as usize;
+        if S == WORMHOLE {
+            self.pending.push(Pending { vc: out, ready: self.now + 1 + self.delay });
+            self.messages[id].head_vc = out;
+            if counting {
+                self.window.header_hops += 1;
+            }
+        }
+        self.messages[id].hops += 1;
+    }
+
+    /// Phase B: the tail flit left the buffer feeding output VC `out` this cycle.
+    #[inline(always)]
+    fn input_emptied<const S: u8>(&mut self, out: u32) {
+        let src = self.vc_src[out as usize];
+        if S == CIRCUIT && src >= self.network_vcs {
+            self.source_released(self.vc_owner[out as usize]);
+        }
+        self.release(src);
+    }
+
+    /// Interleaved ejection, before phase A: picks at each node the ejecting VC with a flit
+    /// that comes first in round-robin order from `eject_rr` (VC ids, wrapping), so the
+    /// messages arriving at a node share its one flit per cycle in turn. Kept out of line: the
+    /// other ejection modes never call it, and inlined it costs the hot loop of `traverse`
+    /// registers.
+    #[inline(never)]
+    fn pick_ejections(&mut self) {
+        for k in 0..self.ejecting.len() {
+            let vc = self.ejecting[k];
+            if self.vc_count[vc as usize] == 0 {
+                continue;
+            }
+            let node = self.node_of(vc) as usize;
+            let (pick, first) = (self.eject_pick[node], self.eject_rr[node]);
+            if pick == NONE {
+                self.eject_picked.push(node as u32);
+                self.eject_pick[node] = vc;
+            } else if vc.wrapping_sub(first) < pick.wrapping_sub(first) {
+                self.eject_pick[node] = vc;
+            }
+        }
+    }
+
+    /// Input speedup, before phase A: resets last cycle's port counters, then gives each
+    /// ejecting VC with a flit (with interleaved ejection: each picked one) a slot of its
+    /// input port in `ejecting` order, or holds it (`eject_held`) for this cycle when the port
+    /// has none left; a held pick leaves its node's port idle for the cycle.
+    fn account_ejection(&mut self, cap: u32) {
+        for &port in &self.port_touched {
+            self.port_sent[port as usize] = 0;
+        }
+        self.port_touched.clear();
+        let interleaved = self.ejection == Ejection::Interleaved;
+        for &vc in &self.ejecting {
+            if self.vc_count[vc as usize] == 0 {
+                continue;
+            }
+            if interleaved && self.eject_pick[self.node_of(vc) as usize] != vc {
+                continue;
+            }
+            let port = (vc / self.v) as usize;
+            if self.port_sent[port] >= cap {
+                self.eject_held[vc as usize] = true;
+                continue;
+            }
+            if self.port_sent[port] == 0 {
+                self.port_touched.push(port as u32);
+            }
+            self.port_sent[port] += 1;
+        }
+    }
+
+    /// Test builds: counts a flit leaving `vc`'s input port, independently of the speedup
+    /// bookkeeping, and records the largest per-port count of a cycle.
+    #[cfg(test)]
+    fn count_port_flit(&mut self, vc: u32) {
+        let port = (vc / self.v) as usize;
+        if self.port_stamp[port] != self.now {
+            self.port_stamp[port] = self.now;
+            self.port_check[port] = 0;
+        }
+        self.port_check[port] += 1;
+        self.max_port_flits = self.max_port_flits.max(self.port_check[port]);
+    }
+
+    /// Test builds: counts a flit ejected from `vc` at its node and records the largest
+    /// per-node count of a cycle.
+    #[cfg(test)]
+    fn count_node_ejection(&mut self, vc: u32) {
+        let node = self.node_of(vc) as usize;
+        if self.node_stamp[node] != self.now {
+            self.node_stamp[node] = self.now;
+            self.node_check[node] = 0;
+        }
+        self.node_check[node] += 1;
+        self.max_node_ejections = self.max_node_ejections.max(self.node_check[node]);
+    }
+}
