@@ -50,8 +50,6 @@ const ALLOWED: &[(&str, &str)] = &[
     // `check_figure`: a figure's columns are checked against the result columns, which the
     // report's vocabulary (`report::columns`) owns.
     ("src/spec/validate/mod.rs", "report"),
-    // `Row::of_scenario`: the scenario columns of each point, to bound a figure's panels.
-    ("src/spec/validate/figures.rs", "store"),
     // `SOLVE_BATCH`: the task count of a sweep, refused early when too large.
     ("src/spec/validate/mod.rs", "plan"),
 ];
