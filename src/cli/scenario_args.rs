@@ -129,7 +129,34 @@ impl Number for f64 {
     }
 }
 
+/// Applies one `key=value` pair, by the part of the scenario it sets.
 fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
+    match key {
+        "topology"
+        | "radix"
+        | "dimensions"
+        | "terminals_per_router"
+        | "routers_per_group"
+        | "global_links_per_router"
+        | "processors"
+        | "graph" => set_topology(s, key, value),
+        "message_length_distribution" | "message_length_min" | "message_length_max" => {
+            set_lengths(s, key, value)
+        }
+        "traffic" | "injection_process" | "burst_length" | "hotspot_fraction" | "hotspot_nodes" => {
+            set_traffic(s, key, value)
+        }
+        _ => set_router(s, key, value),
+    }
+}
+
+/// The unknown-key error, with every key.
+fn unknown(key: &str) -> InputError {
+    InputError(format!("unknown key `{key}`; keys: {}", KEYS.join(", ")))
+}
+
+/// The network: its family and the keys its family reads.
+fn set_topology(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
     let radix = s.topology.radix();
     let dimensions = s.topology.dimensions();
     match key {
@@ -231,6 +258,14 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 })?;
             s.topology = Topology::Graph { graph: std::sync::Arc::new(graph) };
         }
+        _ => return Err(unknown(key)),
+    }
+    Ok(())
+}
+
+/// Switching, routing, the router's settings, message length, faults, broadcasts and ejection.
+fn set_router(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
+    match key {
         "switching" => {
             let k = s.switching.scouting_distance().unwrap_or(0);
             s.switching = match value {
@@ -260,33 +295,6 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         "message_length" => s.message_length = number(key, value)?,
         "message_length_second_moment" => {
             s.message_length_second_moment = Some(number(key, value)?)
-        }
-        "message_length_distribution" => {
-            s.message_length_distribution =
-                MessageLengths::from_parts(value, s.message_length, None, None)
-                    .ok_or_else(|| choice(key, value, &MessageLengths::NAMES))?
-        }
-        "message_length_min" | "message_length_max" => {
-            let bound: u32 = number(key, value)?;
-            let (name, mut min, mut max) = match s.message_length_distribution {
-                MessageLengths::Bimodal { min, max } => ("bimodal", min, max),
-                MessageLengths::Uniform { min, max } => ("uniform", min, max),
-                _ => {
-                    return Err(InputError(format!(
-                        "`{key}` applies to message_length_distribution=bimodal or uniform"
-                    )));
-                }
-            };
-            if key == "message_length_min" {
-                min = bound;
-            } else {
-                max = bound;
-            }
-            // A uniform distribution given one bound: the other follows from the mean.
-            let given = |b: u32| (b != 0).then_some(b);
-            s.message_length_distribution =
-                MessageLengths::from_parts(name, s.message_length, given(min), given(max))
-                    .unwrap_or(s.message_length_distribution);
         }
         "fault_rate" => s.fault_rate = number(key, value)?,
         "broadcast_fraction" => s.broadcast_fraction = number(key, value)?,
@@ -320,6 +328,49 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 _ => return Err(choice(key, value, &["random", "positive"])),
             })
         }
+        _ => return Err(unknown(key)),
+    }
+    Ok(())
+}
+
+/// The message-length distribution and its bounds.
+fn set_lengths(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
+    match key {
+        "message_length_distribution" => {
+            s.message_length_distribution =
+                MessageLengths::from_parts(value, s.message_length, None, None)
+                    .ok_or_else(|| choice(key, value, &MessageLengths::NAMES))?
+        }
+        "message_length_min" | "message_length_max" => {
+            let bound: u32 = number(key, value)?;
+            let (name, mut min, mut max) = match s.message_length_distribution {
+                MessageLengths::Bimodal { min, max } => ("bimodal", min, max),
+                MessageLengths::Uniform { min, max } => ("uniform", min, max),
+                _ => {
+                    return Err(InputError(format!(
+                        "`{key}` applies to message_length_distribution=bimodal or uniform"
+                    )));
+                }
+            };
+            if key == "message_length_min" {
+                min = bound;
+            } else {
+                max = bound;
+            }
+            // A uniform distribution given one bound: the other follows from the mean.
+            let given = |b: u32| (b != 0).then_some(b);
+            s.message_length_distribution =
+                MessageLengths::from_parts(name, s.message_length, given(min), given(max))
+                    .unwrap_or(s.message_length_distribution);
+        }
+        _ => return Err(unknown(key)),
+    }
+    Ok(())
+}
+
+/// The traffic pattern, its hotspot, and the injection process.
+fn set_traffic(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
+    match key {
         "traffic" => {
             let (fraction, nodes) = hotspot(s);
             let patterns = Traffic::every(fraction, nodes);
@@ -353,7 +404,7 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
                 .collect::<Result<Vec<u32>, _>>()?;
             s.traffic = Traffic::Hotspot { fraction, nodes };
         }
-        _ => return Err(InputError(format!("unknown key `{key}`; keys: {}", KEYS.join(", ")))),
+        _ => return Err(unknown(key)),
     }
     Ok(())
 }

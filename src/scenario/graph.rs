@@ -169,20 +169,23 @@ fn is_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.:".contains(c))
 }
 
-/// Parses a graph file's text (`file` is its name for display, `blake3` its content hash).
-/// Every problem is returned with its line and column (at most twenty).
-pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphError>> {
-    let mut errors = Vec::new();
-    let mut error = |line: usize, column: usize, message: String| {
-        if errors.len() < MAX_ERRORS {
-            errors.push(GraphError { line, column, message });
-        }
-    };
+/// What the lines of a graph file declare, before links and the root are resolved.
+struct Statements<'t> {
+    routers: Vec<GraphRouter>,
+    index: HashMap<&'t str, u32>,
+    /// (line, words) of each link, resolved once every router is known.
+    link_lines: Vec<(usize, Word<'t>, Word<'t>)>,
+    root: Option<(usize, Word<'t>)>,
+}
+
+/// Reads the statements of a graph file line by line: routers (declared once, within the
+/// limits), links and the root as written; every problem goes to `error`.
+fn statements<'t>(text: &'t str, error: &mut dyn FnMut(usize, usize, String)) -> Statements<'t> {
     let mut routers: Vec<GraphRouter> = Vec::new();
-    let mut index: HashMap<&str, u32> = HashMap::new();
+    let mut index: HashMap<&'t str, u32> = HashMap::new();
     // (line, words) of each link and of the root, resolved once every router is known.
-    let mut link_lines: Vec<(usize, Word<'_>, Word<'_>)> = Vec::new();
-    let mut root: Option<(usize, Word<'_>)> = None;
+    let mut link_lines: Vec<(usize, Word<'t>, Word<'t>)> = Vec::new();
+    let mut root: Option<(usize, Word<'t>)> = None;
     for (number, line) in text.split('\n').enumerate() {
         let number = number + 1;
         let words = words(line.strip_suffix('\r').unwrap_or(line));
@@ -257,7 +260,7 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
                         continue;
                     }
                 };
-                extra(4, &mut error, "the terminal count");
+                extra(4, &mut *error, "the terminal count");
                 if let Some(&first) = index.get(name.text) {
                     let line = routers[first as usize].line;
                     error(
@@ -280,7 +283,7 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
             }
             "link" => match (words.get(1), words.get(2)) {
                 (Some(_), Some(_)) => {
-                    extra(3, &mut error, "the link's two routers");
+                    extra(3, &mut *error, "the link's two routers");
                     let mut words = words.into_iter().skip(1);
                     if let (Some(a), Some(b)) = (words.next(), words.next()) {
                         link_lines.push((number, a, b));
@@ -297,7 +300,7 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
                     error(number, first.column, "expected a router name after `root`".into());
                     continue;
                 };
-                extra(2, &mut error, "the root's name");
+                extra(2, &mut *error, "the root's name");
                 if let Some((line, _)) = &root {
                     error(
                         number,
@@ -320,6 +323,19 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
             }
         }
     }
+    Statements { routers, index, link_lines, root }
+}
+
+/// Parses a graph file's text (`file` is its name for display, `blake3` its content hash).
+/// Every problem is returned with its line and column (at most twenty).
+pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphError>> {
+    let mut errors = Vec::new();
+    let mut error = |line: usize, column: usize, message: String| {
+        if errors.len() < MAX_ERRORS {
+            errors.push(GraphError { line, column, message });
+        }
+    };
+    let Statements { routers, index, link_lines, root } = statements(text, &mut error);
     let names: Vec<&str> = routers.iter().map(|r| r.name.as_str()).collect();
     let resolve = |line: usize, word: &Word<'_>, error: &mut dyn FnMut(usize, usize, String)| {
         let found = index.get(word.text).copied();
