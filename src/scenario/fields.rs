@@ -117,7 +117,7 @@ pub struct Header {
 }
 
 /// One scenario field.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Field {
     /// The name: spec key, `key=value` key and result column alike.
     pub name: &'static str,
