@@ -41,8 +41,11 @@ const MAX_NODES: u64 = 1 << 22;
 /// A network family and its own data (sizes, numbering, route tables).
 #[derive(Clone, Debug)]
 pub(crate) enum Family {
+    /// k-ary n-cube (`radix` k, `dims` n).
     Torus(Torus),
+    /// k-ary n-mesh (`radix` k, `dims` n).
     Mesh(Mesh),
+    /// Binary n-cube (`radix` 2, `dims` n).
     Hypercube(Hypercube),
     /// Butterfly fat-tree (`radix` 4, `dims` = its number of switch levels n).
     FatTree(FatTree),
