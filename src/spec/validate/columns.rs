@@ -234,7 +234,7 @@ pub(super) fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> C
         diags.error(nodes.referenced, message, None);
     }
     let mut r = Reader { diags, written: [None; FIELDS.len()], lens: [0; FIELDS.len()] };
-    let mut columns = Columns {
+    Columns {
         topology: r.read(TOPOLOGY, Some(&topology.kind), None),
         radix: r.read(RADIX, topology.radix.as_ref(), None),
         dimensions: r.read(DIMENSIONS, topology.dimensions.as_ref(), None),
@@ -324,11 +324,10 @@ pub(super) fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> C
         trace: traffic.and_then(|t| t.trace.as_ref()).map(|t| t.value.clone()),
         trace_flit_bytes: traffic.and_then(|t| t.trace_flit_bytes.as_ref()).map(|b| b.value),
         replays,
-        written: [None; FIELDS.len()],
-        lens: [0; FIELDS.len()],
-    };
-    (columns.written, columns.lens) = (r.written, r.lens);
-    columns
+        // Last: every field above has been read, so these are complete.
+        written: r.written,
+        lens: r.lens,
+    }
 }
 
 /// The graph files of `topology.graph`, each read (through `crate::files`, relative to the
