@@ -381,6 +381,15 @@ impl Ejection {
     }
 }
 
+impl fields::Named for Ejection {
+    const ALL: &'static [Ejection] =
+        &[Ejection::Single, Ejection::Interleaved, Ejection::Unlimited];
+
+    fn as_str(&self) -> &'static str {
+        Ejection::as_str(self)
+    }
+}
+
 /// How a hypercube broadcast chooses the base dimension of its spanning binomial tree
 /// (Abraham and Padmanabhan's balancing: a different base for every new broadcast tree).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -535,15 +544,15 @@ impl Scenario {
             topology,
             switching: Switching::Wormhole,
             routing: Routing::DimensionOrder,
-            virtual_channels: 1,
+            virtual_channels: fields::DEFAULT_VIRTUAL_CHANNELS,
             escape_channels: None,
-            buffer_depth: 2,
-            router_delay: 0,
+            buffer_depth: fields::DEFAULT_BUFFER_DEPTH,
+            router_delay: fields::DEFAULT_ROUTER_DELAY,
             input_speedup: None,
-            message_length: 32,
+            message_length: fields::DEFAULT_MESSAGE_LENGTH,
             message_length_second_moment: None,
             message_length_distribution: MessageLengths::Fixed,
-            fault_rate: 0.0,
+            fault_rate: fields::DEFAULT_FAULT_RATE,
             broadcast_fraction: 0.0,
             startup_latency: 1.0,
             broadcast_order: BroadcastOrder::Random,

@@ -3,9 +3,10 @@
 //! Keys are the scenario's field names, as in specs and result columns.
 
 use super::InputError;
+use crate::scenario::fields::Named;
 use crate::scenario::{
-    BroadcastOrder, Dateline, Ejection, InjectionProcess, MessageLengths, Routing, Scenario,
-    Switching, TieBreak, Topology, Traffic,
+    BroadcastOrder, Dateline, InjectionProcess, MessageLengths, Routing, Scenario, Switching,
+    TieBreak, Topology, Traffic,
 };
 use crate::suggest::did_you_mean;
 
@@ -129,8 +130,62 @@ impl Number for f64 {
     }
 }
 
+/// What a `copy` key of the scenario table takes: a number within its bounds, or a word of
+/// its vocabulary.
+trait Arg: Sized {
+    fn parse(key: &str, value: &str) -> Result<Self, InputError>;
+}
+
+impl Arg for u32 {
+    fn parse(key: &str, value: &str) -> Result<u32, InputError> {
+        number(key, value)
+    }
+}
+
+impl Arg for f64 {
+    fn parse(key: &str, value: &str) -> Result<f64, InputError> {
+        number(key, value)
+    }
+}
+
+impl<T: Named> Arg for T {
+    fn parse(key: &str, value: &str) -> Result<T, InputError> {
+        T::ALL.iter().copied().find(|v| v.as_str() == value).ok_or_else(|| {
+            let names: Vec<&str> = T::ALL.iter().map(|v| v.as_str()).collect();
+            choice(key, value, &names)
+        })
+    }
+}
+
+/// Defines `set_copy_key`, which applies a `copy` key of `scenario::fields::each_scenario_key`.
+macro_rules! set_copy_key {
+    ($( $(#[$meta:meta])* $name:ident: $ty:ty $(= $default:expr)?, $use:ident; )*) => {
+        /// Applies `key=value` when `key` is a `copy` key of the scenario table; `None` for
+        /// every other key.
+        fn set_copy_key(s: &mut Scenario, key: &str, value: &str) -> Option<Result<(), InputError>> {
+            $( set_copy_key!(@$use s, key, value, $name: $ty $(= $default)?); )*
+            None
+        }
+    };
+    (@own $($ignored:tt)*) => {};
+    (@copy $s:ident, $key:ident, $value:ident, $name:ident: $ty:ty = $default:expr) => {
+        if $key == stringify!($name) {
+            return Some(<$ty as Arg>::parse($key, $value).map(|v| $s.$name = v));
+        }
+    };
+    (@copy $s:ident, $key:ident, $value:ident, $name:ident: $ty:ty) => {
+        if $key == stringify!($name) {
+            return Some(<$ty as Arg>::parse($key, $value).map(|v| $s.$name = Some(v)));
+        }
+    };
+}
+crate::scenario::fields::each_scenario_key!(set_copy_key);
+
 /// Applies one `key=value` pair, by the part of the scenario it sets.
 fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
+    if let Some(applied) = set_copy_key(s, key, value) {
+        return applied;
+    }
     match key {
         "topology"
         | "radix"
@@ -263,7 +318,8 @@ fn set_topology(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputErr
     Ok(())
 }
 
-/// Switching, routing, the router's settings, message length, faults, broadcasts and ejection.
+/// Switching, routing, escape channels, the circuit's settings, message length, broadcasts
+/// and the routing conventions (the `copy` keys of the scenario table: `set_copy_key`).
 fn set_router(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
     match key {
         "switching" => {
@@ -285,18 +341,13 @@ fn set_router(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError
                 .find(|r| r.as_str() == value)
                 .ok_or_else(|| choice(key, value, &names))?;
         }
-        "virtual_channels" => s.virtual_channels = number(key, value)?,
         "escape_channels" => s.escape_channels = Some(number(key, value)?),
-        "buffer_depth" => s.buffer_depth = number(key, value)?,
-        "router_delay" => s.router_delay = number(key, value)?,
-        "input_speedup" => s.input_speedup = Some(number(key, value)?),
         "circuit_backoff" => s.circuit_backoff = Some(number(key, value)?),
         "circuit_retry_limit" => s.circuit_retry_limit = Some(number(key, value)?),
         "message_length" => s.message_length = number(key, value)?,
         "message_length_second_moment" => {
             s.message_length_second_moment = Some(number(key, value)?)
         }
-        "fault_rate" => s.fault_rate = number(key, value)?,
         "broadcast_fraction" => s.broadcast_fraction = number(key, value)?,
         "startup_latency" => s.startup_latency = number(key, value)?,
         "broadcast_order" => {
@@ -304,14 +355,6 @@ fn set_router(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError
                 "random" => BroadcastOrder::Random,
                 "round_robin" => BroadcastOrder::RoundRobin,
                 _ => return Err(choice(key, value, &["random", "round_robin"])),
-            }
-        }
-        "ejection" => {
-            s.ejection = match value {
-                "single" => Ejection::Single,
-                "unlimited" => Ejection::Unlimited,
-                "interleaved" => Ejection::Interleaved,
-                _ => return Err(choice(key, value, &["single", "interleaved", "unlimited"])),
             }
         }
         "dateline" => {

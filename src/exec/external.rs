@@ -35,7 +35,7 @@ use crate::scenario::Scenario;
 use crate::spec::external::ExternalChoice;
 use crate::spec::types::ExternalKind;
 use crate::store::build::{base_row, fill, finite};
-use crate::store::row::Row;
+use crate::store::row::{Row, column_type};
 
 /// The most a program may print on standard output (16 MiB); more is a failure.
 pub const MAX_STDOUT_BYTES: usize = 16 << 20;
@@ -78,131 +78,26 @@ pub struct Request {
     pub options: BTreeMap<String, serde_json::Value>,
 }
 
-/// The scenario columns of a result row (`schemas/results.md`), every one present (null where
-/// it does not apply).
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-pub struct ScenarioColumns {
-    /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree` or `graph`.
-    pub topology: String,
-    /// Radix k (2 for the hypercube, 4 for the fat-tree, the router radix p + a - 1 + h for the
-    /// dragonfly).
-    pub radix: u32,
-    /// Dimensions n (fat-tree: levels; dragonfly: 2).
-    pub dimensions: u32,
-    /// Number of processing nodes (the dragonfly's terminals).
-    pub nodes: u64,
-    /// Dragonfly: terminals per router p; null for other topologies.
-    pub terminals_per_router: Option<u32>,
-    /// Dragonfly: routers per group a; null for other topologies.
-    pub routers_per_group: Option<u32>,
-    /// Dragonfly: global links per router h; null for other topologies.
-    pub global_links_per_router: Option<u32>,
-    /// Graph: the file as the spec names it, relative to the spec's directory (where the
-    /// command runs); null for other topologies.
-    pub graph: Option<String>,
-    /// Graph: blake3 of the file's content (hex); null for other topologies.
-    pub graph_blake3: Option<String>,
-    /// `wormhole`, `scouting` or `circuit`.
-    pub switching: String,
-    /// Scouting distance K; null unless switching is scouting.
-    pub scouting_distance: Option<u32>,
-    /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `west_first`, `odd_even`, or on
-    /// the dragonfly `minimal`, `valiant` or `ugal`.
-    pub routing: String,
-    /// Virtual channels per physical channel.
-    pub virtual_channels: u32,
-    /// Escape channels (Duato, Nbc) when set explicitly.
-    pub escape_channels: Option<u32>,
-    /// Flit buffers per virtual channel.
-    pub buffer_depth: u32,
-    /// Extra router pipeline cycles per hop.
-    pub router_delay: u32,
-    /// Flits one router input port may send per cycle; null: unlimited.
-    pub input_speedup: Option<u32>,
-    /// Message length M in flits.
-    pub message_length: u32,
-    /// E[M^2] for random message lengths; null for fixed length.
-    pub message_length_second_moment: Option<f64>,
-    /// `fixed`, `bimodal`, `geometric` or `uniform`: how lengths vary around `message_length`.
-    pub message_length_distribution: String,
-    /// Bimodal: the short length; uniform: the shortest (flits); null otherwise.
-    pub message_length_min: Option<u32>,
-    /// Bimodal: the long length; uniform: the longest (flits); null otherwise.
-    pub message_length_max: Option<u32>,
-    /// Probability that a node is faulty.
-    pub fault_rate: f64,
-    /// Fraction of messages that are broadcasts.
-    pub broadcast_fraction: f64,
-    /// Message start-up latency (cycles).
-    pub startup_latency: f64,
-    /// `single`, `interleaved` or `unlimited`.
-    pub ejection: String,
-    /// `per_traversal` or `switch`; null where routes have no dateline.
-    pub dateline: Option<String>,
-    /// `random` or `positive`; null where no route has such a tie.
-    pub tie_break: Option<String>,
-    /// The traffic pattern.
-    pub traffic: String,
-    /// Probability that a message goes to a hotspot node (hotspot traffic).
-    pub hotspot_fraction: Option<f64>,
-    /// The hotspot node numbers, comma-separated (hotspot traffic).
-    pub hotspot_nodes: Option<String>,
-    /// `poisson`, `bernoulli` or `on_off`: when messages are generated.
-    pub injection_process: String,
-    /// Mean number of messages in a burst (`on_off`); null otherwise.
-    pub burst_length: Option<f64>,
-    /// `random` or `round_robin` (broadcasts only).
-    pub broadcast_order: Option<String>,
-    /// Circuit switching: back-off cycles after a failed set-up.
-    pub circuit_backoff: Option<u32>,
-    /// Circuit switching: retries before a message is dropped.
-    pub circuit_retry_limit: Option<u32>,
-}
-
-impl ScenarioColumns {
-    /// The scenario columns of `scenario`, as its result rows have them.
-    pub fn of(scenario: &Scenario) -> ScenarioColumns {
-        let r = Row::of_scenario(scenario);
-        ScenarioColumns {
-            topology: r.topology,
-            radix: r.radix,
-            dimensions: r.dimensions,
-            nodes: r.nodes,
-            terminals_per_router: r.terminals_per_router,
-            routers_per_group: r.routers_per_group,
-            global_links_per_router: r.global_links_per_router,
-            graph: r.graph,
-            graph_blake3: r.graph_blake3,
-            switching: r.switching,
-            scouting_distance: r.scouting_distance,
-            routing: r.routing,
-            virtual_channels: r.virtual_channels,
-            escape_channels: r.escape_channels,
-            buffer_depth: r.buffer_depth,
-            router_delay: r.router_delay,
-            input_speedup: r.input_speedup,
-            message_length: r.message_length,
-            message_length_second_moment: r.message_length_second_moment,
-            message_length_distribution: r.message_length_distribution.unwrap_or_default(),
-            message_length_min: r.message_length_min,
-            message_length_max: r.message_length_max,
-            fault_rate: r.fault_rate,
-            broadcast_fraction: r.broadcast_fraction,
-            startup_latency: r.startup_latency,
-            ejection: r.ejection,
-            dateline: r.dateline,
-            tie_break: r.tie_break,
-            traffic: r.traffic,
-            hotspot_fraction: r.hotspot_fraction,
-            hotspot_nodes: r.hotspot_nodes,
-            injection_process: r.injection_process.unwrap_or_default(),
-            burst_length: r.burst_length,
-            broadcast_order: r.broadcast_order,
-            circuit_backoff: r.circuit_backoff,
-            circuit_retry_limit: r.circuit_retry_limit,
+/// Defines [`ScenarioColumns`] from `scenario::fields::each_column`.
+macro_rules! scenario_columns {
+    ($( $(#[$meta:meta])* $name:ident: $kind:ident; )*) => {
+        /// The scenario columns of a result row (`schemas/results.md`), every one present (null
+        /// where it does not apply).
+        #[derive(Clone, Debug, Serialize, JsonSchema)]
+        pub struct ScenarioColumns {
+            $( $(#[$meta])* pub $name: column_type!($kind), )*
         }
-    }
+
+        impl ScenarioColumns {
+            /// The scenario columns of `scenario`, as its result rows have them.
+            pub fn of(scenario: &Scenario) -> ScenarioColumns {
+                let row = Row::of_scenario(scenario);
+                ScenarioColumns { $( $name: row.$name, )* }
+            }
+        }
+    };
 }
+crate::scenario::fields::each_column!(scenario_columns);
 
 /// How the evaluation ended, in the vocabulary of the `status` column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -926,12 +821,9 @@ mod tests {
         let columns = serde_json::to_value(ScenarioColumns::of(&scenario)).expect("json");
         let names: Vec<&str> =
             columns.as_object().expect("object").keys().map(String::as_str).collect();
-        // Every scenario column but the trace's: trace replay is the built-in simulator's
-        // alone (a spec that replays a trace refuses external methods).
-        let columns: Vec<&str> = crate::scenario::fields::columns()
-            .map(|f| f.name)
-            .filter(|name| *name != "trace_blake3")
-            .collect();
+        // Every scenario column, the trace's too (always null here: a spec that replays a
+        // trace refuses external methods), in the order of `results.parquet`.
+        let columns: Vec<&str> = crate::scenario::fields::columns().map(|f| f.name).collect();
         for column in &columns {
             assert!(names.contains(column), "the request lacks the scenario column {column}");
         }

@@ -103,10 +103,7 @@ impl Task {
     }
 }
 
-/// Loads per Solve task: a scenario's load points are cut, in load order, into batches of this
-/// many (the last one shorter), a pure function of the spec. A batch of 4096 model points takes
-/// some 40 ms and its cache entry some 3 MB, and a large sweep still keeps every core busy.
-pub const SOLVE_BATCH: usize = 4096;
+pub use crate::spec::SOLVE_BATCH;
 
 /// The load points of a Solve batch: `len` consecutive points of the experiment's load list,
 /// from index `start`.

@@ -1,119 +1,18 @@
-//! Row columns by name: the vocabulary that figure specs use, with labels, units and checks.
+//! Row columns by name, for the report: their values, labels, units and display.
 //!
-//! A figure spec names columns as strings (`x: rate`, `lines: [virtual_channels]`). This file
-//! is the only place that maps those names to [`Row`] fields, so a spec error ("unknown
-//! column `ratee`; did you mean `rate`?") and an axis label ("Traffic generation rate
-//! (messages/node/cycle)") come from the same table. Values are read through `serde_json`, so
-//! the lookup follows the `Row` field names exactly; a test checks that [`COLUMNS`] lists every
-//! field in order.
+//! A figure spec names columns as strings (`x: rate`, `lines: [virtual_channels]`). The names
+//! and kinds of the columns, and the check of a figure's columns, are the spec's
+//! (`spec::columns`, re-exported here), so a spec error ("unknown column `ratee`; did you mean
+//! `rate`?") and an axis label ("Traffic generation rate (messages/node/cycle)") name the same
+//! columns. Values are read through `serde_json`, so the lookup follows the `Row` field names
+//! exactly; a test checks that [`COLUMNS`] lists every field in order.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::scenario::fields;
-use crate::spec::report::{FigureKind, FigureSpec};
+pub use crate::spec::columns::{COLUMNS, INTERMEDIATE_PREFIX, Kind, check_figure, kind};
 use crate::store::row::Row;
-
-/// Every column of a result row, in field (and CSV) order, with whether it is numeric: the
-/// row's own columns, the scenario table's ([`fields::COLUMNS`]), then the load and what was
-/// measured.
-pub(crate) const COLUMNS: &[(&str, Kind)] = &all_columns();
-
-/// The columns before the scenario's.
-const LEADING: [(&str, Kind); 5] = [
-    ("experiment", Kind::Text),
-    ("task_id", Kind::Text),
-    ("scenario_id", Kind::Text),
-    ("method", Kind::Text),
-    ("evaluator", Kind::Text),
-];
-
-/// The columns after the scenario's.
-const TRAILING: [(&str, Kind); 57] = [
-    ("rate", Kind::Number),
-    ("fraction_of_saturation", Kind::Number),
-    ("trace_time_scale", Kind::Number),
-    ("trace_flit_load", Kind::Number),
-    ("saturation_rate", Kind::Number),
-    ("latency", Kind::Number),
-    ("latency_ci95", Kind::Number),
-    ("network_latency", Kind::Number),
-    ("source_wait", Kind::Number),
-    ("unicast_latency", Kind::Number),
-    ("latency_p50", Kind::Number),
-    ("latency_p90", Kind::Number),
-    ("latency_p95", Kind::Number),
-    ("latency_p99", Kind::Number),
-    ("latency_max", Kind::Number),
-    ("network_latency_p50", Kind::Number),
-    ("network_latency_p90", Kind::Number),
-    ("network_latency_p95", Kind::Number),
-    ("network_latency_p99", Kind::Number),
-    ("network_latency_max", Kind::Number),
-    ("source_wait_p50", Kind::Number),
-    ("source_wait_p90", Kind::Number),
-    ("source_wait_p95", Kind::Number),
-    ("source_wait_p99", Kind::Number),
-    ("source_wait_max", Kind::Number),
-    ("unicast_latency_p50", Kind::Number),
-    ("unicast_latency_p90", Kind::Number),
-    ("unicast_latency_p95", Kind::Number),
-    ("unicast_latency_p99", Kind::Number),
-    ("unicast_latency_max", Kind::Number),
-    ("multiplexing_degree", Kind::Number),
-    ("channel_rate", Kind::Number),
-    ("blocking_probability", Kind::Number),
-    ("throughput", Kind::Number),
-    ("hops", Kind::Number),
-    ("status", Kind::Text),
-    ("error", Kind::Text),
-    ("replication", Kind::Number),
-    ("replications", Kind::Number),
-    ("seed", Kind::Number),
-    ("cycles", Kind::Number),
-    ("flit_hops", Kind::Number),
-    ("messages_measured", Kind::Number),
-    ("wall_seconds", Kind::Number),
-    ("intermediates", Kind::Text),
-    ("fault_seed", Kind::Number),
-    ("fault_count", Kind::Number),
-    ("fault_map", Kind::Text),
-    ("measure", Kind::Text),
-    ("offered_throughput", Kind::Number),
-    ("throughput_min", Kind::Number),
-    ("throughput_max", Kind::Number),
-    ("flit_throughput", Kind::Number),
-    ("flit_throughput_min", Kind::Number),
-    ("flit_throughput_max", Kind::Number),
-    ("source_drops", Kind::Number),
-    ("load_grid", Kind::Text),
-];
-
-const fn all_columns()
--> [(&'static str, Kind); LEADING.len() + fields::COLUMNS.len() + TRAILING.len()] {
-    let mut out = [("", Kind::Text); LEADING.len() + fields::COLUMNS.len() + TRAILING.len()];
-    let mut i = 0;
-    while i < LEADING.len() {
-        out[i] = LEADING[i];
-        i += 1;
-    }
-    let mut f = 0;
-    while f < fields::FIELDS.len() {
-        let field = &fields::FIELDS[f];
-        if field.column {
-            out[i] = (field.name, if field.value.is_number() { Kind::Number } else { Kind::Text });
-            i += 1;
-        }
-        f += 1;
-    }
-    let mut t = 0;
-    while t < TRAILING.len() {
-        out[i] = TRAILING[t];
-        i += 1;
-        t += 1;
-    }
-    out
-}
 
 /// The columns that describe a scenario (the system evaluated), in display order: the shown
 /// fields of the scenario table ([`fields::SHOWN`]).
@@ -122,63 +21,6 @@ pub(crate) const SCENARIO_COLUMNS: &[&str] = &fields::SHOWN;
 /// The scenario columns that describe a system in prose, in display order
 /// ([`fields::DESCRIBED`]).
 pub(crate) const DESCRIBE_COLUMNS: &[&str] = &fields::DESCRIBED;
-
-/// Whether a column holds numbers or text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// Integer or floating-point values (possibly null).
-    Number,
-    /// Strings (possibly null).
-    Text,
-}
-
-/// Checks the column names of one figure spec: `x` and `y` must be numeric columns, `panels`
-/// and `lines` any columns, and no column may appear twice.
-///
-/// The error names the offending field and column, suggests a close valid name ("did you
-/// mean `rate`?") and lists the valid ones. The spec validator calls this early so that a
-/// typo fails before any task runs.
-pub fn check_figure(fig: &FigureSpec) -> Result<(), String> {
-    match fig.kind {
-        FigureKind::Lines => {}
-        FigureKind::Histogram => {
-            return match fig.y.as_str() {
-                "latency" | "network_latency" | "source_wait" => Ok(()),
-                other => Err(format!(
-                    "a histogram draws `y: latency`, `network_latency` or `source_wait`, not \
-                     `{other}`"
-                )),
-            };
-        }
-        FigureKind::LinkHeatmap => return Ok(()),
-    }
-    check_axis("x", &fig.x)?;
-    check_axis("y", &fig.y)?;
-    let mut seen: Vec<&str> = Vec::new();
-    for (field, names) in [("panels", &fig.panels), ("lines", &fig.lines)] {
-        for name in names {
-            if kind(name).is_none() {
-                return Err(unknown_message(field, name, &all_names(), "columns"));
-            }
-            if seen.contains(&name.as_str()) || *name == fig.x || *name == fig.y {
-                return Err(format!(
-                    "column `{name}` is used twice in the figure (in `{field}` and elsewhere); \
-                     use each column in at most one of x, y, panels and lines"
-                ));
-            }
-            seen.push(name);
-        }
-    }
-    Ok(())
-}
-
-/// The kind of a column, or `None` when no such column exists.
-pub(crate) fn kind(name: &str) -> Option<Kind> {
-    COLUMNS.iter().find(|(column, _)| *column == name).map(|(_, kind)| *kind)
-}
-
-/// Prefix of a figure axis that reads one of a row's intermediates: `intermediates.p_s`.
-pub(crate) const INTERMEDIATE_PREFIX: &str = "intermediates.";
 
 /// The value of column `name` in `row` as a number (`None` for null, text or unknown names);
 /// `intermediates.<key>` reads that key of the row's `intermediates` object.
@@ -355,18 +197,12 @@ impl<'a> serde::Serializer for Pick<'a> {
     }
 }
 
-/// The figure axes computed from a row's columns rather than stored in it: the offered load in
-/// flits/node/cycle (`rate` times `message_length`, so that message lengths compare).
-/// (`fraction_of_saturation` is a stored column; the figures fill it in from the scenario's model
-/// saturation rate where a row lacks it.)
-pub(crate) const DERIVED_COLUMNS: &[&str] = &["flit_rate"];
-
 /// One display entry: key, the papers' symbol (`""` when they have none), what it is, and its
 /// unit (`""` for a pure number).
 pub(crate) type DisplayEntry = (&'static str, &'static str, &'static str, &'static str);
 
 /// Display name and unit of every numeric column but the scenario's (those are in their
-/// row of [`fields::FIELDS`]), every derived axis ([`DERIVED_COLUMNS`]) and every
+/// row of [`fields::FIELDS`]), every derived axis ([`DERIVED_COLUMNS`](crate::spec::columns::DERIVED_COLUMNS)) and every
 /// intermediate key the models and the simulator report. A key ending in `_{i}` stands
 /// for the indexed family (`pb_0`, `pb_1`, ...). Tests check that every numeric [`COLUMNS`]
 /// entry and every key an evaluator emits is here.
@@ -727,65 +563,6 @@ pub(crate) fn format_number(value: f64) -> String {
     } else {
         text
     }
-}
-
-fn check_axis(field: &str, name: &str) -> Result<(), String> {
-    if let Some(key) = name.strip_prefix(INTERMEDIATE_PREFIX) {
-        let valid = !key.is_empty()
-            && key.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        return if valid {
-            Ok(())
-        } else {
-            Err(format!(
-                "`{name}` in figure `{field}`: an intermediate is `intermediates.<key>` with a \
-                 key of lowercase letters, digits and `_` (`runner solve` and `runner simulate` \
-                 print each evaluator's keys), for example `intermediates.p_s`"
-            ))
-        };
-    }
-    if DERIVED_COLUMNS.contains(&name) {
-        return Ok(());
-    }
-    match kind(name) {
-        Some(Kind::Number) => Ok(()),
-        Some(Kind::Text) => Err(format!(
-            "column `{name}` in figure `{field}` is not numeric; `{field}` needs one of: {}",
-            numeric_names().join(", ")
-        )),
-        None => Err(format!(
-            "{}, or `intermediates.<key>` for one of the evaluator's intermediates",
-            unknown_message(field, name, &numeric_names(), "numeric columns")
-        )),
-    }
-}
-
-fn unknown_message(field: &str, name: &str, valid: &[&str], what: &str) -> String {
-    let hint = match suggest(name, valid) {
-        Some(close) => format!("; did you mean `{close}`?"),
-        None => ".".to_owned(),
-    };
-    format!("unknown column `{name}` in figure `{field}`{hint} Valid {what}: {}", valid.join(", "))
-}
-
-fn all_names() -> Vec<&'static str> {
-    COLUMNS.iter().map(|(name, _)| *name).collect()
-}
-
-fn numeric_names() -> Vec<&'static str> {
-    COLUMNS.iter().filter(|(_, kind)| *kind == Kind::Number).map(|(name, _)| *name).collect()
-}
-
-/// The valid name closest to `name` by edit distance, when it is close enough to be a typo.
-fn suggest<'a>(name: &str, valid: &[&'a str]) -> Option<&'a str> {
-    let lowered = name.to_lowercase().replace(['-', ' '], "_");
-    valid
-        .iter()
-        .map(|candidate| (crate::suggest::edit_distance(&lowered, candidate), *candidate))
-        .filter(|(distance, candidate)| {
-            *distance <= 2.max(candidate.len() / 4) || candidate.starts_with(lowered.as_str())
-        })
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
 }
 
 /// The model latency to compare with (and plot against) a simulated one. With no broadcasts in

@@ -17,8 +17,8 @@
 //! manifest.json              provenance + SHA-256 of every other file (manifest.rs)
 //! ```
 //!
-//! [`verify`] re-hashes a bundle against its manifest (`runner verify`), and
-//! [`check_figure`] lets the spec validator reject unknown column names early.
+//! [`verify`] re-hashes a bundle against its manifest (`runner verify`). The result columns'
+//! names and kinds, and the check of a figure's columns, are the spec's (`spec::columns`).
 //!
 //! **Architecture Invariant:** the report reads rows, the spec's `report:` section and the
 //! provenance; it never runs a task, never touches the network and never reads system
@@ -43,8 +43,6 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-
-pub use columns::check_figure;
 
 use crate::files::write_atomic;
 use crate::spec::report::{FigureKind, ReportSpec, TableKind};

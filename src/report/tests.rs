@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{ReportError, ReportInput, check_figure, render, verify};
+use super::{ReportError, ReportInput, render, verify};
+use crate::spec::columns::check_figure;
 use crate::spec::report::{FigureSpec, ReportSpec, TableKind};
 use crate::store::provenance::Provenance;
 use crate::store::row::Row;

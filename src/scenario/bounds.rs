@@ -162,6 +162,51 @@ pub fn source_queue_capacity(capacity: u32, nodes: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// A value of a `copy` key of the scenario table, checked against its field's bounds.
+trait Within {
+    fn within(&self, field: &str) -> Result<(), String>;
+}
+
+impl Within for u32 {
+    fn within(&self, field: &str) -> Result<(), String> {
+        integer(field, *self)
+    }
+}
+
+impl Within for f64 {
+    fn within(&self, field: &str) -> Result<(), String> {
+        real(field, *self)
+    }
+}
+
+/// A word of a vocabulary has no bounds.
+impl<T: fields::Named> Within for T {
+    fn within(&self, _field: &str) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Defines `copy_keys`, which checks the `copy` keys of `fields::each_scenario_key`.
+macro_rules! copy_keys {
+    ($( $(#[$meta:meta])* $name:ident: $ty:ty $(= $default:expr)?, $use:ident; )*) => {
+        /// Checks each `copy` key of a scenario against its field's bounds.
+        fn copy_keys(s: &super::Scenario) -> Result<(), String> {
+            $( copy_keys!(@$use s, $name $(= $default)?); )*
+            Ok(())
+        }
+    };
+    (@own $($ignored:tt)*) => {};
+    (@copy $s:ident, $name:ident = $default:expr) => {
+        $s.$name.within(stringify!($name))?;
+    };
+    (@copy $s:ident, $name:ident) => {
+        if let Some(value) = &$s.$name {
+            value.within(stringify!($name))?;
+        }
+    };
+}
+fields::each_scenario_key!(copy_keys);
+
 /// Every bound a scenario must satisfy, whatever path built it: its integer and real
 /// fields, its hotspot nodes and its escape channels.
 pub fn check(s: &super::Scenario) -> Result<(), String> {
@@ -190,10 +235,9 @@ pub fn check(s: &super::Scenario) -> Result<(), String> {
     if let Switching::Scouting { scouting_distance } = s.switching {
         integer("scouting_distance", scouting_distance)?;
     }
-    integer("virtual_channels", s.virtual_channels)?;
+    copy_keys(s)?;
     let optional = [
         ("escape_channels", s.escape_channels),
-        ("input_speedup", s.input_speedup),
         ("circuit_backoff", s.circuit_backoff),
         ("circuit_retry_limit", s.circuit_retry_limit),
     ];
@@ -202,14 +246,11 @@ pub fn check(s: &super::Scenario) -> Result<(), String> {
             integer(field, value)?;
         }
     }
-    integer("buffer_depth", s.buffer_depth)?;
-    integer("router_delay", s.router_delay)?;
     integer("message_length", s.message_length)?;
     if let Some(m2) = s.message_length_second_moment {
         real("message_length_second_moment", m2)?;
     }
     message_lengths(s)?;
-    real("fault_rate", s.fault_rate)?;
     real("broadcast_fraction", s.broadcast_fraction)?;
     real("startup_latency", s.startup_latency)?;
     if let Traffic::Hotspot { fraction, nodes } = &s.traffic {

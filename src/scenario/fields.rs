@@ -145,6 +145,196 @@ pub struct Field {
     pub of: fn(&Scenario) -> Cell,
 }
 
+/// Default `virtual_channels`.
+pub const DEFAULT_VIRTUAL_CHANNELS: u32 = 1;
+/// Default `buffer_depth` (flits per virtual channel).
+pub const DEFAULT_BUFFER_DEPTH: u32 = 2;
+/// Default `router_delay` (cycles per hop).
+pub const DEFAULT_ROUTER_DELAY: u32 = 0;
+/// Default `message_length` (flits).
+pub const DEFAULT_MESSAGE_LENGTH: u32 = 32;
+/// Default `fault_rate`.
+pub const DEFAULT_FAULT_RATE: f64 = 0.0;
+
+/// A value named by one word of a fixed vocabulary (`ejection: single`), as specs, the command
+/// line and result rows write it.
+pub trait Named: Copy + 'static {
+    /// Every value, in the order messages list them.
+    const ALL: &'static [Self];
+    /// The value's word.
+    fn as_str(&self) -> &'static str;
+}
+
+/// Calls the macro `$then` with the keys a spec writes directly under `scenario:` (the ones
+/// outside its `topology`, `switching` and `traffic` sections), each as
+/// `/// doc` `name: Type = default, copy;` where:
+/// - `name` is the key, and a row of [`FIELDS`];
+/// - `Type` is what a spec or a `key=value` argument gives: a count (`u32`), a real (`f64`)
+///   or a [`Named`] vocabulary;
+/// - `= default` is the value when the key is left out (the `Scenario` member is then a
+///   `Type`); without it the member is an `Option<Type>`, `None` when left out;
+/// - `copy`: the value is the `Scenario` member of that name, as it is: the spec's syntax and
+///   JSON Schema (`spec::types`), its reading and sweeping (`spec::validate`), the command
+///   line's key (`cli::scenario_args`) and the bounds check (`bounds::check`) are generated
+///   from this row; `own`: the same, except that `spec::validate::build` and
+///   `cli::scenario_args` combine the value with other fields by hand.
+///
+/// The doc comment is the key's description in the spec's JSON Schema. A new simulator knob
+/// is a `copy` row here, its row in [`FIELDS`], its `Scenario` member and its meaning in the
+/// simulator.
+macro_rules! each_scenario_key {
+    ($then:ident) => {
+        $then! {
+            /// Virtual channels per physical channel (V >= 1).
+            virtual_channels: u32 = $crate::scenario::fields::DEFAULT_VIRTUAL_CHANNELS, copy;
+            /// Escape virtual channels (Duato-Nbc's V2); the routing's default split when left out.
+            escape_channels: u32, own;
+            /// Flit buffers per virtual channel (simulator).
+            buffer_depth: u32 = $crate::scenario::fields::DEFAULT_BUFFER_DEPTH, copy;
+            /// Extra router pipeline cycles per hop (simulator).
+            router_delay: u32 = $crate::scenario::fields::DEFAULT_ROUTER_DELAY, copy;
+            /// Flits one router input port (the VCs of one incoming channel, or a node's injection
+            /// VCs) may send per cycle, ejection included, at least 1 (simulator); unlimited when left
+            /// out.
+            input_speedup: u32, copy;
+            /// Message length M in flits (the mean, with `message_length_second_moment`).
+            message_length: u32 = $crate::scenario::fields::DEFAULT_MESSAGE_LENGTH, own;
+            /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
+            message_length_second_moment: f64, own;
+            /// How message lengths vary around their mean `message_length`: `fixed` (every message M
+            /// flits), `bimodal` (`message_length_min` or `message_length_max` flits, mixed so that the
+            /// mean is M), `geometric` (1, 2, 3, ... flits with mean M) or `uniform` (every length from
+            /// `message_length_min` to `message_length_max`, whose midpoint is M; give one, the other
+            /// follows). The simulator draws each message's length from it; it implies
+            /// `message_length_second_moment` (giving both, they must agree), which
+            /// `circuit_torus_faults` uses; the other models assume fixed lengths.
+            message_length_distribution: $crate::scenario::LengthDistributionKind =
+                $crate::scenario::LengthDistributionKind::Fixed, own;
+            /// The short length of a `bimodal` distribution, the shortest of a `uniform` one (flits).
+            message_length_min: u32, own;
+            /// The long length of a `bimodal` distribution, the longest of a `uniform` one (flits).
+            message_length_max: u32, own;
+            /// Probability that a node is faulty, 0 <= theta < 1.
+            fault_rate: f64 = $crate::scenario::fields::DEFAULT_FAULT_RATE, copy;
+            /// Ejection port: `single` (one message at a time, the SS and Nbc papers'), `interleaved`
+            /// (one flit per cycle from any message that reached the node, as BookSim and real routers)
+            /// or `unlimited` (every message at once, consumed on arrival).
+            ejection: $crate::scenario::Ejection = $crate::scenario::Ejection::Single, copy;
+            /// Dateline convention of dimension-order routes on a torus (simulator): `per_traversal`
+            /// (class fixed per ring traversal; the default for `dimension_order`) or `switch`
+            /// (Dally-Seitz; the only one Duato's escape class supports, and its default).
+            dateline: $crate::scenario::Dateline, own;
+            /// Direction of dimension-order routes on a torus at distance exactly k/2 (simulator):
+            /// `random` (per message and dimension; the default for `dimension_order`) or `positive`
+            /// (always +; the only one Duato's escape class supports, and its default).
+            tie_break: $crate::scenario::TieBreak, own;
+        }
+    };
+}
+pub(crate) use each_scenario_key;
+
+/// Calls the macro `$then` with the result columns of a scenario (the [`FIELDS`] that are
+/// columns, in their order), each as `/// doc` `name: Kind;`, where `Kind` is the column's
+/// type in `store::parquet` (`Str`, `OptStr`, `U32`, `OptU32`, `U64`, `F64`, `OptF64`; `Opt`:
+/// nullable). `store::row::Row`'s scenario members and their values, the columns of
+/// `results.parquet` and the external request's `scenario` object are generated from it;
+/// the doc comment documents the column. A test holds it to [`FIELDS`].
+macro_rules! each_column {
+    ($then:ident) => {
+        $then! {
+            /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree` or `graph`.
+            topology: Str;
+            /// Radix k (2 for the hypercube, 4 for the fat-tree, the router radix p + a - 1 + h for the
+            /// dragonfly).
+            radix: U32;
+            /// Dimensions n (fat-tree: levels; dragonfly: 2, its local and global links).
+            dimensions: U32;
+            /// Number of processing nodes (the dragonfly's terminals).
+            nodes: U64;
+            /// Dragonfly: terminals per router p; null for other topologies.
+            terminals_per_router: OptU32;
+            /// Dragonfly: routers per group a; null for other topologies.
+            routers_per_group: OptU32;
+            /// Dragonfly: global links per router h; null for other topologies.
+            global_links_per_router: OptU32;
+            /// Graph: the file as the spec names it, relative to the spec's directory; null for other
+            /// topologies.
+            graph: OptStr;
+            /// Graph: blake3 of the file's content (hex), the graph's identity; null for other
+            /// topologies.
+            graph_blake3: OptStr;
+            /// `wormhole`, `scouting` or `circuit`.
+            switching: Str;
+            /// Scouting distance K; null unless switching is scouting.
+            scouting_distance: OptU32;
+            /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `west_first`, `odd_even`, or on
+            /// the dragonfly `minimal`, `valiant` or `ugal`.
+            routing: Str;
+            /// Virtual channels per physical channel V.
+            virtual_channels: U32;
+            /// Escape channels (Duato's and Nbc's V2) when set explicitly.
+            escape_channels: OptU32;
+            /// Flit buffers per virtual channel.
+            buffer_depth: U32;
+            /// Extra router pipeline cycles per hop.
+            router_delay: U32;
+            /// Flits one router input port may send per cycle (simulator); null: unlimited.
+            input_speedup: OptU32;
+            /// Message length M (flits).
+            message_length: U32;
+            /// E[M^2] for random message lengths; null for fixed length.
+            message_length_second_moment: OptF64;
+            /// How message lengths vary around their mean `message_length`: `fixed`, `bimodal`,
+            /// `geometric` or `uniform` (null in bundles written before the column existed).
+            message_length_distribution: OptStr;
+            /// The short length of a bimodal distribution, the shortest of a uniform one (flits); null
+            /// for the others.
+            message_length_min: OptU32;
+            /// The long length of a bimodal distribution, the longest of a uniform one (flits); null
+            /// for the others.
+            message_length_max: OptU32;
+            /// Node-failure probability theta.
+            fault_rate: F64;
+            /// Broadcast fraction beta.
+            broadcast_fraction: F64;
+            /// Start-up latency Delta (cycles).
+            startup_latency: F64;
+            /// `single`, `interleaved` or `unlimited`.
+            ejection: Str;
+            /// Dateline convention of torus dimension-order routes (`per_traversal` or `switch`); null
+            /// where routes have no dateline (meshes, hypercubes, adaptive and Nbc routing).
+            dateline: OptStr;
+            /// Direction at distance k/2 of torus dimension-order routes (`random` or `positive`);
+            /// null where no route has such a tie.
+            tie_break: OptStr;
+            /// Traffic pattern: `uniform`, `uniform_with_self`, `transpose`, `bit_complement`,
+            /// `bit_reverse`, `tornado`, `neighbor`, `group_shift` (dragonfly) or `hotspot`.
+            traffic: Str;
+            /// Probability that a message goes to a hotspot node; null unless traffic is `hotspot`.
+            hotspot_fraction: OptF64;
+            /// The hotspot node numbers, comma-separated; null unless traffic is `hotspot`.
+            hotspot_nodes: OptStr;
+            /// When messages are generated: `poisson`, `bernoulli` or `on_off` (null in bundles written
+            /// before the column existed).
+            injection_process: OptStr;
+            /// Mean number of messages in a burst of an `on_off` source; null for the others.
+            burst_length: OptF64;
+            /// Base dimension of each broadcast tree, `random` or `round_robin`; null without
+            /// broadcasts (`broadcast_fraction = 0`).
+            broadcast_order: OptStr;
+            /// Circuit switching: cycles a message waits at its source before retrying a failed set-up
+            /// (0: none, the paper's); null for other switching.
+            circuit_backoff: OptU32;
+            /// Circuit switching: retries after which a message is dropped; null for other switching.
+            circuit_retry_limit: OptU32;
+            /// Trace traffic: blake3 of the replayed trace file's content (hex); null for generated
+            /// traffic.
+            trace_blake3: OptStr;
+        }
+    };
+}
+pub(crate) use each_column;
+
 /// The most flits per buffer, cycles of router delay or circuit back-off, links of scouting
 /// distance, flits per input port and cycle, and flits per message: 2^20.
 pub const MAX_COUNT: u32 = 1 << 20;
@@ -497,6 +687,18 @@ const fn names<const N: usize>(pick: Pick) -> [&'static str; N] {
     out
 }
 
+/// Position of `name` in [`FIELDS`]; a compile-time error when no field has that name.
+pub const fn index(name: &str) -> usize {
+    let mut i = 0;
+    while i < FIELDS.len() {
+        if same(FIELDS[i].name, name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("not a scenario field")
+}
+
 /// Position of `name` among the sweep axes ([`SWEPT`]); a compile-time error when it is
 /// not one.
 pub const fn swept_index(name: &str) -> usize {
@@ -522,6 +724,25 @@ pub const SHOWN: [&str; count_of(Pick::Shown)] = names(Pick::Shown);
 
 /// The scenario columns a prose description of a system names, in order.
 pub const DESCRIBED: [&str; count_of(Pick::Described)] = names(Pick::Described);
+
+/// The names [`each_column`] lists, in its order.
+macro_rules! column_names {
+    ($( $(#[$meta:meta])* $name:ident: $kind:ident; )*) => {
+        const EACH_COLUMN: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+each_column!(column_names);
+
+// `each_column` lists the column fields of `FIELDS`, in their order: a field added to one and
+// not the other does not compile.
+const _: () = {
+    assert!(EACH_COLUMN.len() == COLUMNS.len(), "each_column and FIELDS list different columns");
+    let mut i = 0;
+    while i < COLUMNS.len() {
+        assert!(same(EACH_COLUMN[i], COLUMNS[i]), "each_column and FIELDS list different columns");
+        i += 1;
+    }
+};
 
 /// The result columns of a scenario, in `results.parquet` order.
 pub fn columns() -> impl Iterator<Item = &'static Field> {

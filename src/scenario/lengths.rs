@@ -36,7 +36,7 @@ pub enum MessageLengths {
 
 /// The message-length distributions by name: `message_length_distribution` in a spec and a
 /// result row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LengthDistributionKind {
     /// Every message `message_length` flits.

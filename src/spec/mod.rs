@@ -5,6 +5,7 @@
 //! and absurd nesting), validates every value with its location, and expands
 //! the sweeps into scenario points (order documented in [`validate`]).
 
+pub mod columns;
 pub mod error;
 pub mod external;
 pub mod report;
@@ -171,6 +172,12 @@ pub struct SpecSource {
 
 /// Spec files larger than this (1 MiB) are refused before they are read.
 pub const MAX_SPEC_BYTES: u64 = 1 << 20;
+
+/// Loads per Solve task: a scenario's load points are cut, in load order, into batches of this
+/// many (the last one shorter), a pure function of the spec. A batch of 4096 model points takes
+/// some 40 ms and its cache entry some 3 MB, and a large sweep still keeps every core busy.
+/// Defined here, below `plan`, because validation counts a sweep's tasks before planning it.
+pub const SOLVE_BATCH: usize = 4096;
 
 /// Bounds a spec must respect, checked at validation time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

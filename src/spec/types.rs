@@ -22,16 +22,10 @@ pub type Field<T> = Spanned<Sweep<T>>;
 
 /// Default `seed`.
 pub const DEFAULT_SEED: u64 = 1;
-/// Default `virtual_channels`.
-pub const DEFAULT_VIRTUAL_CHANNELS: u32 = 1;
-/// Default `buffer_depth` (flits per virtual channel).
-pub const DEFAULT_BUFFER_DEPTH: u32 = 2;
-/// Default `router_delay` (cycles per hop).
-pub const DEFAULT_ROUTER_DELAY: u32 = 0;
-/// Default `message_length` (flits).
-pub const DEFAULT_MESSAGE_LENGTH: u32 = 32;
-/// Default `fault_rate`.
-pub const DEFAULT_FAULT_RATE: f64 = 0.0;
+pub use crate::scenario::fields::{
+    DEFAULT_BUFFER_DEPTH, DEFAULT_FAULT_RATE, DEFAULT_MESSAGE_LENGTH, DEFAULT_ROUTER_DELAY,
+    DEFAULT_VIRTUAL_CHANNELS,
+};
 /// Default `broadcast_fraction`.
 pub const DEFAULT_BROADCAST_FRACTION: f64 = 0.0;
 /// Default `startup_latency` (cycles).
@@ -82,97 +76,76 @@ pub struct SpecFile {
     pub report: Option<Spanned<ReportSpec>>,
 }
 
-/// The `scenario:` section.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ScenarioSpec {
-    /// The network.
-    pub topology: TopologySpec,
-    /// The switching technique; wormhole when left out.
-    #[serde(default)]
-    pub switching: Option<SwitchingSpec>,
-    /// The routing algorithm.
-    #[schemars(with = "Sweep<Routing>")]
-    pub routing: Field<Routing>,
-    /// Virtual channels per physical channel (V >= 1).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_VIRTUAL_CHANNELS))]
-    pub virtual_channels: Option<Field<u32>>,
-    /// Escape virtual channels (Duato-Nbc's V2); the routing's default split when left out.
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub escape_channels: Option<Field<u32>>,
-    /// Flit buffers per virtual channel (simulator).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_BUFFER_DEPTH))]
-    pub buffer_depth: Option<Field<u32>>,
-    /// Extra router pipeline cycles per hop (simulator).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_ROUTER_DELAY))]
-    pub router_delay: Option<Field<u32>>,
-    /// Flits one router input port (the VCs of one incoming channel, or a node's injection
-    /// VCs) may send per cycle, ejection included, at least 1 (simulator); unlimited when left
-    /// out.
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub input_speedup: Option<Field<u32>>,
-    /// Message length M in flits (the mean, with `message_length_second_moment`).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>", extend("default" = DEFAULT_MESSAGE_LENGTH))]
-    pub message_length: Option<Field<u32>>,
-    /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<f64>>")]
-    pub message_length_second_moment: Option<Field<f64>>,
-    /// How message lengths vary around their mean `message_length`: `fixed` (every message M
-    /// flits), `bimodal` (`message_length_min` or `message_length_max` flits, mixed so that the
-    /// mean is M), `geometric` (1, 2, 3, ... flits with mean M) or `uniform` (every length from
-    /// `message_length_min` to `message_length_max`, whose midpoint is M; give one, the other
-    /// follows). The simulator draws each message's length from it; it implies
-    /// `message_length_second_moment` (giving both, they must agree), which
-    /// `circuit_torus_faults` uses; the other models assume fixed lengths.
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<LengthDistributionKind>>", extend("default" = "fixed"))]
-    pub message_length_distribution: Option<Field<LengthDistributionKind>>,
-    /// The short length of a `bimodal` distribution, the shortest of a `uniform` one (flits).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub message_length_min: Option<Field<u32>>,
-    /// The long length of a `bimodal` distribution, the longest of a `uniform` one (flits).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub message_length_max: Option<Field<u32>>,
-    /// Probability that a node is faulty, 0 <= theta < 1.
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<f64>>", extend("default" = DEFAULT_FAULT_RATE))]
-    pub fault_rate: Option<Field<f64>>,
-    /// Ejection port: `single` (one message at a time, the SS and Nbc papers'), `interleaved`
-    /// (one flit per cycle from any message that reached the node, as BookSim and real routers)
-    /// or `unlimited` (every message at once, consumed on arrival).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<Ejection>>", extend("default" = "single"))]
-    pub ejection: Option<Field<Ejection>>,
-    /// Dateline convention of dimension-order routes on a torus (simulator): `per_traversal`
-    /// (class fixed per ring traversal; the default for `dimension_order`) or `switch`
-    /// (Dally-Seitz; the only one Duato's escape class supports, and its default).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<Dateline>>")]
-    pub dateline: Option<Field<Dateline>>,
-    /// Direction of dimension-order routes on a torus at distance exactly k/2 (simulator):
-    /// `random` (per message and dimension; the default for `dimension_order`) or `positive`
-    /// (always +; the only one Duato's escape class supports, and its default).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<TieBreak>>")]
-    pub tie_break: Option<Field<TieBreak>>,
-    /// Traffic pattern; uniform unicast when left out.
-    #[serde(default)]
-    pub traffic: Option<TrafficSpec>,
-    /// Groups of fields that vary together instead of forming a grid, e.g.
-    /// `[[radix, message_length]]`: the lists in a group must have equal lengths.
-    #[serde(default)]
-    #[schemars(with = "Vec<Vec<String>>")]
-    pub zip: Vec<Spanned<Vec<Spanned<String>>>>,
+/// A key written directly under `scenario:` (a row of `scenario::fields::each_scenario_key`):
+/// its value or sweep with its location. Its JSON Schema is the sweep's.
+#[derive(Debug)]
+pub struct Located<T>(pub Field<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Located<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Field::<T>::deserialize(deserializer).map(Located)
+    }
 }
+
+impl<T> std::ops::Deref for Located<T> {
+    type Target = Field<T>;
+
+    fn deref(&self) -> &Field<T> {
+        &self.0
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Located<T> {
+    fn inline_schema() -> bool {
+        Sweep::<T>::inline_schema()
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        Sweep::<T>::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        Sweep::<T>::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Sweep::<T>::json_schema(generator)
+    }
+}
+
+/// Defines [`ScenarioSpec`] with a member for each key of `each_scenario_key`.
+macro_rules! scenario_spec {
+    ($( $(#[$meta:meta])* $name:ident: $ty:ty $(= $default:expr)?, $use:ident; )*) => {
+        /// The `scenario:` section.
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct ScenarioSpec {
+            /// The network.
+            pub topology: TopologySpec,
+            /// The switching technique; wormhole when left out.
+            #[serde(default)]
+            pub switching: Option<SwitchingSpec>,
+            /// The routing algorithm.
+            #[schemars(with = "Sweep<Routing>")]
+            pub routing: Field<Routing>,
+            $(
+                $(#[$meta])*
+                #[serde(default)]
+                $(#[schemars(extend("default" = $default))])?
+                pub $name: Option<Located<$ty>>,
+            )*
+            /// Traffic pattern; uniform unicast when left out.
+            #[serde(default)]
+            pub traffic: Option<TrafficSpec>,
+            /// Groups of fields that vary together instead of forming a grid, e.g.
+            /// `[[radix, message_length]]`: the lists in a group must have equal lengths.
+            #[serde(default)]
+            #[schemars(with = "Vec<Vec<String>>")]
+            pub zip: Vec<Spanned<Vec<Spanned<String>>>>,
+        }
+    };
+}
+crate::scenario::fields::each_scenario_key!(scenario_spec);
 
 /// `scenario.topology`.
 #[derive(Debug, Deserialize, JsonSchema)]

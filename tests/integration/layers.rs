@@ -46,13 +46,7 @@ const LAYERS: &[&[&str]] = &[
 /// Back-edges that remain, each a known debt (ARCHITECTURE.md, "The layers"). Each entry:
 /// (file, the module it may name for now). Delete an entry when its edge is gone; the test
 /// fails on an entry that no longer matches.
-const ALLOWED: &[(&str, &str)] = &[
-    // `check_figure`: a figure's columns are checked against the result columns, which the
-    // report's vocabulary (`report::columns`) owns.
-    ("src/spec/validate/mod.rs", "report"),
-    // `SOLVE_BATCH`: the task count of a sweep, refused early when too large.
-    ("src/spec/validate/mod.rs", "plan"),
-];
+const ALLOWED: &[(&str, &str)] = &[];
 
 /// One name of a top-level module in a file.
 #[derive(Debug)]

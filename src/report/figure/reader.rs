@@ -7,7 +7,7 @@ use super::plot_row::PlotRow;
 use crate::store::row::Row;
 
 /// Reads a figure axis from a row: a column, an intermediate, or a derived load
-/// ([`columns::DERIVED_COLUMNS`](crate::report::columns::DERIVED_COLUMNS), and
+/// ([`DERIVED_COLUMNS`](crate::spec::columns::DERIVED_COLUMNS), and
 /// `fraction_of_saturation` where the row lacks it).
 pub(super) struct Reader {
     /// The model saturation rate of each scenario, from its rows.

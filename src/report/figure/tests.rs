@@ -405,7 +405,7 @@ fn every_plottable_quantity_has_a_display_name() {
             assert!(columns::display(name).is_some(), "column `{name}` has no display entry");
         }
     }
-    for name in columns::DERIVED_COLUMNS {
+    for name in crate::spec::columns::DERIVED_COLUMNS {
         assert!(columns::display(name).is_some(), "`{name}` has no display entry");
     }
     let mut keys: Vec<String> = Vec::new();

@@ -7,6 +7,36 @@ pub(super) fn get<T: Copy>(values: &Values<T>, index: usize) -> Option<T> {
     values.get(index).map(|v| v.0)
 }
 
+/// Defines `use_copy_keys` and `copy_keys` for the `copy` keys of
+/// `scenario::fields::each_scenario_key`, which every point reads as they are.
+macro_rules! copy_keys {
+    ($( $(#[$meta:meta])* $name:ident: $ty:ty $(= $default:expr)?, $use:ident; )*) => {
+        /// Marks the `copy` keys read.
+        fn use_copy_keys(used: &mut [bool; FIELDS.len()]) {
+            $( copy_keys!(@use $use, used, $name); )*
+        }
+
+        /// Sets the scenario's `copy` keys to the values of point `index`; `None` when a key
+        /// with a default has no value (all of its values were refused).
+        fn copy_keys(c: &Columns, index: &[usize], scenario: &mut Scenario) -> Option<()> {
+            $( copy_keys!(@$use c, index, scenario, $name $(= $default)?); )*
+            Some(())
+        }
+    };
+    (@use own, $used:ident, $name:ident) => {};
+    (@use copy, $used:ident, $name:ident) => {
+        $used[fields::swept_index(stringify!($name))] = true;
+    };
+    (@own $($ignored:tt)*) => {};
+    (@copy $c:ident, $index:ident, $scenario:ident, $name:ident = $default:expr) => {
+        $scenario.$name = get(&$c.keys.$name, $index[fields::swept_index(stringify!($name))])?;
+    };
+    (@copy $c:ident, $index:ident, $scenario:ident, $name:ident) => {
+        $scenario.$name = get(&$c.keys.$name, $index[fields::swept_index(stringify!($name))]);
+    };
+}
+fields::each_scenario_key!(copy_keys);
+
 /// One scenario from one combination of value indices: each part in turn, then the checks
 /// that need the whole scenario. `used` records which fields the point read.
 pub(super) fn build(
@@ -26,56 +56,36 @@ pub(super) fn build(
     // (as the circuit parameters are), and a spec where no point reads it is refused below.
     let escape = matches!(routing, Routing::Duato | Routing::Nbc);
     used[ESCAPE] |= escape;
-    for field in [
-        VIRTUAL_CHANNELS,
-        BUFFER,
-        ROUTER_DELAY,
-        INPUT_SPEEDUP,
-        MESSAGE_LENGTH,
-        SECOND_MOMENT,
-        LENGTH_DISTRIBUTION,
-    ] {
+    use_copy_keys(used);
+    for field in [MESSAGE_LENGTH, SECOND_MOMENT, LENGTH_DISTRIBUTION] {
         used[field] = true;
     }
-    for field in [FAULT_RATE, BROADCAST, STARTUP, EJECTION, TRAFFIC, INJECTION] {
+    for field in [BROADCAST, STARTUP, TRAFFIC, INJECTION] {
         used[field] = true;
     }
-    let message_length = get(&c.message_length, index[MESSAGE_LENGTH])?;
+    let message_length = get(&c.keys.message_length, index[MESSAGE_LENGTH])?;
     let second_moment = second_moment(c, index, diags, message_length)?;
     let message_length_distribution = lengths(c, index, used, diags, message_length)?;
     let injection_process = injection(c, index, used, diags, kind_location)?;
-    let virtual_channels = get(&c.virtual_channels, index[VIRTUAL_CHANNELS])?;
-    let escape_channels = escape.then(|| get(&c.escape_channels, index[ESCAPE])).flatten();
-    let buffer_depth = get(&c.buffer_depth, index[BUFFER])?;
-    let router_delay = get(&c.router_delay, index[ROUTER_DELAY])?;
-    let input_speedup = get(&c.input_speedup, index[INPUT_SPEEDUP]);
-    let fault_rate = get(&c.fault_rate, index[FAULT_RATE])?;
+    let escape_channels = escape.then(|| get(&c.keys.escape_channels, index[ESCAPE])).flatten();
     let broadcast_fraction = get(&c.broadcast_fraction, index[BROADCAST])?;
     let startup_latency = get(&c.startup_latency, index[STARTUP])?;
     let broadcast_order = get(&c.broadcast_order, index[BROADCAST_ORDER])?;
-    let ejection = get(&c.ejection, index[EJECTION])?;
     let traffic = traffic(c, index, used, diags, kind_location)?;
     let circuit = switching == Switching::Circuit;
-    let scenario = Scenario {
-        topology,
+    let mut scenario = Scenario {
         switching,
         routing,
-        virtual_channels,
         escape_channels,
-        buffer_depth,
-        router_delay,
-        input_speedup,
         message_length,
         message_length_second_moment: second_moment,
         message_length_distribution,
         injection_process,
-        fault_rate,
         broadcast_fraction,
         startup_latency,
         broadcast_order,
-        ejection,
-        dateline: get(&c.dateline, index[DATELINE]),
-        tie_break: get(&c.tie_break, index[TIE_BREAK]),
+        dateline: get(&c.keys.dateline, index[DATELINE]),
+        tie_break: get(&c.keys.tie_break, index[TIE_BREAK]),
         traffic,
         // Simulator-only circuit parameters, for circuit switching only; the defaults (no
         // back-off, the simulator's retry limit) are left unset, so that equal systems compare
@@ -88,7 +98,10 @@ pub(super) fn build(
             .then(|| get(&c.circuit_retry_limit, index[CIRCUIT_RETRY_LIMIT]))
             .flatten()
             .filter(|&r| r != sim::DEFAULT_CIRCUIT_RETRY_LIMIT),
+        // The `copy` keys of the scenario table, set just below.
+        ..Scenario::new(topology)
     };
+    copy_keys(c, index, &mut scenario)?;
     finish(scenario, c, index, used, diags, kind_location)
 }
 
@@ -262,12 +275,15 @@ fn second_moment(
     diags: &mut Diags,
     message_length: u32,
 ) -> Option<Option<f64>> {
-    let second_moment = get(&c.second_moment, index[SECOND_MOMENT]);
+    let second_moment = get(&c.keys.message_length_second_moment, index[SECOND_MOMENT]);
     if let Some(m2) = second_moment {
         let mean = f64::from(message_length);
         if m2 < mean * mean * (1.0 - 1e-12) {
-            let location =
-                c.second_moment.get(index[SECOND_MOMENT]).map_or(Location::UNKNOWN, |v| v.1);
+            let location = c
+                .keys
+                .message_length_second_moment
+                .get(index[SECOND_MOMENT])
+                .map_or(Location::UNKNOWN, |v| v.1);
             diags.error(
                 location,
                 format!(
@@ -377,7 +393,11 @@ fn finish(
     };
     used[TIE_BREAK] |= scenario.tie_break.is_some() && scenario.tie_break_convention().is_some();
     if let Err(message) = bounds::message_lengths(&scenario) {
-        let location = c.second_moment.get(index[SECOND_MOMENT]).map_or(kind_location, |v| v.1);
+        let location = c
+            .keys
+            .message_length_second_moment
+            .get(index[SECOND_MOMENT])
+            .map_or(kind_location, |v| v.1);
         diags.error(
             location,
             message,
@@ -398,17 +418,20 @@ pub(super) fn lengths(
     diags: &mut Diags,
     mean: u32,
 ) -> Option<MessageLengths> {
-    let name = get(&c.length_distribution, index[LENGTH_DISTRIBUTION])?;
+    let name = get(&c.keys.message_length_distribution, index[LENGTH_DISTRIBUTION])?;
     let at = |values: &Values<u32>, field: usize| values.get(index[field]).map(|v| v.1);
-    let location = at(&c.length_min, LENGTH_MIN)
-        .or(at(&c.length_max, LENGTH_MAX))
-        .or(c.length_distribution.get(index[LENGTH_DISTRIBUTION]).map(|v| v.1))
+    let location = at(&c.keys.message_length_min, LENGTH_MIN)
+        .or(at(&c.keys.message_length_max, LENGTH_MAX))
+        .or(c.keys.message_length_distribution.get(index[LENGTH_DISTRIBUTION]).map(|v| v.1))
         .unwrap_or(Location::UNKNOWN);
     let bounded = matches!(name, LengthDistributionKind::Bimodal | LengthDistributionKind::Uniform);
     used[LENGTH_MIN] |= bounded;
     used[LENGTH_MAX] |= bounded;
     let (min, max) = if bounded {
-        (get(&c.length_min, index[LENGTH_MIN]), get(&c.length_max, index[LENGTH_MAX]))
+        (
+            get(&c.keys.message_length_min, index[LENGTH_MIN]),
+            get(&c.keys.message_length_max, index[LENGTH_MAX]),
+        )
     } else {
         (None, None)
     };

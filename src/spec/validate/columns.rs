@@ -16,22 +16,10 @@ pub(super) struct Columns {
     pub(super) switching: Values<SwitchingKind>,
     pub(super) scouting_distance: Values<u32>,
     pub(super) routing: Values<Routing>,
-    pub(super) virtual_channels: Values<u32>,
-    pub(super) escape_channels: Values<u32>,
-    pub(super) buffer_depth: Values<u32>,
-    pub(super) router_delay: Values<u32>,
-    pub(super) input_speedup: Values<u32>,
-    pub(super) message_length: Values<u32>,
-    pub(super) second_moment: Values<f64>,
-    pub(super) length_distribution: Values<LengthDistributionKind>,
-    pub(super) length_min: Values<u32>,
-    pub(super) length_max: Values<u32>,
-    pub(super) fault_rate: Values<f64>,
+    /// The keys written directly under `scenario:`.
+    pub(super) keys: Keys,
     pub(super) broadcast_fraction: Values<f64>,
     pub(super) startup_latency: Values<f64>,
-    pub(super) ejection: Values<Ejection>,
-    pub(super) dateline: Values<Dateline>,
-    pub(super) tie_break: Values<TieBreak>,
     pub(super) traffic: Values<TrafficPattern>,
     pub(super) hotspot_fraction: Values<f64>,
     pub(super) hotspot_nodes: Vec<u32>,
@@ -57,6 +45,35 @@ impl Columns {
         self.lens[field]
     }
 }
+
+/// Defines [`Keys`], the values of each key of `scenario::fields::each_scenario_key`, and
+/// their reading.
+macro_rules! keys {
+    ($( $(#[$meta:meta])* $name:ident: $ty:ty $(= $default:expr)?, $use:ident; )*) => {
+        /// The values of the keys written directly under `scenario:`, each with its location.
+        pub(super) struct Keys {
+            $( pub(super) $name: Values<$ty>, )*
+        }
+
+        impl Keys {
+            /// Reads each key in turn, its default when it is left out.
+            fn read(r: &mut Reader<'_>, s: &ScenarioSpec) -> Keys {
+                Keys {
+                    $(
+                        $name: r.read(
+                            const { fields::swept_index(stringify!($name)) },
+                            s.$name.as_deref(),
+                            keys!(@default $($default)?),
+                        ),
+                    )*
+                }
+            }
+        }
+    };
+    (@default) => { None };
+    (@default $default:expr) => { Some($default) };
+}
+fields::each_scenario_key!(keys);
 
 /// Reads a spec's sweepable fields one by one, recording where each was written and how many
 /// values it takes.
@@ -254,29 +271,7 @@ pub(super) fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> C
             None,
         ),
         routing: r.read(ROUTING, Some(&s.routing), None),
-        virtual_channels: r.read(
-            VIRTUAL_CHANNELS,
-            s.virtual_channels.as_ref(),
-            Some(DEFAULT_VIRTUAL_CHANNELS),
-        ),
-        escape_channels: r.read(ESCAPE, s.escape_channels.as_ref(), None),
-        buffer_depth: r.read(BUFFER, s.buffer_depth.as_ref(), Some(DEFAULT_BUFFER_DEPTH)),
-        router_delay: r.read(ROUTER_DELAY, s.router_delay.as_ref(), Some(DEFAULT_ROUTER_DELAY)),
-        input_speedup: r.read(INPUT_SPEEDUP, s.input_speedup.as_ref(), None),
-        message_length: r.read(
-            MESSAGE_LENGTH,
-            s.message_length.as_ref(),
-            Some(DEFAULT_MESSAGE_LENGTH),
-        ),
-        second_moment: r.read(SECOND_MOMENT, s.message_length_second_moment.as_ref(), None),
-        length_distribution: r.read(
-            LENGTH_DISTRIBUTION,
-            s.message_length_distribution.as_ref(),
-            Some(LengthDistributionKind::Fixed),
-        ),
-        length_min: r.read(LENGTH_MIN, s.message_length_min.as_ref(), None),
-        length_max: r.read(LENGTH_MAX, s.message_length_max.as_ref(), None),
-        fault_rate: r.read(FAULT_RATE, s.fault_rate.as_ref(), Some(DEFAULT_FAULT_RATE)),
+        keys: Keys::read(&mut r, s),
         broadcast_fraction: r.read(
             BROADCAST,
             traffic.and_then(|t| t.broadcast_fraction.as_ref()),
@@ -287,9 +282,6 @@ pub(super) fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> C
             traffic.and_then(|t| t.startup_latency.as_ref()),
             Some(DEFAULT_STARTUP_LATENCY),
         ),
-        ejection: r.read(EJECTION, s.ejection.as_ref(), Some(Ejection::Single)),
-        dateline: r.read(DATELINE, s.dateline.as_ref(), None),
-        tie_break: r.read(TIE_BREAK, s.tie_break.as_ref(), None),
         traffic: r.read(
             TRAFFIC,
             traffic.and_then(|t| t.pattern.as_ref()),

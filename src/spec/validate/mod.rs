@@ -20,9 +20,9 @@ use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelOptions};
 use crate::scenario::graph::{self, Graph};
 use crate::scenario::{
-    BroadcastOrder, Dateline, Ejection, InjectionProcess, InjectionProcessKind,
-    LengthDistributionKind, MessageLengths, Routing, Scenario, Switching, SwitchingKind, TieBreak,
-    Topology, TopologyKind, Traffic,
+    BroadcastOrder, Dateline, InjectionProcess, InjectionProcessKind, LengthDistributionKind,
+    MessageLengths, Routing, Scenario, Switching, SwitchingKind, TieBreak, Topology, TopologyKind,
+    Traffic,
 };
 use crate::scenario::{bounds, fields};
 use crate::sim::{self, SimOptions};
@@ -59,20 +59,14 @@ const GRAPH: usize = fields::swept_index("graph");
 const SWITCHING: usize = fields::swept_index("switching");
 const SCOUTING: usize = fields::swept_index("scouting_distance");
 const ROUTING: usize = fields::swept_index("routing");
-const VIRTUAL_CHANNELS: usize = fields::swept_index("virtual_channels");
 const ESCAPE: usize = fields::swept_index("escape_channels");
-const BUFFER: usize = fields::swept_index("buffer_depth");
-const ROUTER_DELAY: usize = fields::swept_index("router_delay");
-const INPUT_SPEEDUP: usize = fields::swept_index("input_speedup");
 const MESSAGE_LENGTH: usize = fields::swept_index("message_length");
 const SECOND_MOMENT: usize = fields::swept_index("message_length_second_moment");
 const LENGTH_DISTRIBUTION: usize = fields::swept_index("message_length_distribution");
 const LENGTH_MIN: usize = fields::swept_index("message_length_min");
 const LENGTH_MAX: usize = fields::swept_index("message_length_max");
-const FAULT_RATE: usize = fields::swept_index("fault_rate");
 const BROADCAST: usize = fields::swept_index("broadcast_fraction");
 const STARTUP: usize = fields::swept_index("startup_latency");
-const EJECTION: usize = fields::swept_index("ejection");
 const DATELINE: usize = fields::swept_index("dateline");
 const TIE_BREAK: usize = fields::swept_index("tie_break");
 const TRAFFIC: usize = fields::swept_index("traffic");
@@ -161,7 +155,7 @@ pub(super) fn validate(
     let spec_report_written = spec.report.is_some();
     let report = spec.report.map(|r| r.value).unwrap_or_default();
     for (index, figure) in report.figures.iter().enumerate() {
-        if let Err(message) = crate::report::check_figure(figure) {
+        if let Err(message) = super::columns::check_figure(figure) {
             diags.error(report_location, format!("report figure: {message}"), None);
         }
         let link_loads = simulation.as_ref().is_some_and(|s| s.options.link_loads);
@@ -283,7 +277,7 @@ pub(super) fn validate(
 
 /// How many tasks `plan::build` makes for a spec (without `--only`): a Saturation per
 /// scenario when there is a model, a Curve when it has curve points, and a Solve per batch of
-/// `plan::SOLVE_BATCH` load points; per scenario and
+/// [`super::SOLVE_BATCH`] load points; per scenario and
 /// load point the replications plus their Aggregate (simulation), and per
 /// external method one evaluation (`kind: model`) or its replications plus their Aggregate
 /// (`kind: simulation`); then Gather and Report.
@@ -305,7 +299,7 @@ pub fn planned_tasks(
     let per_point =
         simulation.map_or(0, |s| u64::from(s.replications).saturating_add(1)) + external;
     // The model: a Saturation, a Curve when it has points, and the Solve batches.
-    let batches = loads.div_ceil(crate::plan::SOLVE_BATCH as u64);
+    let batches = loads.div_ceil(super::SOLVE_BATCH as u64);
     let per_scenario = model.map_or(0, |m| 1 + u64::from(m.curve_points > 0) + batches);
     scenarios
         .saturating_mul(loads)
@@ -319,8 +313,10 @@ fn simulator_only_sweeps(columns: &Columns, simulate: bool) -> Vec<Diagnostic> {
     if simulate {
         return Vec::new();
     }
-    [BUFFER, ROUTER_DELAY, INPUT_SPEEDUP]
-        .into_iter()
+    (0..FIELDS.len())
+        .filter(|&field| {
+            fields::get(FIELDS[field]).is_some_and(|f| f.evaluators == fields::Evaluators::Simulator)
+        })
         .filter(|&field| columns.len(field) > 1)
         .map(|field| Diagnostic {
             message: format!(
