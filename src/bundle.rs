@@ -2,7 +2,9 @@
 //! tables, `spec.yaml`, then the rendered report and its manifest ([`write_bundle`]).
 //!
 //! A bundle records a fingerprint of what it was made of ([`bundle_fingerprint`]), so a run
-//! that executed nothing can leave an intact bundle as it is ([`bundle_is_current`]).
+//! that executed nothing can leave an intact bundle as it is ([`bundle_is_current`]); a run
+//! that executed tasks and reproduced every number of an intact bundle leaves it as it is too
+//! ([`bundle_reproduces`]).
 //! [`provenance`] says where a run's results came from (versions, spec, git state, host).
 
 use std::path::Path;
@@ -173,6 +175,31 @@ pub fn bundle_is_current(bundle: &Path, fingerprint: &str) -> bool {
         .and_then(|metadata| metadata.get(FINGERPRINT).cloned());
     recorded.as_deref() == Some(fingerprint)
         && crate::report::verify(bundle).is_ok_and(|problems| problems.is_empty())
+}
+
+/// How many rows a bundle already holds, number for number, when it holds exactly `rows`: it
+/// is intact (`runner verify` finds nothing wrong), it was made from the same spec (the same
+/// SHA-256) by the same model and simulator versions, and its results equal `rows` in every
+/// column but `wall_seconds` (how long a task took, which no re-run reproduces). A re-run that
+/// moves no number then leaves the bundle's bytes as they are, so re-running a committed spec
+/// leaves `git status` clean. `None` when anything differs: the bundle is written anew.
+pub fn bundle_reproduces(bundle: &Path, source: &SpecSource, rows: &[Row]) -> Option<usize> {
+    let (old, metadata) = store::parquet::read(&bundle.join("results.parquet")).ok()?;
+    let same = |key: &str, value: &str| metadata.get(key).map(String::as_str) == Some(value);
+    if !(same("spec_sha256", &source.sha256)
+        && same("model_version", crate::model::VERSION)
+        && same("sim_version", crate::sim::VERSION))
+        || old.len() != rows.len()
+    {
+        return None;
+    }
+    // The side tables' data is not a column of `results.parquet`: it is compared through the
+    // rows it comes with (the same simulation, bit for bit, gives the same counts).
+    let comparable =
+        |row: &Row| Row { wall_seconds: 0.0, link_loads: None, histograms: None, ..row.clone() };
+    let equal = old.iter().zip(rows).all(|(old, new)| comparable(old) == comparable(new));
+    (equal && crate::report::verify(bundle).is_ok_and(|problems| problems.is_empty()))
+        .then_some(rows.len())
 }
 
 /// Writes the side tables `links.parquet` and `histograms.parquet` when some row carries their

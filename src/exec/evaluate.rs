@@ -209,8 +209,68 @@ fn replay(
         return Err(sim::SimError("a trace is replayed at a time scale, not a rate".into()));
     };
     let nodes = u32::try_from(scenario.nodes()).ok();
+    // The task id holds the content hash taken when the spec was loaded: what is replayed must
+    // be that content, so the file is hashed again before and after it is streamed.
+    unchanged(trace, "before the replay")?;
     let reader =
         crate::trace::open(&trace.path, trace.flit_bytes, nodes).map_err(|e| sim::SimError(e.0))?;
     let replay = sim::Replay { records: Box::new(reader), time_scale };
-    sim::replay(scenario, replay, options, seed, progress)
+    let measurement = sim::replay(scenario, replay, options, seed, progress)?;
+    unchanged(trace, "during the replay")?;
+    Ok(measurement)
+}
+
+/// Refuses a trace file whose content is no longer the content its task id holds.
+fn unchanged(trace: &crate::scenario::TraceFile, when: &str) -> Result<(), sim::SimError> {
+    let now = crate::files::hash_regular(&trace.path).map_err(|e| {
+        sim::SimError(format!("trace {}: cannot be read again: {e}", trace.path.display()))
+    })?;
+    if now == trace.blake3 {
+        return Ok(());
+    }
+    Err(sim::SimError(format!(
+        "trace {} changed since the spec was loaded ({when}): its blake3 was {} and is now {}; \
+         nothing is cached, so run again to replay the new content",
+        trace.path.display(),
+        &trace.blake3[..trace.blake3.len().min(16)],
+        &now[..now.len().min(16)]
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{TraceFile, TraceSummary, Traffic};
+
+    /// A scenario on the 4x4 mesh replaying `path`, whose content hash is taken to be `blake3`.
+    fn replaying(path: &std::path::Path, blake3: String) -> Scenario {
+        let mut scenario =
+            Scenario::new(crate::scenario::Topology::Mesh { radix: 4, dimensions: 2 });
+        scenario.traffic = Traffic::Trace(TraceFile {
+            path: path.to_path_buf(),
+            blake3,
+            flit_bytes: None,
+            summary: TraceSummary::default(),
+        });
+        scenario
+    }
+
+    #[test]
+    fn a_trace_edited_after_the_spec_was_loaded_is_refused_not_replayed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, "cycle,source,destination,length\n1,0,5,4\n9,3,12,4\n").expect("w");
+        let hashed = crate::files::hash_regular(&path).expect("hash");
+        let options = sim::SimOptions { warmup_cycles: 0, cycles: 200, ..Default::default() };
+        let load = Some(LoadPoint::TraceTimeScale(1.0));
+        let scenario = replaying(&path, hashed.clone());
+        if let Err(e) = replay(&scenario, load, &options, 1, None) {
+            panic!("the content as hashed is replayed: {}", e.0);
+        }
+        // The file as the task id describes it no longer exists: edited after loading.
+        std::fs::write(&path, "cycle,source,destination,length\n1,0,5,4\n9,3,13,4\n").expect("w");
+        let refused = replay(&scenario, load, &options, 1, None).expect_err("edited trace");
+        assert!(refused.0.contains("changed since the spec was loaded"), "{}", refused.0);
+        assert!(refused.0.contains(&hashed[..16]), "{}", refused.0);
+    }
 }

@@ -300,7 +300,20 @@ pub fn evaluate(
     let request = request(method, task, scenario, rate, saturation);
     let bytes =
         serde_json::to_vec(&request).map_err(|e| format!("cannot encode the request: {e}"))?;
+    // The task id holds the hashes of the program file and the inputs taken when the spec was
+    // loaded: what runs must be that content, so they are hashed again before and after.
+    let changed = |when: &str| {
+        method
+            .changed_file()
+            .map(|problem| format!("external method `{}` ({when}): {problem}", method.name))
+    };
+    if let Some(problem) = changed("before it ran") {
+        return Err(problem);
+    }
     let ran = run(method, &bytes, interrupt);
+    if let Some(problem) = changed("while it ran") {
+        return Err(problem);
+    }
     let outcome = ran.as_ref().map_err(Clone::clone).and_then(|ended| {
         let problem = |what: String| Err(what);
         match &ended.stop {

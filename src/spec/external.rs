@@ -91,6 +91,42 @@ impl ExternalChoice {
     pub fn evaluator(&self) -> String {
         format!("{}@{}", self.name, self.version)
     }
+
+    /// The first file the method depends on (its program file, then its inputs) whose content
+    /// is no longer the one hashed when the spec was loaded, as a problem; `None` when every
+    /// one is unchanged. Task ids hold those hashes, so a changed file must not be evaluated
+    /// (and cached) under them.
+    pub fn changed_file(&self) -> Option<String> {
+        let program = self.executable.iter().map(|file| ("program", file));
+        let inputs = self.inputs.iter().map(|file| ("input", file));
+        for (what, file) in program.chain(inputs) {
+            let full = self.dir.join(&file.path);
+            match crate::files::hash_regular(&full) {
+                Ok(now) if now == file.blake3 => {}
+                Ok(now) => {
+                    return Some(format!(
+                        "its {what} {} changed since the spec was loaded (blake3 {} is now {}); \
+                         nothing is cached, so run again to evaluate the new content",
+                        full.display(),
+                        short(&file.blake3),
+                        short(&now)
+                    ));
+                }
+                Err(e) => {
+                    return Some(format!(
+                        "its {what} {} cannot be read again: {e}",
+                        full.display()
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The first 16 hex digits of a content hash, as messages show it.
+fn short(blake3: &str) -> &str {
+    &blake3[..blake3.len().min(16)]
 }
 
 /// A word as a POSIX shell would need it written.

@@ -337,3 +337,41 @@ report: {figures: []}
         std::process::Command::new("pgrep").args(["-f", "sleep 61[34]"]).output().expect("pgrep");
     assert!(left.stdout.is_empty(), "left running: {}", String::from_utf8_lossy(&left.stdout));
 }
+
+/// A model whose program edits its declared input while it runs, then answers well.
+const SELF_EDITING: &str = "\
+name: self_editing
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: dimension_order
+load: {rates: [0.002]}
+methods:
+  external:
+    - name: editing
+      kind: model
+      command: [python3, edit.py]
+      inputs: [data.txt]
+      version: '1'
+report: {figures: []}
+";
+
+#[test]
+fn an_input_edited_while_a_program_runs_is_refused_not_cached() {
+    let scratch = Scratch::new();
+    std::fs::write(scratch.path().join("data.txt"), "as hashed\n").expect("input");
+    let program = "import sys\nsys.stdin.read()\nopen('data.txt', 'a').write('edited\\n')\n\
+                   print('{\"status\": \"ok\", \"latency\": 40.0}')\n";
+    std::fs::write(scratch.path().join("edit.py"), program).expect("program");
+    scratch.spec("editing.yaml", SELF_EDITING);
+    let run = scratch.run(&["run", "editing.yaml", "--quiet"]);
+    let rows = scratch.rows("self_editing");
+    let row = rows.iter().find(|r| r.method == "editing").expect("the method's row");
+    assert_eq!(row.status, "failed", "{}", stderr(&run));
+    let error = row.error.clone().unwrap_or_default();
+    assert!(error.contains("changed since the spec was loaded"), "{error}");
+    assert!(error.contains("while it ran"), "{error}");
+    // Nothing was cached under the old content's id: the same id runs again.
+    std::fs::write(scratch.path().join("data.txt"), "as hashed\n").expect("restore");
+    let again = scratch.run(&["run", "editing.yaml"]);
+    assert!(stderr(&again).contains(" 0 cached"), "{}", stderr(&again));
+}
