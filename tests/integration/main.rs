@@ -15,4 +15,5 @@ mod spec_errors;
 mod spec_properties;
 mod tables;
 mod traces;
+mod untrusted_text;
 mod validation;
