@@ -33,6 +33,8 @@ fn raw_controls(text: &str) -> Vec<char> {
     text.chars().filter(|c| c.is_control() && !matches!(c, '\n' | '\t')).collect()
 }
 
+/// `validate` and `plan` list the command with its argument shell-quoted and its control
+/// characters shown: what a user reviews is exactly what runs, and nothing rewrites the line.
 #[test]
 fn the_command_listing_shows_control_characters_and_quotes_each_argument() {
     let scratch = Scratch::new();
@@ -50,20 +52,27 @@ fn the_command_listing_shows_control_characters_and_quotes_each_argument() {
     }
 }
 
+/// A spec value echoed raw in an error message (here a field name in `zip`) is shown with its
+/// control characters; before, the message erased its own line on a terminal.
 #[test]
 fn error_messages_show_the_control_characters_of_spec_values() {
     let scratch = Scratch::new();
     scratch.spec(
         "bad.yaml",
-        &SPEC.replace("routing: dimension_order", "routing: \"\\r\\e[2Kdimension_order\""),
+        &SPEC.replace(
+            "  message_length: 8\n",
+            "  message_length: [8, 16]\n  virtual_channels: [2, 4]\n  zip: [[\"\\r\\e[2Kvirtual_channels\", message_length]]\n",
+        ),
     );
     let output = scratch.run(&["validate", "bad.yaml"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert_eq!(raw_controls(&err), Vec::<char>::new(), "{err:?}");
-    assert!(err.contains("\\e[2K"), "the value, visibly: {err}");
+    assert!(err.contains("`\\r\\e[2Kvirtual_channels`"), "the value, visibly: {err}");
 }
 
+/// An external program's `detail` (the row's `error`) reaches the pages and tables of the
+/// report, and the run's messages, with its escape and bell characters shown.
 #[test]
 fn an_external_detail_reaches_the_report_pages_escaped() {
     let scratch = Scratch::new();
