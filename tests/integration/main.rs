@@ -6,6 +6,7 @@ mod cli;
 mod cli_properties;
 mod common;
 mod external;
+mod figures_without_data;
 mod files;
 mod inputs;
 mod layers;
