@@ -668,6 +668,19 @@ fn subnormal_axis_spans_are_widened_and_ticks_stay_bounded() {
         assert!((1..=100).contains(&y_ticks(figure)), "{yaml}: {}", y_ticks(figure));
         check_layout(&figure.layout, yaml);
     }
+    // Values near the largest float (an edited results.parquet): the padded range would
+    // overflow to infinity; it is brought back into the finite range.
+    let mut huge = grid(1, 1);
+    for row in &mut huge {
+        row.latency = Some(1.7e308);
+        row.rate *= 1e306;
+    }
+    for yaml in ["{}", "{log_y: true, log_x: true}"] {
+        let (lo, hi) = y_range(yaml, &huge);
+        assert!(span_is_meaningful(lo, hi, yaml.contains("log")), "{yaml}: ({lo:e}, {hi:e})");
+        let figure = &figures_of(yaml, &huge)[0];
+        assert!((1..=100).contains(&y_ticks(figure)), "{yaml}: {}", y_ticks(figure));
+    }
 }
 
 /// `validate` refuses an axis limit pair whose span is not meaningful, located at the pair;
