@@ -128,12 +128,17 @@ enum Command {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    plain_error_reports();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(error) if error.use_stderr() => {
+            // The error may echo an argument: as text, its control characters shown.
+            eprint_line(error.render().to_string().trim_end());
+            return ExitCode::from(2);
+        }
         Err(error) => {
-            let code = if error.use_stderr() { 2 } else { 0 };
             let _ = error.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
         }
     };
     let result = match cli.command {
@@ -171,6 +176,15 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Spec error reports (miette) without escape sequences of their own: no colours, no terminal
+/// links. Every escape sequence a spec value brings is then shown as text on stderr
+/// (`console::escape_text`), and none of the report's own would be shown that way either.
+fn plain_error_reports() {
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(miette::MietteHandlerOpts::new().color(false).terminal_links(false).build())
+    }));
 }
 
 /// An error and its causes as `outer: inner: root`, leaving out a cause whose text the line

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::{Outcome, load_specs};
 use std::collections::HashMap;
 
+use crate::console::{escape, shell_quote};
 use crate::exec::cache::{Cache, Lookup, Output};
 use crate::plan::{self, Only, Plan, Task, TaskKind};
 use crate::spec::Experiment;
@@ -118,7 +119,10 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> any
 }
 
 /// The commands a run of the spec would execute (its external methods), one per line, with
-/// the directory they run in: running a spec runs the commands it names.
+/// the directory they run in: running a spec runs the commands it names, and this is where a
+/// user reviews them. Every word and the directory are shell-quoted, and every control
+/// character is shown (`console::shell_quote`, `console::escape`), so each line shows exactly
+/// what runs and no argument can rewrite the line on the terminal.
 pub fn print_commands(experiment: &Experiment) -> anyhow::Result<()> {
     if experiment.external.is_empty() {
         return Ok(());
@@ -129,8 +133,8 @@ pub fn print_commands(experiment: &Experiment) -> anyhow::Result<()> {
             "    {} ({}, {}, in {}): {}",
             method.name,
             method.kind.as_str(),
-            method.evaluator(),
-            method.dir.display(),
+            escape(&method.evaluator()),
+            shell_quote(&method.dir.display().to_string()),
             method.command_line()
         )?;
     }

@@ -383,7 +383,9 @@ fn say_done(experiment: &Experiment, summary: &RunSummary, bundle: &Path, clock:
     ));
 }
 
-/// Lists the failed tasks (and failed points of Solve batches), at most 20.
+/// Lists the failed tasks (and failed points of Solve batches), at most 20, one line each: an
+/// error (an external program's text among them) is shown with its control characters and
+/// line breaks escaped (`console::escape`).
 fn print_failures(experiment: &Experiment, plan: &plan::Plan, states: &[TaskState]) {
     super::eprint_line(&format!("\n{}: failed tasks", experiment.name));
     super::eprint_line(&format!("  {:<10} {:<14} {:<50} error", "kind", "task", "scenario"));
@@ -397,7 +399,7 @@ fn print_failures(experiment: &Experiment, plan: &plan::Plan, states: &[TaskStat
                 task.kind.name(),
                 &task.id[..12],
                 label,
-                error
+                crate::console::escape(error)
             ));
             shown += 1;
             if shown == 20 {
@@ -417,7 +419,7 @@ fn print_failures(experiment: &Experiment, plan: &plan::Plan, states: &[TaskStat
                 "Solve point",
                 &task.id[..12],
                 label,
-                point.error.as_deref().unwrap_or("")
+                crate::console::escape(point.error.as_deref().unwrap_or(""))
             ));
             shown += 1;
             if shown == 20 {

@@ -19,7 +19,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     for (source, experiment) in load_specs(&args.specs, &args.limits)? {
         outln!(
             "{}: ok: {} scenario{} x {} load point{}",
-            source.path.display(),
+            crate::console::escape(&source.path.display().to_string()),
             experiment.scenarios.len(),
             if experiment.scenarios.len() == 1 { "" } else { "s" },
             experiment.load.len(),

@@ -146,7 +146,7 @@ pub(crate) fn build(
     Ok(Manifest {
         format: FORMAT.to_owned(),
         experiment: experiment.to_owned(),
-        title: super::tables::strip_invisible(title.to_owned()),
+        title: super::tables::sanitize(title.to_owned()),
         provenance: provenance.clone(),
         simulation_seeds,
         files: entries,

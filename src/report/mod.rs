@@ -385,7 +385,7 @@ fn render_files(
             _ => figure::side::build(index + 1, spec, input.rows, &side_tables)?,
         };
         for mut figure in figures {
-            figure.svg = tables::strip_invisible(figure.svg);
+            figure.svg = tables::sanitize(figure.svg);
             let svg_path = figures_dir.join(format!("{}.svg", figure.stem));
             write_atomic(&svg_path, figure.svg.as_bytes())
                 .map_err(ReportError::write(&svg_path))?;
@@ -396,7 +396,7 @@ fn render_files(
             written.push(pdf_path);
             // The plotted series, tidy, for restyling elsewhere.
             let csv_path = figures_dir.join(format!("{}.csv", figure.stem));
-            write_atomic(&csv_path, tables::strip_invisible(figure.csv).as_bytes())
+            write_atomic(&csv_path, tables::sanitize(figure.csv).as_bytes())
                 .map_err(ReportError::write(&csv_path))?;
             written.push(csv_path);
             page_figures.push(pages::PageFigure {
@@ -433,18 +433,14 @@ fn render_files(
                 });
                 let table = tables::agreement_table(&agreement);
                 let csv = tables::agreement_csv(&agreement);
-                let csv = |out: &mut dyn io::Write| {
-                    out.write_all(tables::strip_invisible(csv).as_bytes())
-                };
+                let csv = |out: &mut dyn io::Write| out.write_all(tables::sanitize(csv).as_bytes());
                 agreement_table =
                     Some(write_table(&tables_dir, "agreement", table, csv, input, written)?);
             }
             TableKind::Comparison if comparison_table.is_none() => {
                 let table = tables::comparison_table(table_rows);
                 let csv = tables::comparison_csv(table_rows);
-                let csv = |out: &mut dyn io::Write| {
-                    out.write_all(tables::strip_invisible(csv).as_bytes())
-                };
+                let csv = |out: &mut dyn io::Write| out.write_all(tables::sanitize(csv).as_bytes());
                 comparison_table =
                     Some(write_table(&tables_dir, "comparison", table, csv, input, written)?);
             }
@@ -457,9 +453,7 @@ fn render_files(
             TableKind::Saturation if saturation_table.is_none() => {
                 let lines = saturation::compute(table_rows);
                 let (table, csv) = (saturation::table(&lines), saturation::csv(&lines));
-                let csv = |out: &mut dyn io::Write| {
-                    out.write_all(tables::strip_invisible(csv).as_bytes())
-                };
+                let csv = |out: &mut dyn io::Write| out.write_all(tables::sanitize(csv).as_bytes());
                 saturation_table =
                     Some(write_table(&tables_dir, "saturation", table, csv, input, written)?);
             }
@@ -549,7 +543,7 @@ fn write_table(
     let source = format!("{} table of experiment {}", stem, input.experiment);
     for (extension, text) in [("tex", tables::to_tex(&table, &source)), ("md", markdown.clone())] {
         let path = dir.join(format!("{stem}.{extension}"));
-        write_atomic(&path, tables::strip_invisible(text).as_bytes())
+        write_atomic(&path, tables::sanitize(text).as_bytes())
             .map_err(ReportError::write(&path))?;
         written.push(path);
     }

@@ -14,7 +14,7 @@ use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Va
 use serde::Serialize;
 
 use super::ReportError;
-use super::tables::{Table, md_escape, strip_invisible};
+use super::tables::{Table, md_escape, sanitize};
 use crate::store::provenance::Provenance;
 
 /// The page template names.
@@ -159,7 +159,7 @@ pub(crate) fn render(
         message: describe(&error),
     };
     let compiled = env.get_template(template).map_err(template_error)?;
-    compiled.render(Value::from(Serde(context))).map_err(template_error).map(strip_invisible)
+    compiled.render(Value::from(Serde(context))).map_err(template_error).map(sanitize)
 }
 
 fn environment(template_dir: Option<&Path>) -> Environment<'static> {
@@ -192,7 +192,7 @@ fn environment(template_dir: Option<&Path>) -> Environment<'static> {
     });
     env.add_filter("md", |text: &str| md_escape(text));
     env.add_filter("code", |text: &str| {
-        super::tables::strip_invisible(text.replace(['`', '\n', '\r'], " ").replace('|', "\\|"))
+        super::tables::sanitize(text.replace(['`', '\n', '\r'], " ").replace('|', "\\|"))
     });
     env
 }
@@ -211,15 +211,12 @@ fn describe(error: &Error) -> String {
     message
 }
 
-/// Quotes a command line for display (`runner run 'my spec.yaml'`).
+/// Quotes a command line for display (`runner run 'my spec.yaml'`), control characters shown
+/// as escapes (`console::shell_quote`).
 pub(crate) fn shell_join(arguments: &[String]) -> String {
     arguments
         .iter()
-        .map(|argument| {
-            let plain = !argument.is_empty()
-                && argument.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
-            if plain { argument.clone() } else { format!("'{}'", argument.replace('\'', "'\\''")) }
-        })
+        .map(|argument| crate::console::shell_quote(argument))
         .collect::<Vec<_>>()
         .join(" ")
 }

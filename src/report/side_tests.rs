@@ -147,6 +147,8 @@ fn link_heatmaps_and_histograms_render_from_the_side_tables() {
     assert_eq!(verify(bundle).expect("verify"), Vec::<String>::new());
 }
 
+/// A heat map of an `ok` point whose bundle lacks links.parquet renders a page whose note says
+/// how to get the table.
 #[test]
 fn a_link_heatmap_without_links_parquet_says_how_to_get_it() {
     let torus = Scenario::new(Topology::Torus { radix: 4, dimensions: 2 });
@@ -158,8 +160,67 @@ fn a_link_heatmap_without_links_parquet_says_how_to_get_it() {
         figures: vec![FigureSpec { kind: FigureKind::LinkHeatmap, ..FigureSpec::default() }],
         tables: Vec::new(),
     };
-    let error = render_side(dir.path(), &spec, std::slice::from_ref(&row))
-        .expect_err("no links.parquet")
-        .to_string();
-    assert!(error.contains("link_loads: true"), "{error}");
+    render_side(dir.path(), &spec, std::slice::from_ref(&row)).expect("a page with a note");
+    let page = fs::read_to_string(dir.path().join("index.html")).expect("page");
+    assert!(page.contains("no links.parquet") && page.contains("link_loads: true"), "{page}");
+}
+
+/// Every figure kind with nothing to draw renders a page with a note, never a failed bundle:
+/// here every simulated point saturated, so the run wrote neither histograms.parquet nor
+/// links.parquet.
+#[test]
+fn figures_without_drawable_data_render_a_page_with_a_note() {
+    let torus = Scenario::new(Topology::Torus { radix: 4, dimensions: 2 });
+    let rows: Vec<Row> = [0.5, 0.6]
+        .into_iter()
+        .map(|rate| Row {
+            link_loads: None,
+            histograms: None,
+            latency: None,
+            latency_p99: None,
+            ..point(&torus, rate, "saturated", |_| 0)
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let bundle = dir.path();
+    fs::write(bundle.join("results.parquet"), b"PAR1 fixture PAR1").expect("results");
+    fs::write(bundle.join("spec.yaml"), b"name: side\n").expect("spec");
+    let figure = |kind, point| FigureSpec { kind, point, ..FigureSpec::default() };
+    let spec = ReportSpec {
+        template_dir: None,
+        figures: vec![
+            figure(FigureKind::Histogram, None),
+            figure(FigureKind::LinkHeatmap, None),
+            figure(FigureKind::Histogram, Some(PointSelector::Named(PointName::All))),
+            figure(FigureKind::LinkHeatmap, Some(PointSelector::Rate(0.5))),
+            figure(FigureKind::Lines, None),
+            FigureSpec { y: "throughput".into(), ..FigureSpec::default() },
+        ],
+        tables: Vec::new(),
+    };
+    render_side(bundle, &spec, &rows).expect("the bundle renders");
+    let read = |name: &str| {
+        fs::read_to_string(bundle.join("figures").join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    for svg in ["fig1_latency_histogram.svg", "fig2_link_utilization.svg"] {
+        let text = read(svg);
+        assert!(text.contains("Nothing to draw") && text.contains("2 saturated"), "{svg}: {text}");
+    }
+    assert!(read("fig1_latency_histogram.csv").lines().count() == 1, "a header, no rows");
+    for svg in
+        ["fig3a_latency_histogram.svg", "fig3b_latency_histogram.svg", "fig4_link_utilization.svg"]
+    {
+        assert!(read(svg).contains("saturated."), "{svg}");
+    }
+    for stem in ["fig5_latency_vs_rate", "fig6_throughput_vs_rate"] {
+        assert!(bundle.join(format!("figures/{stem}.svg")).is_file(), "{stem}");
+    }
+    let page = fs::read_to_string(bundle.join("index.html")).expect("index.html");
+    assert!(
+        page.contains("Nothing to draw: no simulated point finished ok"),
+        "the note is the caption"
+    );
+    assert!(bundle.join("report.md").is_file());
+    assert_eq!(verify(bundle).expect("verify"), Vec::<String>::new());
 }

@@ -28,7 +28,7 @@ pub(super) use csv::csv_field;
 pub(crate) use csv::{agreement_csv, comparison_csv, write_results_csv};
 #[cfg(test)]
 pub(crate) use invisible::is_invisible_format;
-pub(crate) use invisible::strip_invisible;
+pub(crate) use invisible::sanitize;
 pub(crate) use markdown::{md_escape, to_markdown};
 pub(crate) use model::{Cell, Column, Table};
 pub(crate) use results::results_table;

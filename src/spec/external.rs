@@ -18,6 +18,7 @@ use super::types::{
     DEFAULT_EXTERNAL_COST_SECONDS, DEFAULT_EXTERNAL_TIMEOUT_SECONDS, DEFAULT_REPLICATIONS,
     ExternalKind, MeasureName, MethodsSpec,
 };
+use crate::console::shell_quote;
 
 /// The longest external method name.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -82,9 +83,10 @@ impl ExternalChoice {
         if first.contains('/') { self.dir.join(first) } else { PathBuf::from(first) }
     }
 
-    /// The command line for people: each word quoted when it needs to be.
+    /// The command line for people: each word quoted when it needs to be, control characters
+    /// shown as escapes (`console::shell_quote`), so the line shows exactly what runs.
     pub fn command_line(&self) -> String {
-        self.command.iter().map(|word| quote(word)).collect::<Vec<_>>().join(" ")
+        self.command.iter().map(|word| shell_quote(word)).collect::<Vec<_>>().join(" ")
     }
 
     /// The `evaluator` column of this method's rows: `name@version`.
@@ -127,13 +129,6 @@ impl ExternalChoice {
 /// The first 16 hex digits of a content hash, as messages show it.
 fn short(blake3: &str) -> &str {
     &blake3[..blake3.len().min(16)]
-}
-
-/// A word as a POSIX shell would need it written.
-fn quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
-    if plain { word.to_string() } else { format!("'{}'", word.replace('\'', "'\\''")) }
 }
 
 fn error(location: Location, message: impl Into<String>, help: Option<&str>) -> Diagnostic {
@@ -348,9 +343,9 @@ mod tests {
         assert!(!is_identifier("2fast"));
         assert!(!is_identifier("my-sim"));
         assert!(!is_identifier(""));
-        assert_eq!(quote("adapters/md1.py"), "adapters/md1.py");
-        assert_eq!(quote("a b"), "'a b'");
-        assert_eq!(quote("it's"), "'it'\\''s'");
-        assert_eq!(quote(""), "''");
+        assert_eq!(shell_quote("adapters/md1.py"), "adapters/md1.py");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
     }
 }

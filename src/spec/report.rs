@@ -13,6 +13,34 @@ pub const MAX_PANELS: usize = 64;
 /// The most lines (combinations of the `lines` columns) one panel may have.
 pub const MAX_LINES: usize = 24;
 
+/// The narrowest span an axis may have relative to the larger magnitude of its ends (on a
+/// logarithmic axis, the narrowest `ln(high / low)`): below it, round tick values are no
+/// longer distinct numbers.
+pub const MIN_RELATIVE_SPAN: f64 = 1e-9;
+/// The narrowest span a linear axis may have, and the lowest low end of a logarithmic one: a
+/// span below it (a subnormal one, such as that of `[0, 1e-323]`) has no precision left to
+/// place ticks in, and the powers of ten below it that a logarithmic axis would tick at are
+/// not normal numbers.
+pub const MIN_SPAN: f64 = 1e-300;
+
+/// Whether `[low, high]` is an axis range a figure can draw: finite ends, `high` above `low`
+/// by at least [`MIN_SPAN`] and [`MIN_RELATIVE_SPAN`] of the larger magnitude, with a finite
+/// span; on a logarithmic axis, a low end of at least [`MIN_SPAN`] and `ln(high / low)` at
+/// least [`MIN_RELATIVE_SPAN`].
+pub fn span_is_meaningful(low: f64, high: f64, log: bool) -> bool {
+    if !(low.is_finite() && high.is_finite() && high > low) {
+        return false;
+    }
+    if log {
+        low >= MIN_SPAN && high.ln() - low.ln() >= MIN_RELATIVE_SPAN
+    } else {
+        let span = high - low;
+        span.is_finite()
+            && span >= MIN_SPAN
+            && span >= MIN_RELATIVE_SPAN * low.abs().max(high.abs())
+    }
+}
+
 /// What the report bundle shows. A spec without `report:` gets the same defaults as
 /// `report: {}` (one latency-against-rate figure, both tables).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -274,6 +302,26 @@ impl FigureSpec {
                     limits.referenced,
                     format!("`{name}` of a logarithmic axis (`log_{axis}: true`) must be positive"),
                     "give positive limits, null for automatic, or drop the logarithmic axis",
+                );
+            } else if let (Some(low), Some(high)) = (low, high)
+                && !span_is_meaningful(low, high, log)
+            {
+                // `{:?}` writes 1e-323 as such, not as 323 decimal places.
+                let needs = if log {
+                    format!(
+                        "the low end must be at least {MIN_SPAN:e} and the high end above it by a factor of at least 1 + {MIN_RELATIVE_SPAN:e}"
+                    )
+                } else {
+                    format!(
+                        "the span must be at least {MIN_SPAN:e} and {MIN_RELATIVE_SPAN:e} of the larger end, and finite"
+                    )
+                };
+                problem(
+                    limits.referenced,
+                    format!(
+                        "`{name}: [{low:?}, {high:?}]` spans too little to draw an axis: {needs}"
+                    ),
+                    "widen the limits, or give `null` for an automatic end",
                 );
             }
         }

@@ -109,7 +109,7 @@ pub fn run_element(
             }
             Err(error) => {
                 report.failed += 1;
-                log(&format!("{short} failed: {error}"));
+                log(&format!("{short} failed: {}", crate::console::escape(&error)));
                 record.record_failure(id, &error)?;
             }
         }

@@ -822,7 +822,7 @@ pub(crate) fn text_width(text: &str, size_pt: f64) -> f64 {
 }
 
 /// `text` broken at spaces into lines no wider than `room` points (a longer word stays whole).
-fn wrap(text: &str, room: f64, size_pt: f64) -> Vec<String> {
+pub(super) fn wrap(text: &str, room: f64, size_pt: f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split(' ').filter(|word| !word.is_empty()) {
         match lines.last_mut() {
@@ -850,21 +850,34 @@ pub(super) fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)
         .map(|m| m * magnitude)
         .find(|step| *step >= raw * (1.0 - 1e-9))
         .unwrap_or(10.0 * magnitude);
-    let first = (lo / step - 1e-9).ceil() as i64;
-    let last = (hi / step + 1e-9).floor() as i64;
-    (first..=last)
-        .map(|k| {
-            let value = k as f64 * step;
+    // The count is checked before anything is allocated: a span without precision (a
+    // subnormal one) makes the step 0 and the count unbounded.
+    let first = (lo / step - 1e-9).ceil();
+    let last = (hi / step + 1e-9).floor();
+    let count = last - first + 1.0;
+    if !(step > 0.0 && count.is_finite() && (1.0..=MAX_TICKS).contains(&count)) {
+        return vec![(lo, format_number(lo)), (hi, format_number(hi))];
+    }
+    (0..count as usize)
+        .map(|i| {
+            let value = (first + i as f64) * step;
             (value, tick_label(value, step))
         })
         .collect()
 }
 
+/// The most ticks an axis gets, whatever its range.
+const MAX_TICKS: f64 = 100.0;
+
+/// The decades a logarithmic axis may cover: those of positive finite numbers.
+const DECADES: std::ops::RangeInclusive<i32> = -330..=310;
+
 /// Tick values for a log axis: 1-2-5 per decade, or denser/sparser to get 3 to 8 ticks.
 fn log_ticks((lo, hi): (f64, f64)) -> Vec<f64> {
     let ticks = |mantissas: &[f64]| -> Vec<f64> {
-        let first = lo.log10().floor() as i32;
-        let last = hi.log10().ceil() as i32;
+        // Clamped, so that a zero or infinite end cannot make billions of decades.
+        let first = (lo.log10().floor() as i32).clamp(*DECADES.start(), *DECADES.end());
+        let last = (hi.log10().ceil() as i32).clamp(*DECADES.start(), *DECADES.end());
         (first..=last)
             .flat_map(|exponent| mantissas.iter().map(move |m| m * 10f64.powi(exponent)))
             .filter(|value| *value >= lo && *value <= hi)

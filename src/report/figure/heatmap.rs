@@ -233,10 +233,11 @@ fn class_caption(links: &[&LinkRow]) -> String {
 }
 
 /// The tidy CSV of a page: one line per link.
+/// The header line of a heat map page's CSV.
+pub(super) const CSV_HEADER: &str = "figure,task_id,rate,source,destination,source_name,destination_name,direction,class,flits,window_cycles,utilization\n";
+
 fn csv(stem: &str, links: &[&LinkRow]) -> String {
-    let mut out = String::from(
-        "figure,task_id,rate,source,destination,source_name,destination_name,direction,class,flits,window_cycles,utilization\n",
-    );
+    let mut out = String::from(CSV_HEADER);
     for l in links {
         let _ = writeln!(
             out,

@@ -16,6 +16,9 @@ use crate::store::row::Row;
 /// The most bars a histogram draws.
 pub(crate) const MAX_BARS: usize = 60;
 
+/// The header line of a histogram page's CSV.
+pub(super) const CSV_HEADER: &str = "figure,task_id,rate,quantity,bin_lower,bin_width,count\n";
+
 /// The figure of one point's histogram of `quantity` (`bins` in ascending order).
 pub(super) fn point_figure(
     stem: String,
@@ -51,7 +54,8 @@ fn merge(bins: &[&HistogramRow]) -> Vec<(u64, u64, u64)> {
     let mut bars: Vec<(u64, u64, u64)> =
         bins.iter().map(|b| (b.bin_lower, b.bin_width.max(1), b.count)).collect();
     while bars.len() > MAX_BARS {
-        let width = bars[0].1 * 2;
+        // Widths come from a file a user can edit: a doubling past u64 ends the merging.
+        let Some(width) = bars[0].1.checked_mul(2) else { break };
         let mut merged: Vec<(u64, u64, u64)> = Vec::with_capacity(bars.len() / 2 + 1);
         for (lower, _, count) in bars {
             let lower = lower / width * width;
@@ -81,8 +85,14 @@ fn draw(
     let mut svg = Svg::new(width, height);
     svg.text(width / 2.0, 11.0, LABEL_FONT_PT, Anchor::Middle, title);
     let lo = bars.first().map_or(0.0, |b| b.0 as f64);
-    let hi = bars.last().map_or(1.0, |b| (b.0 + b.1) as f64);
-    let hi = if hi > lo { hi } else { lo + 1.0 };
+    let hi = bars.last().map_or(1.0, |b| b.0.saturating_add(b.1) as f64);
+    let hi = if hi > lo {
+        hi
+    } else if lo + 1.0 > lo {
+        lo + 1.0
+    } else {
+        lo * 2.0
+    };
     let fraction = |count: u64| if total > 0 { count as f64 / total as f64 } else { 0.0 };
     let top_fraction = bars.iter().map(|b| fraction(b.2)).fold(0.0, f64::max);
     // Headroom above the tallest bar, for the line labels.
@@ -91,7 +101,7 @@ fn draw(
     let x = |value: f64| left + (right - left) * (value - lo) / (hi - lo);
     let y = |value: f64| bottom - plot_height * value / y_hi;
     for &(lower, bin, count) in bars {
-        let (x0, x1) = (x(lower as f64), x((lower + bin) as f64));
+        let (x0, x1) = (x(lower as f64), x(lower.saturating_add(bin) as f64));
         svg.rect(
             x0,
             y(fraction(count)),
@@ -136,7 +146,7 @@ fn draw(
 
 /// The tidy CSV of a page: one line per bar.
 fn csv(stem: &str, point: &Row, quantity: &str, bars: &[(u64, u64, u64)]) -> String {
-    let mut out = String::from("figure,task_id,rate,quantity,bin_lower,bin_width,count\n");
+    let mut out = String::from(CSV_HEADER);
     for (lower, width, count) in bars {
         let _ = writeln!(
             out,

@@ -5,7 +5,7 @@
 use super::ZERO_LOAD_FACTOR;
 use super::data::Panel;
 use crate::report::columns;
-use crate::spec::report::FigureSpec;
+use crate::spec::report::{FigureSpec, MIN_SPAN, span_is_meaningful};
 
 /// Axis ranges of one panel.
 #[derive(Clone, Debug)]
@@ -66,13 +66,7 @@ pub(super) fn ranges(panel: &Panel, spec: &FigureSpec) -> Ranges {
     if let Some(high) = x_high {
         x_hi = high;
     }
-    if x_hi.partial_cmp(&x_lo) != Some(std::cmp::Ordering::Greater) {
-        if x_high.is_some() && x_low.is_none() {
-            x_lo = if spec.log_x { x_hi / 10.0 } else { x_hi - 1.0 };
-        } else {
-            x_hi = if spec.log_x { x_lo * 10.0 } else { x_lo + 1.0 };
-        }
-    }
+    let (x_lo, x_hi) = drawable((x_lo, x_hi), spec.log_x, x_high.is_some() && x_low.is_none());
     let in_x = |x: f64| x >= x_lo * (1.0 - 1e-12) && x <= x_hi * (1.0 + 1e-12);
 
     let usable_y = |y: &f64| y.is_finite() && (!spec.log_y || *y > 0.0);
@@ -157,10 +151,13 @@ pub(super) fn ranges(panel: &Panel, spec: &FigureSpec) -> Ranges {
     } else if cap > hi {
         cap = hi;
     }
-    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
-        hi = if spec.log_y { lo * 10.0 } else { lo + 1.0 };
-        cap = hi;
-    }
+    let (lo, hi) = match drawable((lo, hi), spec.log_y, y_high.is_some() && y_low.is_none()) {
+        (new_lo, new_hi) if (new_lo, new_hi) != (lo, hi) => {
+            cap = new_hi;
+            (new_lo, new_hi)
+        }
+        unchanged => unchanged,
+    };
     let clipped = all_ys.iter().any(|y| *y > cap * (1.0 + 1e-9))
         || panel.series.iter().any(|series| {
             series.simulation_saturated.iter().any(|x| in_x(*x))
@@ -181,6 +178,46 @@ pub(super) fn share_y(ranges: &mut [Ranges], spec: &FigureSpec) {
     for range in ranges {
         range.y = (lo, hi);
         range.cap = cap;
+    }
+}
+
+/// `(lo, hi)` as an axis can draw it (`span_is_meaningful`): unchanged when it is, else ends
+/// brought into range and the span widened to 1 (a decade on a logarithmic axis), or to the
+/// ends' magnitude where 1 is too little beside it, from the low end, or down from the high end
+/// when only that one is the spec's. An empty or subnormal span (`ylim: [0, 1e-323]`, a single
+/// value of 5e-324) would otherwise leave no room between ticks.
+fn drawable((lo, hi): (f64, f64), log: bool, keep_high: bool) -> (f64, f64) {
+    if span_is_meaningful(lo, hi, log) {
+        return (lo, hi);
+    }
+    // Ends far enough inside the finite range that a widened span stays finite.
+    let bound = f64::MAX / 16.0;
+    if log {
+        let positive = |value: f64, fallback: f64| {
+            if value.is_nan() || value <= 0.0 { fallback } else { value.clamp(MIN_SPAN, bound) }
+        };
+        let (lo, hi) = (positive(lo, 0.1), positive(hi, 1.0));
+        if span_is_meaningful(lo, hi, true) {
+            (lo, hi)
+        } else if keep_high {
+            (hi / 10.0, hi)
+        } else {
+            (lo, lo * 10.0)
+        }
+    } else {
+        let finite = |value: f64| if value.is_nan() { 0.0 } else { value.clamp(-bound, bound) };
+        let (lo, hi) = (finite(lo), finite(hi));
+        if span_is_meaningful(lo, hi, false) {
+            return (lo, hi);
+        }
+        let width = if keep_high {
+            if span_is_meaningful(hi - 1.0, hi, false) { 1.0 } else { hi.abs() }
+        } else if span_is_meaningful(lo, lo + 1.0, false) {
+            1.0
+        } else {
+            lo.abs()
+        };
+        if keep_high { (hi - width, hi) } else { (lo, lo + width) }
     }
 }
 

@@ -635,3 +635,87 @@ fn an_external_model_is_a_line() {
     assert_eq!(md1.model.len(), 4, "a line through its four load points");
     assert!(md1.simulation.is_empty());
 }
+
+/// An axis range without a meaningful span (`ylim: [0, 1e-323]` from an older or edited spec,
+/// data of 5e-324 from an external program or an edited results.parquet) is widened to one
+/// that can hold ticks, and the renderer never sizes its ticks from an unchecked count.
+#[test]
+fn subnormal_axis_spans_are_widened_and_ticks_stay_bounded() {
+    use crate::spec::report::span_is_meaningful;
+    for (lo, hi) in [(0.0, 1e-323), (0.0, 5e-324), (5e-324, 5e-324), (0.0, f64::MIN_POSITIVE)] {
+        let ticks = super::draw::linear_ticks(lo, hi, 5);
+        assert!(!ticks.is_empty() && ticks.len() <= 100, "[{lo:e}, {hi:e}]: {}", ticks.len());
+    }
+    let y_ticks = |figure: &Figure| {
+        figure.layout.texts.iter().filter(|(_, kind, _, _)| *kind == TextKind::YTick).count()
+    };
+    // Limits that validation now refuses, as a bundle's older spec.yaml may still hold them.
+    let limits = spec("{ylim: [0, 1e-323]}");
+    let (lo, hi) = y_range("{ylim: [0, 1e-323]}", &grid(1, 1));
+    assert!(span_is_meaningful(lo, hi, false), "({lo:e}, {hi:e})");
+    let figure = &figures(&limits, &grid(1, 1))[0];
+    assert!((1..=100).contains(&y_ticks(figure)), "{}", y_ticks(figure));
+    // Every value at the smallest subnormal.
+    let mut tiny = grid(1, 1);
+    for row in &mut tiny {
+        row.latency = Some(5e-324);
+        row.latency_ci95 = None;
+    }
+    for yaml in ["{}", "{log_y: true}", "{y_from_zero: false}", "{ylim: [null, 1e-323]}"] {
+        let (lo, hi) = y_range(yaml, &tiny);
+        assert!(span_is_meaningful(lo, hi, yaml.contains("log")), "{yaml}: ({lo:e}, {hi:e})");
+        let figure = &figures_of(yaml, &tiny)[0];
+        assert!((1..=100).contains(&y_ticks(figure)), "{yaml}: {}", y_ticks(figure));
+        check_layout(&figure.layout, yaml);
+    }
+    // Values near the largest float (an edited results.parquet): the padded range would
+    // overflow to infinity; it is brought back into the finite range.
+    let mut huge = grid(1, 1);
+    for row in &mut huge {
+        row.latency = Some(1.7e308);
+        row.rate *= 1e306;
+    }
+    for yaml in ["{}", "{log_y: true, log_x: true}"] {
+        let (lo, hi) = y_range(yaml, &huge);
+        assert!(span_is_meaningful(lo, hi, yaml.contains("log")), "{yaml}: ({lo:e}, {hi:e})");
+        let figure = &figures_of(yaml, &huge)[0];
+        assert!((1..=100).contains(&y_ticks(figure)), "{yaml}: {}", y_ticks(figure));
+    }
+}
+
+/// `validate` refuses an axis limit pair whose span is not meaningful, located at the pair;
+/// a single end next to an automatic one stays allowed.
+#[test]
+fn axis_limits_without_a_meaningful_span_are_refused_at_their_location() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("spec.yaml");
+    let spec = "\
+name: tiny_span
+scenario:
+  topology: {kind: fat_tree, processors: 16}
+  routing: up_down
+load: {rates: [0.001]}
+methods: {model: {name: fat_tree}}
+report:
+  figures:
+    - ylim: [0, 1e-323]
+    - xlim: [1, 1.0000000000001]
+    - {log_y: true, ylim: [1, 1.0000000000001]}
+    - {ylim: [-1e308, 1e308]}
+    - {ylim: [null, 1e-323], xlim: [0, 0.01]}
+";
+    std::fs::write(&path, spec).expect("write spec");
+    let error = crate::spec::load(&path).expect_err("refused");
+    let found: Vec<(usize, String)> = error
+        .diagnostics
+        .iter()
+        .map(|d| (d.location.map_or(0, |l| l.line() as usize), d.message.clone()))
+        .collect();
+    let refused: Vec<usize> = found
+        .iter()
+        .filter(|(_, message)| message.contains("spans too little to draw an axis"))
+        .map(|(line, _)| *line)
+        .collect();
+    assert_eq!(refused, [9, 10, 11, 12], "{found:?}");
+    assert!(found.iter().any(|(_, m)| m.contains("`ylim: [0.0, 1e-323]`")), "{found:?}");
+}

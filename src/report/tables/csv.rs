@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::comparison::{load_points, model_latency_column, point_error};
-use super::invisible::strip_invisible;
+use super::invisible::sanitize;
 use crate::report::agreement::Agreement;
 use crate::report::columns::{self, COLUMNS};
 use crate::store::row::Row;
@@ -59,7 +59,7 @@ pub(crate) fn write_results_csv(rows: &[Row], out: &mut dyn std::io::Write) -> s
                 Some(other) => csv_field(&other.to_string()),
             })
             .collect();
-        writeln!(out, "{}", strip_invisible(fields.join(",")))?;
+        writeln!(out, "{}", sanitize(fields.join(",")))?;
     }
     Ok(())
 }
