@@ -244,6 +244,27 @@ fn devices_directories_and_huge_files_are_refused_before_reading() {
     assert!(err.contains("specs are limited to 1048576 bytes"), "{err}");
 }
 
+/// A very long line anywhere in a spec turns snippets off; every error still names the spec
+/// file, and no second location (serde-saphyr's `<input>`) appears.
+#[test]
+fn errors_in_a_spec_with_a_very_long_line_point_at_the_spec_file_only() {
+    let long = VALID.replace("name: ok", &format!("name: ok\ntitle: {}", "t".repeat(5_000)));
+    for (broken, position) in [
+        (long.replace("virtual_channels: 3", "virtual_chanels: 3"), "bad.yaml:6:3"),
+        (long.replace("radix: 8", "radix: eight"), "bad.yaml:4:"),
+        (long.replace("virtual_channels: 3", "virtual_channels: [3"), "bad.yaml:"),
+        (long.replace("virtual_channels: 3", "virtual_channels: 0"), "bad.yaml:6:"),
+    ] {
+        let err = rejected(broken.as_bytes());
+        assert!(err.contains(position), "{err}");
+        assert!(!err.contains("<input>"), "{err}");
+        assert!(!err.contains("-->") && !err.contains("at line"), "a second location:\n{err}");
+    }
+    // Without the long line, the snippet names the spec file too.
+    let err = rejected(VALID.replace("virtual_channels: 3", "virtual_chanels: 3").as_bytes());
+    assert!(!err.contains("<input>"), "{err}");
+}
+
 #[test]
 fn a_long_name_is_refused_by_validate() {
     let err = flat(&rejected(
