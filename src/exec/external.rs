@@ -10,9 +10,10 @@
 //! `timeout_seconds` is killed with its whole process group.
 //!
 //! Everything a program can do wrong (not start, exit non-zero, die by a signal, time out,
-//! print something that is not one JSON object, leave out a required field, give a value of
-//! the wrong type, print too much) is a [`Failure`] that names the problem and the log: a
-//! failed row, never the end of the run. `unsupported` with a reason is a result.
+//! print something that is not one JSON object, give a key twice, leave out a required field,
+//! give a value of the wrong type or a number outside its domain, print too much) is a
+//! [`Failure`] that names the problem and the log: a failed row, never the end of the run.
+//! `unsupported` with a reason is a result.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write as _};

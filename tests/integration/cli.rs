@@ -804,3 +804,26 @@ fn verify_refuses_a_check_of_nothing_and_a_meaningless_task_time_limit() {
         assert!(err.contains(expected), "{options:?}: {err}");
     }
 }
+
+/// A rejected command-line number is echoed in its shortest form (`-1e300`), not as 301
+/// digits.
+#[test]
+fn rejected_command_line_numbers_are_echoed_in_their_shortest_form() {
+    let scratch = Scratch::new();
+    let simulate = ["simulate", "topology=torus", "radix=4", "dimensions=2"];
+    let cases: [(Vec<&str>, &str); 3] = [
+        ([&simulate[..], &["--rate=-1e300"]].concat(), "found -1e300"),
+        (
+            [&simulate[..], &["--rate", "0.01", "--target-precision", "1e300"]].concat(),
+            "found 1e300",
+        ),
+        (vec!["diff", "a", "b", "--tolerance=-1e300"], "got -1e300"),
+    ];
+    for (args, expected) in cases {
+        let output = scratch.run(&args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("0000000000"), "{args:?}: {err}");
+    }
+}

@@ -652,3 +652,26 @@ fn a_link_heatmap_without_link_loads_is_explained() {
     let err = rejected(format!("{VALID}{wrong_y}").as_bytes());
     assert!(flat(&err).contains("a histogram draws `y: latency`"), "{err}");
 }
+
+/// A rejected number is echoed in its shortest form (`1e300`), not as the 301 digits of
+/// Rust's `Display`.
+#[test]
+fn rejected_spec_numbers_are_echoed_in_their_shortest_form() {
+    let cases = [
+        (VALID.replace("rates: [0.01]", "rates: [-1e300]"), "found -1e300"),
+        (
+            VALID.replace("rates: [0.01]", "rates: {from: 1e300, to: 1e-300, points: 3}"),
+            "found from = 1e300 and to = 1e-300",
+        ),
+        (
+            VALID.replace("rates: [0.01]", "rates: {from: 0.01, to: 0.02, step: -1e300}"),
+            "found -1e300",
+        ),
+        (VALID.replace("simulation: {}", "simulation: {target_precision: 1e300}"), "found 1e300"),
+    ];
+    for (spec, expected) in cases {
+        let err = flat(&rejected(spec.as_bytes()));
+        assert!(err.contains(expected), "{err}");
+        assert!(!err.contains("0000000000"), "{err}");
+    }
+}
