@@ -236,99 +236,131 @@ pub struct Response {
     pub detail: Option<String>,
     /// Mean message latency (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency: Option<f64>,
     /// 95% confidence half-width of `latency` (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_ci95: Option<f64>,
     /// Mean network latency without the source wait (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency: Option<f64>,
     /// Mean source-queue wait (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait: Option<f64>,
     /// Mean unicast latency, where broadcasts are reported separately (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub unicast_latency: Option<f64>,
     /// Average multiplexing degree of a physical channel.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub multiplexing_degree: Option<f64>,
     /// Message arrival rate at one channel (messages/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub channel_rate: Option<f64>,
     /// Probability that all virtual channels of a channel are busy.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub blocking_probability: Option<f64>,
     /// Accepted throughput (messages/node/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub throughput: Option<f64>,
     /// Mean hops per message.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub hops: Option<f64>,
     /// Offered load generated in the measurement window (messages/node/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub offered_throughput: Option<f64>,
     /// Accepted throughput of the least-served node (messages/node/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub throughput_min: Option<f64>,
     /// Accepted throughput of the best-served node (messages/node/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub throughput_max: Option<f64>,
     /// Accepted throughput in flits/node/cycle.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub flit_throughput: Option<f64>,
     /// Accepted flits/node/cycle of the least-served node.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub flit_throughput_min: Option<f64>,
     /// Accepted flits/node/cycle of the best-served node.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub flit_throughput_max: Option<f64>,
     /// Cycles simulated.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_992u64))]
     pub cycles: Option<u64>,
     /// Flit-link traversals simulated.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_992u64))]
     pub flit_hops: Option<u64>,
     /// Messages whose latency entered the mean.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_992u64))]
     pub messages_measured: Option<u64>,
     /// Messages dropped at full source queues.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_992u64))]
     pub source_drops: Option<u64>,
     /// The median of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_p50: Option<f64>,
     /// The 90th percentile of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_p90: Option<f64>,
     /// The 99th percentile of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_p99: Option<f64>,
     /// The largest value of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_max: Option<f64>,
     /// The median of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency_p50: Option<f64>,
     /// The 90th percentile of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency_p90: Option<f64>,
     /// The 99th percentile of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency_p99: Option<f64>,
     /// The largest value of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency_max: Option<f64>,
     /// The median of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait_p50: Option<f64>,
     /// The 90th percentile of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait_p90: Option<f64>,
     /// The 99th percentile of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait_p99: Option<f64>,
     /// The largest value of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait_max: Option<f64>,
     /// Every other named quantity, as numbers (figures plot them as `intermediates.<key>`).
     #[serde(default)]
@@ -1251,8 +1283,18 @@ mod tests {
         domains.sort_unstable();
         assert_eq!(numbers, domains);
         for (name, domain) in DOMAINS {
-            let integer = properties[*name]["type"].to_string().contains("integer");
+            let property = &properties[*name];
+            let integer = property["type"].to_string().contains("integer");
             assert_eq!(integer, *domain == Domain::Count, "{name}");
+            // The schema states the domain's bounds.
+            let bounds = (property["minimum"].as_f64(), property["maximum"].as_f64());
+            let expected = match domain {
+                Domain::NonNegative => (Some(0.0), Some(MAX_MAGNITUDE)),
+                Domain::Probability => (Some(0.0), Some(1.0)),
+                Domain::Count => (Some(0.0), Some(MAX_COUNT as f64)),
+                Domain::Whole | Domain::Real => (None, None),
+            };
+            assert_eq!(bounds, expected, "{name}");
         }
     }
 
