@@ -27,10 +27,11 @@ pub struct VerifyArgs {
     /// The bundle directories, e.g. reports/quickstart.
     #[arg(required = true)]
     bundles: Vec<PathBuf>,
-    /// Also re-evaluate this many tasks per kind (1 or more: Simulate, Solve, Curve, Aggregate), drawn
-    /// in a seeded order, and compare their rows bit for bit with results.parquet (every
-    /// column but wall_seconds). Fails, saying how to regenerate the bundle, when the
-    /// evaluator versions or the spec changed since it was produced, or a row differs.
+    /// Also re-evaluate this many tasks per kind (1 or more; Simulate, Solve, Curve,
+    /// Aggregate), drawn in a seeded order, and compare their rows bit for bit with
+    /// results.parquet (every column but wall_seconds). Fails, saying how to regenerate the bundle, when the
+    /// evaluator versions or the spec changed since it was produced, or a row differs; and
+    /// when the sample holds no task it can re-run (external methods are not re-run).
     #[arg(long, value_name = "N")]
     check: Option<usize>,
     /// Seed of the --check sample.
@@ -263,6 +264,18 @@ fn check_one(
         .filter(|(_, n)| *n > 0)
         .map(|(kind, n)| format!("{n} {}", kind.to_lowercase()))
         .collect();
+    if counts.is_empty() {
+        // A check of nothing proves nothing: say so rather than pass.
+        super::print_error(&format!(
+            "{}: --check re-evaluated no task: the bundle has no task the check can re-run \
+             (external methods are not re-run, and simulations that took longer than \
+             --max-task-seconds {} are passed over); its files match manifest.json, but no \
+             result was re-checked\n",
+            bundle.display(),
+            crate::number::compact(options.max_task_seconds)
+        ));
+        return Ok(false);
+    }
     if report.mismatches.is_empty() {
         outln!(
             "{}: re-evaluated {} tasks (seed {}): {} rows match results.parquet bit for bit",

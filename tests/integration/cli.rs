@@ -827,3 +827,33 @@ fn rejected_command_line_numbers_are_echoed_in_their_shortest_form() {
         assert!(!err.contains("0000000000"), "{args:?}: {err}");
     }
 }
+
+/// `runner verify --check` of a bundle with nothing it can re-run (external methods only)
+/// says that nothing was re-checked and fails, rather than passing on an empty sample.
+#[test]
+fn verify_check_of_a_bundle_with_nothing_to_re_evaluate_fails_saying_so() {
+    let scratch = Scratch::new();
+    scratch.spec(
+        "e.yaml",
+        r#"name: only_external
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: dimension_order
+load: {rates: [0.001]}
+methods:
+  external:
+    - name: constant
+      kind: model
+      command: [sh, -c, 'printf %s "{\"status\": \"ok\", \"latency\": 3}"']
+      version: '1'
+report: {figures: []}
+"#,
+    );
+    let run = scratch.run(&["run", "e.yaml", "-q"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let output = scratch.run(&["verify", "reports/only_external", "--check", "2"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{}{err}", stdout(&output));
+    assert!(err.contains("--check re-evaluated no task"), "{err}");
+    assert!(stdout(&output).contains("every file matches manifest.json"), "{}", stdout(&output));
+}
