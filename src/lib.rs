@@ -24,6 +24,7 @@ pub mod exec;
 pub mod files;
 pub mod measurement;
 pub mod model;
+pub mod number;
 pub mod plan;
 pub mod report;
 pub mod scenario;

@@ -3,7 +3,8 @@
 //! prints).
 //!
 //! Exit codes follow diff(1): 0 when nothing moved beyond its 95% interval (and no point was
-//! added, removed or changed status), 1 when something did, 2 when a side cannot be read.
+//! added, removed or changed status), 1 when something did, 2 when a side cannot be read (or
+//! A is a spec), 130 when the fresh run of a spec was interrupted.
 
 use std::path::{Path, PathBuf};
 
@@ -21,7 +22,8 @@ Examples:
 
 Points are matched by method, scenario, load and replication (not by task id, which changes
 with the evaluator version). Exit code 0: nothing moved beyond its 95% interval; 1: something
-did (or points were added, removed, or changed status); 2: a side could not be read.")]
+did (or points were added, removed, or changed status); 2: a side could not be read (A must
+be a bundle; only B may be a spec); 130: the fresh run was interrupted.")]
 pub struct Args {
     /// A bundle directory (or its results.parquet).
     a: PathBuf,
@@ -51,14 +53,30 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if !(args.tolerance.is_finite() && args.tolerance >= 0.0) {
         return Err(InputError(format!(
             "--tolerance must be a finite number >= 0, got {}",
-            args.tolerance
+            crate::number::compact(args.tolerance)
+        ))
+        .into());
+    }
+    if is_spec(&args.a) {
+        return Err(InputError(format!(
+            "{} is a spec (YAML), but A must be a bundle: a bundle directory with a \
+             results.parquet, or the results.parquet itself; a spec may be B, to compare A \
+             with a fresh run of it (`runner diff reports/<name> {}`)",
+            args.a.display(),
+            args.a.display()
         ))
         .into());
     }
     let a = read_bundle(&args.a)?;
     let (b, _fresh) = if is_spec(&args.b) {
         let fresh = tempfile::Builder::new().prefix("runner-diff-").tempdir()?;
-        let rows = fresh_run(&args.b, fresh.path(), args.jobs)?;
+        let Some(rows) = fresh_run(&args.b, fresh.path(), args.jobs)? else {
+            super::print_error(&format!(
+                "the fresh run of {} was interrupted; nothing was compared\n",
+                args.b.display()
+            ));
+            return Ok(Outcome::Interrupted);
+        };
         (rows, Some(fresh))
     } else {
         (read_bundle(&args.b)?, None)
@@ -87,11 +105,22 @@ fn read_bundle(path: &Path) -> anyhow::Result<Vec<Row>> {
         ))
         .into());
     }
-    Ok(crate::store::parquet::read(&results)?.0)
+    match crate::store::parquet::read(&results) {
+        Ok((rows, _)) => Ok(rows),
+        // Not Parquet (a text file, a truncated copy): say what was expected.
+        Err(crate::store::parquet::StoreError::Format { message, .. }) => Err(InputError(format!(
+            "{} is not a results.parquet that runner can read ({message}); `runner diff` \
+             compares bundle directories (or their results.parquet), and B may be a spec (.yaml)",
+            results.display()
+        ))
+        .into()),
+        Err(e) => Err(e.into()),
+    }
 }
 
-/// Runs `spec` with an empty cache under `root` and returns its rows.
-fn fresh_run(spec: &Path, root: &Path, jobs: Option<usize>) -> anyhow::Result<Vec<Row>> {
+/// Runs `spec` with an empty cache under `root` and returns its rows; `None` when the run was
+/// interrupted (Ctrl-C, SIGTERM), which `runner diff` reports with exit code 130.
+fn fresh_run(spec: &Path, root: &Path, jobs: Option<usize>) -> anyhow::Result<Option<Vec<Row>>> {
     super::print_error(&format!(
         "running {} afresh under {} (empty cache)\n",
         spec.display(),
@@ -100,7 +129,7 @@ fn fresh_run(spec: &Path, root: &Path, jobs: Option<usize>) -> anyhow::Result<Ve
     let quiet = !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let outcome = super::run::run(super::run::Args::fresh(spec, root, jobs, quiet)?)?;
     if matches!(outcome, Outcome::Interrupted) {
-        return Err(InputError(format!("{}: the fresh run was interrupted", spec.display())).into());
+        return Ok(None);
     }
     // The run wrote exactly one bundle under the fresh root.
     let reports = root.join("reports");
@@ -109,7 +138,7 @@ fn fresh_run(spec: &Path, root: &Path, jobs: Option<usize>) -> anyhow::Result<Ve
         .map(|entry| entry.path())
         .find(|path| path.is_dir())
         .ok_or_else(|| InputError(format!("{}: the fresh run wrote no bundle", spec.display())))?;
-    read_bundle(&bundle)
+    read_bundle(&bundle).map(Some)
 }
 
 /// The diff for people.

@@ -27,17 +27,18 @@ pub struct VerifyArgs {
     /// The bundle directories, e.g. reports/quickstart.
     #[arg(required = true)]
     bundles: Vec<PathBuf>,
-    /// Also re-evaluate this many tasks per kind (Simulate, Solve, Curve, Aggregate), drawn
-    /// in a seeded order, and compare their rows bit for bit with results.parquet (every
-    /// column but wall_seconds). Fails, saying how to regenerate the bundle, when the
-    /// evaluator versions or the spec changed since it was produced, or a row differs.
+    /// Also re-evaluate this many tasks per kind (1 or more; Simulate, Solve, Curve,
+    /// Aggregate), drawn in a seeded order, and compare their rows bit for bit with
+    /// results.parquet (every column but wall_seconds). Fails, saying how to regenerate the bundle, when the
+    /// evaluator versions or the spec changed since it was produced, or a row differs; and
+    /// when the sample holds no task it can re-run (external methods are not re-run).
     #[arg(long, value_name = "N")]
     check: Option<usize>,
     /// Seed of the --check sample.
     #[arg(long, default_value_t = 0, requires = "check")]
     seed: u64,
     /// --check passes over simulations that took longer than this when the bundle was
-    /// produced (their wall_seconds), to stay cheap.
+    /// produced (their wall_seconds), to stay cheap (a positive, finite number).
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0, requires = "check")]
     max_task_seconds: f64,
     /// The spec to check against (default: the path the bundle was run with, from here).
@@ -168,6 +169,21 @@ fn template_dir(
 /// Re-hashes every file listed in each bundle's manifest; with `--check`, re-evaluates a
 /// sample of its tasks.
 pub fn run_verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
+    if args.check == Some(0) {
+        return Err(InputError(
+            "--check 0 would re-evaluate no task; give the number of tasks per kind to \
+             re-evaluate (1 or more), or leave --check out to check the hashes only"
+                .into(),
+        )
+        .into());
+    }
+    if !(args.max_task_seconds.is_finite() && args.max_task_seconds > 0.0) {
+        return Err(InputError(format!(
+            "--max-task-seconds must be a positive, finite number of seconds, got {}",
+            crate::number::compact(args.max_task_seconds)
+        ))
+        .into());
+    }
     let mut outcome = Outcome::Success;
     for bundle in &args.bundles {
         if !verify_one(bundle)? {
@@ -248,6 +264,18 @@ fn check_one(
         .filter(|(_, n)| *n > 0)
         .map(|(kind, n)| format!("{n} {}", kind.to_lowercase()))
         .collect();
+    if counts.is_empty() {
+        // A check of nothing proves nothing: say so rather than pass.
+        super::print_error(&format!(
+            "{}: --check re-evaluated no task: the bundle has no task the check can re-run \
+             (external methods are not re-run, and simulations that took longer than \
+             --max-task-seconds {} are passed over); its files match manifest.json, but no \
+             result was re-checked\n",
+            bundle.display(),
+            crate::number::compact(options.max_task_seconds)
+        ));
+        return Ok(false);
+    }
     if report.mismatches.is_empty() {
         outln!(
             "{}: re-evaluated {} tasks (seed {}): {} rows match results.parquet bit for bit",

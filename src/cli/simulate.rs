@@ -108,7 +108,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(rate) = args.rate
         && !(rate.is_finite() && rate > 0.0)
     {
-        return Err(InputError(format!("--rate must be a positive number, found {rate}")).into());
+        return Err(InputError(format!(
+            "--rate must be a positive number, found {}",
+            crate::number::compact(rate)
+        ))
+        .into());
     }
     sim::check(&scenario).map_err(|e| InputError(e.to_string()))?;
     let mut options = SimOptions::default();
@@ -163,7 +167,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             let time_scale = args.trace_time_scale.unwrap_or(1.0);
             if !(time_scale.is_finite() && time_scale > 0.0) {
                 return Err(InputError(format!(
-                    "--trace-time-scale must be a positive number, found {time_scale}"
+                    "--trace-time-scale must be a positive number, found {}",
+                    crate::number::compact(time_scale)
                 ))
                 .into());
             }

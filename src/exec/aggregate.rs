@@ -67,9 +67,9 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
     row.fault_map = None;
     row.replications = Some(replications.len() as u32);
     row.wall_seconds = replications.iter().map(|r| r.wall_seconds).sum();
-    row.cycles = replications.iter().map(|r| r.cycles).sum();
-    row.flit_hops = replications.iter().map(|r| r.flit_hops).sum();
-    row.messages_measured = replications.iter().map(|r| r.messages_measured).sum();
+    row.cycles = total(replications, |r| r.cycles, "cycles")?;
+    row.flit_hops = total(replications, |r| r.flit_hops, "flit_hops")?;
+    row.messages_measured = total(replications, |r| r.messages_measured, "messages_measured")?;
     row.intermediates = mean_intermediates(replications);
     let worst = replications
         .iter()
@@ -104,8 +104,7 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
     row.flit_throughput = mean(|r| r.flit_throughput);
     row.flit_throughput_min = mean(|r| r.flit_throughput_min);
     row.flit_throughput_max = mean(|r| r.flit_throughput_max);
-    let drops: Option<Vec<u64>> = replications.iter().map(|r| r.source_drops).collect();
-    row.source_drops = drops.map(|d| d.iter().sum());
+    row.source_drops = total(replications, |r| r.source_drops, "source_drops")?;
     let interval = latency_interval(replications);
     row.latency_ci95 = interval.half;
     row.intermediates = with_interval_parts(&row.intermediates, interval);
@@ -113,6 +112,23 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
     row.link_loads = LinkLoads::sum(replications.iter().map(|r| r.link_loads.as_ref()));
     row.histograms = LatencyHistograms::sum(replications.iter().map(|r| r.histograms.as_ref()));
     Ok(row)
+}
+
+/// The sum of a count over the replications, `None` unless every replication has it; a sum
+/// past `u64::MAX` (only an external program's counts can get there) is a failure, not a wrap.
+fn total(
+    replications: &[Row],
+    get: fn(&Row) -> Option<u64>,
+    name: &str,
+) -> Result<Option<u64>, Failure> {
+    let mut sum = 0u64;
+    for row in replications {
+        let Some(count) = get(row) else { return Ok(None) };
+        sum = sum.checked_add(count).ok_or_else(|| {
+            format!("the replications' `{name}` add up to more than {}", u64::MAX)
+        })?;
+    }
+    Ok(Some(sum))
 }
 
 /// An aggregate row's latency percentiles: the mean of the replications' p50, p90, p95 and p99

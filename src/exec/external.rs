@@ -10,9 +10,10 @@
 //! `timeout_seconds` is killed with its whole process group.
 //!
 //! Everything a program can do wrong (not start, exit non-zero, die by a signal, time out,
-//! print something that is not one JSON object, leave out a required field, give a value of
-//! the wrong type, print too much) is a [`Failure`] that names the problem and the log: a
-//! failed row, never the end of the run. `unsupported` with a reason is a result.
+//! print something that is not one JSON object, give a key twice, leave out a required field,
+//! give a value of the wrong type or a number outside its domain, print too much) is a
+//! [`Failure`] that names the problem and the log: a failed row, never the end of the run.
+//! `unsupported` with a reason is a result.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write as _};
@@ -130,99 +131,131 @@ pub struct Response {
     pub detail: Option<String>,
     /// Mean message latency (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency: Option<f64>,
     /// 95% confidence half-width of `latency` (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_ci95: Option<f64>,
     /// Mean network latency without the source wait (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency: Option<f64>,
     /// Mean source-queue wait (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait: Option<f64>,
     /// Mean unicast latency, where broadcasts are reported separately (cycles).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub unicast_latency: Option<f64>,
     /// Average multiplexing degree of a physical channel.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub multiplexing_degree: Option<f64>,
     /// Message arrival rate at one channel (messages/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub channel_rate: Option<f64>,
     /// Probability that all virtual channels of a channel are busy.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub blocking_probability: Option<f64>,
     /// Accepted throughput (messages/node/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub throughput: Option<f64>,
     /// Mean hops per message.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub hops: Option<f64>,
     /// Offered load generated in the measurement window (messages/node/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub offered_throughput: Option<f64>,
     /// Accepted throughput of the least-served node (messages/node/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub throughput_min: Option<f64>,
     /// Accepted throughput of the best-served node (messages/node/cycle).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub throughput_max: Option<f64>,
     /// Accepted throughput in flits/node/cycle.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub flit_throughput: Option<f64>,
     /// Accepted flits/node/cycle of the least-served node.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub flit_throughput_min: Option<f64>,
     /// Accepted flits/node/cycle of the best-served node.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub flit_throughput_max: Option<f64>,
     /// Cycles simulated.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_992u64))]
     pub cycles: Option<u64>,
     /// Flit-link traversals simulated.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_992u64))]
     pub flit_hops: Option<u64>,
     /// Messages whose latency entered the mean.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_992u64))]
     pub messages_measured: Option<u64>,
     /// Messages dropped at full source queues.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_992u64))]
     pub source_drops: Option<u64>,
     /// The median of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_p50: Option<f64>,
     /// The 90th percentile of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_p90: Option<f64>,
     /// The 99th percentile of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_p99: Option<f64>,
     /// The largest value of the message latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub latency_max: Option<f64>,
     /// The median of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency_p50: Option<f64>,
     /// The 90th percentile of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency_p90: Option<f64>,
     /// The 99th percentile of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency_p99: Option<f64>,
     /// The largest value of the network latency (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub network_latency_max: Option<f64>,
     /// The median of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait_p50: Option<f64>,
     /// The 90th percentile of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait_p90: Option<f64>,
     /// The 99th percentile of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait_p99: Option<f64>,
     /// The largest value of the source wait (cycles; `schemas/results.md`, "Latency percentiles").
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
     pub source_wait_max: Option<f64>,
     /// Every other named quantity, as numbers (figures plot them as `intermediates.<key>`).
     #[serde(default)]
@@ -369,25 +402,34 @@ pub fn evaluate(
     Ok(Output::Rows(vec![row]))
 }
 
-/// Reads the program's standard output as one [`Response`] and checks what serde cannot.
+/// Reads the program's standard output as one [`Response`] and checks what serde cannot: no
+/// key twice in one object, and every number in its domain ([`check_domains`]).
 pub fn parse(stdout: &[u8]) -> Result<Response, String> {
     let text = String::from_utf8_lossy(stdout);
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Err("printed nothing on standard output; one JSON object is expected".into());
     }
-    let value: serde_json::Value = serde_json::from_str(trimmed).map_err(|e| {
-        format!(
-            "printed output that is not one JSON object ({e}); it begins {:?}",
-            excerpt(trimmed, 80)
-        )
-    })?;
-    if !value.is_object() {
+    let value = match serde_json::from_str::<UniqueKeys>(trimmed) {
+        Ok(UniqueKeys(value)) => value,
+        // Only `UniqueKeys` raises a data error: a key given twice.
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            return Err(format!("printed a response in which {e}"));
+        }
+        Err(e) => {
+            return Err(format!(
+                "printed output that is not one JSON object ({e}); it begins {:?}",
+                excerpt(trimmed, 80)
+            ));
+        }
+    };
+    let Some(object) = value.as_object() else {
         return Err(format!(
             "printed JSON that is not an object; it begins {:?}",
             excerpt(trimmed, 80)
         ));
-    }
+    };
+    check_domains(object)?;
     let response: Response = serde_json::from_value(value)
         .map_err(|e| format!("printed a response that {}", serde_problem(&e)))?;
     let status = response.status;
@@ -403,12 +445,269 @@ pub fn parse(stdout: &[u8]) -> Result<Response, String> {
     {
         return Err("printed `status: unsupported` without the required `detail` saying why".into());
     }
-    if let Some(latency) = response.latency
-        && latency < 0.0
-    {
-        return Err(format!("printed a negative `latency` ({latency})"));
-    }
     Ok(response)
+}
+
+/// A JSON value read with every object's keys unique: serde_json keeps the last of two equal
+/// keys, so a reply giving `latency` twice would lose one of them silently.
+struct UniqueKeys(serde_json::Value);
+
+impl<'de> Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueKeysVisitor)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(v.into()))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(v.into()))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(v.into()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(v.into()))
+    }
+
+    fn visit_unit<E>(self) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(serde_json::Value::Null))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<UniqueKeys, A::Error> {
+        let mut items = Vec::new();
+        while let Some(UniqueKeys(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(UniqueKeys(serde_json::Value::Array(items)))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UniqueKeys, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key `{}` appears twice in one object; give each key once",
+                    excerpt(&key, 64)
+                )));
+            }
+            let UniqueKeys(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(UniqueKeys(serde_json::Value::Object(object)))
+    }
+}
+
+/// The largest magnitude a reply's number may have: far beyond any latency, rate or count,
+/// and small enough that the sums, squares and products of aggregating up to
+/// `MAX_REPLICATIONS` replications stay finite (a reply of 1e308 would average to `inf`).
+pub const MAX_MAGNITUDE: f64 = 1e100;
+
+/// The largest count a reply may give: 2^53, exact in a double (as JSON readers keep numbers).
+pub const MAX_COUNT: u64 = 1 << 53;
+
+/// What values a number of the protocol may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Domain {
+    /// A finite number >= 0 (at most [`MAX_MAGNITUDE`]).
+    NonNegative,
+    /// A probability: 0 to 1.
+    Probability,
+    /// A non-negative integer (at most [`MAX_COUNT`]).
+    Count,
+    /// A whole number from 0 to [`MAX_COUNT`], which may be written as a fraction (`10.0`):
+    /// an intermediate, a number like every other.
+    Whole,
+    /// Any finite number of magnitude at most [`MAX_MAGNITUDE`] (a free-form intermediate).
+    Real,
+}
+
+impl Domain {
+    /// What the domain is, for a message.
+    fn describe(self) -> String {
+        match self {
+            Domain::NonNegative => {
+                format!("a non-negative number (at most {})", crate::number::compact(MAX_MAGNITUDE))
+            }
+            Domain::Probability => "a probability, from 0 to 1".into(),
+            Domain::Count => {
+                format!("a non-negative integer (at most 2^53 = {MAX_COUNT})")
+            }
+            Domain::Whole => format!("a whole number from 0 to 2^53 = {MAX_COUNT}"),
+            Domain::Real => format!(
+                "a finite number of magnitude at most {}",
+                crate::number::compact(MAX_MAGNITUDE)
+            ),
+        }
+    }
+
+    /// Whether `value` lies in the domain.
+    fn holds(self, value: &serde_json::Number) -> bool {
+        match self {
+            Domain::Count => value.as_u64().is_some_and(|n| n <= MAX_COUNT),
+            _ => {
+                let Some(x) = value.as_f64() else { return false };
+                match self {
+                    Domain::NonNegative => (0.0..=MAX_MAGNITUDE).contains(&x),
+                    Domain::Probability => (0.0..=1.0).contains(&x),
+                    Domain::Real => x.is_finite() && x.abs() <= MAX_MAGNITUDE,
+                    Domain::Whole => x.fract() == 0.0 && (0.0..=MAX_COUNT as f64).contains(&x),
+                    Domain::Count => false,
+                }
+            }
+        }
+    }
+}
+
+/// Every number of a response with its domain (`docs/external.md`, "Response"); a test keeps
+/// it equal to [`Response`]'s numeric fields.
+const DOMAINS: &[(&str, Domain)] = &[
+    ("latency", Domain::NonNegative),
+    ("latency_ci95", Domain::NonNegative),
+    ("network_latency", Domain::NonNegative),
+    ("source_wait", Domain::NonNegative),
+    ("unicast_latency", Domain::NonNegative),
+    ("multiplexing_degree", Domain::NonNegative),
+    ("channel_rate", Domain::NonNegative),
+    ("blocking_probability", Domain::Probability),
+    ("throughput", Domain::NonNegative),
+    ("hops", Domain::NonNegative),
+    ("offered_throughput", Domain::NonNegative),
+    ("throughput_min", Domain::NonNegative),
+    ("throughput_max", Domain::NonNegative),
+    ("flit_throughput", Domain::NonNegative),
+    ("flit_throughput_min", Domain::NonNegative),
+    ("flit_throughput_max", Domain::NonNegative),
+    ("cycles", Domain::Count),
+    ("flit_hops", Domain::Count),
+    ("messages_measured", Domain::Count),
+    ("source_drops", Domain::Count),
+    ("latency_p50", Domain::NonNegative),
+    ("latency_p90", Domain::NonNegative),
+    ("latency_p99", Domain::NonNegative),
+    ("latency_max", Domain::NonNegative),
+    ("network_latency_p50", Domain::NonNegative),
+    ("network_latency_p90", Domain::NonNegative),
+    ("network_latency_p99", Domain::NonNegative),
+    ("network_latency_max", Domain::NonNegative),
+    ("source_wait_p50", Domain::NonNegative),
+    ("source_wait_p90", Domain::NonNegative),
+    ("source_wait_p99", Domain::NonNegative),
+    ("source_wait_max", Domain::NonNegative),
+];
+
+/// The intermediates with a meaning of their own (the batch statistics the aggregate pools);
+/// any other intermediate is [`Domain::Real`].
+const INTERMEDIATE_DOMAINS: &[(&str, Domain)] = &[
+    ("latency_batches", Domain::Whole),
+    ("latency_batch_mean", Domain::NonNegative),
+    ("latency_batch_sd", Domain::NonNegative),
+];
+
+/// Fields that must not decrease along each list, where given: the percentiles, and the least-
+/// and best-served nodes' throughputs.
+const ORDERED: &[&[&str]] = &[
+    &["latency_p50", "latency_p90", "latency_p99", "latency_max"],
+    &["network_latency_p50", "network_latency_p90", "network_latency_p99", "network_latency_max"],
+    &["source_wait_p50", "source_wait_p90", "source_wait_p99", "source_wait_max"],
+    &["throughput_min", "throughput_max"],
+    &["flit_throughput_min", "flit_throughput_max"],
+];
+
+/// A number of a reply as it was written, compactly (`1e300`, not 301 digits; `3.0` stays a
+/// fraction, so that a count given as `3.0` is seen not to be an integer).
+fn shown(number: &serde_json::Number) -> String {
+    match number.as_f64() {
+        Some(x) if number.is_f64() => {
+            let text = crate::number::compact(x);
+            if x.is_finite() && x.fract() == 0.0 && !text.contains(['.', 'e']) {
+                format!("{text}.0")
+            } else {
+                text
+            }
+        }
+        _ => number.to_string(),
+    }
+}
+
+/// Checks every number of a response against its domain ([`DOMAINS`]), the intermediates,
+/// and the order of the percentiles, naming the field and the value.
+fn check_domains(object: &serde_json::Map<String, serde_json::Value>) -> Result<(), String> {
+    let check = |name: &str, value: &serde_json::Value, domain: Domain| -> Result<(), String> {
+        let found = match value {
+            serde_json::Value::Null => return Ok(()),
+            serde_json::Value::Number(number) if domain.holds(number) => return Ok(()),
+            serde_json::Value::Number(number) => shown(number),
+            serde_json::Value::Bool(_) => "a boolean".into(),
+            serde_json::Value::String(_) => "a string".into(),
+            serde_json::Value::Array(_) => "an array".into(),
+            serde_json::Value::Object(_) => "an object".into(),
+        };
+        let wrong_type = if value.is_number() { "" } else { " (a value of the wrong type)" };
+        Err(format!("printed `{name}` = {found}{wrong_type}; it must be {}", domain.describe()))
+    };
+    for (name, domain) in DOMAINS {
+        if let Some(value) = object.get(*name) {
+            check(name, value, *domain)?;
+        }
+    }
+    if let Some(serde_json::Value::Object(intermediates)) = object.get("intermediates") {
+        for (key, value) in intermediates {
+            let domain = INTERMEDIATE_DOMAINS
+                .iter()
+                .find(|(name, _)| name == key)
+                .map_or(Domain::Real, |(_, domain)| *domain);
+            if value.is_null() {
+                return Err(format!(
+                    "printed `intermediates.{}` = null; it must be {}",
+                    excerpt(key, 64),
+                    domain.describe()
+                ));
+            }
+            check(&format!("intermediates.{}", excerpt(key, 64)), value, domain)?;
+        }
+    }
+    for list in ORDERED {
+        let given: Vec<(&str, f64)> = list
+            .iter()
+            .filter_map(|name| {
+                object.get(*name).and_then(serde_json::Value::as_f64).map(|v| (*name, v))
+            })
+            .collect();
+        for pair in given.windows(2) {
+            let [(low_name, low), (high_name, high)] = pair else { continue };
+            if high < low {
+                return Err(format!(
+                    "printed `{high_name}` = {} below `{low_name}` = {}; they must be ordered {}",
+                    crate::number::compact(*high),
+                    crate::number::compact(*low),
+                    list.join(" <= ")
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A serde error in the words of the protocol: a missing field, an unknown one, or a value of
@@ -826,6 +1125,161 @@ mod tests {
         }
         let two = parse(b"{\"status\": \"saturated\"}\n{\"status\": \"ok\"}").expect_err("two");
         assert!(two.contains("not one JSON object"), "{two}");
+    }
+
+    #[test]
+    fn every_number_of_a_response_is_checked_against_its_domain() {
+        let ok = |fields: &str| format!(r#"{{"status": "ok", "latency": 40, {fields}}}"#);
+        let cases = [
+            (ok(r#""latency_ci95": -0.5"#), "`latency_ci95` = -0.5"),
+            (ok(r#""hops": -2"#), "`hops` = -2"),
+            (ok(r#""throughput": -0.01"#), "`throughput` = -0.01"),
+            (ok(r#""latency_p99": -1"#), "`latency_p99` = -1"),
+            (ok(r#""source_wait_max": -3"#), "`source_wait_max` = -3"),
+            (ok(r#""blocking_probability": 1.5"#), "`blocking_probability` = 1.5"),
+            (ok(r#""cycles": 3.5"#), "`cycles` = 3.5"),
+            (ok(r#""cycles": 3.0"#), "`cycles` = 3.0"),
+            (ok(r#""flit_hops": -1"#), "`flit_hops` = -1"),
+            (ok(r#""messages_measured": 9007199254740993"#), "`messages_measured`"),
+            (ok(r#""source_drops": "many""#), "`source_drops` = a string"),
+            (ok(r#""network_latency": 1e308"#), "`network_latency` = 1e308"),
+            (ok(r#""intermediates": {"u": -1e300}"#), "`intermediates.u` = -1e300"),
+            (ok(r#""intermediates": {"latency_batches": 2.5}"#), "`intermediates.latency_batches`"),
+            (
+                ok(r#""intermediates": {"latency_batch_sd": -1}"#),
+                "`intermediates.latency_batch_sd`",
+            ),
+            (
+                ok(r#""latency_p50": 30, "latency_p90": 20"#),
+                "`latency_p90` = 20 below `latency_p50` = 30",
+            ),
+            (
+                ok(r#""network_latency_p99": 50, "network_latency_max": 49"#),
+                "`network_latency_max`",
+            ),
+            (ok(r#""throughput_min": 0.2, "throughput_max": 0.1"#), "`throughput_max`"),
+            (r#"{"status": "ok", "latency": -1}"#.to_string(), "`latency` = -1"),
+            (r#"{"status": "ok", "latency": 1e300}"#.to_string(), "`latency` = 1e300"),
+            (r#"{"status": "saturated", "throughput": -1}"#.to_string(), "`throughput` = -1"),
+        ];
+        for (reply, expected) in cases {
+            let problem = parse(reply.as_bytes()).expect_err(&reply);
+            assert!(problem.contains(expected), "{problem:?} lacks {expected:?}");
+            assert!(problem.len() < 300, "{problem}");
+        }
+        // The ends of each domain are in it.
+        let edges = ok(r#""blocking_probability": 1, "hops": 0, "cycles": 9007199254740992,
+                          "latency_p50": 5, "latency_p90": 5, "latency_max": 1e100,
+                          "intermediates": {"x": -1e100, "latency_batches": 2.0}"#);
+        parse(edges.as_bytes()).expect("edges");
+    }
+
+    #[test]
+    fn every_number_of_the_response_has_a_domain() {
+        let schema: serde_json::Value = serde_json::from_str(&response_schema()).expect("json");
+        let properties = schema["properties"].as_object().expect("properties");
+        let mut numbers: Vec<&str> = properties
+            .iter()
+            .filter(|(_, p)| {
+                let kind = p["type"].to_string();
+                kind.contains("number") || kind.contains("integer")
+            })
+            .map(|(name, _)| name.as_str())
+            .collect();
+        numbers.sort_unstable();
+        let mut domains: Vec<&str> = DOMAINS.iter().map(|(name, _)| *name).collect();
+        domains.sort_unstable();
+        assert_eq!(numbers, domains);
+        for (name, domain) in DOMAINS {
+            let property = &properties[*name];
+            let integer = property["type"].to_string().contains("integer");
+            assert_eq!(integer, *domain == Domain::Count, "{name}");
+            // The schema states the domain's bounds.
+            let bounds = (property["minimum"].as_f64(), property["maximum"].as_f64());
+            let expected = match domain {
+                Domain::NonNegative => (Some(0.0), Some(MAX_MAGNITUDE)),
+                Domain::Probability => (Some(0.0), Some(1.0)),
+                Domain::Count => (Some(0.0), Some(MAX_COUNT as f64)),
+                Domain::Whole | Domain::Real => (None, None),
+            };
+            assert_eq!(bounds, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_in_a_response_is_refused() {
+        let cases: [(&[u8], &str); 3] = [
+            (br#"{"status": "ok", "latency": 3, "latency": 4}"#, "`latency` appears twice"),
+            (br#"{"status": "ok", "status": "saturated", "latency": 3}"#, "`status` appears twice"),
+            (
+                br#"{"status": "ok", "latency": 3, "intermediates": {"u": 1, "u": 2}}"#,
+                "`u` appears twice",
+            ),
+        ];
+        for (output, expected) in cases {
+            let problem = parse(output).expect_err("a key twice");
+            assert!(problem.contains(expected), "{problem:?} lacks {expected:?}");
+        }
+    }
+
+    /// The largest replies the domains accept average to finite values over the most
+    /// replications a spec may ask for: no `inf` or NaN with status `ok`.
+    #[test]
+    fn aggregating_the_largest_accepted_replies_stays_finite() {
+        let reply = br#"{"status": "ok", "latency": 1e100, "latency_ci95": 1e100,
+            "throughput": 1e100, "hops": 1e100, "latency_p99": 1e100, "latency_max": 1e100,
+            "cycles": 9007199254740992, "messages_measured": 9007199254740992,
+            "intermediates": {"latency_batches": 9007199254740992, "latency_batch_mean": 1e100,
+                              "latency_batch_sd": 1e100, "x": -1e100}}"#;
+        let response = parse(reply).expect("in the domains");
+        let mut small = Row::default();
+        let zeros = br#"{"status": "ok", "latency": 0, "latency_ci95": 0, "throughput": 0,
+            "hops": 0, "latency_p99": 0, "latency_max": 0, "cycles": 0, "messages_measured": 0,
+            "intermediates": {"latency_batches": 2, "latency_batch_mean": 0,
+                              "latency_batch_sd": 0, "x": 1e100}}"#;
+        fill_row(&mut small, &parse(zeros).expect("valid"));
+        let mut large = Row::default();
+        fill_row(&mut large, &response);
+        let task = Task {
+            kind: crate::plan::TaskKind::Aggregate,
+            id: "a".into(),
+            scenario: None,
+            load: None,
+            loads: None,
+            replication: None,
+            seed: None,
+            fault_seed: None,
+            cost: 0.0,
+            method: None,
+        };
+        let mut replications = vec![large.clone(), small.clone()];
+        let faulty = Row { fault_seed: Some(1), ..large.clone() };
+        let mut with_faults = vec![faulty.clone(), Row { fault_seed: Some(2), ..small.clone() }];
+        let max = crate::spec::external::MAX_REPLICATIONS as usize;
+        let mut many: Vec<Row> =
+            (0..max).map(|i| if i % 2 == 0 { large.clone() } else { small.clone() }).collect();
+        for rows in [&mut replications, &mut with_faults, &mut many] {
+            // Counts of many replications may pass u64::MAX: a failure, never a wrap or a panic.
+            for row in rows.iter_mut() {
+                row.cycles = Some(1);
+                row.messages_measured = Some(1);
+            }
+            let row = super::super::aggregate::aggregate(rows, &task).expect("aggregates");
+            for value in [
+                row.latency,
+                row.latency_ci95,
+                row.throughput,
+                row.hops,
+                row.latency_p99,
+                row.latency_max,
+            ] {
+                assert!(value.is_some_and(f64::is_finite), "{value:?}");
+            }
+            assert!(!row.intermediates.contains("null"), "{}", row.intermediates);
+        }
+        let overflow: Vec<Row> = (0..max).map(|_| large.clone()).collect();
+        let problem = super::super::aggregate::aggregate(&overflow, &task).expect_err("overflow");
+        assert!(problem.contains("`cycles`"), "{problem}");
     }
 
     #[test]

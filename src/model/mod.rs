@@ -239,8 +239,9 @@ pub fn solve(
     if !(rate.is_finite() && rate >= 0.0) {
         return Err(ModelError(format!(
             "{}: the traffic generation rate must be a finite number >= 0 messages/node/cycle, \
-             got {rate}",
-            model.as_str()
+             got {}",
+            model.as_str(),
+            crate::number::compact(rate)
         )));
     }
     check_common(model, scenario)?;

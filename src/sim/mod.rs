@@ -503,7 +503,8 @@ pub fn replay(
     let scale = replay.time_scale;
     if !(scale.is_finite() && scale > 0.0) {
         return Err(SimError(format!(
-            "the trace time scale must be a positive, finite number, got {scale}"
+            "the trace time scale must be a positive, finite number, got {}",
+            crate::number::compact(scale)
         )));
     }
     if options.target_precision.is_some() {
@@ -531,7 +532,10 @@ fn run(
     progress: Option<Progress<'_>>,
 ) -> Result<Measurement, SimError> {
     if !rate.is_finite() || rate < 0.0 {
-        return Err(SimError(format!("rate must be a finite number >= 0, got {rate}")));
+        return Err(SimError(format!(
+            "rate must be a finite number >= 0, got {}",
+            crate::number::compact(rate)
+        )));
     }
     faults::check(scenario)?;
     scenario.injection_process.check_rate(rate).map_err(SimError)?;
@@ -541,8 +545,9 @@ fn run(
         // dropped anyway, and generating it would only cost time.
         return Err(SimError(format!(
             "throughput mode: rate must be at most virtual_channels = {} messages/node/cycle \
-             (what the injection channels can take), got {rate}",
-            scenario.virtual_channels
+             (what the injection channels can take), got {}",
+            scenario.virtual_channels,
+            crate::number::compact(rate)
         )));
     }
     let engine = engine::Engine::new(scenario, rate, seed, &plan)?;
@@ -610,7 +615,10 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
     }
     if let Some(target) = options.target_precision {
         if !(target.is_finite() && target > 0.0) {
-            return Err(SimError(format!("target_precision must be > 0, got {target}")));
+            return Err(SimError(format!(
+                "target_precision must be > 0, got {}",
+                crate::number::compact(target)
+            )));
         }
         if options.max_cycles <= options.warmup_cycles {
             return Err(SimError("max_cycles must exceed warmup_cycles".into()));

@@ -161,7 +161,9 @@ pub fn location(line: usize, column: usize) -> Option<Location> {
 /// Turns a serde-saphyr error into a [`SpecError`], adding a "did you mean" to unknown keys.
 pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) -> SpecError {
     let name = path.display().to_string();
-    let text = error.to_string();
+    // The message alone: serde-saphyr's `Display` appends a snippet of its own that names the
+    // source `<input>`; where a snippet is drawn, it is drawn below under the spec's name.
+    let text = without_position(&error.without_snippet().to_string());
     if let Some((_, rest)) = text.split_once("duplicate mapping key") {
         // serde-saphyr's text tells library users which option to set; say it in our words,
         // rendered like our own diagnostics.
@@ -199,6 +201,20 @@ pub fn from_parse_error(path: &Path, source: &str, error: &serde_saphyr::Error) 
         }],
         parse_report,
     }
+}
+
+/// `message` without serde-saphyr's trailing ` at line L, column C`: the rendering gives the
+/// position once, with the spec's name.
+fn without_position(message: &str) -> String {
+    if let Some((text, position)) = message.rsplit_once(" at line ")
+        && let Some((line, column)) = position.split_once(", column ")
+        && [line, column.trim_end()]
+            .iter()
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return text.to_string();
+    }
+    message.to_string()
 }
 
 /// "did you mean `virtual_channels`?" for serde's "unknown field `x`, expected one of ..." messages.

@@ -241,7 +241,7 @@ pub fn choices(methods: &MethodsSpec, diags: &mut Vec<Diagnostic>) -> Vec<Extern
                 c.referenced,
                 format!(
                     "`cost_seconds` must be a number of seconds from 0 to 1e9, found {}",
-                    c.value
+                    crate::number::compact(c.value)
                 ),
                 None,
             ));

@@ -64,7 +64,8 @@ impl Range {
         if self.from >= self.to {
             return Err(format!(
                 "a range needs `from < to`, found from = {} and to = {}",
-                self.from, self.to
+                crate::number::compact(self.from),
+                crate::number::compact(self.to)
             ));
         }
         match self.by {
@@ -84,7 +85,10 @@ impl Range {
             }
             RangeBy::Step(step) => {
                 if !(step.is_finite() && step > 0.0) {
-                    return Err(format!("`step` must be a positive number, found {step}"));
+                    return Err(format!(
+                        "`step` must be a positive number, found {}",
+                        crate::number::compact(step)
+                    ));
                 }
                 let count = ((self.to - self.from) / step + 1e-9).floor() + 1.0;
                 if count > MAX_RANGE_POINTS as f64 {

@@ -764,3 +764,140 @@ fn a_rerun_that_reproduces_every_number_leaves_the_bundle_byte_for_byte() {
     assert_eq!(moved.status.code(), Some(0), "{}", stderr(&moved));
     assert!(tree(&bundle) != before, "new numbers, new bundle");
 }
+
+/// An interrupted `runner diff` (its fresh run of the spec stopped by SIGINT) exits 130, as an
+/// interrupted `runner run` does, not 2.
+#[test]
+fn an_interrupted_diff_exits_130() {
+    let spec = SIM_SPEC
+        .replace("rates: [0.005, 0.02]", "rates: [0.004]")
+        .replace("routing: [dimension_order, duato]", "routing: duato")
+        .replace("cycles: 4000", "cycles: 2000000000")
+        .replace("replications: 2", "replications: 1");
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", &spec);
+    let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/quickstart");
+    let child = scratch
+        .command()
+        .args([std::ffi::OsStr::new("diff"), bundle.as_os_str(), "s.yaml".as_ref()])
+        .args(["-j", "1"])
+        // The fresh run's temporary root goes here, so that its lock can be watched.
+        .env("TMPDIR", scratch.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Its signal handler is set once the fresh run holds its lock.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let locked = || {
+        std::fs::read_dir(scratch.path()).into_iter().flatten().flatten().any(|entry| {
+            let lock = entry.path().join(".runner/locks/small_sim.lock");
+            std::fs::read_to_string(lock).is_ok_and(|t| t.contains("pid"))
+        })
+    };
+    while !locked() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let status =
+        std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    assert!(status.is_ok_and(|s| s.success()), "could not send SIGINT");
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(stderr(&output).contains("interrupted; nothing was compared"), "{}", stderr(&output));
+}
+
+/// `runner diff SPEC ...` says that A must be a bundle and that a spec was given, instead of a
+/// Parquet footer error; a file that is not Parquet says what was expected.
+#[test]
+fn diff_says_what_it_expected_when_given_a_spec_or_another_file_as_a_bundle() {
+    let scratch = Scratch::new();
+    scratch.spec("s.yaml", SIM_SPEC);
+    let output = scratch.run(&["diff", "s.yaml", "s.yaml"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("s.yaml is a spec (YAML), but A must be a bundle"), "{err}");
+    assert!(!err.contains("footer"), "{err}");
+    std::fs::write(scratch.path().join("notes.txt"), "not parquet").expect("write");
+    let output = scratch.run(&["diff", "notes.txt", "s.yaml"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("notes.txt is not a results.parquet"), "{err}");
+    assert!(err.contains("bundle directories"), "{err}");
+}
+
+/// `runner verify --check 0` would check nothing and pass: refused, as are a non-finite or
+/// non-positive `--max-task-seconds`; each message names the option.
+#[test]
+fn verify_refuses_a_check_of_nothing_and_a_meaningless_task_time_limit() {
+    let scratch = Scratch::new();
+    let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/quickstart");
+    let bundle = bundle.to_str().expect("UTF-8 path");
+    let cases: [(&[&str], &str); 5] = [
+        (&["--check", "0"], "--check 0 would re-evaluate no task"),
+        (&["--check", "1", "--max-task-seconds", "nan"], "got NaN"),
+        (&["--check", "1", "--max-task-seconds", "inf"], "got inf"),
+        (&["--check", "1", "--max-task-seconds", "0"], "got 0"),
+        (&["--check", "1", "--max-task-seconds=-1e300"], "got -1e300"),
+    ];
+    for (options, expected) in cases {
+        let mut args = vec!["verify", bundle];
+        args.extend_from_slice(options);
+        let output = scratch.run(&args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{options:?}: {err}");
+        assert!(err.contains(expected), "{options:?}: {err}");
+    }
+}
+
+/// A rejected command-line number is echoed in its shortest form (`-1e300`), not as 301
+/// digits.
+#[test]
+fn rejected_command_line_numbers_are_echoed_in_their_shortest_form() {
+    let scratch = Scratch::new();
+    let simulate = ["simulate", "topology=torus", "radix=4", "dimensions=2"];
+    let cases: [(Vec<&str>, &str); 3] = [
+        ([&simulate[..], &["--rate=-1e300"]].concat(), "found -1e300"),
+        (
+            [&simulate[..], &["--rate", "0.01", "--target-precision", "1e300"]].concat(),
+            "found 1e300",
+        ),
+        (vec!["diff", "a", "b", "--tolerance=-1e300"], "got -1e300"),
+    ];
+    for (args, expected) in cases {
+        let output = scratch.run(&args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("0000000000"), "{args:?}: {err}");
+    }
+}
+
+/// `runner verify --check` of a bundle with nothing it can re-run (external methods only)
+/// says that nothing was re-checked and fails, rather than passing on an empty sample.
+#[test]
+fn verify_check_of_a_bundle_with_nothing_to_re_evaluate_fails_saying_so() {
+    let scratch = Scratch::new();
+    scratch.spec(
+        "e.yaml",
+        r#"name: only_external
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: dimension_order
+load: {rates: [0.001]}
+methods:
+  external:
+    - name: constant
+      kind: model
+      command: [sh, -c, 'printf %s "{\"status\": \"ok\", \"latency\": 3}"']
+      version: '1'
+report: {figures: []}
+"#,
+    );
+    let run = scratch.run(&["run", "e.yaml", "-q"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let output = scratch.run(&["verify", "reports/only_external", "--check", "2"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{}{err}", stdout(&output));
+    assert!(err.contains("--check re-evaluated no task"), "{err}");
+    assert!(stdout(&output).contains("every file matches manifest.json"), "{}", stdout(&output));
+}

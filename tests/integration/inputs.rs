@@ -152,6 +152,22 @@ fn example(class: &str, scratch: &Scratch) -> Output {
         "external-program-garbage" => {
             run_spec(scratch, &EXTERNAL.replace("PROGRAM", "echo Latency = 42"), &[])
         }
+        "external-reply-out-of-domain" => run_spec(
+            scratch,
+            &EXTERNAL.replace(
+                "PROGRAM",
+                r#"'printf %s "{\"status\": \"ok\", \"latency\": 3, \"hops\": -2}"'"#,
+            ),
+            &[],
+        ),
+        "external-reply-duplicate-key" => run_spec(
+            scratch,
+            &EXTERNAL.replace(
+                "PROGRAM",
+                r#"'printf %s "{\"status\": \"ok\", \"latency\": 3, \"latency\": 4}"'"#,
+            ),
+            &[],
+        ),
         "spec-external-input-missing" => validate(
             EXTERNAL.replace("PROGRAM", "true").replace("version:", "inputs: [gone.cfg]\n      version:")
                 .as_bytes(),
@@ -186,6 +202,14 @@ fn example(class: &str, scratch: &Scratch) -> Output {
             scratch.run(&["diff", "reports/inputs", "b/reports/inputs"])
         }
         "diff-not-a-bundle" => scratch.run(&["diff", "nowhere", "nowhere"]),
+        "diff-spec-as-bundle" => {
+            scratch.spec("spec.yaml", SPEC);
+            scratch.run(&["diff", "spec.yaml", "spec.yaml"])
+        }
+        "verify-check-zero" => {
+            ran(scratch);
+            scratch.run(&["verify", "reports/inputs", "--check", "0"])
+        }
         "usage" => scratch.run(&["run", "--no-such-option"]),
         "spec-missing" => scratch.run(&["validate", "missing.yaml"]),
         "spec-not-a-regular-file" => scratch.run(&["validate", "/dev/zero"]),
@@ -421,12 +445,16 @@ const CLASSES: &[&str] = &[
     "external-program-fails",
     "external-program-times-out",
     "external-program-garbage",
+    "external-reply-out-of-domain",
+    "external-reply-duplicate-key",
     "spec-external-input-missing",
     "spec-trace-bad-row",
     "spec-trace-not-a-regular-file",
     "verify-changed-file",
     "diff-moved",
     "diff-not-a-bundle",
+    "diff-spec-as-bundle",
+    "verify-check-zero",
     "usage",
     "spec-missing",
     "spec-not-a-regular-file",

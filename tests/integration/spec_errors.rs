@@ -244,6 +244,27 @@ fn devices_directories_and_huge_files_are_refused_before_reading() {
     assert!(err.contains("specs are limited to 1048576 bytes"), "{err}");
 }
 
+/// A very long line anywhere in a spec turns snippets off; every error still names the spec
+/// file, and no second location (serde-saphyr's `<input>`) appears.
+#[test]
+fn errors_in_a_spec_with_a_very_long_line_point_at_the_spec_file_only() {
+    let long = VALID.replace("name: ok", &format!("name: ok\ntitle: {}", "t".repeat(5_000)));
+    for (broken, position) in [
+        (long.replace("virtual_channels: 3", "virtual_chanels: 3"), "bad.yaml:6:3"),
+        (long.replace("radix: 8", "radix: eight"), "bad.yaml:4:"),
+        (long.replace("virtual_channels: 3", "virtual_channels: [3"), "bad.yaml:"),
+        (long.replace("virtual_channels: 3", "virtual_channels: 0"), "bad.yaml:6:"),
+    ] {
+        let err = rejected(broken.as_bytes());
+        assert!(err.contains(position), "{err}");
+        assert!(!err.contains("<input>"), "{err}");
+        assert!(!err.contains("-->") && !err.contains("at line"), "a second location:\n{err}");
+    }
+    // Without the long line, the snippet names the spec file too.
+    let err = rejected(VALID.replace("virtual_channels: 3", "virtual_chanels: 3").as_bytes());
+    assert!(!err.contains("<input>"), "{err}");
+}
+
 #[test]
 fn a_long_name_is_refused_by_validate() {
     let err = flat(&rejected(
@@ -630,4 +651,27 @@ fn a_link_heatmap_without_link_loads_is_explained() {
     let wrong_y = "report:\n  figures:\n    - {kind: histogram, y: throughput}\n";
     let err = rejected(format!("{VALID}{wrong_y}").as_bytes());
     assert!(flat(&err).contains("a histogram draws `y: latency`"), "{err}");
+}
+
+/// A rejected number is echoed in its shortest form (`1e300`), not as the 301 digits of
+/// Rust's `Display`.
+#[test]
+fn rejected_spec_numbers_are_echoed_in_their_shortest_form() {
+    let cases = [
+        (VALID.replace("rates: [0.01]", "rates: [-1e300]"), "found -1e300"),
+        (
+            VALID.replace("rates: [0.01]", "rates: {from: 1e300, to: 1e-300, points: 3}"),
+            "found from = 1e300 and to = 1e-300",
+        ),
+        (
+            VALID.replace("rates: [0.01]", "rates: {from: 0.01, to: 0.02, step: -1e300}"),
+            "found -1e300",
+        ),
+        (VALID.replace("simulation: {}", "simulation: {target_precision: 1e300}"), "found 1e300"),
+    ];
+    for (spec, expected) in cases {
+        let err = flat(&rejected(spec.as_bytes()));
+        assert!(err.contains(expected), "{err}");
+        assert!(!err.contains("0000000000"), "{err}");
+    }
 }

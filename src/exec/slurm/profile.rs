@@ -121,14 +121,16 @@ impl SiteSettings {
         if !(MIN_POLL_SECONDS..=86_400.0).contains(&poll) {
             return Err(format!(
                 "poll_interval must be a number of seconds from {MIN_POLL_SECONDS} to 86400, \
-                 got {poll}"
+                 got {}",
+                crate::number::compact(poll)
             ));
         }
         let minutes = self.batch_minutes.unwrap_or(DEFAULT_BATCH_MINUTES);
         if !(MIN_BATCH_MINUTES..=MAX_BATCH_MINUTES).contains(&minutes) {
             return Err(format!(
                 "batch_minutes must be a number of minutes from {MIN_BATCH_MINUTES} to \
-                 {MAX_BATCH_MINUTES}, got {minutes}"
+                 {MAX_BATCH_MINUTES}, got {}",
+                crate::number::compact(minutes)
             ));
         }
         if self.max_concurrent == Some(0) {

@@ -28,7 +28,8 @@ pub(super) fn load(
                     Ok(())
                 } else {
                     Err(format!(
-                        "a time scale must be a positive, finite number up to 1e9, found {v}"
+                        "a time scale must be a positive, finite number up to 1e9, found {}",
+                        crate::number::compact(*v)
                     ))
                 }
             });
@@ -60,7 +61,10 @@ pub(super) fn load(
             if v.is_finite() && *v > 0.0 {
                 Ok(())
             } else {
-                Err(format!("{what} must be a positive, finite number, found {v}"))
+                Err(format!(
+                    "{what} must be a positive, finite number, found {}",
+                    crate::number::compact(*v)
+                ))
             }
         }
     };

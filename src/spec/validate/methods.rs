@@ -170,7 +170,10 @@ pub fn check_target_precision(precision: f64) -> Result<(), String> {
     if precision.is_finite() && precision > 0.0 && precision < 1.0 {
         Ok(())
     } else {
-        Err(format!("is a relative half-width in (0, 1), found {precision}"))
+        Err(format!(
+            "is a relative half-width in (0, 1), found {}",
+            crate::number::compact(precision)
+        ))
     }
 }
 
