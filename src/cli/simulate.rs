@@ -211,14 +211,22 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 fn saturation(scenario: &Scenario, options: &SimOptions, args: &Args) -> anyhow::Result<Outcome> {
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(0);
-        if let Ok(style) = ProgressStyle::with_template("searching saturation: {pos} points done") {
+        if let Ok(style) = ProgressStyle::with_template("searching saturation: {msg}") {
             bar.set_style(style);
         }
         bar
     });
+    let per_point = sim::saturation::PROGRESS_PER_POINT;
     let report = |done: u64, _: u64| {
-        if let Some(bar) = &bar {
+        if let Some(bar) = &bar
+            && bar.position() != done
+        {
             bar.set_position(done);
+            bar.set_message(format!(
+                "{} points done, the next {}% simulated",
+                done / per_point,
+                done % per_point / (per_point / 100)
+            ));
         }
         std::ops::ControlFlow::Continue(())
     };

@@ -8,6 +8,7 @@
 
 use super::Routing;
 use super::fields::{self, Value};
+use crate::number::compact;
 
 /// The most flits per buffer, cycles of router delay or circuit back-off, links of
 /// scouting distance, flits per input port and cycle, and flits per message: 2^20.
@@ -69,18 +70,23 @@ pub fn real(field: &str, value: f64) -> Result<(), String> {
         return if value.is_finite() {
             Ok(())
         } else {
-            Err(format!("{field} must be a finite number, found {value}"))
+            Err(format!("{field} must be a finite number, found {}", compact(value)))
         };
     };
+    let found = compact(value);
     let ok =
         value.is_finite() && value >= low && if inclusive { value <= high } else { value < high };
     if ok {
         Ok(())
     } else if high == f64::MAX {
-        Err(format!("{field} must be a finite number >= {low}, found {value}"))
+        Err(format!("{field} must be a finite number >= {}, found {found}", compact(low)))
     } else {
         let bracket = if inclusive { "]" } else { ")" };
-        Err(format!("{field} must lie in [{low}, {high}{bracket}, found {value}"))
+        Err(format!(
+            "{field} must lie in [{}, {}{bracket}, found {found}",
+            compact(low),
+            compact(high)
+        ))
     }
 }
 
@@ -261,4 +267,15 @@ pub fn check(s: &super::Scenario) -> Result<(), String> {
         real("burst_length", burst_length)?;
     }
     escape_channels(s.routing, s.escape_channels)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rejected_reals_are_echoed_in_their_shortest_form() {
+        let message = super::real("fault_rate", 1e300).expect_err("out of range");
+        assert!(message.ends_with("found 1e300"), "{message}");
+        let message = super::real("startup_latency", -1e-300).expect_err("negative");
+        assert!(message.ends_with("found -1e-300"), "{message}");
+    }
 }

@@ -31,6 +31,9 @@ pub const TOLERANCE: f64 = 0.01;
 /// At most this many points are simulated (the bracket then is at most 2^-14 of the bound).
 const MAX_POINTS: usize = 16;
 
+/// Progress units per point of the search (thousandths of a point).
+pub const PROGRESS_PER_POINT: u64 = 1000;
+
 /// One simulated point of the search.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Point {
@@ -65,7 +68,9 @@ pub struct Saturation {
 
 /// Finds the saturation throughput of `scenario` by simulating in throughput mode with
 /// `options` (latency mode is switched to throughput mode with the default source-queue
-/// capacity) and `seed`. `progress` is told (points done, points planned at most).
+/// capacity) and `seed`. `progress` is told (thousandths of points done, thousandths of the
+/// points planned at most) every 4096 cycles of each point's simulation, so a search whose
+/// points each take minutes shows it moving.
 pub fn saturation_throughput(
     scenario: &Scenario,
     options: &SimOptions,
@@ -78,13 +83,23 @@ pub fn saturation_throughput(
     }
     let bound = injection_bound(scenario);
     let mut points: Vec<Point> = Vec::new();
+    let planned = PROGRESS_PER_POINT * MAX_POINTS as u64;
     let run = |rate: f64, points: &mut Vec<Point>| -> Result<Status, SimError> {
+        let before = PROGRESS_PER_POINT * points.len() as u64;
         if let Some(report) = progress
-            && report(points.len() as u64, MAX_POINTS as u64).is_break()
+            && report(before, planned).is_break()
         {
             return Err(SimError::cancelled());
         }
-        let m = simulate(scenario, rate, &options, seed, None)?;
+        // The point's own progress, as a part of the search's.
+        let within = |done: u64, total: u64| match progress {
+            Some(report) => {
+                report(before + PROGRESS_PER_POINT * done.min(total) / total.max(1), planned)
+            }
+            None => std::ops::ControlFlow::Continue(()),
+        };
+        let m =
+            simulate(scenario, rate, &options, seed, progress.map(|_| &within as Progress<'_>))?;
         points.push(Point {
             rate,
             status: m.status,

@@ -136,6 +136,30 @@ fn the_saturation_search_brackets_the_knee() {
     assert_eq!(found, saturation_throughput(&s, &options, 1, None).unwrap());
 }
 
+/// A saturation search is told its progress within each point, not only between points (a
+/// search whose points each take minutes showed nothing moving), and the progress changes
+/// nothing it finds.
+#[test]
+fn the_saturation_search_reports_progress_within_each_point() {
+    let s = small_torus();
+    let options = SimOptions { warmup_cycles: 1_000, cycles: 20_000, ..SimOptions::default() };
+    let told = std::sync::Mutex::new(Vec::new());
+    let report = |done: u64, planned: u64| {
+        if let Ok(mut told) = told.lock() {
+            told.push((done, planned));
+        }
+        std::ops::ControlFlow::Continue(())
+    };
+    let found = saturation_throughput(&s, &options, 1, Some(&report)).unwrap();
+    let told = told.into_inner().unwrap();
+    let per_point = crate::sim::saturation::PROGRESS_PER_POINT;
+    let within = told.iter().filter(|(done, _)| done % per_point != 0).count();
+    assert!(within >= found.points.len(), "progress inside the points: {told:?}");
+    assert!(told.windows(2).all(|w| w[0].0 <= w[1].0), "never moves back: {told:?}");
+    assert!(told.iter().all(|(done, planned)| done <= planned), "{told:?}");
+    assert_eq!(found, saturation_throughput(&s, &options, 1, None).unwrap());
+}
+
 /// Issue 24: the saturation search never offers more than the injection process can (an
 /// on/off source with B = 1 sends at most every other cycle, a Bernoulli one once a cycle).
 #[test]
