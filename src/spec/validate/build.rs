@@ -25,14 +25,16 @@ macro_rules! copy_keys {
     };
     (@use own, $used:ident, $name:ident) => {};
     (@use copy, $used:ident, $name:ident) => {
-        $used[fields::swept_index(stringify!($name))] = true;
+        $used[const { fields::swept_index(stringify!($name)) }] = true;
     };
     (@own $($ignored:tt)*) => {};
     (@copy $c:ident, $index:ident, $scenario:ident, $name:ident = $default:expr) => {
-        $scenario.$name = get(&$c.keys.$name, $index[fields::swept_index(stringify!($name))])?;
+        let field = const { fields::swept_index(stringify!($name)) };
+        $scenario.$name = get(&$c.keys.$name, $index[field])?;
     };
     (@copy $c:ident, $index:ident, $scenario:ident, $name:ident) => {
-        $scenario.$name = get(&$c.keys.$name, $index[fields::swept_index(stringify!($name))]);
+        let field = const { fields::swept_index(stringify!($name)) };
+        $scenario.$name = get(&$c.keys.$name, $index[field]);
     };
 }
 fields::each_scenario_key!(copy_keys);
