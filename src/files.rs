@@ -162,6 +162,18 @@ pub fn hash_regular(path: &Path) -> io::Result<String> {
     Ok(hasher.finalize().to_hex().to_string())
 }
 
+/// The blake3 hash (hex) of the regular file `path` now, when it is no longer `blake3`: a file
+/// hashed when the spec was loaded and edited since. `None` when its content is unchanged.
+pub fn changed_hash(path: &Path, blake3: &str) -> io::Result<Option<String>> {
+    let now = hash_regular(path)?;
+    Ok((now != blake3).then_some(now))
+}
+
+/// The first 16 hex digits of a content hash, as messages show it.
+pub fn short_hash(blake3: &str) -> &str {
+    &blake3[..blake3.len().min(16)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

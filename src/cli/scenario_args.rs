@@ -3,6 +3,7 @@
 //! Keys are the scenario's field names, as in specs and result columns.
 
 use super::InputError;
+use crate::scenario::bounds::Within;
 use crate::scenario::fields::Named;
 use crate::scenario::{
     BroadcastOrder, Dateline, InjectionProcess, MessageLengths, Routing, Scenario, Switching,
@@ -104,30 +105,14 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
     Ok(())
 }
 
-/// A number for `key`: an integer within the key's bounds, or a finite real within them.
-fn number<T: Number>(key: &str, value: &str) -> Result<T, InputError> {
+/// A number for `key`: an integer within the key's bounds, or a finite real within them
+/// ([`Within`], the bounds specs apply).
+fn number<T: std::str::FromStr + Within>(key: &str, value: &str) -> Result<T, InputError> {
     let parsed: T = value.parse().map_err(|_| {
         InputError(format!("`{key}={value}`: `{value}` is not a valid number for `{key}`"))
     })?;
     parsed.within(key).map_err(|message| InputError(format!("`{key}={value}`: {message}")))?;
     Ok(parsed)
-}
-
-/// The numbers a key takes, each checked against [`crate::scenario::bounds`].
-trait Number: std::str::FromStr {
-    fn within(&self, key: &str) -> Result<(), String>;
-}
-
-impl Number for u32 {
-    fn within(&self, key: &str) -> Result<(), String> {
-        crate::scenario::bounds::integer(key, *self)
-    }
-}
-
-impl Number for f64 {
-    fn within(&self, key: &str) -> Result<(), String> {
-        crate::scenario::bounds::real(key, *self)
-    }
 }
 
 /// What a `copy` key of the scenario table takes: a number within its bounds, or a word of

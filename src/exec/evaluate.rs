@@ -222,18 +222,16 @@ fn replay(
 
 /// Refuses a trace file whose content is no longer the content its task id holds.
 fn unchanged(trace: &crate::scenario::TraceFile, when: &str) -> Result<(), sim::SimError> {
-    let now = crate::files::hash_regular(&trace.path).map_err(|e| {
+    let changed = crate::files::changed_hash(&trace.path, &trace.blake3).map_err(|e| {
         sim::SimError(format!("trace {}: cannot be read again: {e}", trace.path.display()))
     })?;
-    if now == trace.blake3 {
-        return Ok(());
-    }
+    let Some(now) = changed else { return Ok(()) };
     Err(sim::SimError(format!(
         "trace {} changed since the spec was loaded ({when}): its blake3 was {} and is now {}; \
          nothing is cached, so run again to replay the new content",
         trace.path.display(),
-        &trace.blake3[..trace.blake3.len().min(16)],
-        &now[..now.len().min(16)]
+        crate::files::short_hash(&trace.blake3),
+        crate::files::short_hash(&now)
     )))
 }
 

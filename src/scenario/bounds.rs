@@ -168,8 +168,11 @@ pub fn source_queue_capacity(capacity: u32, nodes: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// A value of a `copy` key of the scenario table, checked against its field's bounds.
-trait Within {
+/// A value of scenario field `field`, checked against the field's bounds: a count by
+/// [`integer`], a real by [`real`]; a word of a vocabulary has none. The bounds check of the
+/// `copy` keys and the command line's numbers go through it.
+pub trait Within {
+    /// `Err` says what is wrong (the caller adds where).
     fn within(&self, field: &str) -> Result<(), String>;
 }
 

@@ -19,6 +19,7 @@ use super::types::{
     ExternalKind, MeasureName, MethodsSpec,
 };
 use crate::console::shell_quote;
+use crate::files::short_hash;
 
 /// The longest external method name.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -103,15 +104,15 @@ impl ExternalChoice {
         let inputs = self.inputs.iter().map(|file| ("input", file));
         for (what, file) in program.chain(inputs) {
             let full = self.dir.join(&file.path);
-            match crate::files::hash_regular(&full) {
-                Ok(now) if now == file.blake3 => {}
-                Ok(now) => {
+            match crate::files::changed_hash(&full, &file.blake3) {
+                Ok(None) => {}
+                Ok(Some(now)) => {
                     return Some(format!(
                         "its {what} {} changed since the spec was loaded (blake3 {} is now {}); \
                          nothing is cached, so run again to evaluate the new content",
                         full.display(),
-                        short(&file.blake3),
-                        short(&now)
+                        short_hash(&file.blake3),
+                        short_hash(&now)
                     ));
                 }
                 Err(e) => {
@@ -124,11 +125,6 @@ impl ExternalChoice {
         }
         None
     }
-}
-
-/// The first 16 hex digits of a content hash, as messages show it.
-fn short(blake3: &str) -> &str {
-    &blake3[..blake3.len().min(16)]
 }
 
 fn error(location: Location, message: impl Into<String>, help: Option<&str>) -> Diagnostic {

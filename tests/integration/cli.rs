@@ -372,17 +372,21 @@ fn interrupt_keeps_finished_tasks_and_a_rerun_resumes(signal: &str) {
     assert!(stderr(&rerun).contains(&format!("{kept} cached")), "{}", stderr(&rerun));
 }
 
+/// [`SIM_SPEC`] cut to one simulation task that would run for hours (2 x 10^9 cycles).
+fn one_endless_simulation() -> String {
+    SIM_SPEC
+        .replace("rates: [0.005, 0.02]", "rates: [0.004]")
+        .replace("routing: [dimension_order, duato]", "routing: duato")
+        .replace("cycles: 4000", "cycles: 2000000000")
+        .replace("replications: 2", "replications: 1")
+}
+
 /// A single SIGTERM stops a simulation that would run for hours (issue: "a single SIGTERM must
 /// stop a task whose remaining cost is unbounded"), instead of waiting for it to finish.
 #[test]
 fn a_single_sigterm_stops_a_long_simulation() {
-    let spec = SIM_SPEC
-        .replace("rates: [0.005, 0.02]", "rates: [0.004]")
-        .replace("routing: [dimension_order, duato]", "routing: duato")
-        .replace("cycles: 4000", "cycles: 2000000000")
-        .replace("replications: 2", "replications: 1");
     let scratch = Scratch::new();
-    scratch.spec("s.yaml", &spec);
+    scratch.spec("s.yaml", &one_endless_simulation());
     let child = scratch
         .command()
         .args(["run", "s.yaml", "-j", "1"])
@@ -769,13 +773,8 @@ fn a_rerun_that_reproduces_every_number_leaves_the_bundle_byte_for_byte() {
 /// interrupted `runner run` does, not 2.
 #[test]
 fn an_interrupted_diff_exits_130() {
-    let spec = SIM_SPEC
-        .replace("rates: [0.005, 0.02]", "rates: [0.004]")
-        .replace("routing: [dimension_order, duato]", "routing: duato")
-        .replace("cycles: 4000", "cycles: 2000000000")
-        .replace("replications: 2", "replications: 1");
     let scratch = Scratch::new();
-    scratch.spec("s.yaml", &spec);
+    scratch.spec("s.yaml", &one_endless_simulation());
     let bundle = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/quickstart");
     let child = scratch
         .command()
