@@ -5,13 +5,12 @@
 //! take one and return a [`crate::measurement::Measurement`]. Nothing here does
 //! I/O or knows about YAML.
 //!
-//! This file holds the network, switching and routing vocabulary and [`Scenario`] itself;
-//! [`fields`] is the table of every scenario field (names, bounds, display names, roles),
+//! This file holds the switching and routing vocabulary and [`Scenario`] itself;
+//! `topology` the network families ([`Topology`], [`TopologyKind`]) and what every layer asks
+//! of one, [`fields`] the table of every scenario field (names, bounds, display names, roles),
 //! [`bounds`] the checks every path applies, `lengths` the message-length distributions,
 //! `traffic` the patterns, traces and injection processes, and [`graph`] a graph file's
 //! parser.
-
-use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -20,6 +19,7 @@ pub mod bounds;
 pub mod fields;
 pub mod graph;
 mod lengths;
+mod topology;
 mod traffic;
 
 pub use graph::Graph;
@@ -29,204 +29,8 @@ pub use traffic::{InjectionProcess, InjectionProcessKind, TraceFile, TraceSummar
 /// Number of simulated or modelled clock cycles.
 pub type Cycles = u64;
 
-/// The interconnection network.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Topology {
-    /// k-ary n-cube with wrap-around (bidirectional) links.
-    Torus {
-        /// Nodes per dimension, k >= 2.
-        radix: u32,
-        /// Number of dimensions, n >= 1.
-        dimensions: u32,
-    },
-    /// k-ary n-mesh: a torus without the wrap-around links.
-    Mesh {
-        /// Nodes per dimension, k >= 2.
-        radix: u32,
-        /// Number of dimensions, n >= 1.
-        dimensions: u32,
-    },
-    /// Binary n-cube with 2^n nodes.
-    Hypercube {
-        /// Number of dimensions, n >= 1.
-        dimensions: u32,
-    },
-    /// Butterfly fat-tree with N = 4^n processors (Greenberg and Guan).
-    FatTree {
-        /// Number of processors N, a power of 4.
-        processors: u32,
-    },
-    /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008): `g = a h + 1` groups of `a` routers,
-    /// each router with `p` terminals, `a - 1` local links (the group is fully connected) and
-    /// `h` global links (one between every pair of groups); `N = p a g` terminals.
-    Dragonfly {
-        /// Terminals per router p >= 1.
-        terminals_per_router: u32,
-        /// Routers per group a >= 1.
-        routers_per_group: u32,
-        /// Global links per router h >= 1.
-        global_links_per_router: u32,
-    },
-    /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `N = k^n`
-    /// terminals and `n` levels of `k^(n-1)` switches, each with `k` links down and `k` up.
-    #[serde(rename = "kary_ntree")]
-    KaryNTree {
-        /// Links down (and up) per switch, k >= 2.
-        radix: u32,
-        /// Levels of switches, n >= 1.
-        dimensions: u32,
-    },
-    /// Any network read from a file (`docs/graph.md`): routers, their terminals and
-    /// bidirectional links. Serialized (and so identified) by the file's content hash only.
-    Graph {
-        /// The parsed graph.
-        #[serde(serialize_with = "graph::serialize_shared")]
-        graph: Arc<Graph>,
-    },
-}
-
-/// The network families by name: `topology.kind` in a spec, the `topology` column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TopologyKind {
-    /// k-ary n-cube.
-    Torus,
-    /// k-ary n-mesh.
-    Mesh,
-    /// Binary n-cube.
-    Hypercube,
-    /// Butterfly fat-tree.
-    FatTree,
-    /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008), global links in the absolute
-    /// arrangement.
-    Dragonfly,
-    /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `radix` k,
-    /// `dimensions` n levels of switches, k^n terminals.
-    #[serde(rename = "kary_ntree")]
-    KaryNTree,
-    /// Any network read from a file (`topology.graph`, format in docs/graph.md).
-    Graph,
-}
-
-impl TopologyKind {
-    /// The name used in specs, rows and on the command line.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            TopologyKind::Torus => "torus",
-            TopologyKind::Mesh => "mesh",
-            TopologyKind::Hypercube => "hypercube",
-            TopologyKind::FatTree => "fat_tree",
-            TopologyKind::Dragonfly => "dragonfly",
-            TopologyKind::KaryNTree => "kary_ntree",
-            TopologyKind::Graph => "graph",
-        }
-    }
-}
-
-impl Topology {
-    /// The family.
-    pub fn family(&self) -> TopologyKind {
-        match self {
-            Topology::Torus { .. } => TopologyKind::Torus,
-            Topology::Mesh { .. } => TopologyKind::Mesh,
-            Topology::Hypercube { .. } => TopologyKind::Hypercube,
-            Topology::FatTree { .. } => TopologyKind::FatTree,
-            Topology::Dragonfly { .. } => TopologyKind::Dragonfly,
-            Topology::KaryNTree { .. } => TopologyKind::KaryNTree,
-            Topology::Graph { .. } => TopologyKind::Graph,
-        }
-    }
-
-    /// Short name used in result rows: `torus`, `mesh`, `hypercube`, `fat_tree`.
-    pub fn kind(&self) -> &'static str {
-        self.family().as_str()
-    }
-
-    /// Radix k for tori and meshes, 2 for the hypercube, 4 for the fat-tree; for the dragonfly
-    /// the router radix `k = p + a - 1 + h` (terminal, local and global ports); for a graph the
-    /// largest router radix (terminals plus links).
-    pub fn radix(&self) -> u32 {
-        match *self {
-            Topology::Graph { ref graph } => graph.radix(),
-            Topology::Torus { radix, .. }
-            | Topology::Mesh { radix, .. }
-            | Topology::KaryNTree { radix, .. } => radix,
-            Topology::Hypercube { .. } => 2,
-            Topology::FatTree { .. } => 4,
-            Topology::Dragonfly {
-                terminals_per_router: p,
-                routers_per_group: a,
-                global_links_per_router: h,
-            } => p.saturating_add(a).saturating_add(h).saturating_sub(1),
-        }
-    }
-
-    /// Number of dimensions n (for the fat-tree: the number of levels, log4 N; for the
-    /// dragonfly 2, its two levels of links: local within a group, global between groups; 0 for
-    /// a graph, which has none).
-    pub fn dimensions(&self) -> u32 {
-        match *self {
-            Topology::Graph { .. } => 0,
-            Topology::Torus { dimensions, .. }
-            | Topology::Mesh { dimensions, .. }
-            | Topology::Hypercube { dimensions }
-            | Topology::KaryNTree { dimensions, .. } => dimensions,
-            Topology::FatTree { processors } => {
-                let mut levels = 0;
-                let mut n = processors.max(1);
-                while n >= 4 {
-                    n /= 4;
-                    levels += 1;
-                }
-                levels
-            }
-            Topology::Dragonfly { .. } => 2,
-        }
-    }
-
-    /// Number of processing nodes, saturating at `u64::MAX` for absurd sizes.
-    pub fn nodes(&self) -> u64 {
-        match *self {
-            Topology::Graph { ref graph } => graph.terminals(),
-            Topology::Torus { radix, dimensions }
-            | Topology::Mesh { radix, dimensions }
-            | Topology::KaryNTree { radix, dimensions } => {
-                (radix as u64).checked_pow(dimensions).unwrap_or(u64::MAX)
-            }
-            Topology::Hypercube { dimensions } => 1u64.checked_shl(dimensions).unwrap_or(u64::MAX),
-            Topology::FatTree { processors } => processors as u64,
-            Topology::Dragonfly {
-                terminals_per_router: p,
-                routers_per_group: a,
-                global_links_per_router: h,
-            } => {
-                let groups = u64::from(a) * u64::from(h) + 1;
-                u64::from(p).saturating_mul(u64::from(a)).saturating_mul(groups)
-            }
-        }
-    }
-
-    /// The dragonfly's (p, a, h); `None` for the other families.
-    pub fn dragonfly(&self) -> Option<(u32, u32, u32)> {
-        match *self {
-            Topology::Dragonfly {
-                terminals_per_router,
-                routers_per_group,
-                global_links_per_router,
-            } => Some((terminals_per_router, routers_per_group, global_links_per_router)),
-            _ => None,
-        }
-    }
-
-    /// The graph of a `graph` topology; `None` for the other families.
-    pub fn graph(&self) -> Option<&Arc<Graph>> {
-        match self {
-            Topology::Graph { graph } => Some(graph),
-            _ => None,
-        }
-    }
-}
+pub(crate) use topology::each_topology_count;
+pub use topology::{Topology, TopologyKind};
 
 /// How a message reserves resources on its way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]

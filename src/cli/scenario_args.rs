@@ -7,7 +7,7 @@ use crate::scenario::bounds::Within;
 use crate::scenario::fields::Named;
 use crate::scenario::{
     BroadcastOrder, Dateline, InjectionProcess, MessageLengths, Routing, Scenario, Switching,
-    TieBreak, Topology, Traffic,
+    TieBreak, Topology, TopologyKind, Traffic,
 };
 use crate::suggest::did_you_mean;
 
@@ -71,7 +71,7 @@ fn rank(key: &str) -> Option<usize> {
 /// Refuses keys that contradict each other: a later one would silently override the other.
 fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
     let given = |key: &str| pairs.iter().find(|(k, _, _)| *k == key);
-    let rules: [(&str, &[&str], &[&str]); 8] = [
+    let rules: [(&str, &[&str], &[&str]); 4] = [
         ("traffic", &["hotspot"], &["hotspot_fraction", "hotspot_nodes"]),
         ("injection_process", &["on_off"], &["burst_length"]),
         (
@@ -80,14 +80,6 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
             &["message_length_min", "message_length_max"],
         ),
         ("switching", &["scouting"], &["scouting_distance"]),
-        ("topology", &["fat_tree"], &["processors"]),
-        ("topology", &["graph"], &["graph"]),
-        (
-            "topology",
-            &["dragonfly"],
-            &["terminals_per_router", "routers_per_group", "global_links_per_router"],
-        ),
-        ("topology", &["torus", "mesh", "kary_ntree"], &["radix"]),
     ];
     for (key, fits, dependants) in rules {
         let Some((_, value, pair)) = given(key) else { continue };
@@ -100,6 +92,22 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
                 "`{pair}` and `{other}` conflict: `{dependant}` applies to {} only; give one of them",
                 needs.join(" or ")
             )));
+        }
+    }
+    // A topology key that the family given does not read.
+    if let Some((_, value, pair)) = given("topology")
+        && let Some(kind) = TopologyKind::ALL.into_iter().find(|k| k.as_str() == *value)
+    {
+        for (dependant, _, other) in pairs {
+            let families: Vec<String> = TopologyKind::reading(dependant)
+                .map(|k| format!("topology={}", k.as_str()))
+                .collect();
+            if !families.is_empty() && !kind.parameters().contains(dependant) {
+                return Err(InputError(format!(
+                    "`{pair}` and `{other}` conflict: `{dependant}` applies to {} only; give one of them",
+                    families.join(" or ")
+                )));
+            }
         }
     }
     Ok(())
@@ -172,14 +180,8 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         return applied;
     }
     match key {
-        "topology"
-        | "radix"
-        | "dimensions"
-        | "terminals_per_router"
-        | "routers_per_group"
-        | "global_links_per_router"
-        | "processors"
-        | "graph" => set_topology(s, key, value),
+        "topology" | "graph" => set_topology(s, key, value),
+        _ if TopologyKind::reading(key).next().is_some() => set_topology(s, key, value),
         "message_length_distribution" | "message_length_min" | "message_length_max" => {
             set_lengths(s, key, value)
         }
@@ -197,98 +199,16 @@ fn unknown(key: &str) -> InputError {
 
 /// The network: its family and the keys its family reads.
 fn set_topology(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
-    let radix = s.topology.radix();
-    let dimensions = s.topology.dimensions();
     match key {
         "topology" => {
-            s.topology = match value {
-                "torus" => Topology::Torus { radix: radix.max(2), dimensions: dimensions.max(1) },
-                "mesh" => Topology::Mesh { radix: radix.max(2), dimensions: dimensions.max(1) },
-                "hypercube" => Topology::Hypercube { dimensions: dimensions.max(1) },
-                "fat_tree" => Topology::FatTree { processors: 4u32.pow(dimensions.clamp(1, 15)) },
-                // The balanced dragonfly with p = 2 (72 terminals) until its keys say otherwise.
-                "dragonfly" => Topology::Dragonfly {
-                    terminals_per_router: 2,
-                    routers_per_group: 4,
-                    global_links_per_router: 2,
-                },
-                // The 4-ary 3-tree (64 terminals) until its keys say otherwise.
-                "kary_ntree" => Topology::KaryNTree {
-                    radix: if s.topology.kind() == "kary_ntree" { radix } else { 4 },
-                    dimensions: if s.topology.kind() == "kary_ntree" { dimensions } else { 3 },
-                },
-                // The `graph` key (applied next) names the file.
-                "graph" => return Ok(()),
-                _ => {
-                    let names = [
-                        "torus",
-                        "mesh",
-                        "hypercube",
-                        "fat_tree",
-                        "dragonfly",
-                        "kary_ntree",
-                        "graph",
-                    ];
-                    return Err(choice(key, value, &names));
-                }
-            }
-        }
-        "radix" => {
-            let radix: u32 = number(key, value)?;
-            s.topology = match s.topology {
-                Topology::Torus { dimensions, .. } => Topology::Torus { radix, dimensions },
-                Topology::Mesh { dimensions, .. } => Topology::Mesh { radix, dimensions },
-                Topology::KaryNTree { dimensions, .. } => Topology::KaryNTree { radix, dimensions },
-                _ => {
-                    return Err(InputError(
-                        "`radix` applies to topology=torus, mesh or kary_ntree".into(),
-                    ));
-                }
-            }
-        }
-        "dimensions" => {
-            let dimensions: u32 = number(key, value)?;
-            s.topology = match s.topology {
-                Topology::Torus { radix, .. } => Topology::Torus { radix, dimensions },
-                Topology::Mesh { radix, .. } => Topology::Mesh { radix, dimensions },
-                Topology::Hypercube { .. } => Topology::Hypercube { dimensions },
-                Topology::KaryNTree { radix, .. } => Topology::KaryNTree { radix, dimensions },
-                Topology::FatTree { .. } => {
-                    return Err(InputError(
-                        "the fat-tree takes `processors`, not `dimensions`".into(),
-                    ));
-                }
-                Topology::Dragonfly { .. } => {
-                    return Err(InputError(
-                        "the dragonfly takes `terminals_per_router`, `routers_per_group` and \
-                         `global_links_per_router`, not `dimensions`"
-                            .into(),
-                    ));
-                }
-                Topology::Graph { .. } => {
-                    return Err(InputError("a graph has no `dimensions`".into()));
-                }
-            }
-        }
-        "terminals_per_router" | "routers_per_group" | "global_links_per_router" => {
-            let value: u32 = number(key, value)?;
-            let (mut p, mut a, mut h) = s.topology.dragonfly().unwrap_or((2, 4, 2));
-            match key {
-                // Balanced (a = 2p, h = p) unless the other two keys follow: keys apply in
-                // field order, p first.
-                "terminals_per_router" => (p, a, h) = (value, value.saturating_mul(2), value),
-                "routers_per_group" => a = value,
-                _ => h = value,
-            }
-            s.topology = Topology::Dragonfly {
-                terminals_per_router: p,
-                routers_per_group: a,
-                global_links_per_router: h,
+            let Some(kind) = TopologyKind::ALL.into_iter().find(|k| k.as_str() == value) else {
+                let names: Vec<&str> = TopologyKind::ALL.iter().map(|k| k.as_str()).collect();
+                return Err(choice(key, value, &names));
             };
-        }
-        "processors" => {
-            let processors: u32 = number(key, value)?;
-            s.topology = Topology::FatTree { processors };
+            // A graph's file is the `graph` key, applied next.
+            if let Some(topology) = Topology::example(kind, &s.topology) {
+                s.topology = topology;
+            }
         }
         "graph" => {
             // A graph file, relative to the working directory, read and parsed as a spec's.
@@ -297,6 +217,27 @@ fn set_topology(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputErr
                     InputError(format!("`graph={value}`: {}", problems.join("; ")))
                 })?;
             s.topology = Topology::Graph { graph: std::sync::Arc::new(graph) };
+        }
+        _ if TopologyKind::reading(key).next().is_some() => {
+            let value: u32 = number(key, value)?;
+            // The current family when it reads the key, else the one family that does.
+            let families: Vec<TopologyKind> = TopologyKind::reading(key).collect();
+            let start = match families[..] {
+                _ if families.contains(&s.topology.family()) => Some(s.topology.clone()),
+                [only] => Topology::example(only, &s.topology),
+                _ => None,
+            };
+            let Some(topology) = start.and_then(|t| t.with_count(key, value)) else {
+                let names: Vec<&str> = families.iter().map(|k| k.as_str()).collect();
+                let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+                let names = if rest.is_empty() {
+                    last.to_string()
+                } else {
+                    format!("{} or {last}", rest.join(", "))
+                };
+                return Err(InputError(format!("`{key}` applies to topology={names}")));
+            };
+            s.topology = topology;
         }
         _ => return Err(unknown(key)),
     }

@@ -219,27 +219,10 @@ fields::each_scenario_key!(copy_keys);
 /// Every bound a scenario must satisfy, whatever path built it: its integer and real
 /// fields, its hotspot nodes and its escape channels.
 pub fn check(s: &super::Scenario) -> Result<(), String> {
-    use super::{Switching, Topology, Traffic};
-    match s.topology {
-        Topology::Torus { radix, dimensions }
-        | Topology::Mesh { radix, dimensions }
-        | Topology::KaryNTree { radix, dimensions } => {
-            integer("radix", radix)?;
-            integer("dimensions", dimensions)?;
-        }
-        Topology::Hypercube { dimensions } => integer("dimensions", dimensions)?,
-        Topology::FatTree { processors } => integer("processors", processors)?,
-        Topology::Dragonfly {
-            terminals_per_router,
-            routers_per_group,
-            global_links_per_router,
-        } => {
-            integer("terminals_per_router", terminals_per_router)?;
-            integer("routers_per_group", routers_per_group)?;
-            integer("global_links_per_router", global_links_per_router)?;
-        }
-        // Checked when the file is parsed (`scenario::graph`).
-        Topology::Graph { .. } => {}
+    use super::{Switching, Traffic};
+    // A graph's bounds are checked when its file is parsed (`scenario::graph`).
+    for (key, value) in s.topology.counts() {
+        integer(key, value)?;
     }
     if let Switching::Scouting { scouting_distance } = s.switching {
         integer("scouting_distance", scouting_distance)?;

@@ -438,19 +438,19 @@ pub const FIELDS: &[Field] = &[
         .display(display("N", "nodes", ""))
         .header(header("Nodes N", "", "$N$", "")),
     field("terminals_per_router", count(1, MAX_COUNT), |s| {
-        maybe_count(s.topology.dragonfly().map(|(p, _, _)| p))
+        maybe_count(s.topology.count("terminals_per_router"))
     })
     .described()
     .display(display("p", "terminals per router", ""))
     .header(header("Terminals per router p", "", "$p$", "")),
     field("routers_per_group", count(1, MAX_COUNT), |s| {
-        maybe_count(s.topology.dragonfly().map(|(_, a, _)| a))
+        maybe_count(s.topology.count("routers_per_group"))
     })
     .described()
     .display(display("a", "routers per group", ""))
     .header(header("Routers per group a", "", "$a$", "")),
     field("global_links_per_router", count(1, MAX_COUNT), |s| {
-        maybe_count(s.topology.dragonfly().map(|(_, _, h)| h))
+        maybe_count(s.topology.count("global_links_per_router"))
     })
     .described()
     .display(display("h", "global links per router", ""))

@@ -147,47 +147,33 @@ macro_rules! scenario_spec {
 }
 crate::scenario::fields::each_scenario_key!(scenario_spec);
 
-/// `scenario.topology`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TopologySpec {
-    /// `torus` (k-ary n-cube), `mesh`, `hypercube`, `fat_tree` (butterfly fat-tree),
-    /// `dragonfly`, `kary_ntree` (k-ary n-tree) or `graph` (any network read from a file).
-    #[schemars(with = "Sweep<TopologyKind>")]
-    pub kind: Field<TopologyKind>,
-    /// Nodes per dimension k >= 2 (torus, mesh); links down and up per switch k >= 2
-    /// (kary_ntree).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub radix: Option<Field<u32>>,
-    /// Number of dimensions n >= 1 (torus, mesh, hypercube); levels of switches n >= 1
-    /// (kary_ntree).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub dimensions: Option<Field<u32>>,
-    /// Number of processors N, a power of 4 (fat_tree).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub processors: Option<Field<u32>>,
-    /// Terminals per router p >= 1 (dragonfly).
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub terminals_per_router: Option<Field<u32>>,
-    /// Routers per group a >= 1 (dragonfly); 2p, the balanced dragonfly, when left out.
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub routers_per_group: Option<Field<u32>>,
-    /// Global links per router h >= 1 (dragonfly); p, the balanced dragonfly, when left out.
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<u32>>")]
-    pub global_links_per_router: Option<Field<u32>>,
-    /// The file describing the network (graph): its routers, the terminals of each and its
-    /// links, in the text format of `docs/graph.md`, relative to the spec file's directory. Its
-    /// content hash, not its name, is part of the task ids; a list sweeps over files.
-    #[serde(default)]
-    #[schemars(with = "Option<Sweep<String>>")]
-    pub graph: Option<Field<String>>,
+/// Defines [`TopologySpec`] with a member for each key of `scenario::each_topology_count`.
+macro_rules! topology_spec {
+    ($( $(#[$meta:meta])* $name:ident; )*) => {
+        /// `scenario.topology`.
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct TopologySpec {
+            /// `torus` (k-ary n-cube), `mesh`, `hypercube`, `fat_tree` (butterfly fat-tree),
+            /// `dragonfly`, `kary_ntree` (k-ary n-tree) or `graph` (any network read from a file).
+            #[schemars(with = "Sweep<TopologyKind>")]
+            pub kind: Field<TopologyKind>,
+            $(
+                $(#[$meta])*
+                #[serde(default)]
+                #[schemars(with = "Option<Sweep<u32>>")]
+                pub $name: Option<Field<u32>>,
+            )*
+            /// The file describing the network (graph): its routers, the terminals of each and its
+            /// links, in the text format of `docs/graph.md`, relative to the spec file's directory. Its
+            /// content hash, not its name, is part of the task ids; a list sweeps over files.
+            #[serde(default)]
+            #[schemars(with = "Option<Sweep<String>>")]
+            pub graph: Option<Field<String>>,
+        }
+    };
 }
+crate::scenario::each_topology_count!(topology_spec);
 
 /// `scenario.switching`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -117,61 +117,32 @@ fn topology(
     kind_location: Location,
 ) -> Option<Topology> {
     let kind = get(&c.topology, index[TOPOLOGY])?;
-    let mut need = |field: usize, values: &Values<u32>, what: &str| -> Option<u32> {
-        used[field] = true;
-        let value = get(values, index[field]);
-        if value.is_none() {
+    if kind == TopologyKind::Graph {
+        used[GRAPH] = true;
+        let Some((graph, _)) = c.graph.get(index[GRAPH]) else {
             diags.error(
                 kind_location,
-                format!("a {what} needs `topology.{}`", FIELDS[field]),
+                "a graph needs `topology.graph`, the file describing it (docs/graph.md)",
                 None,
             );
-        }
-        value
-    };
-    let topology = match kind {
-        TopologyKind::Torus => Topology::Torus {
-            radix: need(RADIX, &c.radix, "torus")?,
-            dimensions: need(DIMENSIONS, &c.dimensions, "torus")?,
-        },
-        TopologyKind::Mesh => Topology::Mesh {
-            radix: need(RADIX, &c.radix, "mesh")?,
-            dimensions: need(DIMENSIONS, &c.dimensions, "mesh")?,
-        },
-        TopologyKind::Hypercube => {
-            Topology::Hypercube { dimensions: need(DIMENSIONS, &c.dimensions, "hypercube")? }
-        }
-        TopologyKind::FatTree => {
-            Topology::FatTree { processors: need(PROCESSORS, &c.processors, "fat_tree")? }
-        }
-        TopologyKind::KaryNTree => Topology::KaryNTree {
-            radix: need(RADIX, &c.radix, "kary_ntree")?,
-            dimensions: need(DIMENSIONS, &c.dimensions, "kary_ntree")?,
-        },
-        TopologyKind::Graph => {
-            used[GRAPH] = true;
-            let Some((graph, _)) = c.graph.get(index[GRAPH]) else {
-                diags.error(
-                    kind_location,
-                    "a graph needs `topology.graph`, the file describing it (docs/graph.md)",
-                    None,
-                );
-                return None;
-            };
-            Topology::Graph { graph: graph.clone() }
-        }
-        TopologyKind::Dragonfly => {
-            // Balanced by default: a = 2p, h = p (Kim et al.'s a = 2p = 2h).
-            let p = need(TERMINALS, &c.terminals_per_router, "dragonfly")?;
-            used[ROUTERS] = true;
-            used[GLOBAL_LINKS] = true;
-            Topology::Dragonfly {
-                terminals_per_router: p,
-                routers_per_group: get(&c.routers_per_group, index[ROUTERS])
-                    .unwrap_or(p.saturating_mul(2)),
-                global_links_per_router: get(&c.global_links_per_router, index[GLOBAL_LINKS])
-                    .unwrap_or(p),
-            }
+            return None;
+        };
+        return Some(Topology::Graph { graph: graph.clone() });
+    }
+    let built = Topology::from_counts(kind, |key| {
+        let (field, values) = c.counts.get(key)?;
+        used[field] = true;
+        get(values, index[field])
+    });
+    let topology = match built {
+        Ok(topology) => topology,
+        Err(missing) => {
+            diags.error(
+                kind_location,
+                format!("a {} needs `topology.{missing}`", kind.as_str()),
+                None,
+            );
+            return None;
         }
     };
     if topology.nodes() > MAX_NODES {

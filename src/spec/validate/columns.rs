@@ -6,12 +6,8 @@ use super::*;
 /// Every field's values, each with the location it was written at.
 pub(super) struct Columns {
     pub(super) topology: Values<TopologyKind>,
-    pub(super) radix: Values<u32>,
-    pub(super) dimensions: Values<u32>,
-    pub(super) processors: Values<u32>,
-    pub(super) terminals_per_router: Values<u32>,
-    pub(super) routers_per_group: Values<u32>,
-    pub(super) global_links_per_router: Values<u32>,
+    /// The count keys of `topology:`.
+    pub(super) counts: Counts,
     pub(super) graph: Values<Arc<Graph>>,
     pub(super) switching: Values<SwitchingKind>,
     pub(super) scouting_distance: Values<u32>,
@@ -74,6 +70,43 @@ macro_rules! keys {
     (@default $default:expr) => { Some($default) };
 }
 fields::each_scenario_key!(keys);
+
+/// Defines [`Counts`], the values of each count key of `scenario::each_topology_count`, and
+/// their reading.
+macro_rules! counts {
+    ($( $(#[$meta:meta])* $name:ident; )*) => {
+        /// The values of the count keys written under `topology:`, each with its location.
+        pub(super) struct Counts {
+            $( pub(super) $name: Values<u32>, )*
+        }
+
+        impl Counts {
+            /// Reads each key in turn.
+            fn read(r: &mut Reader<'_>, t: &TopologySpec) -> Counts {
+                Counts {
+                    $(
+                        $name: r.read(
+                            const { fields::swept_index(stringify!($name)) },
+                            t.$name.as_ref(),
+                            None,
+                        ),
+                    )*
+                }
+            }
+
+            /// The field index (in [`FIELDS`]) and the values of count key `key`.
+            pub(super) fn get(&self, key: &str) -> Option<(usize, &Values<u32>)> {
+                $(
+                    if key == stringify!($name) {
+                        return Some((const { fields::swept_index(stringify!($name)) }, &self.$name));
+                    }
+                )*
+                None
+            }
+        }
+    };
+}
+crate::scenario::each_topology_count!(counts);
 
 /// Reads a spec's sweepable fields one by one, recording where each was written and how many
 /// values it takes.
@@ -253,16 +286,7 @@ pub(super) fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> C
     let mut r = Reader { diags, written: [None; FIELDS.len()], lens: [0; FIELDS.len()] };
     Columns {
         topology: r.read(TOPOLOGY, Some(&topology.kind), None),
-        radix: r.read(RADIX, topology.radix.as_ref(), None),
-        dimensions: r.read(DIMENSIONS, topology.dimensions.as_ref(), None),
-        processors: r.read(PROCESSORS, topology.processors.as_ref(), None),
-        terminals_per_router: r.read(TERMINALS, topology.terminals_per_router.as_ref(), None),
-        routers_per_group: r.read(ROUTERS, topology.routers_per_group.as_ref(), None),
-        global_links_per_router: r.read(
-            GLOBAL_LINKS,
-            topology.global_links_per_router.as_ref(),
-            None,
-        ),
+        counts: Counts::read(&mut r, topology),
         graph: r.graphs(topology.graph.as_ref(), spec_dir),
         switching: r.read(SWITCHING, switching.map(|s| &s.kind), Some(SwitchingKind::Wormhole)),
         scouting_distance: r.read(

@@ -118,12 +118,15 @@ pub(super) fn expand(
             && !used[field]
             && diags.0.is_empty()
         {
+            let families: Vec<&str> =
+                TopologyKind::reading(FIELDS[field]).map(TopologyKind::as_str).collect();
+            let topology_kinds = match families.split_last() {
+                Some((last, [])) => format!("`topology.kind: {last}`"),
+                Some((last, rest)) => format!("`topology.kind: {}` or `{last}`", rest.join("`, `")),
+                None => String::new(),
+            };
             let applies = match field {
-                RADIX => "`topology.kind: torus` or `mesh`",
-                DIMENSIONS => "`topology.kind: torus`, `mesh` or `hypercube`",
-                PROCESSORS => "`topology.kind: fat_tree`",
-                TERMINALS | ROUTERS | GLOBAL_LINKS => "`topology.kind: dragonfly`",
-                GRAPH => "`topology.kind: graph`",
+                _ if !families.is_empty() => topology_kinds.as_str(),
                 SCOUTING => "`switching.kind: scouting`",
                 DATELINE => "`routing: dimension_order` or `duato` on a torus",
                 TIE_BREAK => "`routing: dimension_order` or `duato` on a torus of even radix",

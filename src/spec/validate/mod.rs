@@ -49,12 +49,6 @@ pub use methods::{DEFAULT_CURVE_POINTS, MAX_CURVE_POINTS, check_target_precision
 pub const FIELDS: [&str; fields::SWEPT.len()] = fields::SWEPT;
 
 const TOPOLOGY: usize = fields::swept_index("topology");
-const RADIX: usize = fields::swept_index("radix");
-const DIMENSIONS: usize = fields::swept_index("dimensions");
-const PROCESSORS: usize = fields::swept_index("processors");
-const TERMINALS: usize = fields::swept_index("terminals_per_router");
-const ROUTERS: usize = fields::swept_index("routers_per_group");
-const GLOBAL_LINKS: usize = fields::swept_index("global_links_per_router");
 const GRAPH: usize = fields::swept_index("graph");
 const SWITCHING: usize = fields::swept_index("switching");
 const SCOUTING: usize = fields::swept_index("scouting_distance");
@@ -388,24 +382,7 @@ fn refuse_with_trace(
 
 /// A short human description of a scenario: `torus 8-ary 2-cube, wormhole, duato, V=3, M=32`.
 pub fn label(s: &Scenario) -> String {
-    let topology = match &s.topology {
-        Topology::Graph { graph } => format!(
-            "graph {} ({} terminals, {} routers)",
-            graph.file_name(),
-            graph.terminals(),
-            graph.routers.len()
-        ),
-        &Topology::Torus { radix, dimensions } => format!("{radix}-ary {dimensions}-cube torus"),
-        &Topology::Mesh { radix, dimensions } => format!("{radix}-ary {dimensions}-mesh"),
-        &Topology::Hypercube { dimensions } => format!("{dimensions}-cube"),
-        &Topology::FatTree { processors } => format!("fat-tree N={processors}"),
-        &Topology::Dragonfly {
-            terminals_per_router: p,
-            routers_per_group: a,
-            global_links_per_router: h,
-        } => format!("dragonfly p={p} a={a} h={h}"),
-        Topology::KaryNTree { radix, dimensions } => format!("{radix}-ary {dimensions}-tree"),
-    };
+    let topology = s.topology.label();
     let switching = match s.switching {
         Switching::Scouting { scouting_distance } => format!("scouting K={scouting_distance}"),
         other => other.kind().to_string(),

@@ -1,0 +1,533 @@
+//! The network families of the vocabulary: [`Topology`] (a family and its parameters),
+//! [`TopologyKind`] (the family by name) and what every layer asks of a family without knowing
+//! which one it is: the topology keys it reads ([`TopologyKind::parameters`]), their values
+//! ([`Topology::counts`]), a topology built from them ([`Topology::from_counts`], with the
+//! family's defaults), its sizes ([`Topology::nodes`], [`Topology::radix`],
+//! [`Topology::dimensions`]) and its label in messages ([`Topology::label`]).
+//!
+//! The spec's reading, the command line, the bounds checks and the result columns go through
+//! these, so a family is known here, in its simulator file (`sim/network/`) and in its arms
+//! of `sim/topology.rs`; a family with keys no other family reads also adds their rows to
+//! [`super::fields`].
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::graph::{self, Graph};
+
+/// The interconnection network.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topology {
+    /// k-ary n-cube with wrap-around (bidirectional) links.
+    Torus {
+        /// Nodes per dimension, k >= 2.
+        radix: u32,
+        /// Number of dimensions, n >= 1.
+        dimensions: u32,
+    },
+    /// k-ary n-mesh: a torus without the wrap-around links.
+    Mesh {
+        /// Nodes per dimension, k >= 2.
+        radix: u32,
+        /// Number of dimensions, n >= 1.
+        dimensions: u32,
+    },
+    /// Binary n-cube with 2^n nodes.
+    Hypercube {
+        /// Number of dimensions, n >= 1.
+        dimensions: u32,
+    },
+    /// Butterfly fat-tree with N = 4^n processors (Greenberg and Guan).
+    FatTree {
+        /// Number of processors N, a power of 4.
+        processors: u32,
+    },
+    /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008): `g = a h + 1` groups of `a` routers,
+    /// each router with `p` terminals, `a - 1` local links (the group is fully connected) and
+    /// `h` global links (one between every pair of groups); `N = p a g` terminals.
+    Dragonfly {
+        /// Terminals per router p >= 1.
+        terminals_per_router: u32,
+        /// Routers per group a >= 1.
+        routers_per_group: u32,
+        /// Global links per router h >= 1.
+        global_links_per_router: u32,
+    },
+    /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `N = k^n`
+    /// terminals and `n` levels of `k^(n-1)` switches, each with `k` links down and `k` up.
+    #[serde(rename = "kary_ntree")]
+    KaryNTree {
+        /// Links down (and up) per switch, k >= 2.
+        radix: u32,
+        /// Levels of switches, n >= 1.
+        dimensions: u32,
+    },
+    /// Any network read from a file (`docs/graph.md`): routers, their terminals and
+    /// bidirectional links. Serialized (and so identified) by the file's content hash only.
+    Graph {
+        /// The parsed graph.
+        #[serde(serialize_with = "graph::serialize_shared")]
+        graph: Arc<Graph>,
+    },
+}
+
+/// The network families by name: `topology.kind` in a spec, the `topology` column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// k-ary n-cube.
+    Torus,
+    /// k-ary n-mesh.
+    Mesh,
+    /// Binary n-cube.
+    Hypercube,
+    /// Butterfly fat-tree.
+    FatTree,
+    /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008), global links in the absolute
+    /// arrangement.
+    Dragonfly,
+    /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `radix` k,
+    /// `dimensions` n levels of switches, k^n terminals.
+    #[serde(rename = "kary_ntree")]
+    KaryNTree,
+    /// Any network read from a file (`topology.graph`, format in docs/graph.md).
+    Graph,
+}
+
+impl TopologyKind {
+    /// The name used in specs, rows and on the command line.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TopologyKind::Torus => "torus",
+            TopologyKind::Mesh => "mesh",
+            TopologyKind::Hypercube => "hypercube",
+            TopologyKind::FatTree => "fat_tree",
+            TopologyKind::Dragonfly => "dragonfly",
+            TopologyKind::KaryNTree => "kary_ntree",
+            TopologyKind::Graph => "graph",
+        }
+    }
+}
+
+impl Topology {
+    /// The family.
+    pub fn family(&self) -> TopologyKind {
+        match self {
+            Topology::Torus { .. } => TopologyKind::Torus,
+            Topology::Mesh { .. } => TopologyKind::Mesh,
+            Topology::Hypercube { .. } => TopologyKind::Hypercube,
+            Topology::FatTree { .. } => TopologyKind::FatTree,
+            Topology::Dragonfly { .. } => TopologyKind::Dragonfly,
+            Topology::KaryNTree { .. } => TopologyKind::KaryNTree,
+            Topology::Graph { .. } => TopologyKind::Graph,
+        }
+    }
+
+    /// Short name used in result rows: `torus`, `mesh`, `hypercube`, `fat_tree`.
+    pub fn kind(&self) -> &'static str {
+        self.family().as_str()
+    }
+
+    /// Radix k for tori and meshes, 2 for the hypercube, 4 for the fat-tree; for the dragonfly
+    /// the router radix `k = p + a - 1 + h` (terminal, local and global ports); for a graph the
+    /// largest router radix (terminals plus links).
+    pub fn radix(&self) -> u32 {
+        match *self {
+            Topology::Graph { ref graph } => graph.radix(),
+            Topology::Torus { radix, .. }
+            | Topology::Mesh { radix, .. }
+            | Topology::KaryNTree { radix, .. } => radix,
+            Topology::Hypercube { .. } => 2,
+            Topology::FatTree { .. } => 4,
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            } => p.saturating_add(a).saturating_add(h).saturating_sub(1),
+        }
+    }
+
+    /// Number of dimensions n (for the fat-tree: the number of levels, log4 N; for the
+    /// dragonfly 2, its two levels of links: local within a group, global between groups; 0 for
+    /// a graph, which has none).
+    pub fn dimensions(&self) -> u32 {
+        match *self {
+            Topology::Graph { .. } => 0,
+            Topology::Torus { dimensions, .. }
+            | Topology::Mesh { dimensions, .. }
+            | Topology::Hypercube { dimensions }
+            | Topology::KaryNTree { dimensions, .. } => dimensions,
+            Topology::FatTree { processors } => {
+                let mut levels = 0;
+                let mut n = processors.max(1);
+                while n >= 4 {
+                    n /= 4;
+                    levels += 1;
+                }
+                levels
+            }
+            Topology::Dragonfly { .. } => 2,
+        }
+    }
+
+    /// Number of processing nodes, saturating at `u64::MAX` for absurd sizes.
+    pub fn nodes(&self) -> u64 {
+        match *self {
+            Topology::Graph { ref graph } => graph.terminals(),
+            Topology::Torus { radix, dimensions }
+            | Topology::Mesh { radix, dimensions }
+            | Topology::KaryNTree { radix, dimensions } => {
+                (radix as u64).checked_pow(dimensions).unwrap_or(u64::MAX)
+            }
+            Topology::Hypercube { dimensions } => 1u64.checked_shl(dimensions).unwrap_or(u64::MAX),
+            Topology::FatTree { processors } => processors as u64,
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            } => {
+                let groups = u64::from(a) * u64::from(h) + 1;
+                u64::from(p).saturating_mul(u64::from(a)).saturating_mul(groups)
+            }
+        }
+    }
+
+    /// The dragonfly's (p, a, h); `None` for the other families.
+    pub fn dragonfly(&self) -> Option<(u32, u32, u32)> {
+        match *self {
+            Topology::Dragonfly {
+                terminals_per_router,
+                routers_per_group,
+                global_links_per_router,
+            } => Some((terminals_per_router, routers_per_group, global_links_per_router)),
+            _ => None,
+        }
+    }
+
+    /// The graph of a `graph` topology; `None` for the other families.
+    pub fn graph(&self) -> Option<&Arc<Graph>> {
+        match self {
+            Topology::Graph { graph } => Some(graph),
+            _ => None,
+        }
+    }
+}
+
+/// Calls the macro `$then` with the count keys of a spec's `topology:` section (every
+/// family's parameters but a graph's file), each as `/// doc` `name;`, the doc being the
+/// key's documentation in the spec's JSON Schema. The spec's syntax
+/// (`spec::types::TopologySpec`) and its reading (`spec::validate::columns`) come from it; a
+/// family's [`TopologyKind::parameters`] name some of them.
+macro_rules! each_topology_count {
+    ($then:ident) => {
+        $then! {
+            /// Nodes per dimension k >= 2 (torus, mesh); links down and up per switch k >= 2
+            /// (kary_ntree).
+            radix;
+            /// Number of dimensions n >= 1 (torus, mesh, hypercube); levels of switches n >= 1
+            /// (kary_ntree).
+            dimensions;
+            /// Number of processors N, a power of 4 (fat_tree).
+            processors;
+            /// Terminals per router p >= 1 (dragonfly).
+            terminals_per_router;
+            /// Routers per group a >= 1 (dragonfly); 2p, the balanced dragonfly, when left out.
+            routers_per_group;
+            /// Global links per router h >= 1 (dragonfly); p, the balanced dragonfly, when left out.
+            global_links_per_router;
+        }
+    };
+}
+pub(crate) use each_topology_count;
+
+impl TopologyKind {
+    /// Every family, in the order of the spec's documentation.
+    pub const ALL: [TopologyKind; 7] = [
+        TopologyKind::Torus,
+        TopologyKind::Mesh,
+        TopologyKind::Hypercube,
+        TopologyKind::FatTree,
+        TopologyKind::Dragonfly,
+        TopologyKind::KaryNTree,
+        TopologyKind::Graph,
+    ];
+
+    /// The topology keys the family reads (`topology.<key>` in a spec, `<key>=` on the command
+    /// line), in the order of the scenario fields; every one is a count but a graph's file.
+    pub const fn parameters(self) -> &'static [&'static str] {
+        match self {
+            TopologyKind::Torus | TopologyKind::Mesh | TopologyKind::KaryNTree => {
+                &["radix", "dimensions"]
+            }
+            TopologyKind::Hypercube => &["dimensions"],
+            TopologyKind::FatTree => &["processors"],
+            TopologyKind::Dragonfly => {
+                &["terminals_per_router", "routers_per_group", "global_links_per_router"]
+            }
+            TopologyKind::Graph => &["graph"],
+        }
+    }
+
+    /// The families that read topology key `key`.
+    pub fn reading(key: &str) -> impl Iterator<Item = TopologyKind> + '_ {
+        TopologyKind::ALL.into_iter().filter(move |kind| kind.parameters().contains(&key))
+    }
+}
+
+impl Topology {
+    /// The family's count parameters and their values, in [`TopologyKind::parameters`] order
+    /// (a graph has none: its file is its parameter).
+    pub fn counts(&self) -> Vec<(&'static str, u32)> {
+        let keys = self.family().parameters();
+        let values: &[u32] = match *self {
+            Topology::Torus { radix, dimensions }
+            | Topology::Mesh { radix, dimensions }
+            | Topology::KaryNTree { radix, dimensions } => &[radix, dimensions],
+            Topology::Hypercube { dimensions } => &[dimensions],
+            Topology::FatTree { processors } => &[processors],
+            Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            } => &[p, a, h],
+            Topology::Graph { .. } => &[],
+        };
+        keys.iter().copied().zip(values.iter().copied()).collect()
+    }
+
+    /// The value of count parameter `key`, when the family reads it.
+    pub fn count(&self, key: &str) -> Option<u32> {
+        self.counts().into_iter().find(|&(k, _)| k == key).map(|(_, value)| value)
+    }
+
+    /// The topology of family `kind` with the counts `given` returns for its parameters, and
+    /// the family's defaults for those it leaves out (the dragonfly is balanced by default:
+    /// `a = 2p`, `h = p`, Kim et al.'s). `Err` names a parameter that has no default; a graph,
+    /// read from its file, is never built here.
+    pub fn from_counts(
+        kind: TopologyKind,
+        mut given: impl FnMut(&'static str) -> Option<u32>,
+    ) -> Result<Topology, &'static str> {
+        let mut need = |key: &'static str| given(key).ok_or(key);
+        Ok(match kind {
+            TopologyKind::Torus => {
+                Topology::Torus { radix: need("radix")?, dimensions: need("dimensions")? }
+            }
+            TopologyKind::Mesh => {
+                Topology::Mesh { radix: need("radix")?, dimensions: need("dimensions")? }
+            }
+            TopologyKind::Hypercube => Topology::Hypercube { dimensions: need("dimensions")? },
+            TopologyKind::FatTree => Topology::FatTree { processors: need("processors")? },
+            TopologyKind::KaryNTree => {
+                Topology::KaryNTree { radix: need("radix")?, dimensions: need("dimensions")? }
+            }
+            TopologyKind::Dragonfly => {
+                let p = need("terminals_per_router")?;
+                Topology::Dragonfly {
+                    terminals_per_router: p,
+                    routers_per_group: need("routers_per_group").unwrap_or(p.saturating_mul(2)),
+                    global_links_per_router: need("global_links_per_router").unwrap_or(p),
+                }
+            }
+            TopologyKind::Graph => return Err("graph"),
+        })
+    }
+
+    /// The network of family `kind` that the command line starts from before its keys
+    /// (`runner simulate topology=<kind>`): a torus or a mesh keeps the radix and dimensions of
+    /// `from` (at least 2 and 1), a hypercube its dimensions, a fat-tree has 4^n processors for
+    /// `from`'s n; the dragonfly is the balanced one with p = 2 (72 terminals), and the k-ary
+    /// n-tree the 4-ary 3-tree (64 terminals) unless `from` is one. `None` for a graph, which
+    /// its file gives.
+    pub fn example(kind: TopologyKind, from: &Topology) -> Option<Topology> {
+        let radix = from.radix().max(2);
+        let dimensions = from.dimensions().max(1);
+        Some(match kind {
+            TopologyKind::Torus => Topology::Torus { radix, dimensions },
+            TopologyKind::Mesh => Topology::Mesh { radix, dimensions },
+            TopologyKind::Hypercube => Topology::Hypercube { dimensions },
+            TopologyKind::FatTree => {
+                Topology::FatTree { processors: 4u32.pow(from.dimensions().clamp(1, 15)) }
+            }
+            TopologyKind::Dragonfly => Topology::Dragonfly {
+                terminals_per_router: 2,
+                routers_per_group: 4,
+                global_links_per_router: 2,
+            },
+            TopologyKind::KaryNTree if from.family() == kind => from.clone(),
+            TopologyKind::KaryNTree => Topology::KaryNTree { radix: 4, dimensions: 3 },
+            TopologyKind::Graph => return None,
+        })
+    }
+
+    /// The topology with count parameter `key` set to `value`, and the parameters after it
+    /// that have a default set back to it (the dragonfly's p makes it balanced again:
+    /// `a = 2p`, `h = p`, unless the keys that follow say otherwise); the others keep their
+    /// values. `None` when the family does not read `key`.
+    pub fn with_count(&self, key: &str, value: u32) -> Option<Topology> {
+        let kind = self.family();
+        let parameters = kind.parameters();
+        let at = parameters.iter().position(|k| *k == key)?;
+        // The parameters after `key` that have no default keep their values.
+        let mut kept: Vec<&str> = parameters[..at].to_vec();
+        loop {
+            let built = Topology::from_counts(kind, |k| {
+                if k == key {
+                    Some(value)
+                } else if kept.contains(&k) {
+                    self.count(k)
+                } else {
+                    None
+                }
+            });
+            match built {
+                Ok(topology) => return Some(topology),
+                Err(missing) if !kept.contains(&missing) && missing != key => kept.push(missing),
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// The network in the words of a paper: `8-ary 2-cube torus`, `fat-tree N=64`,
+    /// `dragonfly p=2 a=4 h=2`, `graph ring.txt (8 terminals, 8 routers)`.
+    pub fn label(&self) -> String {
+        match self {
+            Topology::Graph { graph } => format!(
+                "graph {} ({} terminals, {} routers)",
+                graph.file_name(),
+                graph.terminals(),
+                graph.routers.len()
+            ),
+            &Topology::Torus { radix, dimensions } => {
+                format!("{radix}-ary {dimensions}-cube torus")
+            }
+            &Topology::Mesh { radix, dimensions } => format!("{radix}-ary {dimensions}-mesh"),
+            &Topology::Hypercube { dimensions } => format!("{dimensions}-cube"),
+            &Topology::FatTree { processors } => format!("fat-tree N={processors}"),
+            &Topology::Dragonfly {
+                terminals_per_router: p,
+                routers_per_group: a,
+                global_links_per_router: h,
+            } => format!("dragonfly p={p} a={a} h={h}"),
+            Topology::KaryNTree { radix, dimensions } => format!("{radix}-ary {dimensions}-tree"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Topology, TopologyKind};
+    use crate::scenario::fields;
+
+    /// One network of every family that reads counts.
+    fn networks() -> Vec<Topology> {
+        vec![
+            Topology::Torus { radix: 8, dimensions: 2 },
+            Topology::Mesh { radix: 4, dimensions: 3 },
+            Topology::Hypercube { dimensions: 6 },
+            Topology::FatTree { processors: 64 },
+            Topology::Dragonfly {
+                terminals_per_router: 2,
+                routers_per_group: 6,
+                global_links_per_router: 3,
+            },
+            Topology::KaryNTree { radix: 4, dimensions: 3 },
+        ]
+    }
+
+    #[test]
+    fn counts_build_the_topology_back() {
+        for topology in networks() {
+            let counts = topology.counts();
+            let names: Vec<&str> = counts.iter().map(|&(key, _)| key).collect();
+            assert_eq!(names, topology.family().parameters(), "{topology:?}");
+            let built = Topology::from_counts(topology.family(), |key| topology.count(key));
+            assert_eq!(built, Ok(topology.clone()));
+        }
+    }
+
+    #[test]
+    fn a_missing_count_is_named_and_the_dragonfly_is_balanced_by_default() {
+        let torus = Topology::from_counts(TopologyKind::Torus, |k| (k == "radix").then_some(4));
+        assert_eq!(torus, Err("dimensions"));
+        let dragonfly = Topology::from_counts(TopologyKind::Dragonfly, |k| {
+            (k == "terminals_per_router").then_some(3)
+        });
+        assert_eq!(
+            dragonfly.map(|t| t.counts()),
+            Ok(vec![
+                ("terminals_per_router", 3),
+                ("routers_per_group", 6),
+                ("global_links_per_router", 3)
+            ])
+        );
+        assert!(Topology::from_counts(TopologyKind::Graph, |_| Some(1)).is_err());
+    }
+
+    #[test]
+    fn every_parameter_is_a_scenario_field_in_field_order() {
+        for kind in TopologyKind::ALL {
+            let positions: Vec<usize> =
+                kind.parameters().iter().map(|key| fields::index(key)).collect();
+            assert!(positions.windows(2).all(|w| w[0] < w[1]), "{kind:?}: {positions:?}");
+            for key in kind.parameters() {
+                assert!(TopologyKind::reading(key).any(|k| k == kind));
+            }
+        }
+        let radix: Vec<TopologyKind> = TopologyKind::reading("radix").collect();
+        assert_eq!(radix, [TopologyKind::Torus, TopologyKind::Mesh, TopologyKind::KaryNTree]);
+    }
+
+    #[test]
+    fn a_count_resets_only_the_defaulted_counts_after_it() {
+        let dragonfly = Topology::Dragonfly {
+            terminals_per_router: 2,
+            routers_per_group: 7,
+            global_links_per_router: 5,
+        };
+        // p first: balanced again.
+        assert_eq!(
+            dragonfly.with_count("terminals_per_router", 3).map(|t| t.counts()),
+            Some(vec![
+                ("terminals_per_router", 3),
+                ("routers_per_group", 6),
+                ("global_links_per_router", 3)
+            ])
+        );
+        // a: p kept, h back at its default p.
+        assert_eq!(
+            dragonfly
+                .with_count("routers_per_group", 9)
+                .and_then(|t| t.count("global_links_per_router")),
+            Some(2)
+        );
+        // A torus keeps its dimensions (no default) when its radix is set.
+        let torus = Topology::Torus { radix: 8, dimensions: 3 };
+        assert_eq!(torus.with_count("radix", 4), Some(Topology::Torus { radix: 4, dimensions: 3 }));
+        assert_eq!(torus.with_count("processors", 64), None);
+    }
+
+    #[test]
+    fn the_command_lines_starting_networks() {
+        let torus = Topology::Torus { radix: 8, dimensions: 2 };
+        assert_eq!(
+            Topology::example(TopologyKind::FatTree, &torus),
+            Some(Topology::FatTree { processors: 16 })
+        );
+        assert_eq!(
+            Topology::example(TopologyKind::KaryNTree, &torus),
+            Some(Topology::KaryNTree { radix: 4, dimensions: 3 })
+        );
+        let tree = Topology::KaryNTree { radix: 2, dimensions: 5 };
+        assert_eq!(Topology::example(TopologyKind::KaryNTree, &tree), Some(tree));
+        assert_eq!(Topology::example(TopologyKind::Graph, &torus), None);
+        for kind in TopologyKind::ALL {
+            if let Some(example) = Topology::example(kind, &torus) {
+                assert_eq!(example.family(), kind);
+            }
+        }
+    }
+}
