@@ -31,6 +31,8 @@ mod bench;
 mod clean;
 mod cluster_args;
 mod diff;
+#[cfg(target_os = "linux")]
+mod guard;
 mod models;
 mod plan;
 mod report;
@@ -124,6 +126,11 @@ enum Command {
     /// Evaluate one batch of a Slurm submission (what each array element runs).
     #[command(hide = true)]
     Worker(worker::Args),
+    /// Run an external program under a guard that kills what it leaves behind (what `runner`
+    /// starts in place of each external program).
+    #[cfg(target_os = "linux")]
+    #[command(hide = true, name = crate::exec::guard::SUBCOMMAND)]
+    Guard(guard::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -141,6 +148,7 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    register_guard(&cli.command);
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Validate(args) => validate::run(args),
@@ -156,6 +164,8 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Status(args) => status::run(args),
         Command::Worker(args) => worker::run(args),
+        #[cfg(target_os = "linux")]
+        Command::Guard(args) => guard::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
@@ -176,6 +186,23 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Runs every external program under this binary's guard (`exec::guard`), for every command
+/// but the guard itself (`run`, `worker` and `diff`'s fresh run start programs). The
+/// binary is named `/proc/self/exe`, which is the running image even when its file was
+/// replaced or deleted since `runner` started (a rebuild during a long run): the guard is
+/// always this binary's own. Elsewhere than on Linux, programs are started directly.
+fn register_guard(command: &Command) {
+    #[cfg(target_os = "linux")]
+    {
+        let exe = std::path::Path::new("/proc/self/exe");
+        if !matches!(command, Command::Guard(_)) && exe.exists() {
+            crate::exec::external::use_guard(exe.to_path_buf());
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
 }
 
 /// Spec error reports (miette) without escape sequences of their own: no colours, no terminal

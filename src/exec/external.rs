@@ -9,6 +9,15 @@
 //! it, after a header naming the command and how it ended). A program that outlives its
 //! `timeout_seconds` is killed with its whole process group.
 //!
+//! When a guard is registered ([`use_guard`]; the `runner` binary registers itself), the
+//! program runs under it ([`super::guard`]): the guard leads the process group, and kills every
+//! process below it when the program ends, when `runner` stops it (SIGTERM, then the group's
+//! SIGKILL [`TERM_GRACE`] later) and when `runner` dies, even by `kill -9` (its parent-death
+//! signal). So nothing the program started outlives the task, not even a process that left the
+//! group with `setsid`, and a pipe such a process held open no longer costs the reply: the
+//! output readers hand over what they read so far when a pipe is still open [`PIPE_GRACE`]
+//! after the program ended.
+//!
 //! Everything a program can do wrong (not start, exit non-zero, die by a signal, time out,
 //! print something that is not one JSON object, give a key twice, leave out a required field,
 //! give a value of the wrong type or a number outside its domain, print too much) is a
@@ -17,11 +26,10 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write as _};
-use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
@@ -45,6 +53,20 @@ pub const MAX_LOG_BYTES: usize = 4 << 20;
 /// How long the output pipes may stay open after the program ended (a child it left behind
 /// may hold them) before `runner` stops waiting for them.
 const PIPE_GRACE: Duration = Duration::from_secs(5);
+/// How long a guard has to kill what is below it, after SIGTERM, before its process group is
+/// killed.
+const TERM_GRACE: Duration = Duration::from_secs(1);
+
+/// The binary whose [`guard`](super::guard) runs each external program, once registered.
+static GUARD: OnceLock<PathBuf> = OnceLock::new();
+
+/// Runs every external program from now on under the guard of `binary` ([`super::guard`]):
+/// `binary __external-guard <pid> -- <program> <args>...` must be [`super::guard::run`]. The
+/// `runner` binary registers itself (`cli::main`); without a guard (a library user, the unit
+/// tests) a program is started directly, and only its process group is killed.
+pub fn use_guard(binary: PathBuf) {
+    let _ = GUARD.set(binary);
+}
 
 /// What `runner` writes to the program's standard input: one JSON object.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -844,29 +866,65 @@ struct Ended {
     seconds: f64,
 }
 
+/// What a reader thread has read of one output so far.
+#[derive(Debug, Default)]
+struct Drained {
+    /// The first bytes, up to the cap.
+    kept: Vec<u8>,
+    /// Bytes past the cap, counted only.
+    dropped: u64,
+    /// Set once `runner` took `kept`: the thread reads on (a writer left behind must not block
+    /// on a full pipe) but keeps nothing more.
+    taken: bool,
+}
+
+/// A reader thread: what it has read so far, shared, and a channel that closes at the end of
+/// its output.
+struct Reader {
+    read: Arc<Mutex<Drained>>,
+    done: mpsc::Receiver<()>,
+}
+
 /// Reads `source` to its end on a thread of its own, keeping the first `cap` bytes and counting
-/// the rest, so the program never blocks on a full pipe.
-fn drain(mut source: impl Read + Send + 'static, cap: usize) -> mpsc::Receiver<(Vec<u8>, u64)> {
-    let (sender, receiver) = mpsc::channel();
+/// the rest, so the program never blocks on a full pipe. What it read is there to take at any
+/// time ([`collect`]), so a pipe that a process left behind keeps open loses nothing that was
+/// written before.
+fn drain(mut source: impl Read + Send + 'static, cap: usize) -> Reader {
+    let read = Arc::new(Mutex::new(Drained::default()));
+    let (sender, done) = mpsc::channel::<()>();
+    let shared = Arc::clone(&read);
     std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut dropped = 0u64;
+        // Dropped at the end of the output, which closes the channel.
+        let _sender = sender;
         let mut buffer = [0u8; 64 * 1024];
         loop {
             match source.read(&mut buffer) {
                 Ok(0) => break,
                 Ok(n) => {
-                    let room = cap.saturating_sub(kept.len()).min(n);
-                    kept.extend_from_slice(&buffer[..room]);
-                    dropped += (n - room) as u64;
+                    let mut read = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                    if !read.taken {
+                        let room = cap.saturating_sub(read.kept.len()).min(n);
+                        read.kept.extend_from_slice(&buffer[..room]);
+                        read.dropped += (n - room) as u64;
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break,
             }
         }
-        let _ = sender.send((kept, dropped));
     });
-    receiver
+    Reader { read, done }
+}
+
+/// Takes what `reader` read: all of its output once it ends, or by `until` what it read so far.
+/// Returns the bytes kept, the bytes dropped past the cap, and whether the output was still
+/// open at `until`.
+fn collect(reader: Reader, until: Instant) -> (Vec<u8>, u64, bool) {
+    let wait = until.saturating_duration_since(Instant::now());
+    let open = matches!(reader.done.recv_timeout(wait), Err(mpsc::RecvTimeoutError::Timeout));
+    let mut read = reader.read.lock().unwrap_or_else(PoisonError::into_inner);
+    read.taken = true;
+    (std::mem::take(&mut read.kept), read.dropped, open)
 }
 
 /// The process groups of the programs running now, so that [`kill_running`] can end them.
@@ -874,12 +932,20 @@ static RUNNING: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
 
 /// Kills every external program still running, with everything it started: for a second
 /// interrupt, which ends `runner` at once (the programs, in process groups of their own, would
-/// otherwise run on, orphaned).
+/// otherwise run on, orphaned). Guards are asked first (SIGTERM), and given up to
+/// [`TERM_GRACE`] to kill what left their process groups.
 pub fn kill_running() {
-    let groups = match RUNNING.lock() {
-        Ok(groups) => groups.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    };
+    let snapshot = || RUNNING.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let groups = snapshot();
+    if GUARD.get().is_some() {
+        for &pid in &groups {
+            signal_group(pid, nix::sys::signal::Signal::SIGTERM);
+        }
+        let until = Instant::now() + TERM_GRACE;
+        while Instant::now() < until && snapshot().iter().any(|pid| groups.contains(pid)) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
     for pid in groups {
         kill_group(pid);
     }
@@ -900,12 +966,39 @@ fn running(pid: u32, alive: bool) {
 
 /// Kills the process group led by `pid` (the program and whatever it started).
 fn kill_group(pid: u32) {
+    signal_group(pid, nix::sys::signal::Signal::SIGKILL);
+}
+
+/// Sends `signal` to the process group led by `pid`.
+fn signal_group(pid: u32, signal: nix::sys::signal::Signal) {
     if let Ok(pid) = i32::try_from(pid) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), signal);
     }
+}
+
+/// Asks a guard to end its program and everything below it (SIGTERM to its process group), and
+/// waits up to [`TERM_GRACE`] for it to end.
+fn stop_guard(child: &mut Child, pid: u32) {
+    signal_group(pid, nix::sys::signal::Signal::SIGTERM);
+    let until = Instant::now() + TERM_GRACE;
+    while Instant::now() < until {
+        match child.try_wait() {
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Ok(Some(_)) | Err(_) => return,
+        }
+    }
+}
+
+/// Why the guard could not start the program, from its standard error, when its exit `status`
+/// says so ([`super::guard::START_FAILED`]).
+fn start_failure(status: Option<ExitStatus>, stderr: &[u8]) -> Option<String> {
+    if status?.code()? != super::guard::START_FAILED {
+        return None;
+    }
+    let text = String::from_utf8_lossy(stderr);
+    text.lines()
+        .find_map(|line| line.strip_prefix(super::guard::START_FAILED_MARK))
+        .map(str::to_string)
 }
 
 /// Starts the program, feeds it `request`, and waits for it within its time-out.
@@ -916,7 +1009,20 @@ fn run(
 ) -> Result<Ended, String> {
     use std::os::unix::process::CommandExt as _;
     let started = Instant::now();
-    let mut command = Command::new(method.program());
+    let guard = GUARD.get();
+    let mut command = match guard {
+        // The guard runs the program in its place, in the directory and with the environment
+        // given here, and kills what the program leaves behind (`super::guard`).
+        Some(binary) => {
+            let mut command = Command::new(binary);
+            command
+                .arg0("runner")
+                .args(super::guard::arguments(std::process::id()))
+                .arg(method.program());
+            command
+        }
+        None => Command::new(method.program()),
+    };
     command
         .args(method.command.iter().skip(1))
         .current_dir(&method.dir)
@@ -924,8 +1030,8 @@ fn run(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        // Its own process group: a time-out kills everything it started, and the terminal's
-        // Ctrl-C reaches `runner`, which decides (see GRACE).
+        // Its own process group (the guard's, when there is one): a time-out kills everything it
+        // started there, and the terminal's Ctrl-C reaches `runner`, which decides (see GRACE).
         .process_group(0);
     let mut child = command.spawn().map_err(|e| {
         format!("cannot start `{}` in {}: {e}", method.program().display(), method.dir.display())
@@ -969,6 +1075,9 @@ fn run(
             None
         };
         if let Some(stop) = stop {
+            if guard.is_some() {
+                stop_guard(&mut child, pid);
+            }
             kill_group(pid);
             let _ = child.kill();
             ended.status = child.wait().ok();
@@ -978,28 +1087,34 @@ fn run(
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));
     }
-    // Whatever the program left running in its group goes with it, so the pipes close.
+    // Whatever the program left running in its group goes with it, so the pipes close (a
+    // guard has killed what left the group already).
     kill_group(pid);
     running(pid, false);
     ended.seconds = started.elapsed().as_secs_f64();
     let until = Instant::now() + PIPE_GRACE;
-    let mut collect = |receiver: Option<mpsc::Receiver<(Vec<u8>, u64)>>| {
-        let wait = until.saturating_duration_since(Instant::now());
-        match receiver.map(|r| r.recv_timeout(wait)) {
-            Some(Ok(output)) => output,
-            Some(Err(_)) => {
-                ended.pipes_open = true;
-                (Vec::new(), 0)
-            }
-            None => (Vec::new(), 0),
-        }
-    };
-    let (out, out_dropped) = collect(stdout);
-    let (err, err_dropped) = collect(stderr);
-    ended.stdout = out;
-    ended.stdout_overflow = out_dropped > 0;
-    ended.stderr = err;
-    ended.stderr_dropped = err_dropped;
+    if let Some(reader) = stdout {
+        let (out, dropped, open) = collect(reader, until);
+        ended.stdout = out;
+        ended.stdout_overflow = dropped > 0;
+        ended.pipes_open |= open;
+    }
+    if let Some(reader) = stderr {
+        let (err, dropped, open) = collect(reader, until);
+        ended.stderr = err;
+        ended.stderr_dropped = dropped;
+        ended.pipes_open |= open;
+    }
+    if guard.is_some()
+        && ended.stop.is_none()
+        && let Some(problem) = start_failure(ended.status, &ended.stderr)
+    {
+        return Err(format!(
+            "cannot start `{}` in {}: {problem}",
+            method.program().display(),
+            method.dir.display()
+        ));
+    }
     Ok(ended)
 }
 
@@ -1072,6 +1187,46 @@ fn write_log(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bytes a reader took before the end of its output are kept when the pipe stays open
+    /// (a process the program left behind holds it): the reply is there, not "printed nothing".
+    #[test]
+    fn what_was_read_is_kept_when_a_pipe_stays_open() {
+        let (source, mut writer) = std::io::pipe().expect("pipe");
+        writer.write_all(br#"{"status": "ok", "latency": 40}"#).expect("write");
+        let reader = drain(source, 8);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while reader.read.lock().expect("lock").kept.len() < 8 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let (kept, dropped, open) = collect(reader, Instant::now());
+        assert_eq!((kept.as_slice(), dropped, open), (&br#"{"status"#[..], 23, true));
+        // Read on after it was taken, so the writer never blocks; nothing more is kept.
+        writer.write_all(&[b'x'; 200_000]).expect("the reader drains on");
+        drop(writer);
+
+        let (source, mut writer) = std::io::pipe().expect("pipe");
+        let reader = drain(source, 1 << 10);
+        writer.write_all(b"all of it").expect("write");
+        drop(writer);
+        let (kept, dropped, open) = collect(reader, Instant::now() + Duration::from_secs(30));
+        assert_eq!((kept.as_slice(), dropped, open), (&b"all of it"[..], 0, false));
+    }
+
+    #[test]
+    fn only_the_guard_saying_so_is_a_program_that_did_not_start() {
+        use std::os::unix::process::ExitStatusExt as _;
+        let failed = ExitStatus::from_raw(super::super::guard::START_FAILED << 8);
+        let line =
+            format!("{}Permission denied (os error 13)\n", super::super::guard::START_FAILED_MARK);
+        assert_eq!(
+            start_failure(Some(failed), line.as_bytes()).as_deref(),
+            Some("Permission denied (os error 13)")
+        );
+        assert_eq!(start_failure(Some(failed), b"command not found\n"), None);
+        assert_eq!(start_failure(Some(ExitStatus::from_raw(0)), line.as_bytes()), None);
+        assert_eq!(start_failure(None, line.as_bytes()), None);
+    }
 
     #[test]
     fn a_complete_response_parses_and_fills_a_row() {

@@ -17,6 +17,7 @@ pub mod evaluate;
 pub mod executor;
 pub mod external;
 mod gather;
+pub mod guard;
 pub mod lock;
 pub mod slurm;
 

@@ -375,3 +375,126 @@ fn an_input_edited_while_a_program_runs_is_refused_not_cached() {
     let again = scratch.run(&["run", "editing.yaml"]);
     assert!(stderr(&again).contains(" 0 cached"), "{}", stderr(&again));
 }
+
+/// The processes alive (zombies aside) whose working directory is `dir`: what a program run
+/// there, and everything it started, left running. Each as `pid: command line`.
+fn alive_in(dir: &Path) -> Vec<String> {
+    let dir = dir.canonicalize().expect("scratch directory");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
+        if matches!(state, None | Some("Z" | "X")) {
+            continue;
+        }
+        if std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd == dir) {
+            let line = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let line = String::from_utf8_lossy(&line).replace('\0', " ");
+            found.push(format!("{pid}: {}", line.trim_end()));
+        }
+    }
+    found
+}
+
+/// Waits up to `seconds` for every process in `dir` to end; then kills what is left (a failing
+/// test leaves nothing behind) and returns it.
+fn left_running(dir: &Path, seconds: u64) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let mut left = alive_in(dir);
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        left = alive_in(dir);
+    }
+    for process in &left {
+        if let Some((pid, _)) = process.split_once(':') {
+            let _ = std::process::Command::new("kill").args(["-9", pid]).status();
+        }
+    }
+    left
+}
+
+/// A spec of one external model `escaper` running `command` (a shell line), with `timeout`.
+fn escaper_spec(command: &str, timeout: u64) -> String {
+    format!(
+        "\
+name: escaper
+scenario:
+  topology: {{kind: torus, radix: 4, dimensions: 2}}
+  routing: dimension_order
+load: {{rates: [0.002]}}
+methods:
+  external:
+    - name: escaper
+      kind: model
+      command: [sh, -c, '{command}']
+      version: '1'
+      timeout_seconds: {timeout}
+report: {{figures: []}}
+"
+    )
+}
+
+/// A program whose children leave its session (`setsid`, and `setsid -f`, which forks and
+/// leaves its child an orphan), one of them holding its standard output open, and which then
+/// answers and exits: its reply is used (it was "printed nothing" once the pipe had stayed open
+/// for the 5 s grace), the run does not wait for the grace, and the children do not outlive
+/// the program.
+#[test]
+fn a_child_that_calls_setsid_neither_outlives_its_program_nor_costs_its_reply() {
+    let scratch = Scratch::new();
+    let program = "cat >/dev/null; setsid sleep 120.25 & setsid -f sleep 120.5; \
+                   echo \"{\\\"status\\\": \\\"ok\\\", \\\"latency\\\": 40}\"";
+    scratch.spec("e.yaml", &escaper_spec(program, 60));
+    let started = std::time::Instant::now();
+    let output = scratch.run(&["run", "e.yaml", "--quiet"]);
+    let took = started.elapsed();
+    let left = left_running(scratch.path(), 2);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rows = scratch.rows("escaper");
+    assert_eq!(rows[0].status, "ok", "{:?}", rows[0].error);
+    assert_eq!(rows[0].latency, Some(40.0));
+    assert!(took.as_secs_f64() < 4.0, "runner waited {took:?} for the pipe a child held");
+    assert!(left.is_empty(), "left running after the program ended: {left:?}");
+}
+
+/// `kill -9` of `runner` ends its external program and what the program started, in its
+/// process group or in a session of its own, within a moment (they ran on to their time-out).
+#[test]
+fn killing_runner_with_sigkill_ends_its_programs_and_their_children() {
+    let scratch = Scratch::new();
+    let program = "setsid sleep 120.25 & sleep 120.5 & touch started; wait";
+    scratch.spec("k.yaml", &escaper_spec(program, 600));
+    let mut runner = scratch.command().args(["run", "k.yaml", "--quiet"]).spawn().expect("runner");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !scratch.path().join("started").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let running = alive_in(scratch.path());
+    runner.kill().expect("kill -9 runner");
+    let _ = runner.wait();
+    let killed = std::time::Instant::now();
+    let left = left_running(scratch.path(), 3);
+    assert!(running.iter().any(|p| p.contains("sleep 120.25")), "never started: {running:?}");
+    assert!(left.is_empty(), "left running after kill -9 of runner: {left:?}");
+    eprintln!("gone {:?} after kill -9", killed.elapsed());
+}
+
+/// A time-out kills what the program started outside its process group too (`setsid`).
+#[test]
+fn a_time_out_kills_a_child_that_left_the_process_group() {
+    let scratch = Scratch::new();
+    let program = "setsid sleep 120.25 & setsid -f sleep 120.5; exec sleep 120.75";
+    scratch.spec("t.yaml", &escaper_spec(program, 1));
+    let started = std::time::Instant::now();
+    let output = scratch.run(&["run", "t.yaml", "--quiet"]);
+    let took = started.elapsed();
+    let left = left_running(scratch.path(), 2);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let rows = scratch.rows("escaper");
+    assert!(rows[0].error.as_deref().is_some_and(|e| e.contains("timed out after 1 s")));
+    assert!(took.as_secs_f64() < 4.0, "runner waited {took:?} for the children");
+    assert!(left.is_empty(), "left running after the time-out: {left:?}");
+}
