@@ -21,9 +21,10 @@
 //! random numbers), so the search is reproducible bit for bit, and each point is an ordinary
 //! throughput-mode simulation with the caller's window.
 
+use super::topology::Geometry;
 use super::{Measure, Progress, SimError, SimOptions, simulate};
 use crate::measurement::Status;
-use crate::scenario::{Ejection, Scenario, Topology};
+use crate::scenario::{Ejection, Scenario};
 
 /// Relative width of the final bracket around the knee.
 pub const TOLERANCE: f64 = 0.01;
@@ -168,17 +169,10 @@ fn network_bound(scenario: &Scenario) -> f64 {
         // One flit per cycle: a message's M flits take M cycles either way.
         Ejection::Single | Ejection::Interleaved => 1,
         // Every input link of the router (a torus, mesh or hypercube router's degree).
-        Ejection::Unlimited => match &scenario.topology {
-            Topology::Torus { dimensions, .. } | Topology::Mesh { dimensions, .. } => {
-                2 * dimensions
-            }
-            Topology::Hypercube { dimensions } => *dimensions,
-            // A processor or terminal has one link, to its switch or router.
-            Topology::FatTree { .. }
-            | Topology::Dragonfly { .. }
-            | Topology::KaryNTree { .. }
-            | Topology::Graph { .. } => 1,
-        },
+        // Every input link of the node's router (a terminal has one, to its switch or router).
+        Ejection::Unlimited => {
+            Geometry::check(&scenario.topology).map_or(1, |size| size.node_links)
+        }
     };
     f64::from(scenario.virtual_channels.min(eject)) / f64::from(scenario.message_length.max(1))
 }
