@@ -89,7 +89,12 @@ fn whole(path: &Path, message: &str) -> TraceError {
     TraceError(format!("trace {}: {message}", path.display()))
 }
 
-/// A whole number in `0..=most` from a cell, or why not.
+/// 2^64, the least whole number a `u64` cannot hold (`u64::MAX as f64` rounds up to it).
+const TWO_TO_THE_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// A whole number in `0..=most` from a cell, or why not. A number written as a fraction or
+/// with an exponent (`3.0`, `1e3`) is compared with `most` exactly: `u64::MAX as f64` is 2^64,
+/// so comparing in floating point would take 2^64 for `u64::MAX`.
 fn whole_number(text: &str, most: u64) -> Result<u64, String> {
     if let Ok(value) = text.parse::<u64>() {
         return if value <= most {
@@ -101,7 +106,8 @@ fn whole_number(text: &str, most: u64) -> Result<u64, String> {
     match text.parse::<f64>() {
         Ok(value) if value < 0.0 => Err(format!("{text} is negative")),
         Ok(value) if value.fract() != 0.0 => Err(format!("{text} is not a whole number")),
-        Ok(value) if value.is_finite() && value <= most as f64 => Ok(value as u64),
+        // Whole and below 2^64, so `as` is exact.
+        Ok(value) if value < TWO_TO_THE_64 && value as u64 <= most => Ok(value as u64),
         Ok(_) => Err(format!("{text} is larger than the {most} allowed")),
         Err(_) if text.is_empty() => Err("the cell is empty".into()),
         Err(_) => Err(format!("{text:?} is not a number")),

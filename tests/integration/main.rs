@@ -10,6 +10,7 @@ mod figures_without_data;
 mod files;
 mod inputs;
 mod layers;
+mod reader_properties;
 mod reproductions;
 mod slurm;
 mod spec_errors;

@@ -279,3 +279,31 @@ fn runner_simulate_replays_a_trace() {
         stderr(&small).contains("t.csv, row 3, column 3 (`destination`): node 10 does not exist")
     );
 }
+
+/// A cycle of 2^64 or more, written as digits or as a fraction or exponent (which the reader
+/// reads as a double, in which `u64::MAX` is 2^64), is refused at its row and column, not read
+/// as `u64::MAX`; `u64::MAX` itself is a cycle. Found by the property tests of
+/// `reader_properties.rs`.
+#[test]
+fn a_trace_cycle_past_the_largest_whole_number_is_refused_not_rounded_down() {
+    let scratch = Scratch::new();
+    let path = scratch.path().join("t.csv");
+    for cycle in ["18446744073709551616", "1.8446744073709552e19", "18446744073709551616.0"] {
+        std::fs::write(&path, format!("cycle,source,destination,length\n0,0,1,4\n{cycle},1,0,4\n"))
+            .expect("trace");
+        let scanned = runner::trace::scan(&path, None, Some(2));
+        let problems: Vec<&str> = scanned.problems.iter().map(|e| e.0.as_str()).collect();
+        assert_eq!(problems.len(), 1, "{cycle}: {problems:?}");
+        assert!(
+            problems[0].contains(&format!(
+                "row 3, column 1 (`cycle`): {cycle} is larger than the 18446744073709551615 allowed"
+            )),
+            "{problems:?}"
+        );
+        assert_eq!(scanned.summary.messages, 1);
+    }
+    std::fs::write(&path, "0,0,1,4\n18446744073709551615,1,0,4\n").expect("trace");
+    let scanned = runner::trace::scan(&path, None, Some(2));
+    assert!(scanned.problems.is_empty(), "{:?}", scanned.problems);
+    assert_eq!(scanned.summary.last_cycle, u64::MAX);
+}
