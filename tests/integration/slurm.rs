@@ -116,12 +116,15 @@ fn run_and_scancel_element_0(scratch: &Scratch, args: &[&str]) -> (String, std::
     (job, child.wait_with_output().expect("runner"))
 }
 
-/// Two simulations of a few seconds each (8x8 torus), one replication.
+/// Two simulations of about ten seconds each (8x8 torus), one replication: long enough that
+/// the test's `scancel` lands while element 0 still runs, even when the other tests load both
+/// cores and `squeue` answers slowly (at 1.5 million cycles, about 3 s, the element once
+/// finished first and the test saw no cancellation).
 fn two_slow_simulations() -> String {
     SIM_SPEC
         .replace("radix: 4", "radix: 8")
         .replace("routing: [dimension_order, duato]", "routing: duato")
-        .replace("cycles: 4000", "cycles: 1500000")
+        .replace("cycles: 4000", "cycles: 5000000")
         .replace("replications: 2", "replications: 1")
 }
 
