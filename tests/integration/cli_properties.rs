@@ -17,7 +17,6 @@
 //! The coverage-guided counterpart is the `scenario_args` target in `fuzz/` (see
 //! `docs/fuzzing.md`).
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
 use proptest::prelude::*;
@@ -28,7 +27,7 @@ use runner::scenario::{Ejection, Routing, Scenario, Switching, Topology, Traffic
 use runner::sim::{self, Measure, SimOptions};
 use runner::spec::{SpecSource, parse};
 
-use crate::common::{Scratch, stderr};
+use crate::common::{Scratch, no_panic, stderr};
 
 fn runner_with(cases: u32) -> TestRunner {
     TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() })
@@ -117,18 +116,6 @@ fn short_run(measure: Measure) -> SimOptions {
         measure,
         ..SimOptions::default()
     }
-}
-
-/// Runs `f`, turning a panic into a test failure with `what` in it.
-fn no_panic<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, TestCaseError> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
-        let message = panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
-        TestCaseError::fail(format!("panic on {what}: {message}"))
-    })
 }
 
 #[test]

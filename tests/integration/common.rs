@@ -1,8 +1,10 @@
 //! Helpers: run the binary in a scratch directory and read what it wrote.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use proptest::test_runner::TestCaseError;
 use runner::store::row::Row;
 
 /// A scratch directory with the `runner` binary pointed at it.
@@ -143,4 +145,16 @@ pub fn copy_in(scratch: &Scratch, relative: &str, to: &str) {
         std::fs::create_dir_all(dir).expect("mkdir");
     }
     std::fs::copy(&from, &target).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
+}
+
+/// Runs `f`, turning a panic into a property-test failure with `what` in it.
+pub fn no_panic<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, TestCaseError> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        TestCaseError::fail(format!("panic on {what}: {message}"))
+    })
 }

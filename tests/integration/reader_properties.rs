@@ -18,7 +18,6 @@
 //! `trace_reader` and `graph_reader` in `fuzz/` (see `docs/fuzzing.md`).
 
 use std::collections::HashSet;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -30,20 +29,10 @@ use runner::scenario::{TraceSummary, bounds};
 use runner::sim::TraceRecord;
 use runner::trace;
 
+use crate::common::no_panic;
+
 fn runner_with(cases: u32) -> TestRunner {
     TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() })
-}
-
-/// Runs `f`, turning a panic into a test failure with `what` in it.
-fn no_panic<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, TestCaseError> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
-        let message = panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
-        TestCaseError::fail(format!("panic on {what}: {message}"))
-    })
 }
 
 /// What a spoilt document must do.
