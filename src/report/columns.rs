@@ -10,7 +10,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::scenario::fields;
+use crate::scenario::{TopologyKind, fields};
 pub use crate::spec::columns::{COLUMNS, INTERMEDIATE_PREFIX, Kind, check_figure, kind};
 use crate::store::row::Row;
 
@@ -440,10 +440,13 @@ pub(crate) fn value_label(column: &str, value: &str) -> String {
 
 /// `torus, k = 8, n = 2, wormhole, V = 2` from the given columns of a row. Left out: nulls,
 /// a zero fault rate, broadcast or hotspot fraction, the start-up latency Δ where there are no
-/// broadcasts (it applies to broadcasts only), and the radix of a hypercube (always 2).
+/// broadcasts (it applies to broadcasts only), and a topology key the row's family does not
+/// read ([`not_a_parameter`]: a hypercube's radix, always 2; a dragonfly's router radix and
+/// two levels; a graph's zero dimensions).
 pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
     let no_broadcasts = number(row_json, "broadcast_fraction").is_none_or(|beta| beta == 0.0);
-    let hypercube = text(row_json, "topology").as_deref() == Some("hypercube");
+    let family = text(row_json, "topology")
+        .and_then(|name| TopologyKind::ALL.into_iter().find(|kind| kind.as_str() == name));
     names
         .iter()
         .filter_map(|name| {
@@ -453,7 +456,7 @@ pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
             if zero_default && number(row_json, name) == Some(0.0) {
                 return None;
             }
-            if (*name == "startup_latency" && no_broadcasts) || (*name == "radix" && hypercube) {
+            if (*name == "startup_latency" && no_broadcasts) || not_a_parameter(family, name) {
                 return None;
             }
             Some(match (kind(name), *name) {
@@ -464,6 +467,17 @@ pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Whether column `name` is a topology key that `family` does not read, so that its value in a
+/// row is derived, not chosen: the radix and dimensions the result columns give every family.
+/// The fat-tree is the exception: its one parameter, the processor count, is no column, and its
+/// k = 4 and n levels say its size.
+fn not_a_parameter(family: Option<TopologyKind>, name: &str) -> bool {
+    let Some(family) = family else { return false };
+    family != TopologyKind::FatTree
+        && TopologyKind::reading(name).next().is_some()
+        && !family.parameters().contains(&name)
 }
 
 /// Splits [`DESCRIBE_COLUMNS`] into those with one value over all rows and those that vary.
@@ -579,7 +593,34 @@ pub(crate) fn comparable_model_latency(model_row: &Row) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::value_label;
+    use super::{DESCRIBE_COLUMNS, describe, to_json, value_label};
+    use crate::scenario::{Scenario, Topology};
+    use crate::store::row::Row;
+
+    /// The description of a scenario's rows, from every described column.
+    fn described(topology: Topology) -> String {
+        describe(&to_json(&Row::of_scenario(&Scenario::new(topology))), DESCRIBE_COLUMNS)
+    }
+
+    #[test]
+    fn a_topology_is_described_by_the_keys_its_family_reads() {
+        let torus = described(Topology::Torus { radix: 8, dimensions: 2 });
+        assert!(torus.contains("k = 8, n = 2"), "{torus}");
+        let hypercube = described(Topology::Hypercube { dimensions: 6 });
+        assert!(hypercube.contains("n = 6") && !hypercube.contains("k = "), "{hypercube}");
+        // The dragonfly's router radix (p + a - 1 + h = 7) and two levels are not its
+        // parameters; p, a and h are.
+        let dragonfly = described(Topology::Dragonfly {
+            terminals_per_router: 2,
+            routers_per_group: 4,
+            global_links_per_router: 2,
+        });
+        assert!(dragonfly.contains("p = 2") && dragonfly.contains("h = 2"), "{dragonfly}");
+        assert!(!dragonfly.contains("k = ") && !dragonfly.contains("n = "), "{dragonfly}");
+        // The fat-tree's processor count is no column: k = 4 and its levels say its size.
+        let fat_tree = described(Topology::FatTree { processors: 64 });
+        assert!(fat_tree.contains("k = 4, n = 3"), "{fat_tree}");
+    }
 
     #[test]
     fn routing_and_topology_values_read_in_the_field_s_words() {
