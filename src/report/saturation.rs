@@ -185,10 +185,16 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
         "No throughput-mode simulation rows and no model saturation rate in this run: set \
          measure: throughput in methods.simulation and sweep the load past saturation."
             .to_owned()
-    } else {
+    } else if lines.iter().any(|line| line.model.is_some()) {
         "The model's saturation rate against the highest throughput each simulator accepted in \
          throughput mode (measure: throughput), and the offered rate at that point. A scenario \
          without saturated points was not swept past saturation: its maximum is a lower bound."
+            .to_owned()
+    } else {
+        // Simulators only: no model rate to open with.
+        "The highest throughput each simulator accepted in throughput mode (measure: \
+         throughput), and the offered rate at that point. A scenario without saturated points \
+         was not swept past saturation: its maximum is a lower bound."
             .to_owned()
     };
     if !labelled && let Some(first) = lines.first() {
@@ -312,6 +318,10 @@ mod tests {
         assert!(headers.contains(&"Simulated max. accepted (msg/node/cycle)"), "{headers:?}");
         assert_eq!(shown.rows[0][0].text, "duato");
         assert!(shown.rows.iter().flatten().all(|cell| cell.text != "a" && cell.text != "b"));
+        // Nor does its caption open with a model it does not have.
+        let note = shown.note.unwrap_or_default();
+        assert!(note.starts_with("The highest throughput each simulator accepted"), "{note}");
+        assert!(!note.contains("model"), "{note}");
     }
 
     /// An external simulation measured in throughput mode gets its own line, after the
