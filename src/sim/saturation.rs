@@ -170,9 +170,7 @@ fn network_bound(scenario: &Scenario) -> f64 {
         Ejection::Single | Ejection::Interleaved => 1,
         // Every input link of the router (a torus, mesh or hypercube router's degree).
         // Every input link of the node's router (a terminal has one, to its switch or router).
-        Ejection::Unlimited => {
-            Geometry::check(&scenario.topology).map_or(1, |size| size.node_links)
-        }
+        Ejection::Unlimited => Geometry::node_links(&scenario.topology),
     };
     f64::from(scenario.virtual_channels.min(eject)) / f64::from(scenario.message_length.max(1))
 }

@@ -108,10 +108,6 @@ pub(crate) struct Size {
     pub(crate) diameter: u32,
     /// Physical channel slots, `routers * ports` (missing links included).
     pub(crate) channel_slots: u64,
-    /// Links into a node's router, the flits unlimited ejection can take in one cycle: 2n for
-    /// a torus or mesh router, n for a hypercube's; 1 where the node is a terminal, whose one
-    /// link leads to its switch or router.
-    pub(crate) node_links: u32,
 }
 
 /// A built network: sizes, the family's own data, and the neighbour table.
@@ -148,7 +144,6 @@ impl Geometry {
                 // most once, plus the two terminal links.
                 diameter: routers + 1,
                 channel_slots: (u64::from(terminals) + u64::from(routers)) * u64::from(ports),
-                node_links: 1,
             });
         }
         // Each family's sizes; the products saturate, as a topology too large for them is
@@ -160,21 +155,18 @@ impl Geometry {
                 dims: dimensions,
                 diameter: dimensions.saturating_mul(radix / 2),
                 channel_slots: nodes.saturating_mul(2 * u64::from(dimensions)),
-                node_links: dimensions.saturating_mul(2),
             },
             Topology::Mesh { radix, dimensions } => Size {
                 radix,
                 dims: dimensions,
                 diameter: dimensions.saturating_mul(radix.saturating_sub(1)),
                 channel_slots: nodes.saturating_mul(2 * u64::from(dimensions)),
-                node_links: dimensions.saturating_mul(2),
             },
             Topology::Hypercube { dimensions } => Size {
                 radix: 2,
                 dims: dimensions,
                 diameter: dimensions,
                 channel_slots: nodes.saturating_mul(u64::from(dimensions)),
-                node_links: dimensions,
             },
             Topology::FatTree { processors } => {
                 let levels = fat_tree::levels(processors)?;
@@ -183,7 +175,6 @@ impl Geometry {
                     dims: levels,
                     diameter: 2 * levels,
                     channel_slots: fat_tree::routers(processors) * u64::from(fat_tree::PORTS),
-                    node_links: 1,
                 }
             }
             Topology::Dragonfly {
@@ -200,7 +191,6 @@ impl Geometry {
                     diameter: 7,
                     channel_slots: (nodes + u64::from(dragonfly.routers()))
                         * u64::from(dragonfly.ports()),
-                    node_links: 1,
                 }
             }
             Topology::KaryNTree { radix, dimensions } => {
@@ -210,7 +200,6 @@ impl Geometry {
                     dims: dimensions,
                     diameter: 2 * dimensions,
                     channel_slots: u64::from(tree.routers()) * u64::from(tree.ports()),
-                    node_links: 1,
                 }
             }
             Topology::Graph { .. } => return Err(SimError("a graph is checked above".into())),
@@ -231,6 +220,23 @@ impl Geometry {
             )));
         }
         Ok(size)
+    }
+
+    /// Links into a node's router, the flits unlimited ejection can take in one cycle: 2n for
+    /// a torus or mesh router, n for a hypercube's; 1 where the node is a terminal, whose one
+    /// link leads to its switch or router. (Not a member of [`Size`], which the engine reads
+    /// on its hot path.)
+    pub(crate) fn node_links(topology: &Topology) -> u32 {
+        match *topology {
+            Topology::Torus { dimensions, .. } | Topology::Mesh { dimensions, .. } => {
+                dimensions.saturating_mul(2)
+            }
+            Topology::Hypercube { dimensions } => dimensions,
+            Topology::FatTree { .. }
+            | Topology::Dragonfly { .. }
+            | Topology::KaryNTree { .. }
+            | Topology::Graph { .. } => 1,
+        }
     }
 
     /// Builds the geometry of a topology accepted by [`Geometry::check`].
