@@ -88,10 +88,7 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
         }
         if let Some((dependant, _, other)) = dependants.iter().find_map(|d| given(d)) {
             let needs: Vec<String> = fits.iter().map(|f| format!("{key}={f}")).collect();
-            return Err(InputError(format!(
-                "`{pair}` and `{other}` conflict: `{dependant}` applies to {} only; give one of them",
-                needs.join(" or ")
-            )));
+            return Err(conflict(pair, other, dependant, &needs));
         }
     }
     // A topology key that the family given does not read.
@@ -103,14 +100,20 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
                 .map(|k| format!("topology={}", k.as_str()))
                 .collect();
             if !families.is_empty() && !kind.parameters().contains(dependant) {
-                return Err(InputError(format!(
-                    "`{pair}` and `{other}` conflict: `{dependant}` applies to {} only; give one of them",
-                    families.join(" or ")
-                )));
+                return Err(conflict(pair, other, dependant, &families));
             }
         }
     }
     Ok(())
+}
+
+/// `pair` and `other` conflict: `dependant` (set by `other`) applies to the settings `needs`
+/// only (`topology=torus or topology=mesh`).
+fn conflict(pair: &str, other: &str, dependant: &str, needs: &[String]) -> InputError {
+    InputError(format!(
+        "`{pair}` and `{other}` conflict: `{dependant}` applies to {} only; give one of them",
+        needs.join(" or ")
+    ))
 }
 
 /// A number for `key`: an integer within the key's bounds, or a finite real within them
@@ -229,12 +232,7 @@ fn set_topology(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputErr
             };
             let Some(topology) = start.and_then(|t| t.with_count(key, value)) else {
                 let names: Vec<&str> = families.iter().map(|k| k.as_str()).collect();
-                let (last, rest) = names.split_last().unwrap_or((&"", &[]));
-                let names = if rest.is_empty() {
-                    last.to_string()
-                } else {
-                    format!("{} or {last}", rest.join(", "))
-                };
+                let names = crate::console::alternatives(&names);
                 return Err(InputError(format!("`{key}` applies to topology={names}")));
             };
             s.topology = topology;

@@ -25,6 +25,18 @@ pub use progress::Progress;
 #[error("cannot write to standard output: {0}")]
 pub struct StdoutError(#[source] pub std::io::Error);
 
+/// Alternatives in words: `a`, `a or b`, `a, b or c`.
+pub fn alternatives<S: AsRef<str>>(items: &[S]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.as_ref().to_owned(),
+        Some((last, rest)) => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} or {}", rest.join(", "), last.as_ref())
+        }
+    }
+}
+
 /// Writes a command's output (its product: a table, JSON, DOT, ids) to stdout. A write error
 /// is returned, never a panic: a closed pipe (`runner plan --dot | head`) then ends the command
 /// quietly with exit 0, any other error (`> /dev/full`) with exit 2 and one message. Control

@@ -118,13 +118,17 @@ pub(super) fn expand(
             && !used[field]
             && diags.0.is_empty()
         {
-            let families: Vec<&str> =
-                TopologyKind::reading(FIELDS[field]).map(TopologyKind::as_str).collect();
-            let topology_kinds = match families.split_last() {
-                Some((last, [])) => format!("`topology.kind: {last}`"),
-                Some((last, rest)) => format!("`topology.kind: {}` or `{last}`", rest.join("`, `")),
-                None => String::new(),
-            };
+            let families: Vec<String> = TopologyKind::reading(FIELDS[field])
+                .enumerate()
+                .map(|(i, kind)| {
+                    if i == 0 {
+                        format!("`topology.kind: {}`", kind.as_str())
+                    } else {
+                        format!("`{}`", kind.as_str())
+                    }
+                })
+                .collect();
+            let topology_kinds = crate::console::alternatives(&families);
             let applies = match field {
                 _ if !families.is_empty() => topology_kinds.as_str(),
                 SCOUTING => "`switching.kind: scouting`",
