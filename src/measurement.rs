@@ -75,6 +75,9 @@ pub struct Measurement {
     /// Percentiles of the latency whose mean is `latency` (simulation only; with broadcasts,
     /// of the broadcast latencies).
     pub latency_percentiles: Option<Percentiles>,
+    /// Half-widths of the 95% confidence intervals of `latency_percentiles`' p50, p90, p95
+    /// and p99, in that order (simulation only).
+    pub latency_percentiles_ci95: Option<[f64; 4]>,
     /// Percentiles of the network latency whose mean is `network_latency` (simulation only).
     pub network_latency_percentiles: Option<Percentiles>,
     /// Percentiles of the source wait whose mean is `source_wait` (simulation only).
@@ -90,6 +93,8 @@ pub struct Measurement {
     pub blocking_probability: Option<f64>,
     /// Accepted throughput (messages/node/cycle).
     pub throughput: Option<f64>,
+    /// Half-width of the 95% confidence interval of `throughput` (simulation only).
+    pub throughput_ci95: Option<f64>,
     /// Mean number of hops per message.
     pub hops: Option<f64>,
     /// Cycles simulated (simulation only).

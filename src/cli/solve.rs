@@ -124,6 +124,7 @@ pub fn print_measurement(
         ("channel_rate", m.channel_rate),
         ("blocking_probability", m.blocking_probability),
         ("throughput", m.throughput),
+        ("throughput_ci95", m.throughput_ci95),
         ("hops", m.hops),
     ];
     for (key, value) in named {
@@ -147,6 +148,14 @@ pub fn print_measurement(
                 let value = values.map_or(serde_json::Value::Null, |v| v[index].into());
                 map.insert(format!("{stem}_{name}"), value);
             }
+        }
+        // The intervals of the latency percentiles: `latency_p50_ci95` ... `latency_p99_ci95`.
+        let halves = m.latency_percentiles_ci95;
+        for (index, name) in ["p50", "p90", "p95", "p99"].into_iter().enumerate() {
+            let value = halves
+                .and_then(|h| serde_json::Number::from_f64(h[index]))
+                .map_or(serde_json::Value::Null, serde_json::Value::Number);
+            map.insert(format!("latency_{name}_ci95"), value);
         }
     }
     for (key, value) in [

@@ -25,7 +25,7 @@ const LEADING: [(&str, Kind); 5] = [
 ];
 
 /// The columns after the scenario's.
-const TRAILING: [(&str, Kind); 57] = [
+const TRAILING: [(&str, Kind); 62] = [
     ("rate", Kind::Number),
     ("fraction_of_saturation", Kind::Number),
     ("trace_time_scale", Kind::Number),
@@ -41,6 +41,10 @@ const TRAILING: [(&str, Kind); 57] = [
     ("latency_p95", Kind::Number),
     ("latency_p99", Kind::Number),
     ("latency_max", Kind::Number),
+    ("latency_p50_ci95", Kind::Number),
+    ("latency_p90_ci95", Kind::Number),
+    ("latency_p95_ci95", Kind::Number),
+    ("latency_p99_ci95", Kind::Number),
     ("network_latency_p50", Kind::Number),
     ("network_latency_p90", Kind::Number),
     ("network_latency_p95", Kind::Number),
@@ -60,6 +64,7 @@ const TRAILING: [(&str, Kind); 57] = [
     ("channel_rate", Kind::Number),
     ("blocking_probability", Kind::Number),
     ("throughput", Kind::Number),
+    ("throughput_ci95", Kind::Number),
     ("hops", Kind::Number),
     ("status", Kind::Text),
     ("error", Kind::Text),

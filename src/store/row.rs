@@ -89,6 +89,18 @@ macro_rules! row {
             /// Largest message latency (cycles).
             #[serde(default)]
             pub latency_max: Option<f64>,
+            /// 95% confidence half-width of `latency_p50` (cycles).
+            #[serde(default)]
+            pub latency_p50_ci95: Option<f64>,
+            /// 95% confidence half-width of `latency_p90` (cycles).
+            #[serde(default)]
+            pub latency_p90_ci95: Option<f64>,
+            /// 95% confidence half-width of `latency_p95` (cycles).
+            #[serde(default)]
+            pub latency_p95_ci95: Option<f64>,
+            /// 95% confidence half-width of `latency_p99` (cycles).
+            #[serde(default)]
+            pub latency_p99_ci95: Option<f64>,
             /// Median of the network latency, the quantity whose mean is `network_latency` (cycles).
             #[serde(default)]
             pub network_latency_p50: Option<f64>,
@@ -143,6 +155,9 @@ macro_rules! row {
             pub blocking_probability: Option<f64>,
             /// Accepted throughput (messages/node/cycle).
             pub throughput: Option<f64>,
+            /// 95% confidence half-width of `throughput` (messages/node/cycle; simulation).
+            #[serde(default)]
+            pub throughput_ci95: Option<f64>,
             /// Mean hops per message.
             pub hops: Option<f64>,
             /// `ok`, `saturated`, `deadlock`, `imprecise` (precision mode stopped at `max_cycles` short of `target_precision`, or measured nothing: the numbers are an estimate), `unsupported` (an external method cannot evaluate the scenario), `failed` or `skipped`.

@@ -69,6 +69,10 @@ pub struct Response {
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e100))]
     pub throughput: Option<f64>,
+    /// 95% confidence half-width of `throughput` (messages/node/cycle).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
+    pub throughput_ci95: Option<f64>,
     /// Mean hops per message.
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e100))]
@@ -356,6 +360,7 @@ pub(super) const DOMAINS: &[(&str, Domain)] = &[
     ("channel_rate", Domain::NonNegative),
     ("blocking_probability", Domain::Probability),
     ("throughput", Domain::NonNegative),
+    ("throughput_ci95", Domain::NonNegative),
     ("hops", Domain::NonNegative),
     ("offered_throughput", Domain::NonNegative),
     ("throughput_min", Domain::NonNegative),
@@ -518,6 +523,7 @@ pub(super) fn fill_row(row: &mut Row, r: &Response) {
         channel_rate: r.channel_rate,
         blocking_probability: r.blocking_probability,
         throughput: r.throughput,
+        throughput_ci95: r.throughput_ci95,
         hops: r.hops,
         cycles: r.cycles,
         flit_hops: r.flit_hops,
@@ -526,6 +532,7 @@ pub(super) fn fill_row(row: &mut Row, r: &Response) {
         fault_count: None,
         fault_map: None,
         latency_percentiles: None,
+        latency_percentiles_ci95: None,
         network_latency_percentiles: None,
         source_wait_percentiles: None,
         unicast_latency_percentiles: None,
