@@ -30,6 +30,7 @@ pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod spec;
+pub mod statistics;
 pub mod store;
 pub mod suggest;
 pub mod trace;

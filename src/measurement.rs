@@ -76,8 +76,8 @@ pub struct Measurement {
     /// of the broadcast latencies).
     pub latency_percentiles: Option<Percentiles>,
     /// Half-widths of the 95% confidence intervals of `latency_percentiles`' p50, p90, p95
-    /// and p99, in that order (simulation only).
-    pub latency_percentiles_ci95: Option<[f64; 4]>,
+    /// and p99, in that order (simulation only; `None` where a section held too few messages).
+    pub latency_percentiles_ci95: [Option<f64>; 4],
     /// Percentiles of the network latency whose mean is `network_latency` (simulation only).
     pub network_latency_percentiles: Option<Percentiles>,
     /// Percentiles of the source wait whose mean is `source_wait` (simulation only).

@@ -152,8 +152,8 @@ pub fn print_measurement(
         // The intervals of the latency percentiles: `latency_p50_ci95` ... `latency_p99_ci95`.
         let halves = m.latency_percentiles_ci95;
         for (index, name) in ["p50", "p90", "p95", "p99"].into_iter().enumerate() {
-            let value = halves
-                .and_then(|h| serde_json::Number::from_f64(h[index]))
+            let value = halves[index]
+                .and_then(serde_json::Number::from_f64)
                 .map_or(serde_json::Value::Null, serde_json::Value::Number);
             map.insert(format!("latency_{name}_ci95"), value);
         }

@@ -1,58 +1,13 @@
 //! Aggregating replications: an Aggregate task's row, the mean of its replications' rows with
-//! the 95% interval of the statistics policy (`docs/statistics.md`).
+//! the 95% intervals of the statistics policy (`docs/statistics.md`): the mean latency, the
+//! accepted throughput and the latency percentiles, and whether the replications agree.
 
 use super::evaluate::Failure;
 use crate::measurement::{LatencyHistograms, LinkLoads};
 use crate::plan::Task;
 use crate::store::row::Row;
 
-/// Two-sided 95% Student t quantiles t_{0.975, df} for df = 1..30.
-const T_975: [f64; 30] = [
-    12.706204736,
-    4.302652730,
-    3.182446305,
-    2.776445105,
-    2.570581836,
-    2.446911851,
-    2.364624252,
-    2.306004135,
-    2.262157163,
-    2.228138852,
-    2.200985160,
-    2.178812830,
-    2.160368656,
-    2.144786688,
-    2.131449546,
-    2.119905299,
-    2.109815578,
-    2.100922040,
-    2.093024054,
-    2.085963447,
-    2.079613845,
-    2.073873068,
-    2.068657610,
-    2.063898562,
-    2.059538553,
-    2.055529439,
-    2.051830516,
-    2.048407142,
-    2.045229642,
-    2.042272456,
-];
-
-/// t_{0.975, df}: the table up to 30 degrees of freedom, then the Cornish-Fisher expansion.
-pub fn t_quantile_975(df: u32) -> f64 {
-    if df == 0 {
-        return f64::INFINITY;
-    }
-    if let Some(&t) = T_975.get(df as usize - 1) {
-        return t;
-    }
-    let z = 1.959963984540054_f64;
-    let n = f64::from(df);
-    z + (z.powi(3) + z) / (4.0 * n)
-        + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * n * n)
-}
+pub use crate::statistics::t_quantile_975;
 
 /// Mean and 95% CI over replications (rows in replication order).
 pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {
@@ -84,6 +39,7 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
         .unwrap_or("ok");
     row.status = worst.to_string();
     row.error = replications.iter().find(|r| r.status == worst).and_then(|r| r.error.clone());
+    let consistency = Consistency::of(replications);
     let mean = |get: fn(&Row) -> Option<f64>| -> Option<f64> {
         let values: Option<Vec<f64>> = replications.iter().map(get).collect();
         let values = values?;
@@ -105,10 +61,17 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
     row.flit_throughput_min = mean(|r| r.flit_throughput_min);
     row.flit_throughput_max = mean(|r| r.flit_throughput_max);
     row.source_drops = total(replications, |r| r.source_drops, "source_drops")?;
-    let interval = latency_interval(replications);
+    let interval = latency_interval(replications, consistency);
     row.latency_ci95 = interval.half;
-    row.intermediates = with_interval_parts(&row.intermediates, interval);
+    row.intermediates = with_interval_parts(&row.intermediates, interval, consistency);
+    row.throughput_ci95 = combined_interval(replications, |r| (r.throughput, r.throughput_ci95));
     aggregate_percentiles(&mut row, replications);
+    if let Some(consistency) = consistency.filter(|c| !c.consistent)
+        && row.status == "ok"
+    {
+        row.status = "imprecise".into();
+        row.error = Some(consistency.detail(replications.len()));
+    }
     row.link_loads = LinkLoads::sum(replications.iter().map(|r| r.link_loads.as_ref()));
     row.histograms = LatencyHistograms::sum(replications.iter().map(|r| r.histograms.as_ref()));
     Ok(row)
@@ -166,6 +129,101 @@ fn aggregate_percentiles(row: &mut Row, replications: &[Row]) {
     row.unicast_latency_p95 = mean(|r| r.unicast_latency_p95);
     row.unicast_latency_p99 = mean(|r| r.unicast_latency_p99);
     row.unicast_latency_max = max(|r| r.unicast_latency_max);
+    row.latency_p50_ci95 = combined_interval(replications, |r| (r.latency_p50, r.latency_p50_ci95));
+    row.latency_p90_ci95 = combined_interval(replications, |r| (r.latency_p90, r.latency_p90_ci95));
+    row.latency_p95_ci95 = combined_interval(replications, |r| (r.latency_p95, r.latency_p95_ci95));
+    row.latency_p99_ci95 = combined_interval(replications, |r| (r.latency_p99, r.latency_p99_ci95));
+}
+
+/// Whether the replications' mean latencies agree within their own intervals: Cochran's Q,
+/// `sum w_i (x_i - x_w)^2` with weights `w_i = 1 / se_i^2` (`se_i` a replication's
+/// half-width over its t quantile) and `x_w` the weighted mean, against the chi-square
+/// distribution's 0.995 quantile with r - 1 degrees of freedom. For two replications this is
+/// about "their 95% intervals do not overlap", which right intervals do in 0.6% of pairs.
+/// Not applied with faults, where the replications' fault maps differ by design.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Consistency {
+    q: f64,
+    consistent: bool,
+}
+
+impl Consistency {
+    /// `None` with fewer than 2 replications, with faults, or unless every replication has a
+    /// latency and a positive half-width.
+    fn of(replications: &[Row]) -> Option<Consistency> {
+        if replications.len() < 2 || replications.iter().any(|r| r.fault_seed.is_some()) {
+            return None;
+        }
+        let parts: Option<Vec<(f64, f64)>> = replications
+            .iter()
+            .map(|r| {
+                let half = r.latency_ci95.filter(|h| *h > 0.0)?;
+                let t = t_quantile_975(batch_count(r).map_or(u64::MAX, |b| b.saturating_sub(1)));
+                Some((r.latency?, (half / t).powi(-2)))
+            })
+            .collect();
+        let parts = parts?;
+        let weight: f64 = parts.iter().map(|(_, w)| w).sum();
+        let mean = parts.iter().map(|(x, w)| x * w).sum::<f64>() / weight;
+        let q: f64 = parts.iter().map(|(x, w)| w * (x - mean) * (x - mean)).sum();
+        let df = parts.len() as u64 - 1;
+        Some(Consistency { q, consistent: !crate::statistics::chi_square_exceeds_995(q, df) })
+    }
+
+    /// Why an aggregate is marked `imprecise` when its replications disagree.
+    fn detail(&self, replications: usize) -> String {
+        format!(
+            "the {replications} replications' mean latencies disagree beyond their intervals \
+             (Cochran's Q = {:.1} on {} degrees of freedom, above its 0.995 quantile): the \
+             interval is Student t across the replication means",
+            self.q,
+            replications - 1
+        )
+    }
+}
+
+/// A replication's number of interval batches (`latency_batches`), when it reports one.
+fn batch_count(row: &Row) -> Option<u64> {
+    let stats: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&row.intermediates).ok()?;
+    stats.get("latency_batches").and_then(serde_json::Value::as_f64).map(|b| b as u64)
+}
+
+/// Whether a replication's batch means passed the independence test (`sim::batch_means`);
+/// a row that does not say (an external program's) counts as passed.
+fn batches_independent(row: &Row) -> bool {
+    let stats: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&row.intermediates).unwrap_or_default();
+    stats.get("latency_batches_independent").and_then(serde_json::Value::as_f64) != Some(0.0)
+}
+
+/// The 95% half-width of the mean over the replications of an estimate each replication
+/// reports with its own half-width (`get` gives both): one replication, its own; replications
+/// whose estimates agree (Cochran's Q as in [`Consistency`]) and each with a half-width,
+/// `sqrt(sum h_i^2) / r` (the mean of r independent estimates); otherwise, or with faults,
+/// Student t across the r estimates (r - 1 degrees of freedom). `None` unless every
+/// replication has the estimate.
+fn combined_interval(replications: &[Row], get: impl Fn(&Row) -> (Option<f64>, Option<f64>)) -> Option<f64> {
+    let parts: Vec<(Option<f64>, Option<f64>)> = replications.iter().map(&get).collect();
+    if let [(Some(_), half)] = parts.as_slice() {
+        return *half;
+    }
+    let values: Vec<f64> = parts.iter().map(|(x, _)| *x).collect::<Option<_>>()?;
+    let r = values.len() as f64;
+    let faults = replications.iter().any(|row| row.fault_seed.is_some());
+    let halves: Option<Vec<f64>> = parts.iter().map(|(_, h)| h.filter(|h| *h > 0.0)).collect();
+    if !faults && let Some(halves) = halves {
+        let weights: Vec<f64> = halves.iter().map(|h| (h / crate::statistics::Z_975).powi(-2)).collect();
+        let weight: f64 = weights.iter().sum();
+        let mean = values.iter().zip(&weights).map(|(x, w)| x * w).sum::<f64>() / weight;
+        let q: f64 = values.iter().zip(&weights).map(|(x, w)| w * (x - mean) * (x - mean)).sum();
+        if !crate::statistics::chi_square_exceeds_995(q, values.len() as u64 - 1) {
+            return Some(halves.iter().map(|h| h * h).sum::<f64>().sqrt() / r);
+        }
+    }
+    let mean = values.iter().sum::<f64>() / r;
+    let var = values.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (r - 1.0);
+    Some(t_quantile_975(values.len() as u64 - 1) * (var / r).sqrt())
 }
 
 /// The 95% interval of an aggregate row's latency, and what it is made of.
@@ -186,23 +244,30 @@ struct Interval {
 /// `docs/statistics.md`).
 ///
 /// - One replication: its own batch-means interval.
-/// - Without faults: the batch means of all replications pooled into one sample of
-///   B = b_1 + ... + b_r means, B - 1 degrees of freedom (batch means of independent
-///   replications of one scenario are independent and alike). The pooled variance is the
-///   within-replication sums of squares plus the between-replication term. Rows without the
-///   batch intermediates (`latency_batches`, `latency_batch_mean`, `latency_batch_sd`) fall
-///   back to Student t across the replication means.
+/// - Without faults, when every replication's batch means passed the independence test and
+///   the replications agree ([`Consistency`]): the batch means of all replications pooled
+///   into one sample of B = b_1 + ... + b_r means, B - 1 degrees of freedom (batch means of
+///   independent replications of one scenario are independent and alike). The pooled
+///   variance is the within-replication sums of squares plus the between-replication term.
+/// - Otherwise (a replication's batch means correlated, replications that disagree, or rows
+///   without the batch intermediates `latency_batches`, `latency_batch_mean`,
+///   `latency_batch_sd`): Student t across the r replication means, r - 1 degrees of freedom.
 /// - With faults (each replication draws its own fault map, the same for every load point):
 ///   Student t across the r replication means, r - 1 degrees of freedom. That interval is for
 ///   the mean over random fault maps, what the models predict, and includes the map-to-map
 ///   variation; the noise alone and the map-to-map standard deviation are reported beside it
 ///   ([`Interval`]).
-fn latency_interval(replications: &[Row]) -> Interval {
+fn latency_interval(replications: &[Row], consistency: Option<Consistency>) -> Interval {
     if let [only] = replications {
         return Interval { half: only.latency_ci95, ..Interval::default() };
     }
     let faults = replications.iter().any(|r| r.fault_seed.is_some());
-    if !faults && let Some(half) = pooled_batch_interval(replications) {
+    let poolable = consistency.is_none_or(|c| c.consistent)
+        && replications.iter().all(batches_independent);
+    if !faults
+        && poolable
+        && let Some(half) = pooled_batch_interval(replications)
+    {
         return Interval { half: Some(half), ..Interval::default() };
     }
     let Some(values) = replications.iter().map(|r| r.latency).collect::<Option<Vec<f64>>>() else {
@@ -211,7 +276,7 @@ fn latency_interval(replications: &[Row]) -> Interval {
     let n = values.len() as f64;
     let m = values.iter().sum::<f64>() / n;
     let var = values.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
-    let half = Some(t_quantile_975(values.len() as u32 - 1) * (var / n).sqrt());
+    let half = Some(t_quantile_975(values.len() as u64 - 1) * (var / n).sqrt());
     if !faults {
         return Interval { half, ..Interval::default() };
     }
@@ -241,7 +306,7 @@ fn within_replication_noise(replications: &[Row]) -> Option<(f64, f64)> {
     let pooled_variance = within / (total - r);
     // Var(mean over maps | maps) = sum_i (s^2 / b_i) / r^2.
     let noise_variance: f64 = batches.iter().map(|(b, _, _)| pooled_variance / b).sum::<f64>();
-    let half = t_quantile_975((total - r) as u32) * (noise_variance / (r * r)).sqrt();
+    let half = t_quantile_975((total - r) as u64) * (noise_variance / (r * r)).sqrt();
     let mean_noise_variance = batches.iter().map(|(b, _, sd)| sd * sd / b).sum::<f64>() / r;
     Some((half, mean_noise_variance))
 }
@@ -276,11 +341,17 @@ fn pooled_batch_interval(replications: &[Row]) -> Option<f64> {
         .map(|(b, mean, sd)| (b - 1.0) * sd * sd + b * (mean - grand) * (mean - grand))
         .sum();
     let variance = squares / (total - 1.0);
-    Some(t_quantile_975(total as u32 - 1) * (variance / total).sqrt())
+    Some(t_quantile_975(total as u64 - 1) * (variance / total).sqrt())
 }
 
-/// An aggregate's intermediates with the parts of its interval ([`Interval`]).
-fn with_interval_parts(intermediates: &str, interval: Interval) -> String {
+/// An aggregate's intermediates with the parts of its interval ([`Interval`]) and the
+/// replications' consistency: `replication_q` (Cochran's Q) and `replications_consistent`
+/// (1 or 0).
+fn with_interval_parts(
+    intermediates: &str,
+    interval: Interval,
+    consistency: Option<Consistency>,
+) -> String {
     let mut map: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(intermediates).unwrap_or_default();
     let mut put = |key: &str, value: Option<f64>| {
@@ -290,6 +361,8 @@ fn with_interval_parts(intermediates: &str, interval: Interval) -> String {
     };
     put("latency_ci95_noise", interval.noise);
     put("fault_map_sd", interval.fault_map_sd);
+    put("replication_q", consistency.map(|c| c.q));
+    put("replications_consistent", consistency.map(|c| f64::from(u8::from(c.consistent))));
     serde_json::Value::Object(map).to_string()
 }
 
@@ -365,23 +438,23 @@ mod tests {
         let rows = [row(&samples[0]), row(&samples[1])];
         let all: Vec<f64> = samples.concat();
         let (b, _, sd) = stats(&all);
-        let expected = t_quantile_975(b as u32 - 1) * sd / b.sqrt();
-        let pooled = latency_interval(&rows).half.expect("an interval");
+        let expected = t_quantile_975(b as u64 - 1) * sd / b.sqrt();
+        let pooled = latency_interval(&rows, None).half.expect("an interval");
         assert!((pooled - expected).abs() < 1e-12, "{pooled} vs {expected}");
         // Without the batch statistics: t(1) across the two means.
         let bare: Vec<Row> =
             rows.iter().map(|r| Row { intermediates: "{}".into(), ..r.clone() }).collect();
         let (m0, m1) = (stats(&samples[0]).1, stats(&samples[1]).1);
         let t1 = t_quantile_975(1) * (m0 - m1).abs() / 2.0;
-        let fallback = latency_interval(&bare).half.expect("an interval");
+        let fallback = latency_interval(&bare, None).half.expect("an interval");
         assert!((fallback - t1).abs() < 1e-9, "{fallback} vs {t1}");
         assert!(pooled < fallback / 3.0, "pooling narrows the bar: {pooled} vs {fallback}");
         // Three replications pool too.
         let three = [rows[0].clone(), rows[1].clone(), rows[0].clone()];
         let all: Vec<f64> = [samples[0].clone(), samples[1].clone(), samples[0].clone()].concat();
         let (b, _, sd) = stats(&all);
-        let expected = t_quantile_975(b as u32 - 1) * sd / b.sqrt();
-        let pooled = latency_interval(&three).half.expect("an interval");
+        let expected = t_quantile_975(b as u64 - 1) * sd / b.sqrt();
+        let pooled = latency_interval(&three, None).half.expect("an interval");
         assert!((pooled - expected).abs() < 1e-12, "{pooled} vs {expected}");
         // With faults: t(2) across the three means, whatever the batches say; the noise
         // from the within-replication variances alone; the map-to-map spread from the rest.
@@ -391,7 +464,7 @@ mod tests {
         let mean = means.iter().sum::<f64>() / 3.0;
         let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / 2.0;
         let t2 = t_quantile_975(2) * (var / 3.0).sqrt();
-        let across = latency_interval(&faulty);
+        let across = latency_interval(&faulty, None);
         assert!((across.half.expect("an interval") - t2).abs() < 1e-9, "{across:?} vs {t2}");
         let parts = [stats(&samples[0]), stats(&samples[1]), stats(&samples[0])];
         let within: f64 = parts.iter().map(|(b, _, sd)| (b - 1.0) * sd * sd).sum();
@@ -457,14 +530,5 @@ mod tests {
         let mut row = Row::default();
         aggregate_percentiles(&mut row, &[replications[0].clone(), saturated]);
         assert_eq!((row.latency_p50, row.latency_max), (None, None));
-    }
-
-    #[test]
-    fn t_quantiles_match_tables() {
-        assert!((t_quantile_975(1) - 12.7062).abs() < 1e-4);
-        assert!((t_quantile_975(9) - 2.2622).abs() < 1e-4);
-        // Beyond the table: t_{0.975, 60} = 2.0003, t_{0.975, 120} = 1.9799.
-        assert!((t_quantile_975(60) - 2.0003).abs() < 2e-4);
-        assert!((t_quantile_975(120) - 1.9799).abs() < 2e-4);
     }
 }

@@ -68,7 +68,9 @@ use super::network::hop::{Candidate, Header};
 use super::percentiles::Histogram;
 use super::rng::Rng;
 use super::routing::Router;
-use super::stats::{Batches, Transient};
+use super::batch_means::Batches;
+use super::sections::Sections;
+use super::stats::Transient;
 use super::throughput::Tracker;
 use super::topology::Geometry;
 use super::trace::Feed;
@@ -396,7 +398,12 @@ pub(crate) struct Engine {
     backlog_limit: u64,
     /// Precision mode: the window closed at `max_cycles` (second), short of the target (first).
     stopped_short: Option<(f64, u64)>,
+    /// Precision mode: the window length of the next look at the interval, planned at the
+    /// last (`run::Engine::planned_looks`); `None` before the first look.
+    pub(crate) planned_window: Option<u64>,
     pub(crate) batches: Batches,
+    /// Latency histograms per section of the window, for the percentiles' intervals.
+    pub(crate) sections: Sections,
     /// Every delivered message's latency by generation time from cycle 0, for the MSER
     /// truncation point (`stats::Transient`).
     pub(crate) transient: Transient,

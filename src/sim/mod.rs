@@ -166,6 +166,7 @@
 //! `broadcast`, which queues the next copies). None of these changed the cycle loop's data
 //! layout.
 
+mod batch_means;
 mod engine;
 mod faults;
 mod injection;
@@ -176,6 +177,7 @@ mod percentiles;
 mod rng;
 mod routing;
 pub mod saturation;
+mod sections;
 mod stats;
 mod throughput;
 mod topology;

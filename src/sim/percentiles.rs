@@ -68,6 +68,17 @@ impl Histogram {
         }
     }
 
+    /// Adds another histogram's values to this one.
+    pub(crate) fn add(&mut self, other: &Histogram) {
+        if self.dense.len() < other.dense.len() {
+            self.dense.resize(other.dense.len(), 0);
+        }
+        for (mine, theirs) in self.dense.iter_mut().zip(&other.dense) {
+            *mine += theirs;
+        }
+        self.overflow.extend_from_slice(&other.overflow);
+    }
+
     /// Number of values recorded.
     pub(crate) fn count(&self) -> u64 {
         self.dense.iter().sum::<u64>() + self.overflow.len() as u64
@@ -125,6 +136,17 @@ pub(crate) fn nearest_rank(percent: u64, n: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adding_histograms_adds_their_values() {
+        let (mut a, mut b) = (Histogram::new(), Histogram::new());
+        a.record(3);
+        b.record(5_000);
+        b.record(1 << 20);
+        a.add(&b);
+        assert_eq!(a.count(), 3);
+        assert_eq!(a.percentiles().map(|p| (p.p50, p.max)), Some((5_000, 1 << 20)));
+    }
 
     fn of(values: &[u64]) -> Option<Percentiles> {
         let mut h = Histogram::new();

@@ -1,130 +1,14 @@
-//! Measurement bookkeeping: batch means for the confidence interval, and the Student t quantile.
-//!
-//! Messages are assigned to batches by generation time (batch `i` holds the messages generated
-//! in `[start + i L, start + (i+1) L)`). A batch is complete once all its messages are
-//! delivered. The number of batches is capped: when it reaches the cap, adjacent batches are
-//! merged and `L` doubles, so memory does not grow with the run length. Because a message's
-//! batch is recomputed from its generation time, merging needs no per-message update.
+//! Measurement bookkeeping: a finished run turned into a [`Measurement`] (`summarize`), the
+//! MSER warm-up check, the trend that marks an unstable run, and the Student t quantile. The
+//! batch means themselves are `sim::batch_means`.
 
 use crate::measurement::{LatencyHistograms, LinkLoads, Measurement, Status};
+
+use super::batch_means::{Batches, Estimate, merge_pairs};
 
 use super::network::hop::NO_LINK;
 
 use super::engine::{Engine, Outcome};
-
-/// Merges adjacent bins in place: bin `i` becomes bins `2i` and `2i + 1` (a last odd bin
-/// stays alone), so the bins cover twice the time each.
-fn merge_pairs<T: Copy + Default + std::ops::Add<Output = T>>(bins: &mut Vec<T>) {
-    let half = bins.len().div_ceil(2);
-    for i in 0..half {
-        bins[i] = bins[2 * i] + bins.get(2 * i + 1).copied().unwrap_or_default();
-    }
-    bins.truncate(half);
-}
-
-/// Batch-means accumulator over message latencies.
-#[derive(Clone, Debug)]
-pub(crate) struct Batches {
-    length: u64,
-    cap: usize,
-    sum: Vec<f64>,
-    count: Vec<u64>,
-    outstanding: Vec<u64>,
-}
-
-impl Batches {
-    /// Batches of `length >= 1` cycles, at most `cap >= 2` of them (merging beyond).
-    pub(crate) fn new(length: u64, cap: usize) -> Batches {
-        let cap = cap.max(2) & !1;
-        Batches {
-            length: length.max(1),
-            cap,
-            sum: Vec::with_capacity(cap),
-            count: Vec::with_capacity(cap),
-            outstanding: Vec::with_capacity(cap),
-        }
-    }
-
-    /// Current batch length in cycles.
-    pub(crate) fn length(&self) -> u64 {
-        self.length
-    }
-
-    /// Number of batches so far.
-    pub(crate) fn len(&self) -> usize {
-        self.sum.len()
-    }
-
-    fn merge(&mut self) {
-        merge_pairs(&mut self.sum);
-        merge_pairs(&mut self.count);
-        merge_pairs(&mut self.outstanding);
-        self.length *= 2;
-    }
-
-    /// A measured message was generated `offset` cycles after the window start.
-    pub(crate) fn generated(&mut self, offset: u64) {
-        while offset / self.length >= self.cap as u64 {
-            self.merge();
-        }
-        let index = (offset / self.length) as usize;
-        while self.sum.len() <= index {
-            self.sum.push(0.0);
-            self.count.push(0);
-            self.outstanding.push(0);
-        }
-        self.outstanding[index] += 1;
-    }
-
-    /// A measured message generated at `offset` was delivered with this latency.
-    pub(crate) fn delivered(&mut self, offset: u64, latency: f64) {
-        let index = (offset / self.length) as usize;
-        if let (Some(sum), Some(count), Some(outstanding)) =
-            (self.sum.get_mut(index), self.count.get_mut(index), self.outstanding.get_mut(index))
-        {
-            *sum += latency;
-            *count += 1;
-            *outstanding -= 1;
-        }
-    }
-
-    /// A measured message generated at `offset` was dropped (circuit retry limit): it is no
-    /// longer outstanding and has no latency.
-    pub(crate) fn dropped(&mut self, offset: u64) {
-        let index = (offset / self.length) as usize;
-        if let Some(outstanding) = self.outstanding.get_mut(index) {
-            *outstanding -= 1;
-        }
-    }
-
-    /// Number of leading batches that ended before `offset` and have no message in flight.
-    pub(crate) fn complete(&self, offset: u64) -> usize {
-        let ended = (offset / self.length) as usize;
-        self.outstanding.iter().take(ended).take_while(|&&o| o == 0).count()
-    }
-
-    /// Messages delivered and still outstanding, over all batches.
-    #[cfg(test)]
-    pub(crate) fn totals(&self) -> (u64, u64) {
-        (self.count.iter().sum(), self.outstanding.iter().sum())
-    }
-
-    /// Mean of batch means, 95% half-width and number of batches used, over the first `n`
-    /// batches that hold at least one message; `None` with fewer than 2 such batches.
-    pub(crate) fn confidence(&self, n: usize) -> Option<(f64, f64, usize)> {
-        let means: Vec<f64> = (0..n.min(self.sum.len()))
-            .filter(|&i| self.count[i] > 0)
-            .map(|i| self.sum[i] / self.count[i] as f64)
-            .collect();
-        let b = means.len();
-        if b < 2 {
-            return None;
-        }
-        let mean = means.iter().sum::<f64>() / b as f64;
-        let variance = means.iter().map(|m| (m - mean) * (m - mean)).sum::<f64>() / (b - 1) as f64;
-        Some((mean, student_t975(b as u64 - 1) * (variance / b as f64).sqrt(), b))
-    }
-}
 
 /// Message latencies by generation time from cycle 0 (warm-up included), for the MSER
 /// truncation point ([`Transient::mser_truncation`]): how much of the run's start the data
@@ -235,14 +119,11 @@ impl Trend {
     }
 }
 
-impl Batches {
-    /// The trend of the batch means over the first `n` batches holding a message; `None`
-    /// with fewer than 3 such batches.
-    pub(crate) fn trend(&self, n: usize) -> Option<Trend> {
-        let points: Vec<(f64, f64)> = (0..n.min(self.sum.len()))
-            .filter(|&i| self.count[i] > 0)
-            .map(|i| ((i as f64 + 0.5) * self.length as f64, self.sum[i] / self.count[i] as f64))
-            .collect();
+impl Trend {
+    /// The trend of the interval batches' means over the first `n` raw batches
+    /// ([`Batches::interval_batches`]); `None` with fewer than 3 batches holding a message.
+    pub(crate) fn of(batches: &Batches, n: usize) -> Option<Trend> {
+        let points: Vec<(f64, f64)> = batches.interval_batches(n);
         let b = points.len() as f64;
         if points.len() < 3 {
             return None;
@@ -266,26 +147,9 @@ impl Batches {
     }
 }
 
-/// The 0.975 quantile of Student's t with `dof >= 1` degrees of freedom (table to 30, then a
-/// Cornish-Fisher expansion accurate to 1e-5).
+/// The 0.975 quantile of Student's t with `dof` degrees of freedom (`statistics`).
 pub(crate) fn student_t975(dof: u64) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010,
-        2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739,
-        2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
-    ];
-    if dof == 0 {
-        return f64::INFINITY;
-    }
-    if let Some(&t) = TABLE.get(dof as usize - 1) {
-        return t;
-    }
-    let z: f64 = 1.959_963_984_540_054;
-    let n = dof as f64;
-    let (z3, z5, z7) = (z * z * z, z * z * z * z * z, z * z * z * z * z * z * z);
-    z + (z3 + z) / (4.0 * n)
-        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * n * n)
-        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * n * n * n)
+    crate::statistics::t_quantile_975(dof)
 }
 
 /// Turns a finished run into a [`Measurement`] (keys of `intermediates` are stable).
@@ -342,6 +206,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         return m;
     }
     let dead_time = dead_links * span;
+    let span_cycles = span;
     let span = span as f64;
     let links = (engine.geometry.links() - dead_links) as f64;
     m.throughput = Some(w.delivered as f64 / (nodes * span));
@@ -379,9 +244,12 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
             network_latency: w.network_latencies.binned(),
             source_wait: w.source_waits.binned(),
         });
-        let batches = engine.batches.len();
-        set_interval(&mut m, engine.batches.confidence(batches));
+        set_interval(&mut m, engine.batches.latency(engine.ended_batches(window_end)));
+        if let Some(p) = m.latency_percentiles {
+            m.latency_percentiles_ci95 = engine.sections.intervals(p, span_cycles);
+        }
     }
+    m.throughput_ci95 = engine.batches.throughput(span_cycles, nodes).map(|e| e.half);
     let ratio = |a: u64, b: u64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
     let mut add = |key: &str, value: f64| m.intermediates.push((key.to_string(), value));
     // Throughput mode: the messages dropped at full source queues were offered too.
@@ -400,6 +268,9 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
     }
     add("source_backlog", engine.backlog_per_node());
     add("window_cycles", span);
+    if let Some(planned) = engine.planned_window {
+        add("planned_window_cycles", planned as f64);
+    }
     add("batches", engine.batches.len() as f64);
     if let Some(cycles) = engine.transient.mser_truncation(window_end) {
         add("mser_truncation_cycles", cycles as f64);
@@ -457,33 +328,32 @@ pub(crate) fn link_loads(engine: &Engine, per_vc: bool) -> Option<LinkLoads> {
     Some(LinkLoads { window_cycles: span, flits: flits.collect(), vc_flits })
 }
 
-/// Sets `latency_ci95` from a batch-means interval (mean, half-width, batches) and records the
-/// batch statistics as the intermediates `latency_batches` (b), `latency_batch_mean` and
-/// `latency_batch_sd` (the batch means' sample standard deviation), replacing any earlier
-/// ones; `None` clears them. The pipeline pools these across replications
-/// (`exec::evaluate`): with fewer than 3 replications a t interval across them would have
-/// 1 degree of freedom.
-pub(crate) fn set_interval(m: &mut Measurement, interval: Option<(f64, f64, usize)>) {
+/// Sets `latency_ci95` from a batch-means interval and records how it was made as the
+/// intermediates `latency_batches` (b), `latency_batch_mean`, `latency_batch_sd` (the batch
+/// means' sample standard deviation), `latency_batch_cycles`, `latency_batch_test` (the von
+/// Neumann statistic of the batches a quarter as long, `sim::batch_means`) and
+/// `latency_batches_independent` (1 when the test accepted independence), replacing any
+/// earlier ones; `None` clears them. The pipeline pools the batch statistics across
+/// replications (`exec::aggregate`) when every replication passed the test and their means
+/// agree.
+pub(crate) fn set_interval(m: &mut Measurement, interval: Option<Estimate>) {
     m.intermediates.retain(|(key, _)| !key.starts_with("latency_batch"));
-    m.latency_ci95 = interval.map(|(_, half, _)| half);
-    if let Some((mean, half, batches)) = interval {
-        let sd = half * (batches as f64).sqrt() / student_t975(batches as u64 - 1);
-        m.intermediates.push(("latency_batches".into(), batches as f64));
-        m.intermediates.push(("latency_batch_mean".into(), mean));
-        m.intermediates.push(("latency_batch_sd".into(), sd));
+    m.latency_ci95 = interval.map(|e| e.half);
+    if let Some(e) = interval {
+        m.intermediates.push(("latency_batches".into(), e.batches as f64));
+        m.intermediates.push(("latency_batch_mean".into(), e.mean));
+        m.intermediates.push(("latency_batch_sd".into(), e.sd));
+        m.intermediates.push(("latency_batch_cycles".into(), e.batch_cycles as f64));
+        if e.statistic.is_finite() {
+            m.intermediates.push(("latency_batch_test".into(), e.statistic));
+        }
+        m.intermediates.push(("latency_batches_independent".into(), f64::from(u8::from(e.independent))));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn t_quantile_is_continuous_past_the_table() {
-        assert!((student_t975(31) - 2.0395).abs() < 1e-3);
-        assert!((student_t975(120) - 1.9799).abs() < 1e-3);
-        assert!(student_t975(30) > student_t975(31));
-    }
 
     #[test]
     fn mser_truncates_the_transient_and_nothing_of_a_stationary_series() {
@@ -514,27 +384,5 @@ mod tests {
             merged.delivered(cycle, if cycle < 250 { 100.0 } else { 10.0 });
         }
         assert_eq!(merged.mser_truncation(1_000), Some(256));
-    }
-
-    #[test]
-    fn batches_merge_and_complete() {
-        let mut b = Batches::new(10, 4);
-        for offset in 0..40 {
-            b.generated(offset);
-        }
-        assert_eq!((b.len(), b.length()), (4, 10));
-        b.generated(45); // batch 4 does not fit: merge to 2 batches of 20, then index 2
-        assert_eq!((b.len(), b.length()), (3, 20));
-        for offset in 0..20 {
-            b.delivered(offset, 5.0 + (offset % 2) as f64);
-        }
-        assert_eq!(b.complete(60), 1);
-        for offset in 20..40 {
-            b.delivered(offset, 7.0);
-        }
-        assert_eq!(b.complete(60), 2);
-        let (mean, half, n) = b.confidence(2).unwrap();
-        assert_eq!(n, 2);
-        assert!((mean - 6.25).abs() < 1e-12 && half > 0.0);
     }
 }

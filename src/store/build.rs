@@ -103,9 +103,8 @@ fn fill_percentiles(row: &mut Row, m: &Measurement) {
     };
     [row.latency_p50, row.latency_p90, row.latency_p95, row.latency_p99, row.latency_max] =
         cycles(m.latency_percentiles);
-    let half = |i: usize| m.latency_percentiles_ci95.and_then(|h| finite(Some(h[i])));
     [row.latency_p50_ci95, row.latency_p90_ci95, row.latency_p95_ci95, row.latency_p99_ci95] =
-        [half(0), half(1), half(2), half(3)];
+        m.latency_percentiles_ci95.map(finite);
     [
         row.network_latency_p50,
         row.network_latency_p90,

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 /// of one layer are peers and name neither each other nor anything above them.
 const LAYERS: &[&[&str]] = &[
     // Leaves: the one way files are written and read, the one way people are told things,
-    // "did you mean ...?", numbers in messages.
-    &["files", "console", "suggest", "number"],
+    // "did you mean ...?", numbers in messages, the distribution quantiles of the statistics.
+    &["files", "console", "suggest", "number", "statistics"],
     // The shared vocabulary: what a scenario is, what an evaluator measures.
     &["scenario", "measurement"],
     // The two built-in evaluators: pure libraries of a scenario and a load.

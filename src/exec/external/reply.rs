@@ -532,7 +532,7 @@ pub(super) fn fill_row(row: &mut Row, r: &Response) {
         fault_count: None,
         fault_map: None,
         latency_percentiles: None,
-        latency_percentiles_ci95: None,
+        latency_percentiles_ci95: [None; 4],
         network_latency_percentiles: None,
         source_wait_percentiles: None,
         unicast_latency_percentiles: None,

@@ -329,6 +329,7 @@ impl Engine {
             c.generation_sum += (now + 1 - record.generated) as f64;
             c.outstanding -= 1;
             self.batches.delivered(record.generated - self.window.start, latency as f64);
+            self.sections.delivered(record.generated - self.window.start, latency);
         }
     }
 
@@ -358,12 +359,16 @@ impl Engine {
         m.network_latency_percentiles = None;
         m.source_wait_percentiles = None;
         crate::sim::stats::set_interval(m, None);
+        m.latency_percentiles_ci95 = [None; 4];
         let valid = matches!(m.status, Status::Ok | Status::Imprecise);
         if valid && done > 0 {
             m.latency = Some(c.latency_sum / done as f64);
             m.latency_percentiles = c.latencies.percentiles();
-            let batches = self.batches.len();
-            crate::sim::stats::set_interval(m, self.batches.confidence(batches));
+            let end = self.window.end.unwrap_or(self.now);
+            crate::sim::stats::set_interval(m, self.batches.latency(self.ended_batches(end)));
+            if let Some(p) = m.latency_percentiles {
+                m.latency_percentiles_ci95 = self.sections.intervals(p, end - self.window.start);
+            }
         }
         if valid && c.copies > 0 {
             let copies = c.copies as f64;

@@ -7,7 +7,9 @@ use super::super::faults::FaultMap;
 use super::super::lengths::Lengths;
 use super::super::percentiles::Histogram;
 use super::super::routing::Router;
-use super::super::stats::{Batches, TRANSIENT_BINS, Transient};
+use super::super::batch_means::Batches;
+use super::super::sections::{SECTIONS, Sections};
+use super::super::stats::{TRANSIENT_BINS, Transient};
 use super::super::throughput::Tracker;
 use super::super::topology::Geometry;
 use super::super::trace::Feed;
@@ -46,16 +48,14 @@ impl Engine {
             rate,
             &mut rng,
         );
-        let (fixed_end, batch_length) = match plan.precision {
-            None => {
-                (Some(plan.warmup.saturating_add(plan.cycles)), plan.cycles.div_ceil(plan.batches))
-            }
-            Some(_) => (None, (plan.cycles / plan.batches).max(1)),
+        // The minimum window (or the fixed one) starts with 4 b raw batches and 16 sections.
+        let raw = Batches::raw_per_window(plan.batches);
+        let fixed_end = match plan.precision {
+            None => Some(plan.warmup.saturating_add(plan.cycles)),
+            Some(_) => None,
         };
-        let batch_cap = match plan.precision {
-            None => plan.batches as usize,
-            Some(_) => 2 * plan.batches.max(16) as usize,
-        };
+        let batch_length = plan.cycles.div_ceil(raw);
+        let section_length = plan.cycles.div_ceil(SECTIONS);
         let switching =
             switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
         Ok(Engine {
@@ -148,7 +148,9 @@ impl Engine {
             fixed_end,
             backlog_limit: plan.backlog_limit,
             stopped_short: None,
-            batches: Batches::new(batch_length, batch_cap),
+            planned_window: None,
+            batches: Batches::new(batch_length, plan.batches as usize),
+            sections: Sections::new(section_length),
             transient: Transient::new(
                 plan.warmup.saturating_add(plan.cycles) / TRANSIENT_BINS,
                 2 * TRANSIENT_BINS as usize,

@@ -58,6 +58,7 @@ impl Engine {
         let w = &mut self.window;
         if w.open {
             w.delivered += 1;
+            self.batches.accepted(self.now - w.start);
             w.node_messages[node] += 1;
             w.node_flits[node] += u64::from(message.length);
             if let Some(t) = &mut self.throughput {
@@ -80,6 +81,7 @@ impl Engine {
             w.outstanding -= 1;
             if self.broadcasts.is_none() {
                 self.batches.delivered(message.generated - w.start, latency);
+                self.sections.delivered(message.generated - w.start, cycles);
             }
         }
         self.free.push(id);

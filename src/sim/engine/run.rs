@@ -3,6 +3,7 @@
 
 use super::super::network::hop::NO_LINK;
 use super::switching::{CIRCUIT, SCOUTING, WORMHOLE};
+use super::super::stats::Trend;
 use super::{ACTIVE, BITMAP, Engine, Outcome, PORTS, RunPlan};
 
 impl Engine {
@@ -39,13 +40,11 @@ impl Engine {
                 let close = match (self.fixed_end, plan.precision) {
                     (Some(end), _) => now >= end,
                     (None, Some(target)) => {
-                        let precise = elapsed > 0
-                            && elapsed.is_multiple_of(self.batches.length())
-                            && self.precise_enough(elapsed, target, plan);
-                        if now >= planned && !precise {
+                        let done = self.planned_looks(elapsed, target, plan);
+                        if now >= planned && !done {
                             self.stopped_short = Some((target, planned));
                         }
-                        precise || now >= planned
+                        done || now >= planned
                     }
                     (None, None) => now >= planned,
                 };
@@ -125,7 +124,8 @@ impl Engine {
     /// batch means grow steadily with generation time (the source backlog grows: the run
     /// is unstable, whatever its absolute backlog).
     fn verdict(&self) -> Outcome {
-        match self.batches.trend(self.batches.len()) {
+        let end = self.window.end.unwrap_or(self.now);
+        match Trend::of(&self.batches, self.ended_batches(end)) {
             Some(trend) if trend.unstable() => Outcome::Saturated(format!(
                 "the latency grew steadily over the measurement window, from {:.0} to {:.0} \
                  cycles ({:.3} cycles per cycle, t = {:.1}): the source queues keep growing, \
@@ -133,37 +133,79 @@ impl Engine {
                 trend.first, trend.last, trend.slope, trend.t
             )),
             _ => match self.stopped_short {
-                Some((target, max_cycles)) => {
-                    let reached = match self.batches.confidence(self.batches.len()) {
-                        Some((mean, half, _)) if mean > 0.0 => format!(
-                            "the 95% half-width was {:.2}% of the mean latency",
-                            100.0 * half / mean
-                        ),
-                        _ => "fewer than 2 batches held a delivered message".to_string(),
-                    };
-                    Outcome::Imprecise(format!(
-                        "stopped at max_cycles = {max_cycles} short of target_precision \
-                         {target}: {reached}"
-                    ))
-                }
+                Some((target, max_cycles)) => Outcome::Imprecise(format!(
+                    "stopped at max_cycles = {max_cycles} short of target_precision {target}: {}",
+                    self.precision_reached(end)
+                )),
                 None => Outcome::Ok,
             },
         }
     }
 
-    /// Precision mode's stopping rule: at least `plan.cycles` measured, at least
-    /// `plan.batches` complete batches holding a message, and a 95% half-width of at most
-    /// `target` times the mean. The minimum window keeps a lucky early run of small batch
-    /// means from stopping a heavily loaded point after a few correlated batches.
-    fn precise_enough(&self, elapsed: u64, target: f64, plan: &RunPlan) -> bool {
-        if elapsed < plan.cycles {
+    /// What precision the latency interval reached by window end `end`, in words.
+    fn precision_reached(&self, end: u64) -> String {
+        match self.batches.latency(self.ended_batches(end)) {
+            Some(e) if e.mean > 0.0 => {
+                let test = match e.independent {
+                    true => String::new(),
+                    false => format!(
+                        "; the batch means were correlated (von Neumann C = {:.2} over {} \
+                         batches of {} cycles)",
+                        e.statistic,
+                        e.tested,
+                        e.batch_cycles / 4
+                    ),
+                };
+                format!(
+                    "the 95% half-width was {:.2}% of the mean latency{test}",
+                    100.0 * e.half / e.mean
+                )
+            }
+            _ => "fewer than 2 batches held a delivered message".to_string(),
+        }
+    }
+
+    /// The raw batches that ended by cycle `end` (all complete once the window's messages are
+    /// delivered): the ones the intervals use.
+    pub(crate) fn ended_batches(&self, end: u64) -> usize {
+        (end.saturating_sub(self.window.start) / self.batches.length()) as usize
+    }
+
+    /// Precision mode's stopping rule: the interval is looked at only at planned window
+    /// lengths (`docs/statistics.md`, "Run length"):
+    ///
+    /// 1. the first look is once the minimum window of `plan.cycles` has passed and its raw
+    ///    batches are complete;
+    /// 2. at a look, the window closes if the interval meets `target` (a half-width of at
+    ///    most `target` times the mean) and its batch means passed the independence test;
+    /// 3. otherwise the next look is planned from this one, at the window so far times
+    ///    `1.25 (h / (target mean))^2`, and at least twice it.
+    ///
+    /// Looking at planned, at least doubling lengths (a handful of looks from the minimum
+    /// window to `max_cycles`) instead of at every batch boundary keeps the sequential
+    /// bias small: a run whose batch means happen to agree for a while cannot stop at that
+    /// moment, only at the next planned look, and most of its data are then new.
+    fn planned_looks(&mut self, elapsed: u64, target: f64, plan: &RunPlan) -> bool {
+        let next = self.planned_window.unwrap_or(plan.cycles);
+        let length = self.batches.length();
+        if elapsed < next || !elapsed.is_multiple_of(length) {
             return false;
         }
         let complete = self.batches.complete(elapsed);
-        match self.batches.confidence(complete) {
-            Some((mean, half, used)) => used as u64 >= plan.batches && half <= target * mean,
-            None => false,
+        if (complete as u64) * length < next {
+            return false;
         }
+        let factor = match self.batches.latency(complete) {
+            Some(e) if e.independent && e.half <= target * e.mean => return true,
+            Some(e) if e.mean > 0.0 => {
+                let ratio = e.half / (target * e.mean);
+                (1.25 * ratio * ratio).max(2.0)
+            }
+            _ => 2.0,
+        };
+        let planned = ((elapsed as f64 * factor).ceil() as u64).div_ceil(length) * length;
+        self.planned_window = Some(planned);
+        false
     }
 
     /// Starts the measurement window at the current cycle.

@@ -1,0 +1,362 @@
+//! Batch means with a test of independence: the within-run confidence intervals of the mean
+//! latency and of the accepted throughput (`docs/statistics.md`).
+//!
+//! Messages are assigned to *raw batches* by generation time (raw batch `i` holds the
+//! messages generated in `[start + i L, start + (i+1) L)`); deliveries in the window are
+//! counted per raw batch of delivery time, for the throughput. A raw batch is complete once
+//! all its messages are delivered. The number of raw batches is capped at `8 b` (`b` the
+//! minimum number of batches of an interval): at the cap, adjacent raw batches merge and `L`
+//! doubles, so memory does not grow with the run length, and a run past its minimum window
+//! always holds `4 b` to `8 b` raw batches. A message's batch is recomputed from its
+//! generation time, so merging needs no per-message update.
+//!
+//! **The interval** ([`estimate`]) is built from *interval batches*: the raw batches merged in
+//! pairs until fewer than `2 b` remain (`b` to `2 b - 1` batches of 4 to 8 raw batches each).
+//! Their means are treated as independent only when the **von Neumann test** accepts
+//! independence for the batches a quarter as long (the level two doublings finer, 4 b to 8 b
+//! of them): the statistic `C = 1 - sum (Y_i - Y_{i+1})^2 / (2 sum (Y_i - mean)^2)`, an
+//! estimate of the lag-1 autocorrelation, is approximately normal with mean 0 and variance
+//! `(m - 2) / (m^2 - 1)` for `m` independent normal means, and the test rejects at the 10%
+//! level (one-sided, positive correlation), as in Fishman's LBATCH (G. S. Fishman,
+//! *Discrete-Event Simulation*, Springer 2001, section 6.6). Testing the shorter batches has
+//! power where it matters (with 80 of them it rejects a lag-1 correlation above 0.14), and
+//! the interval batches are four times longer still, so their own correlation is a fraction
+//! of what the test can see. A run whose quarter-length batches fail the test is not
+//! independent at that batch length: precision mode runs on (the batches grow with the run)
+//! and a fixed window reports it (`latency_batches_independent = 0`), and the pipeline does
+//! not pool such a run's batches with another's (`exec::aggregate`).
+
+use super::stats::student_t975;
+
+/// Merges adjacent bins in place: bin `i` becomes bins `2i` and `2i + 1` (a last odd bin
+/// stays alone), so the bins cover twice the time each.
+pub(crate) fn merge_pairs<T: Copy + Default + std::ops::Add<Output = T>>(bins: &mut Vec<T>) {
+    let half = bins.len().div_ceil(2);
+    for i in 0..half {
+        bins[i] = bins[2 * i] + bins.get(2 * i + 1).copied().unwrap_or_default();
+    }
+    bins.truncate(half);
+}
+
+/// The one-sided 90% normal quantile: the von Neumann test's critical value (10% level).
+const VON_NEUMANN_Z: f64 = 1.281_551_565_545;
+
+/// Interval batches are this many raw batches long at least (two doublings: the test runs on
+/// batches a quarter of the interval batches' length).
+const TEST_DOUBLINGS: u32 = 2;
+
+/// A batch-means interval and how it was made.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Estimate {
+    /// Mean of the interval batches' means.
+    pub(crate) mean: f64,
+    /// 95% half-width: Student t with `batches - 1` degrees of freedom.
+    pub(crate) half: f64,
+    /// Sample standard deviation of the interval batches' means.
+    pub(crate) sd: f64,
+    /// Number of interval batches.
+    pub(crate) batches: usize,
+    /// Length of an interval batch (cycles).
+    pub(crate) batch_cycles: u64,
+    /// The von Neumann statistic C of the batches a quarter as long (the lag-1
+    /// autocorrelation estimate), and how many there were.
+    pub(crate) statistic: f64,
+    pub(crate) tested: usize,
+    /// Whether the test accepted independence.
+    pub(crate) independent: bool,
+}
+
+/// The von Neumann statistic C of a series of means and whether it accepts independence at the
+/// 10% level (one-sided); `None` with fewer than 4 means or a constant series (then
+/// independence is accepted: nothing varies).
+fn von_neumann(means: &[f64]) -> Option<(f64, bool)> {
+    let m = means.len();
+    if m < 4 {
+        return None;
+    }
+    let mean = means.iter().sum::<f64>() / m as f64;
+    let squares: f64 = means.iter().map(|y| (y - mean) * (y - mean)).sum();
+    if squares <= 0.0 {
+        return Some((0.0, true));
+    }
+    let successive: f64 = means.windows(2).map(|w| (w[0] - w[1]) * (w[0] - w[1])).sum();
+    let c = 1.0 - successive / (2.0 * squares);
+    let m = m as f64;
+    let sd = ((m - 2.0) / (m * m - 1.0)).sqrt();
+    Some((c, c <= VON_NEUMANN_Z * sd))
+}
+
+/// Merges (sum, weight) bins in pairs, dropping a trailing odd bin (it would be half as long).
+fn halve(bins: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    bins.chunks_exact(2).map(|p| (p[0].0 + p[1].0, p[0].1 + p[1].1)).collect()
+}
+
+/// Means of the bins that hold something (weight > 0).
+fn means(bins: &[(f64, f64)]) -> Vec<f64> {
+    bins.iter().filter(|(_, w)| *w > 0.0).map(|(s, w)| s / w).collect()
+}
+
+/// The batch-means interval over raw bins of `(sum, weight)` (message latency sums and
+/// counts, or delivery counts and 1) of `raw_cycles` each, with at least `min_batches`
+/// interval batches where the raw bins allow (see the module doc). `None` with fewer than 2
+/// interval batches holding something.
+pub(crate) fn estimate(raw: &[(f64, f64)], raw_cycles: u64, min_batches: usize) -> Option<Estimate> {
+    let min_batches = min_batches.max(2);
+    let mut levels = vec![raw.to_vec()];
+    while levels.last().is_some_and(|l| l.len() >= 2 * min_batches) {
+        let next = halve(levels.last()?);
+        levels.push(next);
+    }
+    let last = levels.len() - 1;
+    let tested_level = last.saturating_sub(TEST_DOUBLINGS as usize);
+    let interval = means(&levels[last]);
+    let b = interval.len();
+    if b < 2 {
+        return None;
+    }
+    let mean = interval.iter().sum::<f64>() / b as f64;
+    let variance = interval.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / (b - 1) as f64;
+    let sd = variance.sqrt();
+    let tested = means(&levels[tested_level]);
+    let (statistic, independent) = von_neumann(&tested).unwrap_or((f64::NAN, false));
+    Some(Estimate {
+        mean,
+        half: student_t975(b as u64 - 1) * sd / (b as f64).sqrt(),
+        sd,
+        batches: b,
+        batch_cycles: raw_cycles << last,
+        statistic,
+        tested: tested.len(),
+        independent,
+    })
+}
+
+/// Batch-means accumulator over message latencies and window deliveries.
+#[derive(Clone, Debug)]
+pub(crate) struct Batches {
+    length: u64,
+    cap: usize,
+    min_batches: usize,
+    sum: Vec<f64>,
+    count: Vec<u64>,
+    outstanding: Vec<u64>,
+    /// Messages delivered in the window, by delivery time.
+    accepted: Vec<u64>,
+}
+
+impl Batches {
+    /// Raw batches of `length >= 1` cycles, at most `8 min_batches` of them (merging
+    /// beyond), for intervals of at least `min_batches >= 2` batches.
+    pub(crate) fn new(length: u64, min_batches: usize) -> Batches {
+        let min_batches = min_batches.max(2);
+        let cap = 8 * min_batches;
+        Batches {
+            length: length.max(1),
+            cap,
+            min_batches,
+            sum: Vec::with_capacity(cap),
+            count: Vec::with_capacity(cap),
+            outstanding: Vec::with_capacity(cap),
+            accepted: Vec::with_capacity(cap),
+        }
+    }
+
+    /// Raw batches in the minimum window: the window of `cycles` starts with `4 b` of them.
+    pub(crate) fn raw_per_window(min_batches: u64) -> u64 {
+        4 * min_batches.max(2)
+    }
+
+    /// Current raw batch length in cycles.
+    pub(crate) fn length(&self) -> u64 {
+        self.length
+    }
+
+    /// Number of raw batches so far.
+    pub(crate) fn len(&self) -> usize {
+        self.sum.len()
+    }
+
+    fn merge(&mut self) {
+        merge_pairs(&mut self.sum);
+        merge_pairs(&mut self.count);
+        merge_pairs(&mut self.outstanding);
+        merge_pairs(&mut self.accepted);
+        self.length *= 2;
+    }
+
+    /// The raw batch of `offset`, growing (and merging) the batches to hold it.
+    fn slot(&mut self, offset: u64) -> usize {
+        while offset / self.length >= self.cap as u64 {
+            self.merge();
+        }
+        let index = (offset / self.length) as usize;
+        while self.sum.len() <= index {
+            self.sum.push(0.0);
+            self.count.push(0);
+            self.outstanding.push(0);
+            self.accepted.push(0);
+        }
+        index
+    }
+
+    /// A measured message was generated `offset` cycles after the window start.
+    pub(crate) fn generated(&mut self, offset: u64) {
+        let index = self.slot(offset);
+        self.outstanding[index] += 1;
+    }
+
+    /// A message (measured or not) was delivered `offset` cycles after the window start,
+    /// within the window.
+    #[inline]
+    pub(crate) fn accepted(&mut self, offset: u64) {
+        let index = self.slot(offset);
+        self.accepted[index] += 1;
+    }
+
+    /// A measured message generated at `offset` was delivered with this latency.
+    pub(crate) fn delivered(&mut self, offset: u64, latency: f64) {
+        let index = (offset / self.length) as usize;
+        if let (Some(sum), Some(count), Some(outstanding)) =
+            (self.sum.get_mut(index), self.count.get_mut(index), self.outstanding.get_mut(index))
+        {
+            *sum += latency;
+            *count += 1;
+            *outstanding -= 1;
+        }
+    }
+
+    /// A measured message generated at `offset` was dropped (circuit retry limit): it is no
+    /// longer outstanding and has no latency.
+    pub(crate) fn dropped(&mut self, offset: u64) {
+        let index = (offset / self.length) as usize;
+        if let Some(outstanding) = self.outstanding.get_mut(index) {
+            *outstanding -= 1;
+        }
+    }
+
+    /// Number of leading raw batches that ended before `offset` and have no message in flight.
+    pub(crate) fn complete(&self, offset: u64) -> usize {
+        let ended = (offset / self.length) as usize;
+        self.outstanding.iter().take(ended).take_while(|&&o| o == 0).count()
+    }
+
+    /// Messages delivered and still outstanding, over all batches.
+    #[cfg(test)]
+    pub(crate) fn totals(&self) -> (u64, u64) {
+        (self.count.iter().sum(), self.outstanding.iter().sum())
+    }
+
+    /// The latency interval over the first `n` raw batches (see [`estimate`]).
+    pub(crate) fn latency(&self, n: usize) -> Option<Estimate> {
+        let raw: Vec<(f64, f64)> = (0..n.min(self.sum.len()))
+            .map(|i| (self.sum[i], self.count[i] as f64))
+            .collect();
+        estimate(&raw, self.length, self.min_batches)
+    }
+
+    /// The accepted-throughput interval (messages per node per cycle) over the raw batches
+    /// that ended by `span` cycles into the window, with `nodes` nodes.
+    pub(crate) fn throughput(&self, span: u64, nodes: f64) -> Option<Estimate> {
+        let ended = ((span / self.length) as usize).min(self.accepted.len());
+        let per = nodes * self.length as f64;
+        let raw: Vec<(f64, f64)> = self.accepted[..ended].iter().map(|&a| (a as f64 / per, 1.0)).collect();
+        estimate(&raw, self.length, self.min_batches)
+    }
+
+    /// The interval batches' (mean latency, mid-time in cycles from the window start) over
+    /// the first `n` raw batches, for the trend ([`super::stats::Trend`]).
+    pub(crate) fn interval_batches(&self, n: usize) -> Vec<(f64, f64)> {
+        let mut bins: Vec<(f64, f64)> = (0..n.min(self.sum.len()))
+            .map(|i| (self.sum[i], self.count[i] as f64))
+            .collect();
+        let mut length = self.length;
+        while bins.len() >= 2 * self.min_batches {
+            bins = halve(&bins);
+            length *= 2;
+        }
+        bins.iter()
+            .enumerate()
+            .filter(|(_, (_, w))| *w > 0.0)
+            .map(|(i, (s, w))| ((i as f64 + 0.5) * length as f64, s / w))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_merge_and_complete() {
+        let mut b = Batches::new(10, 2); // cap 16
+        for offset in 0..160 {
+            b.generated(offset);
+        }
+        assert_eq!((b.len(), b.length()), (16, 10));
+        b.generated(165); // batch 16 does not fit: merge to 8 batches of 20, then index 8
+        assert_eq!((b.len(), b.length()), (9, 20));
+        for offset in 0..20 {
+            b.delivered(offset, 5.0 + (offset % 2) as f64);
+        }
+        assert_eq!(b.complete(60), 1);
+        for offset in 20..40 {
+            b.delivered(offset, 7.0);
+        }
+        assert_eq!(b.complete(60), 2);
+        let e = b.latency(2).unwrap();
+        assert_eq!(e.batches, 2);
+        assert!((e.mean - 6.25).abs() < 1e-12 && e.half > 0.0);
+    }
+
+    /// The interval batches are the raw ones merged to fewer than 2 b, the test runs two
+    /// doublings finer, and the half-width is t over the interval batches.
+    #[test]
+    fn estimate_merges_to_the_interval_level_and_tests_a_quarter_as_long() {
+        // 80 raw bins of alternating means 10, 12 (negatively correlated: independent by the
+        // one-sided test), b = 20: 80 -> 40 -> 20 interval batches of 4 raw bins.
+        let raw: Vec<(f64, f64)> =
+            (0..80).map(|i| (if i % 2 == 0 { 10.0 } else { 12.0 }, 1.0)).collect();
+        let e = estimate(&raw, 5, 20).unwrap();
+        assert_eq!((e.batches, e.batch_cycles, e.tested), (20, 20, 80));
+        assert!(e.independent && e.statistic < 0.0);
+        assert!((e.mean - 11.0).abs() < 1e-12 && e.half.abs() < 1e-12);
+        // A slow drift is correlated: rejected.
+        let drift: Vec<(f64, f64)> =
+            (0..80).map(|i| ((f64::from(i) / 10.0).sin(), 1.0)).collect();
+        let e = estimate(&drift, 5, 20).unwrap();
+        assert!(!e.independent && e.statistic > 0.5, "{e:?}");
+    }
+
+    /// Independent normal batch means pass the test about 90% of the time, and the interval
+    /// covers the true mean about 95% of the time.
+    #[test]
+    fn independent_means_pass_the_test_and_the_interval_covers() {
+        let mut rng = crate::sim::rng::Rng::new(7);
+        let (mut passed, mut covered, trials) = (0, 0, 2_000);
+        for _ in 0..trials {
+            // Sum of 12 uniforms - 6: approximately standard normal.
+            let raw: Vec<(f64, f64)> = (0..80)
+                .map(|_| ((0..12).map(|_| rng.open_unit()).sum::<f64>() - 6.0, 1.0))
+                .collect();
+            let e = estimate(&raw, 1, 20).unwrap();
+            passed += usize::from(e.independent);
+            covered += usize::from(e.mean.abs() <= e.half);
+        }
+        let (passed, covered) = (passed as f64 / trials as f64, covered as f64 / trials as f64);
+        assert!((0.87..=0.93).contains(&passed), "passed {passed}");
+        assert!((0.935..=0.965).contains(&covered), "covered {covered}");
+    }
+
+    #[test]
+    fn throughput_counts_deliveries_by_delivery_time() {
+        let mut b = Batches::new(10, 2);
+        for offset in 0..160 {
+            b.accepted(offset);
+            b.accepted(offset);
+        }
+        // 2 deliveries per cycle on 4 nodes: 0.5 per node per cycle in every batch.
+        let e = b.throughput(160, 4.0).unwrap();
+        assert!((e.mean - 0.5).abs() < 1e-12 && e.half.abs() < 1e-12);
+        assert_eq!(e.batches, 2);
+    }
+}
