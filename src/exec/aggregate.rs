@@ -203,7 +203,10 @@ fn batches_independent(row: &Row) -> bool {
 /// `sqrt(sum h_i^2) / r` (the mean of r independent estimates); otherwise, or with faults,
 /// Student t across the r estimates (r - 1 degrees of freedom). `None` unless every
 /// replication has the estimate.
-fn combined_interval(replications: &[Row], get: impl Fn(&Row) -> (Option<f64>, Option<f64>)) -> Option<f64> {
+fn combined_interval(
+    replications: &[Row],
+    get: impl Fn(&Row) -> (Option<f64>, Option<f64>),
+) -> Option<f64> {
     let parts: Vec<(Option<f64>, Option<f64>)> = replications.iter().map(&get).collect();
     if let [(Some(_), half)] = parts.as_slice() {
         return *half;
@@ -213,7 +216,8 @@ fn combined_interval(replications: &[Row], get: impl Fn(&Row) -> (Option<f64>, O
     let faults = replications.iter().any(|row| row.fault_seed.is_some());
     let halves: Option<Vec<f64>> = parts.iter().map(|(_, h)| h.filter(|h| *h > 0.0)).collect();
     if !faults && let Some(halves) = halves {
-        let weights: Vec<f64> = halves.iter().map(|h| (h / crate::statistics::Z_975).powi(-2)).collect();
+        let weights: Vec<f64> =
+            halves.iter().map(|h| (h / crate::statistics::Z_975).powi(-2)).collect();
         let weight: f64 = weights.iter().sum();
         let mean = values.iter().zip(&weights).map(|(x, w)| x * w).sum::<f64>() / weight;
         let q: f64 = values.iter().zip(&weights).map(|(x, w)| w * (x - mean) * (x - mean)).sum();
@@ -262,8 +266,8 @@ fn latency_interval(replications: &[Row], consistency: Option<Consistency>) -> I
         return Interval { half: only.latency_ci95, ..Interval::default() };
     }
     let faults = replications.iter().any(|r| r.fault_seed.is_some());
-    let poolable = consistency.is_none_or(|c| c.consistent)
-        && replications.iter().all(batches_independent);
+    let poolable =
+        consistency.is_none_or(|c| c.consistent) && replications.iter().all(batches_independent);
     if !faults
         && poolable
         && let Some(half) = pooled_batch_interval(replications)

@@ -100,7 +100,11 @@ fn means(bins: &[(f64, f64)]) -> Vec<f64> {
 /// counts, or delivery counts and 1) of `raw_cycles` each, with at least `min_batches`
 /// interval batches where the raw bins allow (see the module doc). `None` with fewer than 2
 /// interval batches holding something.
-pub(crate) fn estimate(raw: &[(f64, f64)], raw_cycles: u64, min_batches: usize) -> Option<Estimate> {
+pub(crate) fn estimate(
+    raw: &[(f64, f64)],
+    raw_cycles: u64,
+    min_batches: usize,
+) -> Option<Estimate> {
     let min_batches = min_batches.max(2);
     let mut levels = vec![raw.to_vec()];
     while levels.last().is_some_and(|l| l.len() >= 2 * min_batches) {
@@ -248,9 +252,8 @@ impl Batches {
 
     /// The latency interval over the first `n` raw batches (see [`estimate`]).
     pub(crate) fn latency(&self, n: usize) -> Option<Estimate> {
-        let raw: Vec<(f64, f64)> = (0..n.min(self.sum.len()))
-            .map(|i| (self.sum[i], self.count[i] as f64))
-            .collect();
+        let raw: Vec<(f64, f64)> =
+            (0..n.min(self.sum.len())).map(|i| (self.sum[i], self.count[i] as f64)).collect();
         estimate(&raw, self.length, self.min_batches)
     }
 
@@ -259,16 +262,16 @@ impl Batches {
     pub(crate) fn throughput(&self, span: u64, nodes: f64) -> Option<Estimate> {
         let ended = ((span / self.length) as usize).min(self.accepted.len());
         let per = nodes * self.length as f64;
-        let raw: Vec<(f64, f64)> = self.accepted[..ended].iter().map(|&a| (a as f64 / per, 1.0)).collect();
+        let raw: Vec<(f64, f64)> =
+            self.accepted[..ended].iter().map(|&a| (a as f64 / per, 1.0)).collect();
         estimate(&raw, self.length, self.min_batches)
     }
 
     /// The interval batches' (mean latency, mid-time in cycles from the window start) over
     /// the first `n` raw batches, for the trend ([`super::stats::Trend`]).
     pub(crate) fn interval_batches(&self, n: usize) -> Vec<(f64, f64)> {
-        let mut bins: Vec<(f64, f64)> = (0..n.min(self.sum.len()))
-            .map(|i| (self.sum[i], self.count[i] as f64))
-            .collect();
+        let mut bins: Vec<(f64, f64)> =
+            (0..n.min(self.sum.len())).map(|i| (self.sum[i], self.count[i] as f64)).collect();
         let mut length = self.length;
         while bins.len() >= 2 * self.min_batches {
             bins = halve(&bins);
@@ -321,8 +324,7 @@ mod tests {
         assert!(e.independent && e.statistic < 0.0);
         assert!((e.mean - 11.0).abs() < 1e-12 && e.half.abs() < 1e-12);
         // A slow drift is correlated: rejected.
-        let drift: Vec<(f64, f64)> =
-            (0..80).map(|i| ((f64::from(i) / 10.0).sin(), 1.0)).collect();
+        let drift: Vec<(f64, f64)> = (0..80).map(|i| ((f64::from(i) / 10.0).sin(), 1.0)).collect();
         let e = estimate(&drift, 5, 20).unwrap();
         assert!(!e.independent && e.statistic > 0.5, "{e:?}");
     }

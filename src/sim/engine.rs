@@ -62,13 +62,13 @@
 
 use crate::scenario::Ejection;
 
+use super::batch_means::Batches;
 use super::faults::FaultMap;
 use super::lengths::Lengths;
 use super::network::hop::{Candidate, Header};
 use super::percentiles::Histogram;
 use super::rng::Rng;
 use super::routing::Router;
-use super::batch_means::Batches;
 use super::sections::Sections;
 use super::stats::Transient;
 use super::throughput::Tracker;

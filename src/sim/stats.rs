@@ -347,7 +347,8 @@ pub(crate) fn set_interval(m: &mut Measurement, interval: Option<Estimate>) {
         if e.statistic.is_finite() {
             m.intermediates.push(("latency_batch_test".into(), e.statistic));
         }
-        m.intermediates.push(("latency_batches_independent".into(), f64::from(u8::from(e.independent))));
+        m.intermediates
+            .push(("latency_batches_independent".into(), f64::from(u8::from(e.independent))));
     }
 }
 

@@ -36,6 +36,10 @@ pub const DEFAULT_CYCLES: u64 = 100_000;
 pub const DEFAULT_WARMUP_CYCLES: u64 = 10_000;
 /// Default simulation `replications`.
 pub const DEFAULT_REPLICATIONS: u32 = 1;
+/// Default simulation `replications` in throughput mode (`measure: throughput`): its fixed
+/// window has no precision target, so its interval on the accepted rate comes from
+/// replications (`docs/statistics.md`).
+pub const DEFAULT_THROUGHPUT_REPLICATIONS: u32 = 3;
 /// Default simulation `deadlock_cycles`.
 pub const DEFAULT_DEADLOCK_CYCLES: u64 = 10_000;
 /// Default simulation `source_queue_capacity` (messages per node, throughput mode).
@@ -407,7 +411,8 @@ pub struct SimulationMethod {
     #[serde(default)]
     #[schemars(with = "Option<u64>", extend("default" = DEFAULT_WARMUP_CYCLES))]
     pub warmup_cycles: Option<Spanned<u64>>,
-    /// Independent replications per load point (>= 1); reported as mean and 95% CI.
+    /// Independent replications per load point (>= 1; default 1, and 3 with `measure:
+    /// throughput`); reported as mean and 95% CI.
     #[serde(default)]
     #[schemars(with = "Option<u32>", extend("default" = DEFAULT_REPLICATIONS))]
     pub replications: Option<Spanned<u32>>,

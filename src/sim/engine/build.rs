@@ -3,11 +3,11 @@
 
 use crate::scenario::{Ejection, Scenario};
 
+use super::super::batch_means::Batches;
 use super::super::faults::FaultMap;
 use super::super::lengths::Lengths;
 use super::super::percentiles::Histogram;
 use super::super::routing::Router;
-use super::super::batch_means::Batches;
 use super::super::sections::{SECTIONS, Sections};
 use super::super::stats::{TRANSIENT_BINS, Transient};
 use super::super::throughput::Tracker;

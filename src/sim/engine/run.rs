@@ -2,8 +2,8 @@
 //! deadlock, precision, cancellation), and one cycle's phases in order (`step`).
 
 use super::super::network::hop::NO_LINK;
-use super::switching::{CIRCUIT, SCOUTING, WORMHOLE};
 use super::super::stats::Trend;
+use super::switching::{CIRCUIT, SCOUTING, WORMHOLE};
 use super::{ACTIVE, BITMAP, Engine, Outcome, PORTS, RunPlan};
 
 impl Engine {

@@ -65,7 +65,13 @@ pub(super) fn simulation_choice(
         }
     }
     let warmup_cycles = method.warmup_cycles.as_ref().map_or(DEFAULT_WARMUP_CYCLES, |w| w.value);
-    let replications = method.replications.as_ref().map_or(DEFAULT_REPLICATIONS, |r| r.value);
+    let measure = measure(method, diags);
+    // Throughput mode's fixed window has no precision target: its interval needs replications.
+    let default_replications = match measure.is_latency() {
+        true => DEFAULT_REPLICATIONS,
+        false => DEFAULT_THROUGHPUT_REPLICATIONS,
+    };
+    let replications = method.replications.as_ref().map_or(default_replications, |r| r.value);
     if let Some(r) = &method.replications
         && !(1..=10_000).contains(&r.value)
     {
@@ -102,7 +108,6 @@ pub(super) fn simulation_choice(
             Some("raise `max_cycles` above `warmup_cycles`".into()),
         );
     }
-    let measure = measure(method, diags);
     let defaults = SimOptions::default();
     Some(SimulationChoice {
         options: SimOptions {
