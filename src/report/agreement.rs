@@ -9,13 +9,24 @@
 //!
 //! Model rows and aggregate simulation rows (`replication = None`) are matched by
 //! `scenario_id` and `rate`. For every matched point where both latencies are finite and
-//! both statuses are `ok`, the signed relative error is (model - simulation) / simulation:
-//! positive where the model is pessimistic (predicts a higher latency), negative where it is
-//! optimistic. The table gives its mean (the bias), the mean of its absolute value and the
-//! largest absolute value. A matched point where the simulation saturated or deadlocked while
-//! the model is finite, or the model saturated while the simulation is stable, is counted as
-//! one-sided instability; any other matched point that cannot be compared (both unstable, a
-//! failure, an imprecise simulation) is counted as not compared. Nothing is dropped silently.
+//! both statuses are `ok` or `imprecise`, the signed relative error is (model - simulation) /
+//! simulation: positive where the model is pessimistic (predicts a higher latency), negative
+//! where it is optimistic. The table gives its mean (the bias), the mean of its absolute value
+//! and the largest absolute value. A point short of its target precision (`imprecise`) stays
+//! in these statistics and is counted apart (of which imprecise): its interval says how far
+//! it got, and leaving it out would leave out the loads near saturation, where the models
+//! differ most. A matched point where the simulation saturated or deadlocked while the model
+//! is finite, or the model saturated while the simulation is stable, is counted as one-sided
+//! instability; any other matched point that cannot be compared (both unstable, a failure, a
+//! missing latency) is counted as not compared. Nothing is dropped silently.
+//!
+//! The error has an uncertainty of its own: the simulation's mean is `sim ± h` (95%), so the
+//! error lies in [(model - (sim + h)) / (sim + h), (model - (sim - h)) / (sim - h)]
+//! ([`error_interval`]; unbounded above when `h >= sim`). When the compared method is a
+//! simulation too, its relative half-width is added to the reference's in quadrature first.
+//! Each compared point is then within [`TOLERANCE`] at 95% confidence (its whole error
+//! interval inside ±tolerance), outside it (the whole interval outside) or not decidable at
+//! this precision (the interval straddles a bound, or the simulation has no interval).
 //!
 //! The papers report agreement separately for light and moderate load and near saturation, so
 //! points are split at [`LIGHT_LOAD_LIMIT`] of the saturation rate: the load fraction is
@@ -39,6 +50,15 @@ use crate::store::row::Row;
 /// Loads up to this fraction of saturation count as light and moderate.
 pub(crate) const LIGHT_LOAD_LIMIT: f64 = 0.7;
 
+/// The agreement yardstick: a relative latency error within ±5% (`docs/validation.md`, "The
+/// 5% yardstick"). The one place that names it: the tables' columns and captions read it here.
+pub(crate) const TOLERANCE: f64 = 0.05;
+
+/// The tolerance as the captions write it (`5%`).
+pub(crate) fn tolerance_text() -> String {
+    format!("{}%", columns::format_number(100.0 * TOLERANCE))
+}
+
 /// Agreement of one scenario (or of all scenarios together).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct ScenarioAgreement {
@@ -60,8 +80,17 @@ pub(crate) struct ScenarioAgreement {
 /// Relative errors of a set of matched points, and the points that could not be compared.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct ErrorStats {
-    /// Points compared (both sides `ok` and finite).
+    /// Points compared (both sides `ok` or `imprecise`, and finite).
     pub(crate) points: usize,
+    /// Of [`points`](Self::points), those where a side stopped short of its target precision.
+    pub(crate) imprecise: usize,
+    /// Compared points whose whole 95% error interval is within ±[`TOLERANCE`].
+    pub(crate) within: usize,
+    /// Compared points whose whole 95% error interval is outside ±[`TOLERANCE`].
+    pub(crate) outside: usize,
+    /// Compared points whose error interval straddles ±[`TOLERANCE`] (or that have none): not
+    /// decidable at this precision.
+    pub(crate) undecided: usize,
     /// Mean signed relative error (model - simulation) / simulation: the bias.
     pub(crate) bias: Option<f64>,
     /// Mean absolute relative error (a fraction, not a percentage).
@@ -72,16 +101,23 @@ pub(crate) struct ErrorStats {
     pub(crate) simulation_unstable: usize,
     /// Points where the model saturated while the simulation is stable.
     pub(crate) model_unstable: usize,
-    /// Other matched points that could not be compared (both unstable, a failure, an
-    /// imprecise simulation, a missing latency).
+    /// Other matched points that could not be compared (both unstable, a failure, a missing
+    /// latency).
     pub(crate) not_compared: usize,
     sum: f64,
     sum_abs: f64,
 }
 
 impl ErrorStats {
-    fn add(&mut self, error: f64) {
+    fn add(&mut self, point: PointError) {
+        let error = point.error;
         self.points += 1;
+        self.imprecise += usize::from(point.imprecise);
+        match point.verdict() {
+            Verdict::Within => self.within += 1,
+            Verdict::Outside => self.outside += 1,
+            Verdict::Undecided => self.undecided += 1,
+        }
         self.sum += error;
         self.sum_abs += error.abs();
         self.bias = Some(self.sum / self.points as f64);
@@ -93,6 +129,10 @@ impl ErrorStats {
         self.simulation_unstable += other.simulation_unstable;
         self.model_unstable += other.model_unstable;
         self.not_compared += other.not_compared;
+        self.imprecise += other.imprecise;
+        self.within += other.within;
+        self.outside += other.outside;
+        self.undecided += other.undecided;
         if other.points == 0 {
             return;
         }
@@ -116,14 +156,89 @@ impl ErrorStats {
 /// How one matched (model, simulation) point enters the statistics.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Comparison {
-    /// Both sides stable and finite: the signed relative error.
-    Error(f64),
+    /// Both sides stable (`ok` or `imprecise`) and finite: the signed relative error.
+    Error(PointError),
     /// The simulation saturated or deadlocked; the model is finite.
     SimulationUnstable,
     /// The model saturated; the simulation is stable.
     ModelUnstable,
-    /// Anything else (both unstable, a failure, an imprecise simulation).
+    /// Anything else (both unstable, a failure, a missing latency).
     NotCompared,
+}
+
+/// One compared point's signed relative error with its 95% interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PointError {
+    /// (model - simulation) / simulation.
+    pub(crate) error: f64,
+    /// The error's 95% interval ([`error_interval`]); `None` when the simulation has no
+    /// half-width.
+    pub(crate) interval: Option<(f64, f64)>,
+    /// Whether a side stopped short of its target precision (`imprecise`).
+    pub(crate) imprecise: bool,
+}
+
+/// Where a point's error interval lies against ±[`TOLERANCE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The whole interval inside ±tolerance: within at 95% confidence.
+    Within,
+    /// The whole interval outside ±tolerance: outside at 95% confidence.
+    Outside,
+    /// The interval straddles a bound, or there is none: not decidable at this precision.
+    Undecided,
+}
+
+impl Verdict {
+    /// The word the per-load CSV writes.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Within => "within",
+            Verdict::Outside => "outside",
+            Verdict::Undecided => "undecided",
+        }
+    }
+}
+
+impl PointError {
+    /// Where the error interval lies against ±[`TOLERANCE`].
+    pub(crate) fn verdict(&self) -> Verdict {
+        let Some((low, high)) = self.interval else { return Verdict::Undecided };
+        if low >= -TOLERANCE && high <= TOLERANCE {
+            Verdict::Within
+        } else if high < -TOLERANCE || low > TOLERANCE {
+            Verdict::Outside
+        } else {
+            Verdict::Undecided
+        }
+    }
+}
+
+/// The 95% interval of the relative error (model - sim) / sim when the simulated mean is
+/// `sim ± half_width`: [(model - (sim + h)) / (sim + h), (model - (sim - h)) / (sim - h)],
+/// the upper end infinite when `h >= sim`. `None` without a finite, non-negative half-width.
+pub(crate) fn error_interval(model: f64, sim: f64, half_width: Option<f64>) -> Option<(f64, f64)> {
+    let h = half_width.filter(|h| h.is_finite() && *h >= 0.0)?;
+    let low = (model - (sim + h)) / (sim + h);
+    let high = if sim - h > 0.0 { (model - (sim - h)) / (sim - h) } else { f64::INFINITY };
+    Some((low, high))
+}
+
+/// The reference's half-width with the compared side's relative half-width added in
+/// quadrature (a simulation compared with a simulation); the reference's alone when the
+/// compared side has none (a model).
+fn combined_half_width(compared: &Row, model: f64, sim: &Row, simulated: f64) -> Option<f64> {
+    let reference = sim.latency_ci95.filter(|h| h.is_finite() && *h >= 0.0)?;
+    let own = compared.latency_ci95.filter(|h| h.is_finite() && *h >= 0.0 && model > 0.0);
+    Some(match own {
+        Some(own) => simulated * ((reference / simulated).powi(2) + (own / model).powi(2)).sqrt(),
+        None => reference,
+    })
+}
+
+/// Whether a status counts as a stable, comparable measurement (`imprecise` included).
+fn stable(status: &str) -> bool {
+    matches!(status, "ok" | "imprecise")
 }
 
 /// Classifies one matched point (the model row at the simulation row's rate; the compared
@@ -136,12 +251,17 @@ pub(crate) fn compare(model_row: &Row, sim: &Row) -> Comparison {
     };
     let model_latency = model_latency.filter(|latency| latency.is_finite());
     let sim_latency = sim.latency.filter(|latency| latency.is_finite() && *latency > 0.0);
-    let model_ok = model_row.status == "ok" && model_latency.is_some();
-    let sim_ok = sim.status == "ok" && sim_latency.is_some();
+    let model_ok = stable(&model_row.status) && model_latency.is_some();
+    let sim_ok = stable(&sim.status) && sim_latency.is_some();
     let sim_unstable = matches!(sim.status.as_str(), "saturated" | "deadlock");
     match (model_latency, sim_latency) {
         (Some(model), Some(simulated)) if model_ok && sim_ok => {
-            Comparison::Error((model - simulated) / simulated)
+            let half_width = combined_half_width(model_row, model, sim, simulated);
+            Comparison::Error(PointError {
+                error: (model - simulated) / simulated,
+                interval: error_interval(model, simulated, half_width),
+                imprecise: model_row.status == "imprecise" || sim.status == "imprecise",
+            })
         }
         _ if model_ok && sim_unstable => Comparison::SimulationUnstable,
         _ if model_row.status == "saturated" && sim_ok => Comparison::ModelUnstable,
@@ -318,7 +438,7 @@ pub(crate) fn compute_pair(rows: &[Row], compared: &str, reference: &str) -> Agr
                 &mut entry.light
             };
             match compare(model_row, sim) {
-                Comparison::Error(error) => band.add(error),
+                Comparison::Error(point) => band.add(point),
                 Comparison::SimulationUnstable => band.simulation_unstable += 1,
                 Comparison::ModelUnstable => band.model_unstable += 1,
                 Comparison::NotCompared => band.not_compared += 1,

@@ -13,6 +13,7 @@
 //!                            for the pages of a figure too tall for one
 //! figures/figN_<y>_vs_<x>.csv          the plotted series of each figure page, tidy
 //! tables/agreement.{csv,tex,md}        model vs. simulation (agreement.rs, tables.rs)
+//! tables/coverage.{csv,tex,md}         the simulation's intervals checked (coverage.rs)
 //! tables/results.{csv,tex,md}          every result row (tables.rs)
 //! manifest.json              provenance + SHA-256 of every other file (manifest.rs)
 //! ```
@@ -26,9 +27,12 @@
 //! rename), so a crash leaves either the old or the new file, never half of one.
 
 mod agreement;
+mod binomial;
 mod columns;
+mod coverage;
 mod figure;
 mod headers;
+mod intervals;
 mod manifest;
 mod pages;
 mod pdf;
@@ -418,6 +422,7 @@ fn render_files(
     let mut results_table = None;
     let mut saturation_table = None;
     let mut comparison_table = None;
+    let mut coverage_table = None;
     for kind in &input.spec.tables {
         match kind {
             TableKind::ModelVsSimulation if agreement_table.is_none() => {
@@ -457,6 +462,14 @@ fn render_files(
                 saturation_table =
                     Some(write_table(&tables_dir, "saturation", table, csv, input, written)?);
             }
+            TableKind::Coverage if coverage_table.is_none() => {
+                let coverage = coverage::compute(table_rows);
+                let table = tables::coverage_table(&coverage);
+                let csv = tables::coverage_csv(&coverage);
+                let csv = |out: &mut dyn io::Write| out.write_all(tables::sanitize(csv).as_bytes());
+                coverage_table =
+                    Some(write_table(&tables_dir, "coverage", table, csv, input, written)?);
+            }
             _ => {}
         }
     }
@@ -474,6 +487,7 @@ fn render_files(
         comparison: comparison_table,
         results: results_table,
         saturation: saturation_table,
+        coverage: coverage_table,
         seed_count: seeds.len(),
     };
     for (template, file) in

@@ -58,6 +58,9 @@ pub(crate) struct PageContext {
     /// The saturation table (model saturation rate vs simulated maximum throughput), when the
     /// spec asks for it.
     pub(crate) saturation: Option<PageTable>,
+    /// The coverage table (whether the simulation's 95% intervals cover), when the spec asks
+    /// for it.
+    pub(crate) coverage: Option<PageTable>,
 }
 
 /// Counts for the summary.

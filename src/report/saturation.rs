@@ -8,7 +8,10 @@
 //! (`methods.simulation.measure`) first, then each external simulation with `measure:
 //! throughput`, so runner's simulator and BookSim stand one above the other. It is the
 //! saturation throughput only when the sweep went past saturation: the table counts the
-//! saturated points, and with none the maximum is a lower bound. The model's figure is
+//! saturated points, and with none the maximum is a lower bound. Where that row has a 95%
+//! half-width (`throughput_ci95`) the table shows it beside the maximum (`0.412 ± 0.006`): the
+//! interval of the throughput at that load, not of the saturation point itself, which the
+//! load grid brackets. The model's figure is
 //! `saturation_rate`, which the run fills in whenever the model ran. Like every table it reads
 //! rows only.
 
@@ -16,6 +19,7 @@ use std::collections::BTreeMap;
 
 use super::columns;
 use super::headers;
+use super::intervals::Estimate;
 use super::tables::{Cell, Table, csv_field};
 use crate::store::row::Row;
 
@@ -33,6 +37,8 @@ pub(crate) struct SaturationLine {
     pub(crate) model: Option<f64>,
     /// The highest accepted throughput (messages and flits/node/cycle) and its offered rate.
     pub(crate) simulated: Option<f64>,
+    /// The 95% half-width of `simulated` (`throughput_ci95` of its row), when it has one.
+    pub(crate) simulated_ci95: Option<f64>,
     pub(crate) flits: Option<f64>,
     pub(crate) offered: Option<f64>,
     /// Throughput-mode points, and how many of them were saturated.
@@ -89,6 +95,7 @@ pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
                 method: method.to_owned(),
                 model,
                 simulated: best.map(|(t, _)| t),
+                simulated_ci95: best.and_then(|(_, row)| Estimate::Throughput.half_width(row)),
                 flits: best.and_then(|(_, row)| row.flit_throughput),
                 offered: best.map(|(_, row)| row.rate),
                 points: points.len(),
@@ -171,7 +178,7 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
             }
             cells.extend([
                 Cell::number(line.model),
-                Cell::number(line.simulated),
+                Cell::with_interval(line.simulated, line.simulated_ci95),
                 Cell::number(ratio(line)),
                 Cell::number(line.offered),
                 Cell::number(line.flits),
@@ -187,13 +194,15 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
             .to_owned()
     } else if lines.iter().any(|line| line.model.is_some()) {
         "The model's saturation rate against the highest throughput each simulator accepted in \
-         throughput mode (measure: throughput), and the offered rate at that point. A scenario \
-         without saturated points was not swept past saturation: its maximum is a lower bound."
+         throughput mode (measure: throughput), with its 95% half-width where the row has one, \
+         and the offered rate at that point. A scenario without saturated points was not swept \
+         past saturation: its maximum is a lower bound."
             .to_owned()
     } else {
         // Simulators only: no model rate to open with.
         "The highest throughput each simulator accepted in throughput mode (measure: \
-         throughput), and the offered rate at that point. A scenario without saturated points \
+         throughput), with its 95% half-width where the row has one, and the offered rate at \
+         that point. A scenario without saturated points \
          was not swept past saturation: its maximum is a lower bound."
             .to_owned()
     };
@@ -218,8 +227,9 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
 /// The table as CSV, unrounded.
 pub(crate) fn csv(lines: &[SaturationLine]) -> String {
     let mut out = String::from(
-        "scenario_id,scenario,method,model_saturation_rate,simulated_max_throughput,simulated_over_model,\
-         offered_at_max,flit_throughput_at_max,throughput_points,saturated_points\n",
+        "scenario_id,scenario,method,model_saturation_rate,simulated_max_throughput,\
+         simulated_max_throughput_ci95,simulated_over_model,offered_at_max,flit_throughput_at_max,\
+         throughput_points,saturated_points\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
     for line in lines {
@@ -229,6 +239,7 @@ pub(crate) fn csv(lines: &[SaturationLine]) -> String {
             csv_field(&line.method),
             number(line.model),
             number(line.simulated),
+            number(line.simulated_ci95),
             number(ratio(line)),
             number(line.offered),
             number(line.flits),
@@ -290,6 +301,7 @@ mod tests {
         assert_eq!((a.simulated, a.offered, a.model), (Some(0.016), Some(0.02), None));
         assert_eq!((a.points, a.saturated), (3, 2));
         assert_eq!(a.flits, Some(32.0 * 0.016));
+        assert_eq!(a.simulated_ci95, None);
         let b = &lines[1];
         assert_eq!((b.simulated, b.model, b.saturated), (Some(0.01), Some(0.02), 0));
         assert_eq!(ratio(b), Some(0.5));
@@ -322,6 +334,23 @@ mod tests {
         let note = shown.note.unwrap_or_default();
         assert!(note.starts_with("The highest throughput each simulator accepted"), "{note}");
         assert!(!note.contains("model"), "{note}");
+    }
+
+    /// The maximum shows its row's 95% half-width, in the display and in the CSV.
+    #[test]
+    fn the_maximum_carries_its_throughput_interval() {
+        let best =
+            Row { throughput_ci95: Some(0.0006), ..row("a", "simulation", 0.02, 0.0412, "ok") };
+        let rows = vec![row("a", "simulation", 0.01, 0.01, "ok"), best];
+        let lines = compute(&rows);
+        assert_eq!(lines[0].simulated_ci95, Some(0.0006));
+        let shown = table(&lines);
+        assert!(
+            shown.rows[0].iter().any(|cell| cell.text == "0.04120 \u{b1} 0.00060"),
+            "{:?}",
+            shown.rows[0]
+        );
+        assert!(csv(&lines).contains(",0.0412,0.0006,"), "{}", csv(&lines));
     }
 
     /// An external simulation measured in throughput mode gets its own line, after the

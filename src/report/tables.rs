@@ -2,8 +2,9 @@
 //!
 //! Building apart from rendering. A [`Table`] holds display cells (`model`); the builders fill
 //! it from the results, naming each scenario by its fields that vary (`scenario`): the
-//! agreement table (`agreement`), the per-load comparison (`comparison`) and the results
-//! table (`results`); `report/saturation.rs` builds one more. Each format renders it with its
+//! agreement table (`agreement`), the per-load comparison (`comparison`), the coverage of the
+//! simulation's intervals (`coverage`, from `report/coverage.rs`) and the results table
+//! (`results`); `report/saturation.rs` builds one more. Each format renders it with its
 //! own escaping: LaTeX (`tex`, with `tex_escape`), Markdown (`markdown`), and the HTML page
 //! through its template. The CSV files (`csv`) carry raw, unrounded values for further
 //! analysis, written from the rows rather than the display cells; the results CSV has every
@@ -13,6 +14,7 @@
 
 mod agreement;
 mod comparison;
+mod coverage;
 mod csv;
 mod invisible;
 mod markdown;
@@ -24,6 +26,7 @@ mod tex_escape;
 
 pub(crate) use agreement::agreement_table;
 pub(crate) use comparison::comparison_table;
+pub(crate) use coverage::{coverage_csv, coverage_table};
 pub(super) use csv::csv_field;
 pub(crate) use csv::{agreement_csv, comparison_csv, write_results_csv};
 #[cfg(test)]

@@ -455,6 +455,14 @@ fn nasty_rows() -> Vec<Row> {
     }
     rows[0].error = Some(NASTY.into());
     rows[0].status = "failed".into();
+    // Replications with intervals of their own, for the coverage table.
+    for row in rows.iter_mut().filter(|row| row.replication.is_some()) {
+        if let Some(latency) = row.latency {
+            let sign = if row.replication == Some(0) { -1.0 } else { 1.0 };
+            row.latency = Some(latency * (1.0 + 0.01 * sign));
+            row.latency_ci95 = Some(0.015 * latency);
+        }
+    }
     rows
 }
 
@@ -465,6 +473,7 @@ fn every_table_spec() -> ReportSpec {
             TableKind::Comparison,
             TableKind::Results,
             TableKind::Saturation,
+            TableKind::Coverage,
         ],
         ..fixture_spec()
     }
@@ -473,7 +482,7 @@ fn every_table_spec() -> ReportSpec {
 #[test]
 fn latex_tables_are_well_formed_and_escaped() {
     let (dir, _) = render_fixture("t", &nasty_rows(), &every_table_spec(), None);
-    for stem in ["agreement", "comparison", "results", "saturation"] {
+    for stem in ["agreement", "comparison", "results", "saturation", "coverage"] {
         let relative = format!("tables/{stem}.tex");
         let tex = read(dir.path(), &relative);
         check_latex(&tex, &relative);
@@ -561,7 +570,7 @@ fn every_latex_table_compiles_with_pdflatex() {
     let mut compiled = 0;
     for rows in [nasty_rows(), long_rows] {
         let (dir, _) = render_fixture("t", &rows, &every_table_spec(), None);
-        for stem in ["agreement", "comparison", "results", "saturation"] {
+        for stem in ["agreement", "comparison", "results", "saturation", "coverage"] {
             let tex = read(dir.path(), &format!("tables/{stem}.tex"));
             let needs = tex
                 .lines()
@@ -598,7 +607,7 @@ fn every_latex_table_compiles_with_pdflatex() {
             > super::tables::TEX_LONGTABLE_ROWS;
         assert_eq!(results.contains("\\begin{longtable}"), long, "{results}");
     }
-    assert_eq!(compiled, 8);
+    assert_eq!(compiled, 10);
 }
 
 /// `name` on PATH.
@@ -674,6 +683,91 @@ fn agreement_splits_light_and_near_saturation_load() {
     let overall = agreement.overall.first().expect("overall");
     // V = 2 saturates at 0.0135: only 0.014, where both saturate.
     assert_eq!(overall.near.simulation_unstable + overall.near.not_compared, 1 + 2 + 1);
+}
+
+/// A simulation short of its target precision stays in the agreement statistics, counted as
+/// imprecise; each compared point is within, outside or undecided against the tolerance by its
+/// error's 95% interval.
+#[test]
+fn agreement_keeps_imprecise_points_and_decides_each_against_the_tolerance() {
+    use super::agreement::{Comparison, TOLERANCE, Verdict, compare, error_interval};
+    // (simulated latency, half-width, status) against a model at 100 cycles.
+    let points = [
+        (101.0, 1.0, "ok"),         // error -1%, interval [-2.0%, 0.0%]: within
+        (120.0, 2.0, "imprecise"),  // -16.7%, [-18.0%, -15.3%]: outside
+        (104.0, 2.0, "ok"),         // -3.8%, [-5.7%, -2.0%]: undecided
+        (95.0, 200.0, "imprecise"), // h > sim: unbounded above, undecided
+        (97.0, 1.0, "saturated"),   // simulation unstable, not compared
+    ];
+    let mut rows = Vec::new();
+    for (step, (latency, half, status)) in points.into_iter().enumerate() {
+        let rate = 0.001 * (step + 1) as f64;
+        let mut model = base_row("s", 1, rate);
+        model.method = "model".into();
+        model.status = "ok".into();
+        model.latency = Some(100.0);
+        model.fraction_of_saturation = Some(0.1);
+        let mut simulation = base_row("s", 1, rate);
+        simulation.method = "simulation".into();
+        simulation.status = status.into();
+        simulation.latency = (status != "saturated").then_some(latency);
+        simulation.latency_ci95 = Some(half);
+        simulation.replications = Some(2);
+        rows.push(model);
+        rows.push(simulation);
+    }
+    let agreement = super::agreement::compute(&rows);
+    let light = &agreement.scenarios[0].light;
+    assert_eq!((light.points, light.imprecise), (4, 2), "{light:?}");
+    assert_eq!((light.within, light.outside, light.undecided), (1, 1, 2), "{light:?}");
+    assert_eq!((light.simulation_unstable, light.not_compared), (1, 0), "{light:?}");
+    // The interval of the error, by hand: model 100 against 120 +- 2.
+    let (low, high) = error_interval(100.0, 120.0, Some(2.0)).unwrap_or_default();
+    assert!(
+        (low - (100.0 - 122.0) / 122.0).abs() < 1e-12 && (high - (-18.0 / 118.0)).abs() < 1e-12
+    );
+    assert_eq!(error_interval(100.0, 120.0, None), None);
+    assert_eq!(error_interval(100.0, 50.0, Some(60.0)).map(|(_, high)| high), Some(f64::INFINITY));
+    assert_eq!(TOLERANCE, 0.05);
+    let Comparison::Error(point) = compare(&rows[2], &rows[3]) else { panic!("compared") };
+    assert_eq!((point.imprecise, point.verdict()), (true, Verdict::Outside));
+    // The table, its CSV and the per-load CSV say the same.
+    let table = super::tables::agreement_table(&agreement);
+    let headers: Vec<&str> = table.columns.iter().map(|c| c.header.as_str()).collect();
+    assert!(headers.contains(&"Of which imprecise"), "{headers:?}");
+    assert!(headers.contains(&"Within \u{b1}5% (95% conf.)"), "{headers:?}");
+    let note = table.note.unwrap_or_default();
+    assert!(note.contains("imprecise") && note.contains("\u{b1}5%"), "{note}");
+    assert!(!note.contains("short of its target precision."), "{note}");
+    let csv = super::tables::agreement_csv(&agreement);
+    assert!(csv.lines().nth(1).is_some_and(|line| line.ends_with(",2,1,1,2")), "{csv}");
+    let comparison = super::tables::comparison_csv(&rows);
+    let verdicts: Vec<&str> =
+        comparison.lines().skip(1).filter_map(|line| line.rsplit(',').next()).collect();
+    assert_eq!(verdicts, ["within", "outside", "undecided", "undecided", ""], "{comparison}");
+}
+
+/// The coverage table renders in every format from replication rows with intervals; with two
+/// replications per point it pools per scenario and says the pairs are the statistic to read.
+#[test]
+fn the_coverage_table_pools_two_replications_per_scenario() {
+    let spec = ReportSpec { tables: vec![TableKind::Coverage], ..fixture_spec() };
+    let (dir, _) = render_fixture("t", &nasty_rows(), &spec, None);
+    let markdown = read(dir.path(), "tables/coverage.md");
+    // V = 1: 4 stable points, V = 2: 6, two replications each; intervals of 1.5% around
+    // values 2% apart: none covers the other replication, every pair overlaps.
+    for n in ["8", "12", "20"] {
+        assert!(markdown.contains(&format!("| latency | {n} | 0 | 0.0 \\[")), "{markdown}");
+    }
+    assert!(markdown.contains("Pairs apart") && markdown.contains("83"), "{markdown}");
+    assert!(markdown.contains("throughput (throughput\\_ci95)"), "missing named: {markdown}");
+    let csv = read(dir.path(), "tables/coverage.csv");
+    assert!(csv.starts_with("method,scenario_id,scenario,rate,"), "{csv}");
+    // Two scenarios and All, three estimates each.
+    assert_eq!(csv.lines().count(), 1 + 3 * 3, "{csv}");
+    let page = read(dir.path(), "report.md");
+    assert!(page.contains("## Coverage of the simulation's 95% intervals"), "{page}");
+    assert!(read(dir.path(), "index.html").contains("id=\"coverage\""));
 }
 
 /// The per-load table has one row per (scenario, rate) of the model and aggregate simulation

@@ -373,6 +373,12 @@ pub enum TableKind {
     /// Model saturation rate vs the simulator's highest accepted throughput, per scenario
     /// (throughput mode, `measure: throughput`).
     Saturation,
+    /// Whether the simulation's 95% intervals cover: from the replication rows, per scenario
+    /// (and load point, with more than two replications) and estimate (latency, throughput,
+    /// latency p99), the leave-one-out coverage with its exact binomial interval, the observed
+    /// over the implied standard deviation, and the pairs of replications whose intervals do
+    /// not overlap.
+    Coverage,
 }
 
 fn default_x() -> String {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::labels::{SortKey, label_part, natural_cmp, panel_title};
 use super::plot_row::PlotRow;
 use super::reader::Reader;
-use crate::report::columns;
+use crate::report::{columns, intervals};
 use crate::spec::report::FigureSpec;
 use crate::store::row::Row;
 
@@ -280,11 +280,9 @@ fn build_series(
                 // Throughput mode measures the whole window past saturation too: its
                 // throughput columns are results there (its latency is empty).
                 Some(y) if row.status == "ok" || measured_past_saturation(row) => {
-                    let ci = if spec.y == "latency" {
-                        row.latency_ci95.filter(|ci| ci.is_finite() && *ci >= 0.0)
-                    } else {
-                        None
-                    };
+                    // The y column's own 95% half-width, where it has one (latency,
+                    // throughput, the latency percentiles: `report::intervals`).
+                    let ci = intervals::half_width(&spec.y, row);
                     if ci.is_some() && row.fault_rate > 0.0 {
                         let maps = row.replications.unwrap_or(1);
                         series.fault_maps = series.fault_maps.max(Some(maps));

@@ -1,11 +1,13 @@
 //! Building the agreement table for display: per scenario and load band, how far the model (or
-//! a compared method) is from the simulation, and the note that says how to read it.
+//! a compared method) is from the simulation, how many points are within the tolerance at 95%
+//! confidence, outside it, or not decidable at the simulation's precision, and the note that
+//! says how to read it.
 
 use serde_json::Value;
 
-use super::model::{Cell, Table};
+use super::model::{Cell, Column, Table};
 use super::scenario::{field_cells, field_columns, varying_fields};
-use crate::report::agreement::{Agreement, LIGHT_LOAD_LIMIT};
+use crate::report::agreement::{Agreement, LIGHT_LOAD_LIMIT, tolerance_text};
 use crate::report::{columns, headers};
 
 /// The agreement table for display: one row per scenario and load band with matched points,
@@ -35,14 +37,18 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
     for (key, numeric) in [
         ("load_band", false),
         ("points", true),
+        ("imprecise_points", true),
         ("bias", true),
         ("mean_abs_error", true),
         ("max_abs_error", true),
+        ("within_tolerance", true),
+        ("outside_tolerance", true),
+        ("undecided", true),
         ("simulation_unstable", true),
         ("model_unstable", true),
         ("not_compared", true),
     ] {
-        table_columns.push(headers::column(key, numeric));
+        table_columns.push(tolerance_header(headers::column(key, numeric), key));
     }
     let bands = [(format!("\u{2264} {limit}"), false), (format!("> {limit}"), true)];
     let mut rows = Vec::new();
@@ -79,9 +85,13 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
             cells.extend([
                 Cell::text(band),
                 Cell::count(stats.points),
+                Cell::count(stats.imprecise),
                 Cell::signed_percent(stats.bias),
                 Cell::percent(stats.mean),
                 Cell::percent(stats.max),
+                Cell::count(stats.within),
+                Cell::count(stats.outside),
+                Cell::count(stats.undecided),
                 Cell::count(stats.simulation_unstable),
                 Cell::count(stats.model_unstable),
                 Cell::count(stats.not_compared),
@@ -98,10 +108,10 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
              the loads where both are finite, at light and moderate load (up to {limit} of the \
              saturation rate) and near saturation. Bias: the mean signed error; positive where \
              the model predicts higher latencies than the simulation (pessimistic), negative \
-             where lower (optimistic). Sim. unstable: the simulation saturated or deadlocked \
+             where lower (optimistic). {} Sim. unstable: the simulation saturated or deadlocked \
              where the model is finite; model unstable: the model saturated where the \
-             simulation is stable; not compared: both unstable, a failed task, or a \
-             simulation short of its target precision."
+             simulation is stable; not compared: both unstable or a failed task.",
+            verdict_sentences("model", "simulation")
         );
         let first = agreement.scenarios.first().map(|scenario| &scenario.json);
         let shared = first
@@ -131,6 +141,20 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
     }
 }
 
+/// The within and outside columns' headers name the tolerance ([`tolerance_text`]): `Within
+/// \u{b1}5% (95% conf.)`, in LaTeX `Within` over `$\pm$5\%`. Other columns stay as they are.
+fn tolerance_header(mut column: Column, key: &str) -> Column {
+    let word = match key {
+        "within_tolerance" => "Within",
+        "outside_tolerance" => "Outside",
+        _ => return column,
+    };
+    let tolerance = tolerance_text();
+    column.header = format!("{word} \u{b1}{tolerance} (95% conf.)");
+    column.tex_second = format!("$\\pm${}", tolerance.replace('%', "\\%"));
+    column
+}
+
 /// The agreement table's note when it compares methods other than (or besides) the built-in
 /// model and simulation.
 fn methods_note(agreement: &Agreement, limit: &str, paired: bool) -> String {
@@ -153,12 +177,31 @@ fn methods_note(agreement: &Agreement, limit: &str, paired: bool) -> String {
          load (up to {limit} of the saturation rate) and near saturation. Bias: the mean signed \
          error; positive where {compared} gives higher latencies. Sim. unstable: {reference} \
          saturated or deadlocked where {compared} is finite; model unstable: {compared} \
-         saturated where {reference} is stable; not compared: both unstable, a failed task, or \
-         a simulation short of its target precision."
+         saturated where {reference} is stable; not compared: both unstable or a failed task. \
+         {} Where {compared} has a 95% interval of its own (a simulation), its relative \
+         half-width is added to {reference}'s in quadrature first.",
+        verdict_sentences(compared, reference)
     );
     for assumption in &agreement.assumption_notes {
         note.push(' ');
         note.push_str(assumption);
     }
     note
+}
+
+/// The sentences on imprecise points and on the error's own interval (`compared` against
+/// `reference`, whose interval it is): what the points, imprecise and verdict columns mean.
+fn verdict_sentences(compared: &str, reference: &str) -> String {
+    let tolerance = tolerance_text();
+    format!(
+        "Points include the loads short of their target precision (imprecise, counted apart; \
+         earlier versions of this table left them out and counted them as not compared), so the \
+         points, the bias and the errors cover every load where both are stable. The error has \
+         its own 95% interval, from the {reference}'s latency \u{b1} its 95% half-width h: \
+         ({compared} \u{2212} ({reference} + h)) / ({reference} + h) to ({compared} \u{2212} \
+         ({reference} \u{2212} h)) / ({reference} \u{2212} h). Within and outside \
+         \u{b1}{tolerance}: points whose whole interval lies inside, or outside, \
+         \u{b1}{tolerance} (at 95% confidence); undecided: the interval straddles \
+         \u{b1}{tolerance}, so the {reference} is not precise enough to tell."
+    )
 }

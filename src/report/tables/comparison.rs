@@ -7,6 +7,7 @@ use super::scenario::{
     field_cells, field_columns, scenario_firsts, shared_description, varying_fields,
 };
 use super::{MAX_TABLE_ROWS, left_out};
+use crate::report::agreement::{self, PointError};
 use crate::report::{columns, headers};
 use crate::store::row::Row;
 
@@ -96,12 +97,18 @@ fn point_status(point: &LoadPoint<'_>) -> String {
     if parts.is_empty() { "ok".to_owned() } else { parts.join(", ") }
 }
 
-/// The signed relative latency error of a point, when both sides were compared.
-pub(super) fn point_error(point: &LoadPoint<'_>) -> Option<f64> {
-    match crate::report::agreement::compare(point.model?, point.simulation?) {
-        crate::report::agreement::Comparison::Error(error) => Some(error),
+/// The signed relative latency error of a point with its interval, when both sides were
+/// compared.
+pub(super) fn point_comparison(point: &LoadPoint<'_>) -> Option<PointError> {
+    match agreement::compare(point.model?, point.simulation?) {
+        agreement::Comparison::Error(error) => Some(error),
         _ => None,
     }
+}
+
+/// The signed relative latency error of a point, when both sides were compared.
+fn point_error(point: &LoadPoint<'_>) -> Option<f64> {
+    point_comparison(point).map(|point| point.error)
 }
 
 /// The per-load comparison table: for every scenario and rate, the model latency, the
@@ -152,7 +159,10 @@ pub(crate) fn comparison_table(rows: &[Row]) -> Table {
     let mut note = String::from(
         "Mean latency per load point: the model, and the simulation's mean over replications \
          \u{b1} its 95% confidence half-width. Error: (model \u{2212} simulation) / simulation \
-         in percent, where both are stable; positive where the model is pessimistic.",
+         in percent, where both are stable (an imprecise simulation, one short of its target \
+         precision, included: its status says so); positive where the model is pessimistic. \
+         tables/comparison.csv adds the error's 95% interval and whether it is within the \
+         agreement tolerance.",
     );
     if points.iter().filter_map(|point| point.model).any(|m| model_latency_column(m) != "latency") {
         note.push_str(

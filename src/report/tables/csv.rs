@@ -5,23 +5,27 @@
 
 use serde_json::Value;
 
-use super::comparison::{load_points, model_latency_column, point_error};
+use super::comparison::{load_points, model_latency_column, point_comparison};
 use super::invisible::sanitize;
 use crate::report::agreement::Agreement;
 use crate::report::columns::{self, COLUMNS};
 use crate::store::row::Row;
 
-/// The per-load comparison as CSV, unrounded, with the scenario id for joins and, last, the
-/// model row's column the model latency comes from (`latency` or `unicast_latency`).
+/// The per-load comparison as CSV, unrounded, with the scenario id for joins, the model row's
+/// column the model latency comes from (`latency` or `unicast_latency`) and, last, the error's
+/// 95% interval and where it lies against the agreement tolerance (`within`, `outside`,
+/// `undecided`; see `report::agreement`).
 pub(crate) fn comparison_csv(rows: &[Row]) -> String {
     let mut out = String::from(
         "scenario_id,scenario,rate,fraction_of_saturation,model_latency,model_status,\
          simulation_latency,simulation_latency_ci95,simulation_replications,simulation_status,\
-         signed_relative_error,model_latency_column\n",
+         signed_relative_error,model_latency_column,signed_relative_error_low,\
+         signed_relative_error_high,tolerance_verdict\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
     for point in load_points(rows) {
         let row = point.row();
+        let compared = point_comparison(&point);
         let json = columns::to_json(row);
         let fields = [
             csv_field(&row.scenario_id),
@@ -36,8 +40,11 @@ pub(crate) fn comparison_csv(rows: &[Row]) -> String {
             number(point.simulation.and_then(|s| s.latency_ci95)),
             number(point.simulation.and_then(|s| s.replications).map(f64::from)),
             point.simulation.map(|s| s.status.clone()).unwrap_or_default(),
-            number(point_error(&point)),
+            number(compared.map(|point| point.error)),
             point.model.map(model_latency_column).unwrap_or_default().to_owned(),
+            number(compared.and_then(|point| point.interval).map(|(low, _)| low)),
+            number(compared.and_then(|point| point.interval).map(|(_, high)| high)),
+            compared.map(|point| point.verdict().as_str()).unwrap_or_default().to_owned(),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
@@ -71,7 +78,8 @@ pub(crate) fn agreement_csv(agreement: &Agreement) -> String {
     let mut out = String::from(if paired { "compared," } else { "" });
     out.push_str(
         "scenario_id,scenario,load_band,points,bias,mean_abs_relative_error,\
-         max_abs_relative_error,simulation_unstable,model_unstable,not_compared\n",
+         max_abs_relative_error,simulation_unstable,model_unstable,not_compared,imprecise,\
+         within_tolerance,outside_tolerance,undecided\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
     for scenario in agreement.scenarios.iter().chain(&agreement.overall) {
@@ -91,6 +99,10 @@ pub(crate) fn agreement_csv(agreement: &Agreement) -> String {
                 stats.simulation_unstable.to_string(),
                 stats.model_unstable.to_string(),
                 stats.not_compared.to_string(),
+                stats.imprecise.to_string(),
+                stats.within.to_string(),
+                stats.outside.to_string(),
+                stats.undecided.to_string(),
             ];
             out.push_str(&fields.join(","));
             out.push('\n');

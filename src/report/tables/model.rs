@@ -1,7 +1,7 @@
 //! The display model of a table: a [`Table`] of [`Column`] headers and [`Cell`]s.
 //!
-//! The table builders (the sibling modules `agreement`, `comparison` and `results`, and
-//! `report/saturation.rs`) fill this model with display cells; the renderers (`tex`,
+//! The table builders (the sibling modules `agreement`, `comparison`, `coverage` and `results`,
+//! and `report/saturation.rs`) fill this model with display cells; the renderers (`tex`,
 //! `markdown`, and the HTML page's template) read it, each with its own escaping.
 
 use serde::Serialize;
@@ -132,7 +132,7 @@ impl Cell {
     /// A mean with its 95% confidence half-width, `42.1 \u{b1} 4.5`: the half-width to two
     /// significant digits and the mean to the same decimal place; the mean alone without a
     /// half-width. Sorts by the mean.
-    pub(super) fn with_interval(mean: Option<f64>, half_width: Option<f64>) -> Self {
+    pub(in crate::report) fn with_interval(mean: Option<f64>, half_width: Option<f64>) -> Self {
         let Some(mean) = mean.filter(|mean| mean.is_finite()) else { return Cell::missing() };
         let Some(half_width) = half_width.filter(|half| half.is_finite() && *half >= 0.0) else {
             return Cell::number(Some(mean));
@@ -148,6 +148,29 @@ impl Cell {
             format!("{} \u{b1} 0", format_number(mean))
         };
         Cell { text, sort: Some(mean), blank: false }
+    }
+
+    /// A fraction as a percentage with its interval in brackets, `94.0 [88.7, 98.4]`; sorts
+    /// by the fraction. The fraction alone without an interval.
+    pub(super) fn percent_with_interval(value: Option<f64>, interval: Option<(f64, f64)>) -> Self {
+        let Some(value) = value.filter(|value| value.is_finite()) else { return Cell::missing() };
+        let text = match interval {
+            Some((low, high)) => {
+                format!("{:.1} [{:.1}, {:.1}]", 100.0 * value, 100.0 * low, 100.0 * high)
+            }
+            None => format!("{:.1}", 100.0 * value),
+        };
+        Cell { text, sort: Some(value), blank: false }
+    }
+
+    /// A number with a fixed count of decimals (`1.25`).
+    pub(super) fn fixed(value: Option<f64>, decimals: usize) -> Self {
+        match value.filter(|value| value.is_finite()) {
+            Some(value) => {
+                Cell { text: format!("{value:.decimals$}"), sort: Some(value), blank: false }
+            }
+            None => Cell::missing(),
+        }
     }
 
     pub(in crate::report) fn count(value: usize) -> Self {
