@@ -7,7 +7,7 @@ use crate::measurement::{LatencyHistograms, LinkLoads};
 use crate::plan::Task;
 use crate::store::row::Row;
 
-pub use crate::statistics::t_quantile_975;
+use crate::statistics::t_quantile_975;
 
 /// Mean and 95% CI over replications (rows in replication order).
 pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failure> {

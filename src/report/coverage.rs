@@ -32,7 +32,7 @@ use serde_json::Value;
 use super::binomial;
 use super::columns;
 use super::intervals::Estimate;
-use crate::exec::aggregate::t_quantile_975;
+use crate::statistics::t_quantile_975;
 use crate::store::row::Row;
 
 /// The estimates the table checks, in its order.
@@ -159,7 +159,7 @@ fn sd_ratio(samples: &[Sample], mean: f64) -> Option<f64> {
         .sqrt();
     let implied = samples
         .iter()
-        .map(|sample| sample.half_width / t_quantile_975(sample.degrees_of_freedom))
+        .map(|sample| sample.half_width / t_quantile_975(u64::from(sample.degrees_of_freedom)))
         .sum::<f64>()
         / n;
     (implied > 0.0 && implied.is_finite()).then(|| observed / implied)
