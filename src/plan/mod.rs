@@ -668,7 +668,7 @@ methods: {simulation: {replications: 2}}
             ),
             (
                 super::TaskKind::Simulate,
-                "3affacc70349c95d7f3023e7a7ba8ef1820a3ece66dcb97a2f33b31e19d2ba7b",
+                "977b9d7893a1b8f9d9b80cb1573ae4e004b5d8f46481532df507de21e81326fc",
             ),
             (
                 super::TaskKind::Aggregate,
