@@ -237,7 +237,22 @@ pub fn aggregate(replications: &[&str]) -> String {
 /// The seed of one replication: from the spec seed and the task's inputs only.
 pub fn seed(spec_seed: u64, scenario: &Scenario, load: LoadPoint, replication: u32) -> u64 {
     let bytes = serde_json::to_vec(&(spec_seed, scenario, load, replication)).unwrap_or_default();
-    let digest = blake3::hash(&bytes);
+    first_u64(&bytes)
+}
+
+/// The seed of search `replication` (from 0) of `runner simulate --saturation
+/// --replications N`: derived as a replication's [`seed`] is, from the base seed (`--seed`),
+/// the scenario and the index only, and tagged, so the searches' streams are independent of
+/// each other, of any other base seed's searches and of a spec's replications.
+pub fn saturation_search_seed(base_seed: u64, scenario: &Scenario, replication: u32) -> u64 {
+    let bytes = serde_json::to_vec(&("saturation_search", base_seed, scenario, replication))
+        .unwrap_or_default();
+    first_u64(&bytes)
+}
+
+/// The first 8 bytes of the blake3 digest of `bytes`, little-endian.
+fn first_u64(bytes: &[u8]) -> u64 {
+    let digest = blake3::hash(bytes);
     let mut first = [0u8; 8];
     first.copy_from_slice(&digest.as_bytes()[..8]);
     u64::from_le_bytes(first)
@@ -252,10 +267,7 @@ pub fn fault_seed(spec_seed: u64, scenario: &Scenario, replication: u32) -> Opti
     }
     let bytes =
         serde_json::to_vec(&("fault_map", spec_seed, scenario, replication)).unwrap_or_default();
-    let digest = blake3::hash(&bytes);
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&digest.as_bytes()[..8]);
-    Some(u64::from_le_bytes(first))
+    Some(first_u64(&bytes))
 }
 
 /// A rough cost of one replication in seconds: flit-hops at ~50 ns plus ~2 ns per node-cycle.
@@ -280,6 +292,9 @@ pub fn simulation_cost(scenario: &Scenario, options: &sim::SimOptions, load: Loa
 mod tests {
     use super::*;
     use crate::scenario::Topology;
+
+    /// `saturation_search_seed(1, 8x8 torus, 0)`, as first derived.
+    const SEARCH_0_OF_SEED_1: u64 = 11_438_484_515_990_822_151;
 
     /// Issue 19: `cycles: 18446744073709546616` wrapped the estimate to microseconds.
     #[test]
@@ -317,6 +332,20 @@ mod tests {
         let load = LoadPoint::Rate(0.01);
         let id = simulate(&faulty, &simulation, load, 0, 5, first);
         assert_ne!(id, simulate(&faulty, &simulation, load, 0, 5, fault_seed(7, &faulty, 1)));
+    }
+
+    /// The searches of `runner simulate --saturation` have seeds of their own: one per index,
+    /// per base seed and per scenario, none a spec replication's; and they stay put.
+    #[test]
+    fn saturation_search_seeds_are_independent_and_stable() {
+        let torus = Scenario::new(Topology::Torus { radix: 8, dimensions: 2 });
+        let seeds: Vec<u64> = (0..3).map(|r| saturation_search_seed(1, &torus, r)).collect();
+        assert!(seeds[0] != seeds[1] && seeds[1] != seeds[2] && seeds[0] != seeds[2]);
+        assert_ne!(seeds[0], saturation_search_seed(2, &torus, 0), "the base seed counts");
+        let other = Scenario { virtual_channels: 3, ..torus.clone() };
+        assert_ne!(seeds[0], saturation_search_seed(1, &other, 0), "the scenario counts");
+        assert_ne!(seeds[0], seed(1, &torus, LoadPoint::Rate(0.01), 0));
+        assert_eq!(seeds[0], SEARCH_0_OF_SEED_1, "a search's seed changed: results move");
     }
 
     /// A batched point's id, hashed from the kept prefix, equals the id of its own Solve key.
