@@ -45,9 +45,10 @@ pub struct Args {
     saturation: bool,
     /// With --saturation: run this many independent searches (one after the other) and report
     /// their mean saturation throughput with a 95% Student-t interval over them, N - 1 degrees
-    /// of freedom (one search has no interval) [default: 3]. Search r (from 0) has its own
-    /// seed, derived from --seed, the scenario and r as a spec's replications' seeds are
-    /// (`plan::identity::saturation_search_seed`), printed beside its result.
+    /// of freedom (one search has no interval) [default: 3]. The first search uses --seed;
+    /// each later one a seed derived from --seed, the scenario and its index as a spec's
+    /// replications' seeds are (`plan::identity::saturation_search_seed`), printed beside its
+    /// result.
     #[arg(long)]
     replications: Option<u32>,
     /// What to measure: `latency` (the run stops early as saturated past saturation) or

@@ -36,8 +36,8 @@
 //! after the other (so the result is reproducible bit for bit), and reports the mean of their
 //! saturation throughputs with a 95% Student-t half-width over them (N - 1 degrees of
 //! freedom; none for a single search) beside each search's own result and bracket. The
-//! caller picks the seeds (`runner simulate` derives them as the planner does,
-//! `plan::identity::saturation_search_seed`).
+//! caller picks the seeds (`runner simulate` uses `--seed` for the first and derives the
+//! others as the planner derives replications' seeds, `plan::identity::saturation_search_seed`).
 
 use super::stats::student_t975;
 use super::topology::Geometry;
