@@ -15,6 +15,7 @@ use crate::sim::{self, SimOptions};
   runner simulate topology=hypercube dimensions=8 routing=duato virtual_channels=4 --rate 0.01
   runner simulate routing=dimension_order buffer_depth=8 --rate 0.026 --measure throughput
   runner simulate routing=duato virtual_channels=3 --saturation --cycles 20000 --json
+  runner simulate radix=4 message_length=8 --saturation --replications 5 --cycles 5000
   runner simulate topology=hypercube dimensions=6 routing=duato broadcast_fraction=0.01 --rate 0.002")]
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
@@ -42,6 +43,14 @@ pub struct Args {
     /// mode) instead of simulating one load; the counterpart of `runner solve --saturation`.
     #[arg(long, conflicts_with = "rate")]
     saturation: bool,
+    /// With --saturation: run this many independent searches (one after the other) and report
+    /// their mean saturation throughput with a 95% Student-t interval over them, N - 1 degrees
+    /// of freedom (one search has no interval) [default: 3]. The first search uses --seed;
+    /// each later one a seed derived from --seed, the scenario and its index as a spec's
+    /// replications' seeds are (`plan::identity::saturation_search_seed`), printed beside its
+    /// result.
+    #[arg(long)]
+    replications: Option<u32>,
     /// What to measure: `latency` (the run stops early as saturated past saturation) or
     /// `throughput` (the accepted rate over the whole window at any load, source queues capped).
     #[arg(long, value_enum, default_value_t = MeasureArg::Latency)]
@@ -161,6 +170,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.saturation {
         return saturation(&scenario, &options, &args);
     }
+    if args.replications.is_some() {
+        return Err(InputError(
+            "--replications applies to --saturation only: one load is one run (run it again \
+             with other --seed values for more)"
+                .into(),
+        )
+        .into());
+    }
     let (rate, replay) = match scenario.traffic.trace() {
         None => (args.rate.ok_or_else(|| InputError("--rate is required".into()))?, None),
         Some(trace) => {
@@ -207,8 +224,24 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// `--saturation`: the search of `sim::saturation`, printed.
+/// Saturation searches `--saturation` runs unless `--replications` says otherwise.
+const DEFAULT_SEARCHES: u32 = 3;
+
+/// `--replications`: 1 to the spec's most replications.
+fn searches(args: &Args) -> Result<u32, InputError> {
+    let most = crate::spec::external::MAX_REPLICATIONS;
+    match args.replications.unwrap_or(DEFAULT_SEARCHES) {
+        n @ 1.. if n <= most => Ok(n),
+        n => Err(InputError(format!("--replications must be 1 to {most}, found {n}"))),
+    }
+}
+
+/// `--saturation`: the searches of `sim::saturation`, combined and printed.
 fn saturation(scenario: &Scenario, options: &SimOptions, args: &Args) -> anyhow::Result<Outcome> {
+    let count = searches(args)?;
+    let seeds: Vec<u64> = (0..count)
+        .map(|r| crate::plan::identity::saturation_search_seed(args.seed, scenario, r))
+        .collect();
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(0);
         if let Ok(style) = ProgressStyle::with_template("searching saturation: {msg}") {
@@ -217,52 +250,133 @@ fn saturation(scenario: &Scenario, options: &SimOptions, args: &Args) -> anyhow:
         bar
     });
     let per_point = sim::saturation::PROGRESS_PER_POINT;
+    let per_search = per_point * sim::saturation::MAX_POINTS as u64;
     let report = |done: u64, _: u64| {
         if let Some(bar) = &bar
             && bar.position() != done
         {
             bar.set_position(done);
+            let within = done % per_search;
             bar.set_message(format!(
-                "{} points done, the next {}% simulated",
-                done / per_point,
-                done % per_point / (per_point / 100)
+                "search {} of {count}, {} points done, the next {}% simulated",
+                done / per_search + 1,
+                within / per_point,
+                within % per_point / (per_point / 100)
             ));
         }
         std::ops::ControlFlow::Continue(())
     };
-    let found = sim::saturation::saturation_throughput(scenario, options, args.seed, Some(&report))
+    let found = sim::saturation::replicate(scenario, options, &seeds, Some(&report))
         .map_err(|e| InputError(e.to_string()))?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
     let evaluator = format!("simulator@{}", sim::VERSION);
     if args.json {
-        let mut value = serde_json::to_value(&found)?;
-        if let Some(map) = value.as_object_mut() {
-            map.insert("evaluator".into(), evaluator.into());
-        }
-        outln!("{}", serde_json::to_string_pretty(&value)?)?;
+        print_saturation_json(&found, &evaluator, args.seed)?;
     } else {
-        outln!("{:<28} {evaluator}", "evaluator")?;
-        outln!(
-            "{:<28} {} messages/node/cycle (offered {})",
-            "saturation_throughput",
-            found.saturation_throughput,
-            found.offered_at_maximum
-        )?;
-        if let Some(flits) = found.flit_saturation_throughput {
-            outln!("{:<28} {flits} flits/node/cycle", "flit_saturation_throughput")?;
-        }
-        let saturated = found.saturated_rate.map_or("none".to_string(), |r| r.to_string());
-        outln!("{:<28} {} .. {saturated}", "knee (stable .. saturated)", found.stable_rate)?;
-        for point in &found.points {
-            let accepted = point.throughput.map_or("-".to_string(), |t| format!("{t:.6}"));
-            outln!(
-                "  rate {:<12.6} accepted {accepted:<10} {}",
-                point.rate,
-                point.status.as_str()
-            )?;
-        }
+        print_saturation(&found, &evaluator)?;
     }
     Ok(Outcome::Success)
+}
+
+/// What the interval of `--saturation` is, in words.
+fn interval_note(found: &sim::saturation::Replicated) -> String {
+    match found.degrees_of_freedom {
+        Some(dof) => format!(
+            "95% Student t over the {} searches' results, {dof} degrees of freedom",
+            found.replications
+        ),
+        None => "none: one search (--replications 2 or more gives an interval)".into(),
+    }
+}
+
+/// What `sim::saturation::TOLERANCE` means, in words.
+fn tolerance_note(tolerance: f64) -> String {
+    format!(
+        "each search bisects the offered load until its knee bracket (stable .. saturated) is \
+         at most {}% of its upper end wide",
+        crate::number::compact(100.0 * tolerance)
+    )
+}
+
+/// `mean ± half` with the half-width to two significant digits and the mean to the same
+/// decimals (the JSON has every digit); the mean alone without an interval.
+fn with_interval(mean: f64, half: Option<f64>) -> String {
+    match half {
+        Some(h) if h.is_finite() && h > 0.0 => {
+            let decimals = (1 - h.log10().floor() as i64).clamp(0, 17) as usize;
+            format!("{mean:.decimals$} ± {h:.decimals$}")
+        }
+        Some(h) => format!("{mean} ± {h}"),
+        None => mean.to_string(),
+    }
+}
+
+/// `--saturation --json`: the combination, then each search with its seed, bracket and points.
+fn print_saturation_json(
+    found: &sim::saturation::Replicated,
+    evaluator: &str,
+    seed: u64,
+) -> anyhow::Result<()> {
+    let mut value = serde_json::to_value(found)?;
+    if let Some(map) = value.as_object_mut() {
+        map.insert("evaluator".into(), evaluator.into());
+        map.insert("seed".into(), seed.into());
+        map.insert("interval".into(), interval_note(found).into());
+        map.insert("tolerance_meaning".into(), tolerance_note(found.tolerance).into());
+    }
+    outln!("{}", serde_json::to_string_pretty(&value)?)?;
+    Ok(())
+}
+
+/// `--saturation`: the combination, its interval and resolution in words, then each search.
+fn print_saturation(found: &sim::saturation::Replicated, evaluator: &str) -> anyhow::Result<()> {
+    outln!("{:<28} {evaluator}", "evaluator")?;
+    outln!(
+        "{:<28} {} messages/node/cycle",
+        "saturation_throughput",
+        with_interval(found.saturation_throughput, found.saturation_throughput_ci95)
+    )?;
+    if let Some(flits) = found.flit_saturation_throughput {
+        let text = with_interval(flits, found.flit_saturation_throughput_ci95);
+        outln!("{:<28} {text} flits/node/cycle", "flit_saturation_throughput")?;
+    }
+    outln!("{:<28} {}", "interval", interval_note(found))?;
+    outln!("{:<28} {}: {}", "tolerance", found.tolerance, tolerance_note(found.tolerance))?;
+    for (index, search) in found.searches.iter().enumerate() {
+        print_search(index, search)?;
+    }
+    Ok(())
+}
+
+/// One search of `--saturation`: its seed, result, bracket and points.
+fn print_search(index: usize, search: &sim::saturation::Search) -> anyhow::Result<()> {
+    let found = &search.found;
+    outln!("search {} (seed {})", index + 1, search.seed)?;
+    outln!(
+        "  {:<26} {} messages/node/cycle (offered {})",
+        "saturation_throughput",
+        found.saturation_throughput,
+        found.offered_at_maximum
+    )?;
+    if let Some(flits) = found.flit_saturation_throughput {
+        outln!("  {:<26} {flits} flits/node/cycle", "flit_saturation_throughput")?;
+    }
+    let saturated = found.saturated_rate.map_or("none".to_string(), |r| r.to_string());
+    let width = match found.bracket_width {
+        Some(w) if w <= sim::saturation::TOLERANCE => format!(" ({:.2}% wide)", 100.0 * w),
+        Some(w) => format!(
+            " ({:.2}% wide: wider than the tolerance, the search stopped at {} points)",
+            100.0 * w,
+            sim::saturation::MAX_POINTS
+        ),
+        None => " (no point saturated: the network accepts the injection bound)".into(),
+    };
+    outln!("  {:<26} {} .. {saturated}{width}", "knee (stable .. saturated)", found.stable_rate)?;
+    for point in &found.points {
+        let accepted = point.throughput.map_or("-".to_string(), |t| format!("{t:.6}"));
+        outln!("    rate {:<12.6} accepted {accepted:<10} {}", point.rate, point.status.as_str())?;
+    }
+    Ok(())
 }

@@ -237,7 +237,28 @@ pub fn aggregate(replications: &[&str]) -> String {
 /// The seed of one replication: from the spec seed and the task's inputs only.
 pub fn seed(spec_seed: u64, scenario: &Scenario, load: LoadPoint, replication: u32) -> u64 {
     let bytes = serde_json::to_vec(&(spec_seed, scenario, load, replication)).unwrap_or_default();
-    let digest = blake3::hash(&bytes);
+    first_u64(&bytes)
+}
+
+/// The seed of search `replication` (from 0) of `runner simulate --saturation
+/// --replications N`. The first search uses the base seed (`--seed`) itself, so one search
+/// is the search of that seed (as before searches were replicated). Every later one is
+/// derived as a replication's [`seed`] is, from the base seed, the scenario and the index
+/// only, and tagged, so the searches' streams are independent of each other and of a spec's
+/// replications, and two base seeds share no search but their own first ones (`--seed 1` and
+/// `--seed 2` do not overlap, as `seed, seed + 1, ...` would).
+pub fn saturation_search_seed(base_seed: u64, scenario: &Scenario, replication: u32) -> u64 {
+    if replication == 0 {
+        return base_seed;
+    }
+    let bytes = serde_json::to_vec(&("saturation_search", base_seed, scenario, replication))
+        .unwrap_or_default();
+    first_u64(&bytes)
+}
+
+/// The first 8 bytes of the blake3 digest of `bytes`, little-endian.
+fn first_u64(bytes: &[u8]) -> u64 {
+    let digest = blake3::hash(bytes);
     let mut first = [0u8; 8];
     first.copy_from_slice(&digest.as_bytes()[..8]);
     u64::from_le_bytes(first)
@@ -252,10 +273,7 @@ pub fn fault_seed(spec_seed: u64, scenario: &Scenario, replication: u32) -> Opti
     }
     let bytes =
         serde_json::to_vec(&("fault_map", spec_seed, scenario, replication)).unwrap_or_default();
-    let digest = blake3::hash(&bytes);
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&digest.as_bytes()[..8]);
-    Some(u64::from_le_bytes(first))
+    Some(first_u64(&bytes))
 }
 
 /// A rough cost of one replication in seconds: flit-hops at ~50 ns plus ~2 ns per node-cycle.
@@ -280,6 +298,9 @@ pub fn simulation_cost(scenario: &Scenario, options: &sim::SimOptions, load: Loa
 mod tests {
     use super::*;
     use crate::scenario::Topology;
+
+    /// `saturation_search_seed(1, 8x8 torus, 1)`, as first derived.
+    const SEARCH_1_OF_SEED_1: u64 = 11_370_963_441_780_701_602;
 
     /// Issue 19: `cycles: 18446744073709546616` wrapped the estimate to microseconds.
     #[test]
@@ -317,6 +338,23 @@ mod tests {
         let load = LoadPoint::Rate(0.01);
         let id = simulate(&faulty, &simulation, load, 0, 5, first);
         assert_ne!(id, simulate(&faulty, &simulation, load, 0, 5, fault_seed(7, &faulty, 1)));
+    }
+
+    /// The searches of `runner simulate --saturation`: the first has the base seed, each
+    /// later one a seed of its own per index, base seed and scenario, none a spec
+    /// replication's and none another base seed's; and they stay put.
+    #[test]
+    fn saturation_search_seeds_are_independent_and_stable() {
+        let torus = Scenario::new(Topology::Torus { radix: 8, dimensions: 2 });
+        let seeds: Vec<u64> = (0..3).map(|r| saturation_search_seed(1, &torus, r)).collect();
+        assert_eq!(seeds[0], 1, "one search is the search of --seed");
+        assert!(seeds[0] != seeds[1] && seeds[1] != seeds[2] && seeds[0] != seeds[2]);
+        let of_two: Vec<u64> = (0..3).map(|r| saturation_search_seed(2, &torus, r)).collect();
+        assert!(seeds.iter().all(|s| !of_two.contains(s)), "{seeds:?} and {of_two:?} overlap");
+        let other = Scenario { virtual_channels: 3, ..torus.clone() };
+        assert_ne!(seeds[1], saturation_search_seed(1, &other, 1), "the scenario counts");
+        assert_ne!(seeds[1], seed(1, &torus, LoadPoint::Rate(0.01), 1));
+        assert_eq!(seeds[1], SEARCH_1_OF_SEED_1, "a search's seed changed: results move");
     }
 
     /// A batched point's id, hashed from the kept prefix, equals the id of its own Solve key.

@@ -412,7 +412,8 @@ pub struct SimulationMethod {
     #[schemars(with = "Option<u64>", extend("default" = DEFAULT_WARMUP_CYCLES))]
     pub warmup_cycles: Option<Spanned<u64>>,
     /// Independent replications per load point (>= 1; default 1, and 3 with `measure:
-    /// throughput`); reported as mean and 95% CI.
+    /// throughput`); reported as mean and 95% CI. 1 with trace traffic: a trace is one
+    /// workload, and its replications would replay it again.
     #[serde(default)]
     #[schemars(with = "Option<u32>", extend("default" = DEFAULT_REPLICATIONS))]
     pub replications: Option<Spanned<u32>>,

@@ -315,11 +315,83 @@ fn simulate_measures_throughput_past_saturation_and_finds_saturation() {
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
     let saturation = value["saturation_throughput"].as_f64().expect("saturation_throughput");
     assert!(saturation > 0.0 && saturation < 0.125, "{value}");
-    assert!(value["points"].as_array().is_some_and(|p| p.len() >= 2), "{value}");
+    assert_eq!(value["replications"], 3, "three searches by default: {value}");
+    let points = &value["searches"][0]["points"];
+    assert!(points.as_array().is_some_and(|p| p.len() >= 2), "{value}");
 
     let refused = scratch.run(&args(&["--rate", "0.01", "--source-queue-capacity", "10"]));
     assert_eq!(refused.status.code(), Some(2));
     assert!(stderr(&refused).contains("--measure throughput"), "{}", stderr(&refused));
+}
+
+/// `--saturation --replications 3`: the mean of three independent searches with a finite 95%
+/// Student-t half-width over them, within the searches' range, each search with its own seed,
+/// result and bracket, and the tolerance stated; one search has no interval.
+#[test]
+fn simulate_saturation_replications_report_a_mean_and_an_interval() {
+    let scratch = Scratch::new();
+    let base = [
+        "simulate",
+        "topology=torus",
+        "radix=4",
+        "dimensions=2",
+        "message_length=8",
+        "--cycles",
+        "2000",
+        "--warmup-cycles",
+        "300",
+        "--saturation",
+        "--json",
+        "-q",
+    ];
+    let run = |replications: &str| -> serde_json::Value {
+        let output = scratch.run(&[&base[..], &["--replications", replications]].concat());
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        serde_json::from_slice(&output.stdout).expect("json")
+    };
+    let value = run("3");
+    let number = |key: &str| value[key].as_f64().unwrap_or_else(|| panic!("{key}: {value}"));
+    let mean = number("saturation_throughput");
+    let half = number("saturation_throughput_ci95");
+    assert!(mean.is_finite() && mean > 0.0 && half.is_finite() && half >= 0.0, "{value}");
+    let flit_half = number("flit_saturation_throughput_ci95");
+    assert!(number("flit_saturation_throughput").is_finite() && flit_half.is_finite());
+    assert_eq!(value["replications"], 3);
+    assert_eq!(value["degrees_of_freedom"], 2);
+    assert_eq!(number("tolerance"), 0.01);
+    assert!(value["interval"].as_str().is_some_and(|i| i.contains("Student t")), "{value}");
+    let searches = value["searches"].as_array().expect("searches");
+    assert_eq!(searches.len(), 3);
+    let results: Vec<f64> =
+        searches.iter().filter_map(|s| s["saturation_throughput"].as_f64()).collect();
+    assert_eq!(results.len(), 3, "{value}");
+    let (low, high) = results.iter().fold((f64::MAX, f64::MIN), |(l, h), &r| (l.min(r), h.max(r)));
+    assert!(low <= mean && mean <= high, "{mean} outside {results:?}");
+    let seeds: std::collections::BTreeSet<u64> =
+        searches.iter().filter_map(|s| s["seed"].as_u64()).collect();
+    assert_eq!(seeds.len(), 3, "each search has its own seed: {value}");
+    for search in searches {
+        assert!(search["stable_rate"].as_f64().is_some(), "{search}");
+        assert!(search["bracket_width"].as_f64().is_some_and(|w| w <= 0.01), "{search}");
+    }
+    // Reproducible bit for bit; one search is the first of three, without an interval.
+    assert_eq!(run("3"), value);
+    let one = run("1");
+    assert!(one["saturation_throughput_ci95"].is_null(), "{one}");
+    assert!(one["interval"].as_str().is_some_and(|i| i.starts_with("none")), "{one}");
+    assert_eq!(one["searches"][0], value["searches"][0]);
+
+    let zero = [&base[..], &["--replications", "0"]].concat();
+    let one_load: Vec<&str> = base.iter().copied().filter(|a| *a != "--saturation").collect();
+    let one_load = [&one_load[..], &["--rate", "0.01", "--replications", "2"]].concat();
+    for (args, want) in [
+        (zero, "--replications must be 1 to 10000"),
+        (one_load, "--replications applies to --saturation only"),
+    ] {
+        let refused = scratch.run(&args);
+        assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+        assert!(stderr(&refused).contains(want), "{}", stderr(&refused));
+    }
 }
 
 #[test]

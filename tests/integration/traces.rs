@@ -1,6 +1,7 @@
 //! Trace replay end to end (`docs/traces.md`): task ids follow the trace's content, not its
-//! path; bad traces are refused at spec load with file, row and column; a trace edited after
-//! load fails its task with the same location; rows are identical under `-j 1` and `-j 2`.
+//! path; bad traces (and replications of one trace) are refused at spec load with file, row
+//! and column; a trace edited after load fails its task with the same location; rows are
+//! identical under `-j 1` and `-j 2`.
 
 use std::path::Path;
 
@@ -18,7 +19,7 @@ scenario:
 load:
   trace_time_scale: [2, 1]
 methods:
-  simulation: {cycles: 3000, warmup_cycles: 200, replications: 2}
+  simulation: {cycles: 3000, warmup_cycles: 200, replications: 1}
 ";
 
 /// A deterministic trace on `nodes` nodes: one message every other cycle from a rotating
@@ -80,8 +81,8 @@ fn replays_are_identical_under_j1_and_j2_and_report_the_offered_load() {
     assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
     let rows = comparable(one.rows("small_trace"));
     assert_eq!(rows, comparable(two.rows("small_trace")));
-    // 2 time scales x (2 replications + 1 aggregate), all measured.
-    assert_eq!(rows.len(), 6);
+    // 2 time scales x (1 replication + 1 aggregate), all measured.
+    assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r.status == "ok" && r.latency.is_some()), "{rows:#?}");
     let blake3 = runner::files::hash_regular(&one.path().join("t.csv")).expect("hash");
     for row in &rows {
@@ -182,9 +183,20 @@ fn spec_fields_that_conflict_with_a_trace_are_located() {
             "trace traffic is simulated only",
         ),
         (
-            SPEC.replace("replications: 2", "target_precision: 0.05"),
+            SPEC.replace("replications: 1", "target_precision: 0.05"),
             "s.yaml:11:68",
             "`target_precision` does not apply to trace traffic",
+        ),
+        (
+            SPEC.replace("replications: 1", "replications: 2"),
+            "s.yaml:11:64",
+            "`replications: 2` with trace traffic: every replication replays the same messages",
+        ),
+        (
+            SPEC.replace("replications: 1", "replications: 2"),
+            "s.yaml:11:64",
+            "a trace replay is one workload: use replications: 1; its interval is the \
+             batch-means interval of the one replay",
         ),
     ];
     for (spec, at, want) in cases {

@@ -127,6 +127,9 @@ fn the_saturation_search_brackets_the_knee() {
     let saturated = found.saturated_rate.unwrap();
     assert!(found.stable_rate < saturated, "{found:?}");
     assert!(saturated - found.stable_rate <= 0.01 * saturated, "{found:?}");
+    assert_eq!(found.bracket_width, Some((saturated - found.stable_rate) / saturated));
+    // The stable end is a simulated point, not a grid's: the maximum is at least its rate.
+    assert!(found.points.iter().any(|p| p.rate == found.stable_rate && p.status == Status::Ok));
     // The highest accepted rate is at least the largest stable load (give or take its noise)
     // and below the injection bound.
     assert!(found.saturation_throughput > 0.97 * found.stable_rate, "{found:?}");

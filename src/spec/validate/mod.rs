@@ -353,12 +353,32 @@ fn fraction_of_saturation_needs_poisson(columns: &Columns, model: &ModelChoice, 
     }
 }
 
-/// Trace replay (`pattern: trace`) is the built-in simulator's, over a fixed window.
+/// Trace replay (`pattern: trace`) is the built-in simulator's, over a fixed window, once per
+/// load point: replications of one trace replay the same workload (docs/statistics.md, "Trace
+/// replay").
 fn refuse_with_trace(
     methods: &MethodsSpec,
     external: &[super::external::ExternalChoice],
     diags: &mut Diags,
 ) {
+    if let Some(r) = methods.simulation.as_ref().and_then(|s| s.replications.as_ref())
+        && r.value > 1
+    {
+        diags.error(
+            r.referenced,
+            format!(
+                "`replications: {}` with trace traffic: every replication replays the same \
+                 messages at the same times, so pooling them narrows the interval without \
+                 saying more about the workload",
+                r.value
+            ),
+            Some(
+                "a trace replay is one workload: use replications: 1; its interval is the \
+                 batch-means interval of the one replay"
+                    .into(),
+            ),
+        );
+    }
     if let Some(p) = methods.simulation.as_ref().and_then(|s| s.target_precision.as_ref()) {
         diags.error(
             p.referenced,
