@@ -353,13 +353,13 @@ mod tests {
             combine(searches(&[(0.010, Some(0.32)), (0.011, Some(0.352)), (0.012, Some(0.384))]))
                 .unwrap();
         assert!((combined.saturation_throughput - 0.011).abs() < 1e-15);
-        // s = 0.001, t(0.975, 2) = 4.3027.
+        // s = 0.001, t(0.975, 2) = 4.302652730.
         let half = combined.saturation_throughput_ci95.unwrap();
-        assert!((half - 4.3027 * 0.001 / 3f64.sqrt()).abs() < 1e-12, "{half}");
+        assert!((half - 4.302652730 * 0.001 / 3f64.sqrt()).abs() < 1e-12, "{half}");
         let flits = combined.flit_saturation_throughput.unwrap();
         assert!((flits - 0.352).abs() < 1e-12);
         let flit_half = combined.flit_saturation_throughput_ci95.unwrap();
-        assert!((flit_half - 4.3027 * 0.032 / 3f64.sqrt()).abs() < 1e-12, "{flit_half}");
+        assert!((flit_half - 4.302652730 * 0.032 / 3f64.sqrt()).abs() < 1e-12, "{flit_half}");
         assert_eq!((combined.replications, combined.degrees_of_freedom), (3, Some(2)));
         assert_eq!(combined.tolerance, TOLERANCE);
         assert_eq!(combined.searches.len(), 3);
