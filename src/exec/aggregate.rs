@@ -162,12 +162,16 @@ impl Consistency {
                 Some((r.latency?, (half / t).powi(-2)))
             })
             .collect();
-        let parts = parts?;
+        Some(Consistency::test(&parts?))
+    }
+
+    /// Cochran's Q of estimates `(x_i, w_i)` (w_i the inverse variance) and its test.
+    fn test(parts: &[(f64, f64)]) -> Consistency {
         let weight: f64 = parts.iter().map(|(_, w)| w).sum();
         let mean = parts.iter().map(|(x, w)| x * w).sum::<f64>() / weight;
         let q: f64 = parts.iter().map(|(x, w)| w * (x - mean) * (x - mean)).sum();
-        let df = parts.len() as u64 - 1;
-        Some(Consistency { q, consistent: !crate::statistics::chi_square_exceeds_995(q, df) })
+        let df = (parts.len() as u64).saturating_sub(1);
+        Consistency { q, consistent: !crate::statistics::chi_square_exceeds_995(q, df) }
     }
 
     /// Why an aggregate is marked `imprecise` when its replications disagree.
@@ -216,12 +220,12 @@ fn combined_interval(
     let faults = replications.iter().any(|row| row.fault_seed.is_some());
     let halves: Option<Vec<f64>> = parts.iter().map(|(_, h)| h.filter(|h| *h > 0.0)).collect();
     if !faults && let Some(halves) = halves {
-        let weights: Vec<f64> =
-            halves.iter().map(|h| (h / crate::statistics::Z_975).powi(-2)).collect();
-        let weight: f64 = weights.iter().sum();
-        let mean = values.iter().zip(&weights).map(|(x, w)| x * w).sum::<f64>() / weight;
-        let q: f64 = values.iter().zip(&weights).map(|(x, w)| w * (x - mean) * (x - mean)).sum();
-        if !crate::statistics::chi_square_exceeds_995(q, values.len() as u64 - 1) {
+        let parts: Vec<(f64, f64)> = values
+            .iter()
+            .zip(&halves)
+            .map(|(x, h)| (*x, (h / crate::statistics::Z_975).powi(-2)))
+            .collect();
+        if Consistency::test(&parts).consistent {
             return Some(halves.iter().map(|h| h * h).sum::<f64>().sqrt() / r);
         }
     }
@@ -413,7 +417,10 @@ fn mean_intermediates(replications: &[Row]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{aggregate_percentiles, latency_interval, mean_intermediates, t_quantile_975};
+    use super::{
+        Consistency, aggregate_percentiles, combined_interval, latency_interval,
+        mean_intermediates, t_quantile_975,
+    };
     use crate::store::row::Row;
 
     /// Without faults, replications pool their batch means (the interval of the concatenated
@@ -534,5 +541,60 @@ mod tests {
         let mut row = Row::default();
         aggregate_percentiles(&mut row, &[replications[0].clone(), saturated]);
         assert_eq!((row.latency_p50, row.latency_max), (None, None));
+    }
+
+    /// Replications whose intervals overlap are consistent and pool; two whose intervals are
+    /// far apart are not: the interval becomes t(1) across the two means. A replication whose
+    /// batch means failed the independence test is not pooled either.
+    #[test]
+    fn inconsistent_or_correlated_replications_are_not_pooled() {
+        let row = |latency: f64, half: f64, independent: u8| Row {
+            latency: Some(latency),
+            latency_ci95: Some(half),
+            intermediates: format!(
+                r#"{{"latency_batches":20,"latency_batch_mean":{latency},"latency_batch_sd":{},
+                "latency_batches_independent":{independent}}}"#,
+                half * 20f64.sqrt() / t_quantile_975(19)
+            ),
+            ..Row::default()
+        };
+        let agree = [row(100.0, 2.0, 1), row(101.0, 2.0, 1)];
+        let consistency = Consistency::of(&agree).expect("a test");
+        assert!(consistency.consistent, "{consistency:?}");
+        let pooled = latency_interval(&agree, Some(consistency)).half.expect("an interval");
+        assert!(pooled < 2.0, "40 batches pooled: {pooled}");
+        // 983 +- 44 and 1,101 +- 52 (the example of the issue): Q = 11.8 > 7.9.
+        let apart = [row(983.0, 44.0, 1), row(1101.0, 52.0, 1)];
+        let consistency = Consistency::of(&apart).expect("a test");
+        assert!(!consistency.consistent && consistency.q > 10.0, "{consistency:?}");
+        let across = latency_interval(&apart, Some(consistency)).half.expect("an interval");
+        let t1 = t_quantile_975(1) * (1101.0 - 983.0) / 2.0;
+        assert!((across - t1).abs() < 1e-9, "{across} vs {t1}");
+        // Consistent, but one replication's batch means are correlated: t(1) too.
+        let correlated = [row(100.0, 2.0, 1), row(101.0, 2.0, 0)];
+        let consistency = Consistency::of(&correlated);
+        let half = latency_interval(&correlated, consistency).half.expect("an interval");
+        assert!((half - t_quantile_975(1) * 0.5).abs() < 1e-9, "{half}");
+    }
+
+    /// Throughput and percentiles: sqrt(sum h^2) / r when the estimates agree, t(r - 1)
+    /// across them when they do not, and one replication's own interval.
+    #[test]
+    fn estimates_with_their_own_intervals_combine_when_they_agree() {
+        let row = |throughput: f64, half: f64| Row {
+            throughput: Some(throughput),
+            throughput_ci95: Some(half),
+            ..Row::default()
+        };
+        let get = |r: &Row| (r.throughput, r.throughput_ci95);
+        let agree = [row(0.010, 0.0003), row(0.0101, 0.0004)];
+        let half = combined_interval(&agree, get).expect("an interval");
+        assert!((half - 0.0005 / 2.0).abs() < 1e-15, "{half}");
+        let apart = [row(0.010, 0.0001), row(0.012, 0.0001)];
+        let half = combined_interval(&apart, get).expect("an interval");
+        assert!((half - t_quantile_975(1) * 0.001).abs() < 1e-12, "{half}");
+        assert_eq!(combined_interval(&agree[..1], get), Some(0.0003));
+        let missing = [row(0.010, 0.0003), Row::default()];
+        assert_eq!(combined_interval(&missing, get), None);
     }
 }
