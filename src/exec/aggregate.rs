@@ -188,17 +188,13 @@ impl Consistency {
 
 /// A replication's number of interval batches (`latency_batches`), when it reports one.
 fn batch_count(row: &Row) -> Option<u64> {
-    let stats: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(&row.intermediates).ok()?;
-    stats.get("latency_batches").and_then(serde_json::Value::as_f64).map(|b| b as u64)
+    row.intermediate("latency_batches").map(|b| b as u64)
 }
 
 /// Whether a replication's batch means passed the independence test (`sim::batch_means`);
 /// a row that does not say (an external program's) counts as passed.
 fn batches_independent(row: &Row) -> bool {
-    let stats: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(&row.intermediates).unwrap_or_default();
-    stats.get("latency_batches_independent").and_then(serde_json::Value::as_f64) != Some(0.0)
+    row.intermediate("latency_batches_independent") != Some(0.0)
 }
 
 /// The 95% half-width of the mean over the replications of an estimate each replication

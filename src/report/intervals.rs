@@ -11,8 +11,6 @@
 //! A row without a half-width (a model, a file written before the columns existed, an
 //! evaluator that does not fill them yet) gives `None`: no error bar, an empty cell.
 
-use serde_json::Value;
-
 use crate::store::row::Row;
 
 /// Degrees of freedom of a replication's interval when its row does not say how many batches
@@ -104,7 +102,7 @@ impl Estimate {
     /// [`DEFAULT_DEGREES_OF_FREEDOM`].
     pub(crate) fn degrees_of_freedom(self, row: &Row) -> u32 {
         let batches = match self {
-            Estimate::Latency => intermediate(row, "latency_batches"),
+            Estimate::Latency => row.intermediate("latency_batches"),
             _ => None,
         };
         batches
@@ -118,14 +116,6 @@ impl Estimate {
 /// row has it; a figure's error bars.
 pub(crate) fn half_width(column: &str, row: &Row) -> Option<f64> {
     Estimate::of_column(column).and_then(|estimate| estimate.half_width(row))
-}
-
-/// A number of the row's `intermediates` object.
-fn intermediate(row: &Row, key: &str) -> Option<f64> {
-    if row.intermediates.is_empty() {
-        return None;
-    }
-    serde_json::from_str::<Value>(&row.intermediates).ok()?.get(key)?.as_f64()
 }
 
 #[cfg(test)]

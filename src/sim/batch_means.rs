@@ -59,9 +59,10 @@ pub(crate) struct Estimate {
     /// Length of an interval batch (cycles).
     pub(crate) batch_cycles: u64,
     /// The von Neumann statistic C of the batches a quarter as long (the lag-1
-    /// autocorrelation estimate), and how many there were.
+    /// autocorrelation estimate), how many there were, and their length (cycles).
     pub(crate) statistic: f64,
     pub(crate) tested: usize,
+    pub(crate) tested_cycles: u64,
     /// Whether the test accepted independence.
     pub(crate) independent: bool,
 }
@@ -96,6 +97,17 @@ fn means(bins: &[(f64, f64)]) -> Vec<f64> {
     bins.iter().filter(|(_, w)| *w > 0.0).map(|(s, w)| s / w).collect()
 }
 
+/// The raw bins and their merges in pairs, level by level, down to the interval batches: the
+/// first level with fewer than `2 min_batches` bins (`min_batches >= 2`), which comes last.
+fn levels(raw: &[(f64, f64)], min_batches: usize) -> Vec<Vec<(f64, f64)>> {
+    let mut levels = vec![raw.to_vec()];
+    while let Some(last) = levels.last().filter(|l| l.len() >= 2 * min_batches) {
+        let next = halve(last);
+        levels.push(next);
+    }
+    levels
+}
+
 /// The batch-means interval over raw bins of `(sum, weight)` (message latency sums and
 /// counts, or delivery counts and 1) of `raw_cycles` each, with at least `min_batches`
 /// interval batches where the raw bins allow (see the module doc). `None` with fewer than 2
@@ -105,12 +117,7 @@ pub(crate) fn estimate(
     raw_cycles: u64,
     min_batches: usize,
 ) -> Option<Estimate> {
-    let min_batches = min_batches.max(2);
-    let mut levels = vec![raw.to_vec()];
-    while levels.last().is_some_and(|l| l.len() >= 2 * min_batches) {
-        let next = halve(levels.last()?);
-        levels.push(next);
-    }
+    let levels = levels(raw, min_batches.max(2));
     let last = levels.len() - 1;
     let tested_level = last.saturating_sub(TEST_DOUBLINGS as usize);
     let interval = means(&levels[last]);
@@ -131,6 +138,7 @@ pub(crate) fn estimate(
         batch_cycles: raw_cycles << last,
         statistic,
         tested: tested.len(),
+        tested_cycles: raw_cycles << tested_level,
         independent,
     })
 }
@@ -250,11 +258,14 @@ impl Batches {
         (self.count.iter().sum(), self.outstanding.iter().sum())
     }
 
+    /// The first `n` raw batches' (latency sum, messages).
+    fn raw(&self, n: usize) -> Vec<(f64, f64)> {
+        (0..n.min(self.sum.len())).map(|i| (self.sum[i], self.count[i] as f64)).collect()
+    }
+
     /// The latency interval over the first `n` raw batches (see [`estimate`]).
     pub(crate) fn latency(&self, n: usize) -> Option<Estimate> {
-        let raw: Vec<(f64, f64)> =
-            (0..n.min(self.sum.len())).map(|i| (self.sum[i], self.count[i] as f64)).collect();
-        estimate(&raw, self.length, self.min_batches)
+        estimate(&self.raw(n), self.length, self.min_batches)
     }
 
     /// The accepted-throughput interval (messages per node per cycle) over the raw batches
@@ -270,14 +281,11 @@ impl Batches {
     /// The interval batches' (mean latency, mid-time in cycles from the window start) over
     /// the first `n` raw batches, for the trend ([`super::stats::Trend`]).
     pub(crate) fn interval_batches(&self, n: usize) -> Vec<(f64, f64)> {
-        let mut bins: Vec<(f64, f64)> =
-            (0..n.min(self.sum.len())).map(|i| (self.sum[i], self.count[i] as f64)).collect();
-        let mut length = self.length;
-        while bins.len() >= 2 * self.min_batches {
-            bins = halve(&bins);
-            length *= 2;
-        }
-        bins.iter()
+        let levels = levels(&self.raw(n), self.min_batches);
+        let last = levels.len() - 1;
+        let length = self.length << last;
+        levels[last]
+            .iter()
             .enumerate()
             .filter(|(_, (_, w))| *w > 0.0)
             .map(|(i, (s, w))| ((i as f64 + 0.5) * length as f64, s / w))
@@ -320,7 +328,7 @@ mod tests {
         let raw: Vec<(f64, f64)> =
             (0..80).map(|i| (if i % 2 == 0 { 10.0 } else { 12.0 }, 1.0)).collect();
         let e = estimate(&raw, 5, 20).unwrap();
-        assert_eq!((e.batches, e.batch_cycles, e.tested), (20, 20, 80));
+        assert_eq!((e.batches, e.batch_cycles, e.tested, e.tested_cycles), (20, 20, 80, 5));
         assert!(e.independent && e.statistic < 0.0);
         assert!((e.mean - 11.0).abs() < 1e-12 && e.half.abs() < 1e-12);
         // A slow drift is correlated: rejected.

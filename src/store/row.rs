@@ -319,6 +319,15 @@ impl Row {
     pub fn is_dense(&self) -> bool {
         self.load_grid.as_deref() == Some(DENSE_GRID)
     }
+
+    /// A number of the row's `intermediates` object by key (`None` when the object or the
+    /// key is missing, or the value is not a number).
+    pub fn intermediate(&self, key: &str) -> Option<f64> {
+        if self.intermediates.is_empty() {
+            return None;
+        }
+        serde_json::from_str::<serde_json::Value>(&self.intermediates).ok()?.get(key)?.as_f64()
+    }
 }
 
 #[cfg(test)]

@@ -151,9 +151,7 @@ impl Engine {
                     false => format!(
                         "; the batch means were correlated (von Neumann C = {:.2} over {} \
                          batches of {} cycles)",
-                        e.statistic,
-                        e.tested,
-                        e.batch_cycles / 4
+                        e.statistic, e.tested, e.tested_cycles
                     ),
                 };
                 format!(
