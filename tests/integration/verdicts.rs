@@ -17,6 +17,10 @@
 //! - a row of a paper's verdict table has no anchor, or an anchor names no claim, or a claim is
 //!   anchored nowhere.
 //!
+//! `docs/validation.md` quotes some of the same numbers (the fat-tree at high load, the BookSim
+//! cross-check) beside measurements of its own: its anchored rows must hold the derived
+//! strings, and their other numbers are not checked.
+//!
 //! The README's first column (the paper's claim, quoted) and the "holds?" wording are not
 //! checked; the "model low" / "model high" words are, because the queries print them from the
 //! signs of the errors. The uncovered literals, all configuration or method, not measurement:
@@ -1004,9 +1008,9 @@ fn claim(key: &str) -> Option<&'static Claim> {
 
 const ANCHOR: &str = "<!-- verdict: ";
 
-/// The anchored texts of the README: (key, text to check, line number). A table row's text is
+/// The anchored texts of a Markdown page: (key, text to check, line number). A table row's text is
 /// its cells after the first; a paragraph's, its lines.
-fn readme_anchors(readme: &str) -> Vec<(String, String, usize)> {
+fn anchored_texts(readme: &str) -> Vec<(String, String, usize)> {
     let lines: Vec<&str> = readme.lines().collect();
     let mut anchors = Vec::new();
     for (index, line) in lines.iter().enumerate() {
@@ -1061,7 +1065,7 @@ fn readme() -> String {
 fn the_readme_verdicts_are_the_bundles_numbers() {
     let readme = readme();
     let mut failures = Vec::new();
-    let anchors = readme_anchors(&readme);
+    let anchors = anchored_texts(&readme);
     for (key, text, line) in &anchors {
         match claim(key) {
             Some(claim) => check(&format!("reports/README.md:{line}"), text, claim, &mut failures),
@@ -1083,6 +1087,33 @@ fn the_readme_verdicts_are_the_bundles_numbers() {
                 "reports/README.md: `{}` is anchored {count} times, not once",
                 claim.key
             ));
+        }
+    }
+    assert!(failures.is_empty(), "{} disagreement(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+/// `docs/validation.md` quotes some of the same numbers beside its own measurements: each of
+/// its anchored rows must say what the claim derives (its other numbers are its own).
+#[test]
+fn docs_validation_quotes_the_bundles_numbers() {
+    let path = repository().join("docs/validation.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut failures = Vec::new();
+    let anchors = anchored_texts(&text);
+    assert!(!anchors.is_empty(), "docs/validation.md has no verdict anchors");
+    for (key, row, line) in anchors {
+        let Some(claim) = claim(&key) else {
+            failures.push(format!("docs/validation.md:{line}: no claim `{key}` here"));
+            continue;
+        };
+        for string in (claim.expected)() {
+            if !row.contains(string.as_str()) {
+                failures.push(format!(
+                    "docs/validation.md:{line} (`{key}`): reports/{}/results.parquet gives \
+                     `{string}`, which the text does not say:\n    {row}",
+                    claim.bundle
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{} disagreement(s):\n{}", failures.len(), failures.join("\n"));
