@@ -19,3 +19,4 @@ mod tables;
 mod traces;
 mod untrusted_text;
 mod validation;
+mod verdicts;
