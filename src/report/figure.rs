@@ -48,6 +48,7 @@ mod points;
 mod ranges;
 mod reader;
 pub(crate) mod side;
+mod style;
 mod svg;
 #[cfg(test)]
 mod tests;
@@ -132,7 +133,8 @@ pub(crate) fn build(
         )
     });
     let base_stem = format!("fig{number}_{}_vs_{}", spec.y, spec.x).replace('.', "_");
-    let geometry = draw::Geometry::new(spec, &data);
+    // The legend explains the status markers of every page (it is the same on all of them).
+    let geometry = draw::Geometry::new(spec, &data, &Flags::of(&data.panels, &ranges));
     let pages = pages(data.panels.len(), &geometry, spec);
     let conditions = conditions::sentence(rows.iter().map(|plot_row| plot_row.row));
     let mut figures = Vec::with_capacity(pages.len());

@@ -274,7 +274,7 @@ fn legends_name_only_the_columns_that_vary_independently() {
     let figure = &figures_of("{}", &rows)[0];
     let labels = legend_labels(figure);
     assert!(labels.contains(&"k = 8, Duato".to_owned()), "{labels:?}");
-    assert!(labels.contains(&"k = 16, dimension order".to_owned()), "{labels:?}");
+    assert!(labels.contains(&"k = 16, DOR".to_owned()), "{labels:?}");
     for label in &labels {
         for hidden in ["switch", "positive", "dateline", "tie", "N =", "V ="] {
             assert!(!label.contains(hidden), "`{hidden}` in the legend: {labels:?}");
@@ -599,12 +599,14 @@ fn each_external_method_is_a_series_of_its_own() {
     }
     let spec = spec("{}");
     let data = prepared(&spec, &all);
-    assert_eq!(data.legend, ["booksim", "runner"]);
+    let legend: Vec<&str> = data.legend.iter().map(|(label, _)| label.as_str()).collect();
+    assert_eq!(legend, ["booksim", "runner"]);
     let series = &data.panels[0].series;
     assert_eq!(series.len(), 2);
     let booksim = series.iter().find(|s| s.label == "booksim").expect("a booksim series");
     let runner = series.iter().find(|s| s.label == "runner").expect("the built-in series");
-    assert_ne!(booksim.style_index, runner.style_index, "its own colour and marker");
+    assert_ne!(booksim.style.style(), runner.style.style(), "its own marker and dash");
+    assert_eq!(booksim.style.style().colour, runner.style.style().colour, "paired colours");
     assert_eq!(booksim.simulation.len(), 4, "one marker per load point, no replications");
     assert!(booksim.model.is_empty());
     assert_eq!(runner.model.len(), 4);
