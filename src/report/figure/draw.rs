@@ -1,5 +1,8 @@
 //! Laying out and drawing one page of a figure: the panel grid, axes, model lines, simulation
-//! markers, CI bars, and the figure's one legend in a strip below the panels.
+//! markers, CI bars, and the figure's one legend in a strip below the panels (a sample of each
+//! series' line and marker, then the status markers the figure holds). Dashed lines are drawn
+//! as runs of separate segments ([`dash_runs`]), not with `stroke-dasharray`, so the SVG, the
+//! HTML page and the PDF step show them alike.
 //!
 //! Everything here works in SVG units of 1/[`UNITS_PER_PT`] pt and draws on plotters' SVG
 //! backend directly (paths, markers, text), so the layout is ours: the y label area is sized
