@@ -1,7 +1,10 @@
 //! Tests of the figure layout against its promises, computed by the figure code itself: the
 //! legend covers no panel and no point, labels stay on the page and clear of each other, large
 //! grids split into pages no taller than 10 in, legends name only independent columns, the
-//! axis fields do what the spec says, and the display table covers every plottable quantity.
+//! axis fields do what the spec says, the display table covers every plottable quantity, no
+//! two series differ by colour alone (legend samples read back from the SVG in greyscale), tick
+//! labels share their decimals, a grid titles its outer axes once, and an imprecise point keeps
+//! its marker and interval.
 
 use serde_json::Value;
 
