@@ -425,26 +425,42 @@ pub(crate) fn symbol(name: &str) -> String {
     }
 }
 
-/// A text column's value in the field's words, for legends and panel titles: `Duato`,
-/// `dimension order`, `bit-complement traffic`, `dateline per traversal`.
+/// Display names of categorical values as the papers write them, `(column, value, name)`: the
+/// one vocabulary of legends, panel titles and table cells. A value not listed reads in the
+/// field's words ([`value_label`]).
+const VALUE_NAMES: &[(&str, &str, &str)] = &[
+    ("routing", "dimension_order", "DOR"),
+    ("routing", "duato", "Duato"),
+    ("routing", "nbc", "Duato-Nbc"),
+    ("routing", "up_down", "up*/down*"),
+    ("routing", "up_down_random", "up*/down*, random up port"),
+    ("routing", "west_first", "west-first"),
+    ("routing", "odd_even", "odd-even"),
+    ("routing", "minimal", "MIN"),
+    ("routing", "valiant", "VAL"),
+    ("routing", "ugal", "UGAL-L"),
+    ("topology", "fat_tree", "fat tree"),
+    ("topology", "kary_ntree", "k-ary n-tree"),
+];
+
+/// A text column's value as the papers write it, for legends, panel titles and table cells:
+/// `DOR`, `Duato`, `UGAL-L`, `bit-complement traffic`, `dateline per traversal`
+/// ([`VALUE_NAMES`]; other values in the field's words).
 pub(crate) fn value_label(column: &str, value: &str) -> String {
+    if let Some((_, _, name)) =
+        VALUE_NAMES.iter().find(|(named, raw, _)| *named == column && *raw == value)
+    {
+        return (*name).to_owned();
+    }
     let words = value.replace('_', "-");
-    match (column, value) {
-        ("routing", "duato") => "Duato".to_owned(),
-        ("routing", "nbc") => "Nbc".to_owned(),
-        ("routing", "up_down") => "up*/down*".to_owned(),
-        ("routing", "up_down_random") => "up*/down*, random up port".to_owned(),
-        ("routing", "west_first") => "west-first".to_owned(),
-        ("routing", "odd_even") => "odd-even".to_owned(),
-        ("routing" | "switching", _) => value.replace('_', " "),
-        ("topology", "fat_tree") => "fat tree".to_owned(),
-        ("topology", "kary_ntree") => "k-ary n-tree".to_owned(),
-        ("traffic", _) => format!("{words} traffic"),
-        ("ejection", _) => format!("{words} ejection"),
-        ("dateline", _) => format!("dateline {}", value.replace('_', " ")),
-        ("tie_break", _) => format!("{words} tie-break"),
-        ("broadcast_order", _) => format!("{words} broadcast order"),
-        ("hotspot_nodes", _) => format!("hot spots {value}"),
+    match column {
+        "routing" | "switching" | "topology" => value.replace('_', " "),
+        "traffic" => format!("{words} traffic"),
+        "ejection" => format!("{words} ejection"),
+        "dateline" => format!("dateline {}", value.replace('_', " ")),
+        "tie_break" => format!("{words} tie-break"),
+        "broadcast_order" => format!("{words} broadcast order"),
+        "hotspot_nodes" => format!("hot spots {value}"),
         _ => value.to_owned(),
     }
 }
@@ -637,7 +653,12 @@ mod tests {
     fn routing_and_topology_values_read_in_the_field_s_words() {
         assert_eq!(value_label("routing", "up_down"), "up*/down*");
         assert_eq!(value_label("routing", "up_down_random"), "up*/down*, random up port");
-        assert_eq!(value_label("routing", "dimension_order"), "dimension order");
+        assert_eq!(value_label("routing", "dimension_order"), "DOR");
+        assert_eq!(value_label("routing", "minimal"), "MIN");
+        assert_eq!(value_label("routing", "valiant"), "VAL");
+        assert_eq!(value_label("routing", "ugal"), "UGAL-L");
+        assert_eq!(value_label("routing", "adaptive"), "adaptive");
+        assert_eq!(value_label("switching", "wormhole"), "wormhole");
         assert_eq!(value_label("topology", "kary_ntree"), "k-ary n-tree");
         assert_eq!(value_label("traffic", "bit_complement"), "bit-complement traffic");
     }

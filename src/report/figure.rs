@@ -2,10 +2,15 @@
 //!
 //! The layout follows Fig. 1 of the papers, styled for an IEEE journal: a figure is one column
 //! (3.5 in, one panel per row) or the page width (7.16 in, two panels per row); lines are thin,
-//! there is no grid or frame, the palette is Okabe-Ito (safe for colour-blind readers) and every
-//! series also has its own marker shape, so the figure survives greyscale printing. One legend
-//! per figure sits in a strip below the panels, never over data, and names series only by the
-//! scenario columns that vary independently ([`legend_columns`](data::legend_columns)). A figure whose panels do not
+//! there is no grid or frame, the palette is Okabe-Ito without its yellow (safe for colour-blind
+//! readers) and every series also has its own dash pattern and marker (`figure/style.rs`), so
+//! no two series differ by colour alone and the figure survives greyscale printing; with
+//! external methods a configuration's simulators share a colour and differ by fill and dash. A
+//! series with simulation markers and no model line (throughput mode) has its markers joined by
+//! a thin line. One legend per figure sits in a strip below the panels, never over data, names
+//! series only by the scenario columns that vary independently
+//! ([`legend_columns`](data::legend_columns)) in the papers' words (`columns::value_label`:
+//! DOR, MIN, VAL, UGAL-L), and explains every status marker the figure holds. A figure whose panels do not
 //! fit a 10 in page is split into pages `fig<N>a_...`, `fig<N>b_...` ([`pages`]). Drawing uses
 //! plotters' SVG backend only, so no system font library is involved; text stays `<text>` with
 //! the generic family `sans-serif`, which the PDF step maps to the bundled DejaVu Sans.
@@ -14,14 +19,18 @@
 //! percentiles, `columns::is_latency`) the y axis is capped at [`ZERO_LOAD_FACTOR`] times the
 //! panel's zero-load value of the column (a percentile's is the simulation's lowest-load one:
 //! the models have no percentiles) or at the largest finite simulated value, whichever is
-//! larger. Points beyond the cap and saturated simulation points
-//! are drawn as open triangles on the top edge, deadlocked simulations as crosses there, and
-//! simulations short of their target precision as open circles at their estimate (markers of
-//! several series that meet at one x on the top edge stack downwards, so none hides another); a confidence
-//! bar that runs past the axis ends in an arrowhead; the caption says which of these a figure
-//! holds. The y axis starts at 0 when the data come near it and a little below the data
-//! otherwise; the spec's `xlim`, `ylim`, `log_x`, `log_y`, `shared_y`, `y_from_zero`, `width`,
-//! `max_panels_per_page` and the label fields override the defaults.
+//! larger. Where a series' simulation leaves the axis (a point beyond the cap or saturated) one
+//! open triangle on the top edge marks it, not one per load beyond; deadlocked simulations are
+//! crosses there; a simulation short of its target precision keeps its series' marker and its
+//! interval at its estimate, with a ring around the marker (markers of several series that
+//! meet at one x on the top edge stack downwards, so none hides another); a confidence bar that
+//! runs past the axis ends in an arrowhead; the legend and the caption say which of these a
+//! figure holds. Tick labels of an axis share one number of decimals (`0.0025, 0.0050`), or a
+//! scaled form past four; a grid titles its outer axes only (the y title by the left column,
+//! the x title under the lowest panel of each column). The y axis starts at 0 when the data
+//! come near it and a little below the data otherwise; the spec's `xlim`, `ylim`, `log_x`,
+//! `log_y`, `shared_y`, `y_from_zero`, `width`, `max_panels_per_page` and the label fields
+//! override the defaults.
 //!
 //! Every page also gets a tidy CSV of exactly what it plots (`figures/<stem>.csv`, [`csv`](csv::csv)).
 //!
@@ -31,7 +40,8 @@
 //! This file builds a figure's pages ([`build`]) and splits the panels into pages ([`pages`]);
 //! `figure/plot_row.rs` holds the rows a figure reads, `figure/data.rs` groups them into panels
 //! and series (reading each axis through `figure/reader.rs`), `figure/ranges.rs` picks the axis
-//! ranges, `figure/draw.rs` lays out and draws a page, `figure/caption.rs` and `figure/csv.rs`
+//! ranges, `figure/style.rs` gives each series its colour, dash and marker, `figure/draw.rs`
+//! lays out and draws a page, `figure/caption.rs` and `figure/csv.rs`
 //! write its caption and CSV, and `figure/labels.rs` names and orders panels and series. The
 //! `histogram` and `link_heatmap` kinds are drawn from the side tables (`figure/side.rs`).
 
@@ -48,6 +58,7 @@ mod points;
 mod ranges;
 mod reader;
 pub(crate) mod side;
+mod style;
 mod svg;
 #[cfg(test)]
 mod tests;
@@ -132,7 +143,8 @@ pub(crate) fn build(
         )
     });
     let base_stem = format!("fig{number}_{}_vs_{}", spec.y, spec.x).replace('.', "_");
-    let geometry = draw::Geometry::new(spec, &data);
+    // The legend explains the status markers of every page (it is the same on all of them).
+    let geometry = draw::Geometry::new(spec, &data, &Flags::of(&data.panels, &ranges));
     let pages = pages(data.panels.len(), &geometry, spec);
     let conditions = conditions::sentence(rows.iter().map(|plot_row| plot_row.row));
     let mut figures = Vec::with_capacity(pages.len());

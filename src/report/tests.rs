@@ -1720,10 +1720,14 @@ fn deadlocked_and_imprecise_points_have_their_own_markers() {
     let (dir, _) = render_fixture("t", &rows, &fixture_spec(), None);
     let html = read(dir.path(), "index.html");
     assert!(html.contains("Crosses on the top edge mark simulations that deadlocked."), "caption");
-    assert!(html.contains("Open circles mark simulation points that stopped short"), "caption");
-    assert!(html.contains("triangles on the top edge mark"), "saturated V = 2 points");
+    assert!(html.contains("A ring around a marker flags a simulation point"), "caption");
+    assert!(html.contains("triangle on the top edge marks"), "saturated V = 2 points");
     let svg = read(dir.path(), "figures/fig1_latency_vs_rate.svg");
     assert!(svg.contains("<circle"), "an imprecise point is drawn");
+    // The legend explains every status marker the figure holds.
+    for entry in ["\nDeadlocked\n", "\nImprecise (estimate)\n", "\nSaturated"] {
+        assert!(svg.contains(entry), "legend entry {entry}");
+    }
 }
 
 /// Intermediates the table knows get the papers' symbol, meaning and unit on the axis (an

@@ -7,16 +7,20 @@ use super::ranges::Ranges;
 use crate::report::columns;
 use crate::spec::report::FigureSpec;
 
-/// What a page shows, for its caption.
+/// What a page shows, for its caption and its legend's status entries.
 #[derive(Default)]
 pub(super) struct Flags {
     has_model: bool,
     has_simulation: bool,
     has_ci: bool,
     has_saturation: bool,
-    has_saturated_simulation: bool,
-    has_deadlock: bool,
-    has_imprecise: bool,
+    pub(super) has_saturated_simulation: bool,
+    /// Some simulation point lies above the axis (past the latency cap or the `ylim`).
+    pub(super) has_beyond_axis: bool,
+    pub(super) has_deadlock: bool,
+    pub(super) has_imprecise: bool,
+    /// Some series has simulation markers and no model line: a thin line joins its markers.
+    pub(super) has_joined: bool,
     /// The most fault maps behind a plotted interval (`Series::fault_maps`).
     fault_maps: Option<u32>,
     /// The latency cap or the `ylim` cut off data.
@@ -39,6 +43,14 @@ impl Flags {
                 flags.has_saturated_simulation |= !series.simulation_saturated.is_empty();
                 flags.has_deadlock |= !series.simulation_deadlocked.is_empty();
                 flags.has_imprecise |= !series.simulation_imprecise.is_empty();
+                flags.has_beyond_axis |= series
+                    .simulation
+                    .iter()
+                    .map(|point| (point.0, point.1))
+                    .chain(series.simulation_imprecise.iter().map(|point| (point.0, point.1)))
+                    .any(|(x, y)| ranges.x_contains(x) && y > ranges.cap * (1.0 + 1e-9));
+                flags.has_joined |= series.model.is_empty()
+                    && series.simulation.len() + series.simulation_imprecise.len() > 1;
                 flags.has_ci |= series.simulation.iter().any(|point| point.2.is_some());
                 flags.fault_maps = flags.fault_maps.max(series.fault_maps);
                 flags.has_saturation |= series.saturation_x.is_some();
@@ -86,6 +98,14 @@ pub(super) fn caption(spec: &FigureSpec, data: &FigureData, flags: &Flags) -> St
         (false, true) => sentences.push("Markers: simulation (no model results).".to_owned()),
         (false, false) => sentences.push("No finite results to plot.".to_owned()),
     }
+    if flags.has_joined {
+        sentences.push(
+            "Thin lines join the simulation markers of a series without a model line.".to_owned(),
+        );
+    }
+    if !data.legend.is_empty() {
+        sentences.push("Each series has its own colour, dash pattern and marker shape.".to_owned());
+    }
     if let Some(maps) = flags.fault_maps.filter(|_| flags.has_ci) {
         sentences.push(fault_map_sentence(maps));
     }
@@ -93,28 +113,30 @@ pub(super) fn caption(spec: &FigureSpec, data: &FigureData, flags: &Flags) -> St
         sentences.push("Dashed vertical lines: model saturation point.".to_owned());
     }
     let ylim_top = spec.ylim.as_ref().and_then(|limits| limits.value[1]).is_some();
+    // One triangle per series where it leaves the axis, not one per load beyond.
+    let where_it_leaves = "where a series' simulation leaves the axis";
     if flags.clipped && ylim_top {
-        sentences.push(
-            "Open triangles on the top edge mark simulation points above the axis or saturated."
-                .to_owned(),
-        );
+        sentences.push(format!(
+            "An open triangle on the top edge marks {where_it_leaves} (points above the axis or saturated)."
+        ));
     } else if flags.clipped && columns::is_latency(&spec.y) {
         sentences.push(format!(
             "The y axis is capped at {ZERO_LOAD_FACTOR}\u{d7} the zero-load latency of each panel \
-             or the largest finite simulated value, whichever is larger; open triangles on the \
-             top edge mark simulation points beyond the cap or saturated."
+             or the largest finite simulated value, whichever is larger; an open triangle on the \
+             top edge marks {where_it_leaves} (points beyond the cap or saturated)."
         ));
-    } else if flags.has_saturated_simulation {
-        sentences
-            .push("Open triangles on the top edge mark saturated simulation points.".to_owned());
+    } else if flags.has_saturated_simulation || flags.has_beyond_axis {
+        sentences.push(format!(
+            "An open triangle on the top edge marks {where_it_leaves} (saturated points)."
+        ));
     }
     if flags.has_deadlock {
         sentences.push("Crosses on the top edge mark simulations that deadlocked.".to_owned());
     }
     if flags.has_imprecise {
         sentences.push(
-            "Open circles mark simulation points that stopped short of their target precision \
-             (estimates)."
+            "A ring around a marker flags a simulation point that stopped short of its target \
+             precision (an estimate, with its interval)."
                 .to_owned(),
         );
     }

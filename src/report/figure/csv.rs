@@ -63,8 +63,8 @@ pub(super) fn csv(
             for &(x, y, ci) in &series.simulation {
                 line("simulation", "marker", x, Some(y), ci);
             }
-            for &(x, y) in &series.simulation_imprecise {
-                line("simulation", "imprecise", x, Some(y), None);
+            for &(x, y, ci) in &series.simulation_imprecise {
+                line("simulation", "imprecise", x, Some(y), ci);
             }
             for &x in &series.simulation_saturated {
                 line("simulation", "saturated", x, None, None);

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::labels::{SortKey, label_part, natural_cmp, panel_title};
 use super::plot_row::PlotRow;
 use super::reader::Reader;
+use super::style::StyleKey;
 use crate::report::{columns, intervals};
 use crate::spec::report::FigureSpec;
 use crate::store::row::Row;
@@ -28,8 +29,9 @@ pub(super) struct FigureData {
     pub(super) has_simulation: bool,
     /// Some simulation point has a confidence interval.
     pub(super) has_ci: bool,
-    /// Series labels in colour order (empty when there is a single unlabelled series).
-    pub(super) legend: Vec<String>,
+    /// Series labels with their styles, in legend order (empty when there is a single
+    /// unlabelled series).
+    pub(super) legend: Vec<(String, StyleKey)>,
     /// The most points a series keeps, when some series had more (see [`MAX_FIGURE_POINTS`]).
     pub(super) thinned: Option<usize>,
     /// The most model points a series has.
@@ -44,7 +46,7 @@ pub(super) struct Panel {
 pub(super) struct Series {
     /// The legend label (empty for a single unlabelled series).
     pub(super) label: String,
-    pub(super) style_index: usize,
+    pub(super) style: StyleKey,
     /// The scenario columns of the series (for the CSV).
     pub(super) scenario: Value,
     /// Finite model points, sorted by x.
@@ -57,8 +59,9 @@ pub(super) struct Series {
     pub(super) simulation_saturated: Vec<f64>,
     /// x of simulation points that deadlocked.
     pub(super) simulation_deadlocked: Vec<f64>,
-    /// Simulation points that stopped short of their target precision (an estimate), (x, y).
-    pub(super) simulation_imprecise: Vec<(f64, f64)>,
+    /// Simulation points that stopped short of their target precision (an estimate), (x, y,
+    /// CI half-width).
+    pub(super) simulation_imprecise: Vec<(f64, f64, Option<f64>)>,
     /// The most replications of a plotted point with faults (each its own fault map, so its
     /// interval spans the maps as well as the noise); `None` without such a point.
     pub(super) fault_maps: Option<u32>,
@@ -108,7 +111,9 @@ pub(super) fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         entry.1.entry((line_values, plot_row.row.scenario_id.clone())).or_default().push(plot_row);
     }
 
-    // Colours follow the series label across panels, in sorted label order.
+    // Styles follow the series label across panels, in sorted label order; with external
+    // methods a configuration (the label less its method) keeps one colour and shape, and
+    // its methods differ by fill and dash (`figure/style.rs`).
     let mut labels: Vec<String> = panels
         .values()
         .flat_map(|(_, series)| series.keys().map(|(values, _)| values.join(", ")))
@@ -116,13 +121,51 @@ pub(super) fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
     labels.sort_by(|a, b| natural_cmp(a, b));
     labels.dedup();
     let single_unlabelled = labels.len() == 1 && labels[0].is_empty();
+    let split = |values: &[String]| -> (String, Option<String>) {
+        match values.split_last() {
+            Some((method, configuration)) if any_external => {
+                (configuration.join(", "), Some(method.clone()))
+            }
+            _ => (values.join(", "), None),
+        }
+    };
+    let mut configurations: Vec<String> = Vec::new();
+    let mut methods: Vec<String> = Vec::new();
+    for (_, series) in panels.values() {
+        for (values, _) in series.keys() {
+            let (configuration, method) = split(values);
+            configurations.push(configuration);
+            methods.extend(method);
+        }
+    }
+    configurations.sort_by(|a, b| natural_cmp(a, b));
+    configurations.dedup();
+    // runner first (filled markers, solid lines), then the external methods by name.
+    methods.sort_by_key(|method| (method != "runner", method.clone()));
+    methods.dedup();
+    let style_of = |values: &[String]| -> StyleKey {
+        let (configuration, method) = split(values);
+        StyleKey {
+            configuration: configurations.iter().position(|c| *c == configuration).unwrap_or(0),
+            method: method.and_then(|m| methods.iter().position(|known| *known == m)).unwrap_or(0),
+            methods: methods.len().max(1),
+        }
+    };
+    let mut legend: Vec<(String, StyleKey)> = Vec::new();
+    for (_, series) in panels.values() {
+        for (values, _) in series.keys() {
+            legend.push((values.join(", "), style_of(values)));
+        }
+    }
+    legend.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+    legend.dedup_by(|a, b| a.0 == b.0);
 
     let mut data = FigureData {
         panels: Vec::new(),
         has_model: false,
         has_simulation: false,
         has_ci: false,
-        legend: if single_unlabelled { Vec::new() } else { labels.clone() },
+        legend: if single_unlabelled { Vec::new() } else { legend },
         thinned: None,
         model_points: 0,
     };
@@ -130,8 +173,7 @@ pub(super) fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         let mut panel = Panel { title, series: Vec::new() };
         for ((values, _), members) in series_map {
             let label = values.join(", ");
-            let style_index = labels.iter().position(|known| *known == label).unwrap_or(0);
-            let series = build_series(spec, &reader, label, style_index, &members);
+            let series = build_series(spec, &reader, label, style_of(&values), &members);
             panel.series.push(series);
         }
         data.panels.push(panel);
@@ -233,12 +275,12 @@ fn build_series(
     spec: &FigureSpec,
     reader: &Reader,
     label: String,
-    style_index: usize,
+    style: StyleKey,
     members: &[&PlotRow<'_>],
 ) -> Series {
     let mut series = Series {
         label,
-        style_index,
+        style,
         scenario: members.first().map_or(Value::Null, |plot_row| plot_row.scenario.clone()),
         model: Vec::new(),
         saturation_x: None,
@@ -289,7 +331,9 @@ fn build_series(
                     }
                     series.simulation.push((x, y, ci));
                 }
-                Some(y) if row.status == "imprecise" => series.simulation_imprecise.push((x, y)),
+                Some(y) if row.status == "imprecise" => {
+                    series.simulation_imprecise.push((x, y, intervals::half_width(&spec.y, row)));
+                }
                 _ if row.status == "saturated" => series.simulation_saturated.push(x),
                 _ if row.status == "deadlock" => series.simulation_deadlocked.push(x),
                 _ => {}

@@ -1,5 +1,8 @@
 //! Laying out and drawing one page of a figure: the panel grid, axes, model lines, simulation
-//! markers, CI bars, and the figure's one legend in a strip below the panels.
+//! markers, CI bars, and the figure's one legend in a strip below the panels (a sample of each
+//! series' line and marker, then the status markers the figure holds). Dashed lines are drawn
+//! as runs of separate segments ([`dash_runs`]), not with `stroke-dasharray`, so the SVG, the
+//! HTML page and the PDF step show them alike.
 //!
 //! Everything here works in SVG units of 1/[`UNITS_PER_PT`] pt and draws on plotters' SVG
 //! backend directly (paths, markers, text), so the layout is ours: the y label area is sized
@@ -15,9 +18,11 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::caption::Flags;
 use super::data::{FigureData, Panel};
 use super::labels::panel_letter;
 use super::ranges::Ranges;
+use super::style::{Marker, NEUTRAL, PALETTE, SeriesStyle, Shape};
 use super::{COLUMN_WIDTH_PT, MAX_PAGE_HEIGHT_PT, PAGE_WIDTH_PT, UNITS_PER_PT, width_of};
 use crate::report::columns::{self, format_number};
 use crate::spec::report::{FigureSpec, FigureWidth};
@@ -25,6 +30,8 @@ use crate::spec::report::{FigureSpec, FigureWidth};
 const TICK_FONT_PT: f64 = 7.5;
 const LABEL_FONT_PT: f64 = 8.0;
 const LINE_PT: f64 = 0.75;
+/// The thin line that joins a series' simulation markers where it has no model line.
+const JOIN_PT: f64 = 0.5;
 const AXIS_PT: f64 = 0.5;
 const MARKER_PT: f64 = 2.2;
 /// Tick marks point outward this far.
@@ -39,18 +46,6 @@ const LABEL_LINE_PT: f64 = 10.0;
 const PANEL_PAD_PT: f64 = 4.0;
 /// Height of a panel relative to its width.
 const PANEL_ASPECT: f64 = 0.62;
-
-/// Okabe-Ito colours, ordered for contrast on white (yellow last).
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0x00, 0x72, 0xB2), // blue
-    RGBColor(0xD5, 0x5E, 0x00), // vermillion
-    RGBColor(0x00, 0x9E, 0x73), // bluish green
-    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
-    RGBColor(0xE6, 0x9F, 0x00), // orange
-    RGBColor(0x56, 0xB4, 0xE9), // sky blue
-    RGBColor(0x00, 0x00, 0x00), // black
-    RGBColor(0xF0, 0xE4, 0x42), // yellow
-];
 
 /// A rectangle in SVG units: left, top, right, bottom.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -115,7 +110,9 @@ pub(super) struct Geometry {
 }
 
 impl Geometry {
-    pub(super) fn new(spec: &FigureSpec, data: &FigureData) -> Geometry {
+    /// The geometry of a figure whose panels show `flags` (the legend explains the status
+    /// markers they hold).
+    pub(super) fn new(spec: &FigureSpec, data: &FigureData, flags: &Flags) -> Geometry {
         let panels = data.panels.len();
         let (width_pt, columns) = match width_of(spec, panels) {
             FigureWidth::Column => (COLUMN_WIDTH_PT, 1),
@@ -124,7 +121,7 @@ impl Geometry {
         let panel_width = width_pt / columns as f64;
         let panel_height = (panel_width * PANEL_ASPECT).clamp(130.0, 200.0);
         let legend_title = spec.legend_title.as_ref().map(|title| title.value.clone());
-        let legend = LegendBlock::new(legend_entries(data), legend_title, width_pt);
+        let legend = LegendBlock::new(legend_entries(data, flags), legend_title, width_pt);
         Geometry { width_pt, columns, panel_width, panel_height, legend }
     }
 
@@ -290,7 +287,13 @@ pub(super) fn page(
             };
             layout.plots.push(plot);
             let mut ink = Vec::new();
-            draw_axes(&root, &frame, offset, &title, &x_lines, &y_lines, origin, &mut layout)?;
+            // Axis titles on the outer axes of the grid only: the x title under the lowest
+            // panel of each column, the y title beside the left column (every panel keeps its
+            // tick labels).
+            let lowest = offset + columns >= panels.len();
+            let x_title: &[String] = if lowest { &x_lines } else { &[] };
+            let y_title: &[String] = if column == 0 { &y_lines } else { &[] };
+            draw_axes(&root, &frame, offset, &title, x_title, y_title, origin, &mut layout)?;
             draw_series(&root, &frame, panel, range, &mut ink)?;
             layout.ink.push(ink);
         }
@@ -433,7 +436,8 @@ fn draw_series<'a>(
         y
     };
     for series in &panel.series {
-        let color = PALETTE[series.style_index % PALETTE.len()];
+        let style = series.style.style();
+        let color = style.colour;
         if let Some(x) = series.saturation_x.filter(|x| range.x_contains(*x))
             && let Some(x_px) = frame.px(x)
         {
@@ -451,67 +455,77 @@ fn draw_series<'a>(
             }
             sample_segment(ink, (x_px, plot.bottom), (x_px, plot.top));
         }
-        let points: Vec<(f64, f64)> =
-            series.model.iter().filter_map(|&(x, y)| frame.point(x, y)).collect();
-        for piece in clip_polyline(&points, line_box) {
-            let pixels: Vec<(i32, i32)> =
-                piece.iter().map(|&(x, y)| (x.round() as i32, y.round() as i32)).collect();
-            for pair in pixels.windows(2) {
-                sample_segment(ink, pair[0], pair[1]);
-            }
-            if pixels.len() > 1 {
-                root.draw(&PathElement::new(pixels, color.stroke_width(width(LINE_PT))))
-                    .map_err(|error| error.to_string())?;
-            }
-        }
-        let bar_style = color.stroke_width(width(0.5));
-        for &(x, y, ci) in &series.simulation {
-            if !range.x_contains(x) || y > range.cap * (1.0 + 1e-9) || y < range.y.0 {
-                continue;
-            }
-            let Some(ci) = ci.filter(|ci| *ci > 0.0) else { continue };
-            let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { continue };
-            let high = frame.py(y + ci).map_or(plot.top, |p| p.round() as i32);
-            // A low end at or below 0 on a log axis is off the axis too.
-            let low = frame.py(y - ci).map_or(plot.bottom + 1, |p| p.round() as i32);
-            let (high_clipped, low_clipped) = (high < plot.top, low > plot.bottom);
-            let (high, low) = (high.max(plot.top), low.min(plot.bottom));
-            sample_segment(ink, (x_px, low), (x_px, high));
-            root.draw(&PathElement::new(vec![(x_px, low), (x_px, high)], bar_style))
-                .map_err(|error| error.to_string())?;
-            let half = units(1.6);
-            for (end, clipped, outward) in [(high, high_clipped, -1), (low, low_clipped, 1)] {
-                let path = if clipped {
-                    // An arrowhead pointing out of the axis: the bar runs on.
-                    vec![
-                        (x_px - half, end - outward * half),
-                        (x_px, end),
-                        (x_px + half, end - outward * half),
-                    ]
-                } else {
-                    vec![(x_px - half, end), (x_px + half, end)]
-                };
-                root.draw(&PathElement::new(path, bar_style)).map_err(|error| error.to_string())?;
+        // The model line; a series without one has its simulation markers joined by a thin
+        // line, both in the series' dash pattern.
+        let (line, line_width): (Vec<(f64, f64)>, f64) = if series.model.is_empty() {
+            let mut joined: Vec<(f64, f64)> = series
+                .simulation
+                .iter()
+                .map(|point| (point.0, point.1))
+                .chain(series.simulation_imprecise.iter().map(|point| (point.0, point.1)))
+                .filter(|&(x, y)| range.x_contains(x) && y >= range.y.0)
+                .collect();
+            joined.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (joined, JOIN_PT)
+        } else {
+            (series.model.clone(), LINE_PT)
+        };
+        let points: Vec<(f64, f64)> = line.iter().filter_map(|&(x, y)| frame.point(x, y)).collect();
+        if points.len() > 1 {
+            for piece in clip_polyline(&points, line_box) {
+                let pixels: Vec<(i32, i32)> =
+                    piece.iter().map(|&(x, y)| (x.round() as i32, y.round() as i32)).collect();
+                for pair in pixels.windows(2) {
+                    sample_segment(ink, pair[0], pair[1]);
+                }
+                draw_dashed(root, &piece, &style, line_width)?;
             }
         }
-        for &(x, y, _) in &series.simulation {
-            if !range.x_contains(x) || y > range.cap * (1.0 + 1e-9) || y < range.y.0 {
-                continue;
+        let on_axis = |&(x, y): &(f64, f64)| {
+            range.x_contains(x) && y <= range.cap * (1.0 + 1e-9) && y >= range.y.0
+        };
+        // Every simulation point on the axis with its interval bar and the series' marker; an
+        // imprecise one (short of its target precision) with a ring around its marker.
+        let shown = series
+            .simulation
+            .iter()
+            .map(|&(x, y, ci)| (x, y, ci, false))
+            .chain(series.simulation_imprecise.iter().map(|&(x, y, ci)| (x, y, ci, true)))
+            .filter(|&(x, y, _, _)| on_axis(&(x, y)));
+        let shown: Vec<(f64, f64, Option<f64>, bool)> = shown.collect();
+        for &(x, y, ci, _) in &shown {
+            if let Some(ci) = ci.filter(|ci| *ci > 0.0) {
+                draw_bar(root, frame, (x, y, ci), color, ink)?;
             }
+        }
+        for &(x, y, _, imprecise) in &shown {
             let Some((x_px, y_px)) = frame.point(x, y) else { continue };
             let at = (x_px.round() as i32, y_px.round() as i32);
             ink.push(at);
-            draw(marker(at, series.style_index, color))?;
+            draw(marker(at, style.marker, color))?;
+            if imprecise {
+                draw(imprecise_ring(at, color))?;
+            }
         }
-        // Points beyond the cap and saturated points: open triangles on the top edge.
-        let beyond = series
+        // One open triangle on the top edge where the series leaves the axis (a point beyond
+        // the cap or saturated after one on it), not one per load beyond.
+        let mut course: Vec<(f64, bool)> = series
             .simulation
             .iter()
-            .filter(|point| point.1 > range.cap * (1.0 + 1e-9))
-            .map(|point| point.0)
-            .chain(series.simulation_saturated.iter().copied())
-            .filter(|x| range.x_contains(*x));
-        for x in beyond {
+            .map(|point| (point.0, point.1))
+            .chain(series.simulation_imprecise.iter().map(|point| (point.0, point.1)))
+            .filter(|&(x, y)| range.x_contains(x) && y >= range.y.0)
+            .map(|(x, y)| (x, y > range.cap * (1.0 + 1e-9)))
+            .chain(series.simulation_saturated.iter().map(|x| (*x, true)))
+            .filter(|(x, _)| range.x_contains(*x))
+            .collect();
+        course.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let leaves = course
+            .iter()
+            .enumerate()
+            .filter(|&(index, &(_, off))| off && (index == 0 || !course[index - 1].1))
+            .map(|(_, &(x, _))| x);
+        for x in leaves {
             let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { continue };
             let at = (x_px, edge_at(x_px));
             ink.push(at);
@@ -524,21 +538,106 @@ fn draw_series<'a>(
             ink.push(at);
             draw(deadlock_marker(at, color))?;
         }
-        // Imprecise simulations: open circles at their estimate (on the top edge past the cap).
-        for &(x, y) in series.simulation_imprecise.iter().filter(|p| range.x_contains(p.0)) {
-            let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { continue };
-            let y_px = if y > range.y.1 { Some(f64::from(edge_at(x_px))) } else { frame.py(y) };
-            let Some(y_px) = y_px.filter(|y| *y <= f64::from(plot.bottom)) else { continue };
-            let at = (x_px, y_px.round() as i32);
-            ink.push(at);
-            draw(
-                (EmptyElement::at(at)
-                    + Circle::new((0, 0), units(MARKER_PT), color.stroke_width(width(0.6))))
-                .into_dyn(),
-            )?;
+    }
+    Ok(())
+}
+
+/// A simulation point's 95% interval `(x, y, half-width)`: a vertical bar with end caps, cut
+/// at the axis and then ending in an arrowhead.
+fn draw_bar(
+    root: &Area<'_>,
+    frame: &Frame,
+    (x, y, ci): (f64, f64, f64),
+    color: RGBColor,
+    ink: &mut Vec<(i32, i32)>,
+) -> Result<(), String> {
+    let plot = frame.plot;
+    let Some(x_px) = frame.px(x).map(|x| x.round() as i32) else { return Ok(()) };
+    let bar_style = color.stroke_width(width(0.5));
+    let high = frame.py(y + ci).map_or(plot.top, |p| p.round() as i32);
+    // A low end at or below 0 on a log axis is off the axis too.
+    let low = frame.py(y - ci).map_or(plot.bottom + 1, |p| p.round() as i32);
+    let (high_clipped, low_clipped) = (high < plot.top, low > plot.bottom);
+    let (high, low) = (high.max(plot.top), low.min(plot.bottom));
+    sample_segment(ink, (x_px, low), (x_px, high));
+    root.draw(&PathElement::new(vec![(x_px, low), (x_px, high)], bar_style))
+        .map_err(|error| error.to_string())?;
+    let half = units(1.6);
+    for (end, clipped, outward) in [(high, high_clipped, -1), (low, low_clipped, 1)] {
+        let path = if clipped {
+            // An arrowhead pointing out of the axis: the bar runs on.
+            vec![
+                (x_px - half, end - outward * half),
+                (x_px, end),
+                (x_px + half, end - outward * half),
+            ]
+        } else {
+            vec![(x_px - half, end), (x_px + half, end)]
+        };
+        root.draw(&PathElement::new(path, bar_style)).map_err(|error| error.to_string())?;
+    }
+    Ok(())
+}
+
+/// Draws a polyline (SVG units) in the style's colour and dash pattern, `width_pt` wide. The
+/// dashes are drawn as separate segments ([`dash_runs`]), so every SVG reader and the PDF step
+/// show them alike.
+fn draw_dashed(
+    root: &Area<'_>,
+    points: &[(f64, f64)],
+    style: &SeriesStyle,
+    width_pt: f64,
+) -> Result<(), String> {
+    for run in dash_runs(points, style.dash) {
+        let pixels: Vec<(i32, i32)> =
+            run.iter().map(|&(x, y)| (x.round() as i32, y.round() as i32)).collect();
+        if pixels.len() > 1 {
+            root.draw(&PathElement::new(pixels, style.colour.stroke_width(width(width_pt))))
+                .map_err(|error| error.to_string())?;
         }
     }
     Ok(())
+}
+
+/// The dashes of a polyline (SVG units) under `pattern` (on, off, ... lengths in pt; empty:
+/// the whole line), each dash a polyline of its own; the pattern runs on across vertices.
+pub(super) fn dash_runs(points: &[(f64, f64)], pattern: &[f64]) -> Vec<Vec<(f64, f64)>> {
+    let lengths: Vec<f64> = pattern.iter().map(|pt| pt * UNITS_PER_PT).collect();
+    if points.len() < 2 || lengths.len() < 2 || lengths.iter().any(|length| *length <= 0.0) {
+        return vec![points.to_vec()];
+    }
+    let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut current: Vec<(f64, f64)> = vec![points[0]];
+    let (mut index, mut left) = (0_usize, lengths[0]);
+    for pair in points.windows(2) {
+        let (mut from, to) = (pair[0], pair[1]);
+        let mut length = (to.0 - from.0).hypot(to.1 - from.1);
+        if !length.is_finite() {
+            continue;
+        }
+        while length > left {
+            let t = left / length;
+            let at = (from.0 + t * (to.0 - from.0), from.1 + t * (to.1 - from.1));
+            if index % 2 == 0 {
+                current.push(at);
+                runs.push(std::mem::take(&mut current));
+            } else {
+                current = vec![at];
+            }
+            length -= left;
+            from = at;
+            index = (index + 1) % lengths.len();
+            left = lengths[index];
+        }
+        left -= length;
+        if index % 2 == 0 {
+            current.push(to);
+        }
+    }
+    if index % 2 == 0 && current.len() > 1 {
+        runs.push(current);
+    }
+    runs
 }
 
 /// The pieces of a polyline inside `(left, top, right, bottom)` (Liang-Barsky per segment).
@@ -594,37 +693,83 @@ fn clip_polyline(points: &[(f64, f64)], bounds: (f64, f64, f64, f64)) -> Vec<Vec
     pieces
 }
 
-/// One legend entry: a line sample, a marker sample, or both, and a label; or a title.
+/// One legend entry: a line sample, a marker sample, or both, and a label.
 struct LegendEntry {
     label: String,
-    line: Option<RGBColor>,
-    mark: Option<(usize, RGBColor)>,
+    /// A line in this colour and dash pattern.
+    line: Option<(RGBColor, &'static [f64])>,
+    mark: Option<Mark>,
 }
 
-const LEGEND_SAMPLE_PT: f64 = 14.0;
+/// A legend entry's marker sample: a series' marker or a status marker (in grey).
+#[derive(Clone, Copy)]
+enum Mark {
+    Series(Marker, RGBColor),
+    /// △: a point beyond the top of the axis or saturated.
+    Beyond,
+    /// ×: a deadlocked simulation.
+    Deadlock,
+    /// A marker with a ring around it: an imprecise simulation (an estimate).
+    Imprecise,
+}
+
+const LEGEND_SAMPLE_PT: f64 = 16.0;
 const LEGEND_GAP_PT: f64 = 3.0;
 const LEGEND_SPACING_PT: f64 = 10.0;
 const LEGEND_ROW_PT: f64 = 11.0;
 
-fn legend_entries(data: &FigureData) -> Vec<LegendEntry> {
+/// The legend: one entry per series (its line sample in its dash pattern and its marker),
+/// what the lines and markers are, and the status markers the figure holds (`flags`).
+fn legend_entries(data: &FigureData, flags: &Flags) -> Vec<LegendEntry> {
     let mut entries = Vec::new();
-    for (style_index, label) in data.legend.iter().enumerate() {
-        let color = PALETTE[style_index % PALETTE.len()];
+    let lined = data.has_model || flags.has_joined;
+    for (label, key) in &data.legend {
+        let style = key.style();
         entries.push(LegendEntry {
             label: label.clone(),
-            line: data.has_model.then_some(color),
-            mark: data.has_simulation.then_some((style_index, color)),
+            line: lined.then_some((style.colour, style.dash)),
+            mark: data.has_simulation.then_some(Mark::Series(style.marker, style.colour)),
         });
     }
-    let neutral = if data.legend.is_empty() { PALETTE[0] } else { RGBColor(0x44, 0x44, 0x44) };
+    let neutral = if data.legend.is_empty() { PALETTE[0] } else { NEUTRAL };
+    let solid: &'static [f64] = &[];
     if data.has_model {
-        entries.push(LegendEntry { label: "Model".to_owned(), line: Some(neutral), mark: None });
+        entries.push(LegendEntry {
+            label: "Model".to_owned(),
+            line: Some((neutral, solid)),
+            mark: None,
+        });
     }
     if data.has_simulation {
+        let filled_circle = Marker { shape: Shape::Circle, filled: true };
         entries.push(LegendEntry {
             label: if data.has_ci { "Simulation (95% CI)" } else { "Simulation" }.to_owned(),
+            line: (flags.has_joined && data.legend.is_empty()).then_some((neutral, solid)),
+            mark: Some(Mark::Series(filled_circle, neutral)),
+        });
+    }
+    let saturated = flags.has_saturated_simulation;
+    let beyond = flags.has_beyond_axis;
+    if saturated || beyond {
+        let label = match (saturated, beyond) {
+            (true, true) => "Saturated or beyond axis",
+            (true, false) => "Saturated",
+            _ => "Beyond axis",
+        };
+        entries.push(LegendEntry { label: label.to_owned(), line: None, mark: Some(Mark::Beyond) });
+    }
+    if flags.has_deadlock {
+        entries.push(LegendEntry {
+            label: "Deadlocked".to_owned(),
             line: None,
-            mark: Some((0, neutral)),
+            mark: Some(Mark::Deadlock),
+        });
+    }
+    if flags.has_imprecise {
+        entries.push(LegendEntry {
+            label: "Imprecise (estimate)".to_owned(),
+            line: None,
+            mark: Some(Mark::Imprecise),
         });
     }
     entries
@@ -686,16 +831,31 @@ fn draw_legend(
             let (label, item_width) = match legend.entries.get(index) {
                 Some(entry) => {
                     let sample = units(LEGEND_SAMPLE_PT);
-                    if let Some(color) = entry.line {
-                        root.draw(&PathElement::new(
-                            vec![(x, y), (x + sample, y)],
-                            color.stroke_width(width(LINE_PT)),
-                        ))
-                        .map_err(|error| error.to_string())?;
+                    if let Some((colour, dash)) = entry.line {
+                        let style = SeriesStyle {
+                            colour,
+                            dash,
+                            marker: Marker { shape: Shape::Circle, filled: true },
+                        };
+                        let ends =
+                            [(f64::from(x), f64::from(y)), (f64::from(x + sample), f64::from(y))];
+                        draw_dashed(root, &ends, &style, LINE_PT)?;
                     }
-                    if let Some((style_index, color)) = entry.mark {
-                        root.draw(&marker((x + sample / 2, y), style_index, color))
-                            .map_err(|error| error.to_string())?;
+                    let at = (x + sample / 2, y);
+                    let element = match entry.mark {
+                        Some(Mark::Series(shape, colour)) => Some(marker(at, shape, colour)),
+                        Some(Mark::Beyond) => Some(beyond_marker(at, NEUTRAL)),
+                        Some(Mark::Deadlock) => Some(deadlock_marker(at, NEUTRAL)),
+                        Some(Mark::Imprecise) => {
+                            let filled_circle = Marker { shape: Shape::Circle, filled: true };
+                            root.draw(&marker(at, filled_circle, NEUTRAL))
+                                .map_err(|error| error.to_string())?;
+                            Some(imprecise_ring(at, NEUTRAL))
+                        }
+                        None => None,
+                    };
+                    if let Some(element) = element {
+                        root.draw(&element).map_err(|error| error.to_string())?;
                     }
                     let text_x = x + sample + units(LEGEND_GAP_PT);
                     root.draw(&Text::new(entry.label.clone(), (text_x, y), text_style.clone()))
@@ -735,31 +895,44 @@ fn sample_segment(ink: &mut Vec<(i32, i32)>, from: (i32, i32), to: (i32, i32)) {
     }
 }
 
-/// A filled marker of the series' shape, centred on `at` (backend pixels).
+/// A series' marker, centred on `at` (backend pixels).
 fn marker<'a, DB: DrawingBackend + 'a>(
     at: (i32, i32),
-    style_index: usize,
+    marker: Marker,
     color: RGBColor,
 ) -> DynElement<'a, DB, (i32, i32)> {
     let r = units(MARKER_PT);
-    let filled = color.filled();
-    let open = color.stroke_width(width(0.6));
-    let shape = style_index % 8;
-    let style = if shape >= 4 { open } else { filled };
+    let style = if marker.filled { color.filled() } else { color.stroke_width(width(0.6)) };
     let element = EmptyElement::at(at);
-    match shape % 4 {
-        0 => (element + Circle::new((0, 0), r, style)).into_dyn(),
-        1 => {
+    // An open polygon is drawn as a closed path (plotters' polygons are filled only).
+    let polygon = |points: Vec<(i32, i32)>| -> DynElement<'a, DB, (i32, i32)> {
+        if marker.filled {
+            (EmptyElement::at(at) + Polygon::new(points, style)).into_dyn()
+        } else {
+            let mut path = points.clone();
+            path.extend(points.first().copied());
+            (EmptyElement::at(at) + PathElement::new(path, style)).into_dyn()
+        }
+    };
+    match marker.shape {
+        Shape::Circle => (element + Circle::new((0, 0), r, style)).into_dyn(),
+        Shape::Square => {
             let s = r * 85 / 100;
             (element + Rectangle::new([(-s, -s), (s, s)], style)).into_dyn()
         }
-        2 => (element
-            + Polygon::new(vec![(0, -r - r / 5), (r, r * 7 / 10), (-r, r * 7 / 10)], style))
-        .into_dyn(),
-        _ => (element
-            + Polygon::new(vec![(0, -r - r / 5), (r, 0), (0, r + r / 5), (-r, 0)], style))
-        .into_dyn(),
+        Shape::TriangleUp => polygon(vec![(0, -r - r / 5), (r, r * 7 / 10), (-r, r * 7 / 10)]),
+        Shape::TriangleDown => polygon(vec![(0, r + r / 5), (r, -r * 7 / 10), (-r, -r * 7 / 10)]),
+        Shape::Diamond => polygon(vec![(0, -r - r / 5), (r, 0), (0, r + r / 5), (-r, 0)]),
     }
+}
+
+/// A ring around a marker: a simulation short of its target precision (an estimate).
+fn imprecise_ring<'a, DB: DrawingBackend + 'a>(
+    at: (i32, i32),
+    color: RGBColor,
+) -> DynElement<'a, DB, (i32, i32)> {
+    let r = units(MARKER_PT * 1.9);
+    (EmptyElement::at(at) + Circle::new((0, 0), r, color.stroke_width(width(0.5)))).into_dyn()
 }
 
 /// An open upward triangle: a point beyond the top of the axis.
@@ -837,7 +1010,8 @@ pub(super) fn wrap(text: &str, room: f64, size_pt: f64) -> Vec<String> {
 }
 
 /// Round tick values covering `[lo, hi]`: about `target` of them at a step of 1, 2, 2.5 or 5
-/// times a power of ten, each with its label.
+/// times a power of ten, each with its label; the labels of an axis share one number of
+/// decimals ([`tick_labels`]).
 pub(super) fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)> {
     let span = hi - lo;
     if !(span > 0.0 && span.is_finite()) {
@@ -858,12 +1032,9 @@ pub(super) fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)
     if !(step > 0.0 && count.is_finite() && (1.0..=MAX_TICKS).contains(&count)) {
         return vec![(lo, format_number(lo)), (hi, format_number(hi))];
     }
-    (0..count as usize)
-        .map(|i| {
-            let value = (first + i as f64) * step;
-            (value, tick_label(value, step))
-        })
-        .collect()
+    let values: Vec<f64> = (0..count as usize).map(|i| (first + i as f64) * step).collect();
+    let labels = tick_labels(&values, step);
+    values.into_iter().zip(labels).collect()
 }
 
 /// The most ticks an axis gets, whatever its range.
@@ -901,17 +1072,49 @@ fn log_ticks((lo, hi): (f64, f64)) -> Vec<f64> {
     if sparser.len() <= 8 { sparser } else { ticks(candidates[3]) }
 }
 
-fn tick_label(value: f64, step: f64) -> String {
-    if step > 0.0 {
-        let decimals = (-(step.log10().floor()) as i32 + 1).clamp(0, 8) as usize;
-        let text = format!("{value:.decimals$}");
-        let text = if text.contains('.') {
-            text.trim_end_matches('0').trim_end_matches('.')
-        } else {
-            &text
-        };
-        if text == "-0" { "0".to_owned() } else { text.to_owned() }
-    } else {
-        format_number(value)
+/// The most decimals a tick label prints; an axis that needs more is labelled in a scaled
+/// form (`2.5e-5`).
+const MAX_TICK_DECIMALS: usize = 4;
+
+/// The fewest decimals that print every multiple of `step` exactly (at most 12).
+fn step_decimals(step: f64) -> usize {
+    (0..=12)
+        .find(|&decimals| {
+            let scaled = step * 10f64.powi(decimals as i32);
+            (scaled - scaled.round()).abs() <= 1e-6 * scaled.abs().max(1.0)
+        })
+        .unwrap_or(12)
+}
+
+/// The labels of an axis's ticks at `values` (multiples of `step`), all with the same number
+/// of decimals: `0, 0.0025, 0.0050, 0.0075, 0.0100` (zero prints as `0`). An axis whose step
+/// needs more than [`MAX_TICK_DECIMALS`] decimals, or whose values reach a million, prints
+/// every label as a mantissa with one shared number of decimals and its power of ten
+/// (`2.5e-5`, `5.0e-5`).
+fn tick_labels(values: &[f64], step: f64) -> Vec<String> {
+    let largest = values.iter().fold(0.0_f64, |most, value| most.max(value.abs()));
+    if !(step > 0.0 && step.is_finite() && largest.is_finite()) {
+        return values.iter().map(|value| format_number(*value)).collect();
     }
+    let zero = |value: f64| value.abs() < step * 1e-6;
+    let decimals = step_decimals(step);
+    if decimals <= MAX_TICK_DECIMALS && largest < 1e6 {
+        return values
+            .iter()
+            .map(|&value| if zero(value) { "0".to_owned() } else { format!("{value:.decimals$}") })
+            .collect();
+    }
+    let exponent = largest.log10().floor() as i32;
+    let scale = 10f64.powi(exponent);
+    let mantissa_decimals = step_decimals(step / scale).min(MAX_TICK_DECIMALS);
+    values
+        .iter()
+        .map(|&value| {
+            if zero(value) {
+                "0".to_owned()
+            } else {
+                format!("{:.mantissa_decimals$}e{exponent}", value / scale)
+            }
+        })
+        .collect()
 }

@@ -1,7 +1,10 @@
 //! Tests of the figure layout against its promises, computed by the figure code itself: the
 //! legend covers no panel and no point, labels stay on the page and clear of each other, large
 //! grids split into pages no taller than 10 in, legends name only independent columns, the
-//! axis fields do what the spec says, and the display table covers every plottable quantity.
+//! axis fields do what the spec says, the display table covers every plottable quantity, no
+//! two series differ by colour alone (legend samples read back from the SVG in greyscale), tick
+//! labels share their decimals, a grid titles its outer axes once, and an imprecise point keeps
+//! its marker and interval.
 
 use serde_json::Value;
 
@@ -274,7 +277,7 @@ fn legends_name_only_the_columns_that_vary_independently() {
     let figure = &figures_of("{}", &rows)[0];
     let labels = legend_labels(figure);
     assert!(labels.contains(&"k = 8, Duato".to_owned()), "{labels:?}");
-    assert!(labels.contains(&"k = 16, dimension order".to_owned()), "{labels:?}");
+    assert!(labels.contains(&"k = 16, DOR".to_owned()), "{labels:?}");
     for label in &labels {
         for hidden in ["switch", "positive", "dateline", "tie", "N =", "V ="] {
             assert!(!label.contains(hidden), "`{hidden}` in the legend: {labels:?}");
@@ -319,7 +322,8 @@ fn the_y_axis_starts_near_the_data_unless_told_otherwise() {
     let (lo, hi) = y_range("{ylim: [null, 100]}", &grid(1, 1));
     assert_eq!((lo, hi), (0.0, 100.0));
     let figure = &figures_of("{ylim: [null, 100]}", &grid(1, 1))[0];
-    assert!(figure.caption.contains("triangles on the top edge mark simulation points above"));
+    assert!(figure.caption.contains("triangle on the top edge marks where a series"));
+    assert!(figure.caption.contains("(points above the axis or saturated)"), "{}", figure.caption);
     let figure = &figures_of("{xlim: [0.002, 0.005], log_x: true}", &grid(1, 1))[0];
     assert!(figure.caption.contains("Logarithmic x axis."), "{}", figure.caption);
     let ticks: Vec<&str> = figure
@@ -545,7 +549,8 @@ report:
 }
 
 /// Saturated points of two series at the same loads stack on the top edge instead of one
-/// hiding the other (two routings that saturate together).
+/// hiding the other (two routings that saturate together); a series gets one triangle, at
+/// its first saturated load.
 #[test]
 fn saturated_markers_of_several_series_at_one_load_stack() {
     let mut rows = grid(1, 2);
@@ -571,7 +576,8 @@ fn saturated_markers_of_several_series_at_one_load_stack() {
     let mut xs: Vec<i32> = at_edge.iter().filter(|p| p.1 == top_edge).map(|p| p.0).collect();
     xs.sort_unstable();
     xs.dedup();
-    assert_eq!(xs.len(), 3, "one column of markers per saturated load: {at_edge:?}");
+    // One triangle per series where it leaves the axis, not one per saturated load.
+    assert_eq!(xs.len(), 1, "one column of markers at the first saturated load: {at_edge:?}");
     for x in xs {
         let mut ys: Vec<i32> =
             at_edge.iter().filter(|p| p.0 == x && p.1 <= top_edge + 100).map(|p| p.1).collect();
@@ -599,12 +605,14 @@ fn each_external_method_is_a_series_of_its_own() {
     }
     let spec = spec("{}");
     let data = prepared(&spec, &all);
-    assert_eq!(data.legend, ["booksim", "runner"]);
+    let legend: Vec<&str> = data.legend.iter().map(|(label, _)| label.as_str()).collect();
+    assert_eq!(legend, ["booksim", "runner"]);
     let series = &data.panels[0].series;
     assert_eq!(series.len(), 2);
     let booksim = series.iter().find(|s| s.label == "booksim").expect("a booksim series");
     let runner = series.iter().find(|s| s.label == "runner").expect("the built-in series");
-    assert_ne!(booksim.style_index, runner.style_index, "its own colour and marker");
+    assert_ne!(booksim.style.style(), runner.style.style(), "its own marker and dash");
+    assert_eq!(booksim.style.style().colour, runner.style.style().colour, "paired colours");
     assert_eq!(booksim.simulation.len(), 4, "one marker per load point, no replications");
     assert!(booksim.model.is_empty());
     assert_eq!(runner.model.len(), 4);
@@ -718,4 +726,260 @@ report:
         .collect();
     assert_eq!(refused, [9, 10, 11, 12], "{found:?}");
     assert!(found.iter().any(|(_, m)| m.contains("`ylim: [0.0, 1e-323]`")), "{found:?}");
+}
+
+/// One element of an SVG document as drawn: its tag, whether it is filled, its stroke and
+/// fill colours and its coordinates (a polyline's or polygon's points; a circle's centre and
+/// radius; a rectangle's corner and size).
+#[derive(Debug)]
+struct Drawn {
+    tag: String,
+    filled: bool,
+    colours: Vec<String>,
+    points: Vec<(i32, i32)>,
+    radius: Option<i32>,
+}
+
+/// The shapes of an SVG document written by plotters' backend, one element per line.
+fn drawn(svg: &str) -> Vec<Drawn> {
+    let attribute = |line: &str, name: &str| -> Option<String> {
+        let start = line.find(&format!(" {name}=\""))? + name.len() + 3;
+        let end = line[start..].find('"')? + start;
+        Some(line[start..end].to_owned())
+    };
+    let number = |text: Option<String>| -> i32 {
+        text.and_then(|text| text.parse::<f64>().ok()).map_or(0, |value| value.round() as i32)
+    };
+    let mut shapes = Vec::new();
+    for line in svg.lines() {
+        let Some(tag) = ["polyline", "polygon", "circle", "rect"]
+            .into_iter()
+            .find(|tag| line.starts_with(&format!("<{tag} ")))
+        else {
+            continue;
+        };
+        let fill = attribute(line, "fill").unwrap_or_else(|| "none".to_owned());
+        let colours: Vec<String> = [attribute(line, "stroke"), Some(fill.clone())]
+            .into_iter()
+            .flatten()
+            .filter(|colour| colour.starts_with('#'))
+            .collect();
+        let points: Vec<(i32, i32)> = match tag {
+            "circle" => vec![(number(attribute(line, "cx")), number(attribute(line, "cy")))],
+            "rect" => vec![
+                (number(attribute(line, "x")), number(attribute(line, "y"))),
+                (number(attribute(line, "width")), number(attribute(line, "height"))),
+            ],
+            _ => attribute(line, "points")
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|pair| {
+                    let (x, y) = pair.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect(),
+        };
+        let radius = (tag == "circle").then(|| number(attribute(line, "r")));
+        shapes.push(Drawn { tag: tag.to_owned(), filled: fill != "none", colours, points, radius });
+    }
+    shapes
+}
+
+/// The grey of an SVG colour `#RRGGBB` (relative luminance, 0 black to 1 white).
+fn grey(colour: &str) -> f64 {
+    let channel = |at: usize| {
+        u8::from_str_radix(colour.get(at..at + 2).unwrap_or("00"), 16).map_or(0.0, f64::from)
+    };
+    super::style::luminance(plotters::style::RGBColor(
+        channel(1) as u8,
+        channel(3) as u8,
+        channel(5) as u8,
+    ))
+}
+
+/// What each legend entry's sample looks like printed in greyscale: the shapes drawn in its
+/// sample box, their fill and their geometry relative to the box, with every colour turned
+/// into its grey and then left out. Two entries whose samples are equal here differ by colour
+/// alone.
+fn greyscale_samples(figure: &Figure) -> Vec<(String, Vec<String>)> {
+    let shapes = drawn(&figure.svg);
+    let sample = (16.0 * super::UNITS_PER_PT).round() as i32;
+    figure
+        .layout
+        .texts
+        .iter()
+        .filter(|(_, kind, _, _)| *kind == TextKind::Legend)
+        .map(|(_, _, rect, label)| {
+            let (left, middle) = (rect.left, (rect.top + rect.bottom) / 2);
+            let inside = |&(x, y): &(i32, i32)| {
+                x >= left - 8 && x <= left + sample + 8 && y >= rect.top && y <= rect.bottom
+            };
+            let mut signature: Vec<String> = shapes
+                .iter()
+                .filter(|shape| match shape.tag.as_str() {
+                    "rect" => shape.points.first().is_some_and(inside),
+                    _ => !shape.points.is_empty() && shape.points.iter().all(inside),
+                })
+                .map(|shape| {
+                    for colour in &shape.colours {
+                        assert!(grey(colour) < 0.7, "`{label}`: {colour} vanishes on white paper");
+                    }
+                    let relative: Vec<(i32, i32)> = match shape.tag.as_str() {
+                        "rect" => vec![
+                            (shape.points[0].0 - left, shape.points[0].1 - middle),
+                            shape.points[1],
+                        ],
+                        _ => shape.points.iter().map(|&(x, y)| (x - left, y - middle)).collect(),
+                    };
+                    format!("{} {} {relative:?} {:?}", shape.tag, shape.filled, shape.radius)
+                })
+                .collect();
+            signature.sort();
+            (label.clone(), signature)
+        })
+        .collect()
+}
+
+fn assert_greyscale_safe(figure: &Figure, context: &str) {
+    let samples = greyscale_samples(figure);
+    assert!(samples.len() >= 2, "{context}: {samples:?}");
+    for (i, (label_a, a)) in samples.iter().enumerate() {
+        assert!(!a.is_empty(), "{context}: `{label_a}` has no sample");
+        for (label_b, b) in &samples[i + 1..] {
+            assert_ne!(a, b, "{context}: `{label_a}` and `{label_b}` differ by colour alone");
+        }
+    }
+}
+
+/// Every series of a figure differs from every other in dash pattern or marker, not only in
+/// colour: the figure is rendered, each legend sample read back from the SVG, its colours
+/// turned to grey and dropped, and the samples compared pairwise. Up to the 24 lines a
+/// figure may have, with model lines and markers, markers joined by thin lines
+/// (simulation only), and external methods paired with runner's by colour.
+#[test]
+fn every_pair_of_series_differs_in_greyscale() {
+    let mut rows = grid(1, 24);
+    for row in rows.iter_mut().filter(|row| row.method == "simulation") {
+        if row.scouting_distance == Some(1) && row.rate > 0.008 {
+            row.status = "saturated".into();
+            row.latency = None;
+        }
+        if row.scouting_distance == Some(2) && row.rate < 0.002 {
+            row.status = "imprecise".into();
+        }
+        if row.scouting_distance == Some(3) && row.rate > 0.008 {
+            row.status = "deadlock".into();
+            row.latency = None;
+        }
+    }
+    let figure = &figures_of("{lines: [scouting_distance]}", &rows)[0];
+    check_layout(&figure.layout, "24 lines");
+    assert_greyscale_safe(figure, "24 lines, model and simulation");
+    let labels = legend_labels(figure);
+    for status in ["Saturated", "Deadlocked", "Imprecise (estimate)"] {
+        assert!(labels.iter().any(|label| label == status), "{status} in {labels:?}");
+    }
+    // Simulation only: markers joined by lines in the series' dash patterns.
+    let simulated: Vec<Row> = grid(1, 8).into_iter().filter(|r| r.method != "model").collect();
+    let figure = &figures_of("{lines: [scouting_distance]}", &simulated)[0];
+    assert!(
+        figure.caption.contains("Thin lines join the simulation markers"),
+        "{}",
+        figure.caption
+    );
+    assert_greyscale_safe(figure, "8 lines, simulation only");
+    // Four configurations, each by runner and an external simulator.
+    let mut paired = Vec::new();
+    for row in grid(1, 4).into_iter().filter(|r| r.method == "simulation") {
+        let mut external = row.clone();
+        external.method = "booksim".into();
+        external.latency = row.latency.map(|latency| latency * 1.1);
+        paired.push(row);
+        paired.push(external);
+    }
+    let figure = &figures_of("{lines: [scouting_distance]}", &paired)[0];
+    assert_greyscale_safe(figure, "4 configurations by 2 simulators");
+    let data = prepared(&spec("{lines: [scouting_distance]}"), &paired);
+    let colours: Vec<_> = data.legend.iter().map(|(_, key)| key.style().colour).collect();
+    assert_eq!(colours.len(), 8);
+    for pair in colours.chunks(2) {
+        assert_eq!(pair[0], pair[1], "a configuration's two simulators share a colour");
+    }
+}
+
+/// Tick labels of one axis share their number of decimals, and an axis that would need more
+/// than four prints a scaled form.
+#[test]
+fn tick_labels_share_their_decimals() {
+    let labels = |lo: f64, hi: f64, target: usize| -> Vec<String> {
+        super::draw::linear_ticks(lo, hi, target).into_iter().map(|(_, label)| label).collect()
+    };
+    assert_eq!(labels(0.0, 0.0105, 5), ["0", "0.0025", "0.0050", "0.0075", "0.0100"]);
+    assert_eq!(labels(0.0, 1.0, 5), ["0", "0.2", "0.4", "0.6", "0.8", "1.0"]);
+    assert_eq!(labels(0.0, 400.0, 5), ["0", "100", "200", "300", "400"]);
+    assert_eq!(labels(-0.5, 0.5, 4), ["-0.50", "-0.25", "0", "0.25", "0.50"]);
+    assert_eq!(labels(0.0, 0.0001, 4), ["0", "0.25e-4", "0.50e-4", "0.75e-4", "1.00e-4"]);
+    assert_eq!(labels(0.0, 4e6, 4), ["0", "1e6", "2e6", "3e6", "4e6"]);
+}
+
+/// In a grid the y title is printed beside the left column only and the x title under the
+/// lowest panel of each column; every panel keeps its tick labels.
+#[test]
+fn a_grid_titles_its_outer_axes_once() {
+    let figure = &figures_of("{panels: [radix], lines: [scouting_distance]}", &grid(5, 2))[0];
+    check_layout(&figure.layout, "5 panels");
+    let layout = &figure.layout;
+    let count = |panel: usize, wanted: TextKind| {
+        layout.texts.iter().filter(|(p, kind, _, _)| *p == Some(panel) && *kind == wanted).count()
+    };
+    assert_eq!(layout.plots.len(), 5);
+    for panel in 0..5 {
+        let (column, lowest) = (panel % 2, panel + 2 >= 5);
+        assert_eq!(count(panel, TextKind::YLabel) > 0, column == 0, "panel {panel}: y title");
+        assert_eq!(count(panel, TextKind::XLabel) > 0, lowest, "panel {panel}: x title");
+        assert!(count(panel, TextKind::XTick) > 0 && count(panel, TextKind::YTick) > 0);
+    }
+}
+
+/// An imprecise point keeps its series' marker and its interval bar, with a ring around it.
+#[test]
+fn an_imprecise_point_keeps_its_marker_and_interval() {
+    let mut rows = grid(1, 2);
+    let mut imprecise = None;
+    for row in rows.iter_mut().filter(|row| row.method == "simulation") {
+        if row.scouting_distance == Some(1) && imprecise.is_none() {
+            row.status = "imprecise".into();
+            imprecise = Some(row.rate);
+        }
+    }
+    let figure = &figures_of("{lines: [scouting_distance]}", &rows)[0];
+    assert!(figure.caption.contains("A ring around a marker"), "{}", figure.caption);
+    let shapes = drawn(&figure.svg);
+    let ring = (super::UNITS_PER_PT * 2.2 * 1.9).round() as i32;
+    let rings: Vec<&Drawn> = shapes
+        .iter()
+        .filter(|s| s.tag == "circle" && !s.filled && s.radius == Some(ring))
+        .filter(|s| s.points[0].1 < figure.layout.plots[0].bottom)
+        .collect();
+    assert_eq!(rings.len(), 1, "one ring in the panel");
+    let at = rings[0].points[0];
+    // The series' marker (the second series: a filled square) under the ring ...
+    assert!(
+        shapes.iter().any(|s| s.tag == "rect" && s.filled && {
+            let (x, y) = s.points[0];
+            let (w, h) = s.points[1];
+            (x + w / 2 - at.0).abs() <= 1 && (y + h / 2 - at.1).abs() <= 1
+        }),
+        "the imprecise point keeps its square marker"
+    );
+    // ... and its interval bar through it.
+    assert!(
+        shapes.iter().any(|s| s.tag == "polyline"
+            && s.points.len() == 2
+            && s.points[0].0 == at.0
+            && s.points[1].0 == at.0
+            && s.points[0].1 > at.1
+            && s.points[1].1 < at.1),
+        "the imprecise point keeps its interval bar"
+    );
 }
