@@ -456,8 +456,7 @@ pub(crate) fn value_label(column: &str, value: &str) -> String {
 /// two levels; a graph's zero dimensions).
 pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
     let no_broadcasts = number(row_json, "broadcast_fraction").is_none_or(|beta| beta == 0.0);
-    let family = text(row_json, "topology")
-        .and_then(|name| TopologyKind::ALL.into_iter().find(|kind| kind.as_str() == name));
+    let family = family(row_json);
     names
         .iter()
         .filter_map(|name| {
@@ -478,6 +477,19 @@ pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The network family of a row (`None` for an unknown or missing topology).
+fn family(row_json: &Value) -> Option<TopologyKind> {
+    text(row_json, "topology")
+        .and_then(|name| TopologyKind::ALL.into_iter().find(|kind| kind.as_str() == name))
+}
+
+/// Whether column `name` is a parameter of the row's system: false for a topology key its
+/// family does not read ([`not_a_parameter`]: a dragonfly's router radix, a graph's zero
+/// dimensions), which a table shows as a dash and leaves out of its scenario columns.
+pub(crate) fn is_parameter(row_json: &Value, name: &str) -> bool {
+    !not_a_parameter(family(row_json), name)
 }
 
 /// Whether column `name` is a topology key that `family` does not read, so that its value in a
