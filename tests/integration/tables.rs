@@ -260,3 +260,77 @@ fn check_comparison(spec: &str, name: &str) -> (Vec<Row>, String) {
     assert!(ids.iter().all(|id| csv.contains(id)));
     (rows, csv)
 }
+
+/// Every committed bundle with an agreement table, re-rendered from its Parquet files, sets
+/// both forms of the table on a two-column page (a 516 pt text width of two 252 pt columns,
+/// as IEEEtran's) with pdflatex: the compact one in a `table` float one column wide, the full
+/// one in a page-wide `table*`, and neither overfills its box. Needs `pdflatex`: skipped with
+/// a note without it, mandatory when `RUNNER_REQUIRE_TOOLS=1`.
+#[test]
+fn every_bundle_s_agreement_tables_fit_a_two_column_page() {
+    let Some(pdflatex) = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("pdflatex"))
+        .find(|candidate| candidate.is_file())
+    else {
+        assert!(
+            !std::env::var("RUNNER_REQUIRE_TOOLS").is_ok_and(|value| value == "1"),
+            "pdflatex is missing; `.ci/run` installs it (texlive-latex-extra)"
+        );
+        let note = "note: skipped: no pdflatex on PATH (RUNNER_REQUIRE_TOOLS=1 makes it \
+                    mandatory)\n";
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), note.as_bytes());
+        return;
+    };
+    let reports = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    let mut bundles: Vec<_> = std::fs::read_dir(&reports)
+        .expect("read reports/")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.join("results.parquet").is_file())
+        .collect();
+    bundles.sort();
+    let scratch = Scratch::new();
+    let mut compiled = Vec::new();
+    for bundle in &bundles {
+        let name = bundle.file_name().expect("bundle name").to_string_lossy().into_owned();
+        let copy = scratch.path().join(&name);
+        std::fs::create_dir_all(&copy).expect("mkdir");
+        for entry in std::fs::read_dir(bundle).expect("read bundle").filter_map(Result::ok) {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if file.ends_with(".parquet") || file == "spec.yaml" {
+                std::fs::copy(entry.path(), copy.join(&file)).expect("copy bundle file");
+            }
+        }
+        let report = scratch.run(&["report", &name]);
+        assert_eq!(report.status.code(), Some(0), "{name}: {}", stderr(&report));
+        if !copy.join("tables/agreement.tex").is_file() {
+            continue;
+        }
+        let document = "\\documentclass[twocolumn]{article}\n\
+             \\usepackage[textwidth=516pt,columnsep=12pt]{geometry}\n\
+             \\usepackage{booktabs}\n\\begin{document}\n\
+             \\typeout{COLUMN=\\the\\columnwidth, TEXT=\\the\\textwidth}\n\
+             \\begin{table}\\centering\\input{tables/agreement_compact.tex}\\end{table}\n\
+             \\begin{table*}\\centering\\input{tables/agreement.tex}\\end{table*}\n\
+             \\end{document}\n";
+        std::fs::write(copy.join("page.tex"), document).expect("write page.tex");
+        let output = std::process::Command::new(&pdflatex)
+            .args(["-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "page.tex"])
+            .current_dir(&copy)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run pdflatex");
+        let log = std::fs::read_to_string(copy.join("page.log")).unwrap_or_default();
+        assert!(output.status.success(), "{name}: pdflatex failed:\n{log}");
+        assert!(log.contains("COLUMN=252.0pt, TEXT=516.0pt"), "{name}: not the page asked for");
+        let overfull: Vec<&str> =
+            log.lines().filter(|line| line.starts_with("Overfull \\hbox")).collect();
+        assert!(overfull.is_empty(), "{name}: a table overfills its box: {overfull:?}");
+        compiled.push(name);
+    }
+    // The five papers' bundles and the cross-check at least.
+    for name in ["nbc_torus", "cs_torus_faults", "ss_torus", "broadcast_hypercube", "bft"] {
+        assert!(compiled.iter().any(|done| done == name), "{name} not compiled: {compiled:?}");
+    }
+    assert!(compiled.iter().any(|done| done == "crosscheck_booksim"), "{compiled:?}");
+}

@@ -8,8 +8,9 @@
 //! - Otherwise three significant digits of each value, fewer where the value is exact with
 //!   fewer (`0.05`, `0.1`, `8`), and, in a swept column (a scenario field, the rate, the load),
 //!   as many as it takes to tell the values of one scenario apart.
-//! - Number columns of one unit share the largest count, so that a model latency lines up
-//!   with the simulated one and a throughput with its rate.
+//! - Number columns of one unit share one count (an interval's, else a swept column's, else
+//!   the largest), so that a model latency lines up with the simulated one and a throughput
+//!   with its rate.
 
 use super::model::{Digits, Table};
 
@@ -24,7 +25,8 @@ const SIGNIFICANT: i32 = 3;
 pub(super) fn fix(table: &mut Table) {
     let counts: Vec<Option<Count>> =
         (0..table.columns.len()).map(|i| column_count(table, i)).collect();
-    // One count per unit: an interval count wins over the others, then the largest.
+    // One count per unit: an interval count wins over the others, then a swept column's, then
+    // the largest.
     let mut shared: Vec<Option<usize>> =
         counts.iter().map(|count| count.map(Count::decimals)).collect();
     for (i, column) in table.columns.iter().enumerate() {
@@ -40,9 +42,11 @@ pub(super) fn fix(table: &mut Table) {
                 .filter_map(|(j, _)| counts[j])
         };
         let intervals = same_unit().filter_map(|count| count.interval).max();
-        shared[i] = shared[i].map(|_| {
-            intervals.unwrap_or_else(|| same_unit().map(Count::decimals).max().unwrap_or(0))
-        });
+        // A rate's decimals serve the throughputs beside it (a near-zero throughput of a
+        // deadlocked point would otherwise stretch them all).
+        let swept = same_unit().filter(|count| count.sweep).map(Count::decimals).max();
+        let largest = || same_unit().map(Count::decimals).max().unwrap_or(0);
+        shared[i] = shared[i].map(|_| intervals.or(swept).unwrap_or_else(largest));
     }
     for row in &mut table.rows {
         for (cell, decimals) in row.iter_mut().zip(&shared) {
@@ -64,6 +68,7 @@ pub(super) fn fix(table: &mut Table) {
 struct Count {
     interval: Option<usize>,
     values: usize,
+    sweep: bool,
 }
 
 impl Count {
@@ -97,7 +102,7 @@ fn column_count(table: &Table, i: usize) -> Option<Count> {
     if column.sweep {
         values = values.max(apart(table, i));
     }
-    Some(Count { interval, values })
+    Some(Count { interval, values, sweep: column.sweep })
 }
 
 /// The decimals that show the leading digit of `half` (`0.38` 1, `12` 0, `0.00006` 5).

@@ -115,3 +115,74 @@ pub(super) fn shared_description(first: Option<&Row>, shown: &[&str]) -> String 
         columns::DESCRIBE_COLUMNS.iter().copied().filter(|name| !shown.contains(name)).collect();
     first.map(|first| columns::describe(&columns::to_json(first), &constant)).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{field_cells, value_cell, varying_fields};
+    use crate::report::columns::{self, DESCRIBE_COLUMNS, to_json};
+    use crate::scenario::{Scenario, Topology};
+    use crate::store::row::Row;
+
+    fn scenario(topology: Topology) -> Value {
+        to_json(&Row::of_scenario(&Scenario::new(topology)))
+    }
+
+    fn dragonfly(terminals_per_router: u32) -> Value {
+        scenario(Topology::Dragonfly {
+            terminals_per_router,
+            routers_per_group: 4,
+            global_links_per_router: 2,
+        })
+    }
+
+    /// A graph's row: no dimensions (0 in the column) and a radix of its own.
+    fn graph() -> Value {
+        let mut graph = scenario(Topology::Torus { radix: 8, dimensions: 2 });
+        graph["topology"] = json!("graph");
+        graph["dimensions"] = json!(0);
+        graph["radix"] = json!(5);
+        graph
+    }
+
+    #[test]
+    fn a_dragonfly_or_a_graph_shows_no_radix_or_dimensions_it_does_not_read() {
+        // Dragonflies alone: their router radix (p + a - 1 + h) varies with p but is no
+        // column, and neither are their two levels.
+        let fields = varying_fields(&[dragonfly(2), dragonfly(3)]);
+        assert!(!fields.contains(&"radix") && !fields.contains(&"dimensions"), "{fields:?}");
+        // Beside a torus: the torus's k and n, a dash (an empty cell) for the others.
+        let torus = scenario(Topology::Torus { radix: 8, dimensions: 2 });
+        let rows = [torus.clone(), dragonfly(2), graph()];
+        let fields = varying_fields(&rows);
+        let at = |name: &str| fields.iter().position(|field| *field == name);
+        let (Some(k), Some(n)) = (at("radix"), at("dimensions")) else {
+            panic!("no k or n column: {fields:?}")
+        };
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .map(|row| field_cells(row, &fields).into_iter().map(|cell| cell.text).collect())
+            .collect();
+        assert_eq!((cells[0][k].as_str(), cells[0][n].as_str()), ("8", "2"), "{cells:?}");
+        assert_eq!((cells[1][k].as_str(), cells[1][n].as_str()), ("", ""), "{cells:?}");
+        assert_eq!((cells[2][k].as_str(), cells[2][n].as_str()), ("", ""), "{cells:?}");
+        // And their descriptions (captions, headings) name neither.
+        for row in &rows[1..] {
+            let described = columns::describe(row, DESCRIBE_COLUMNS);
+            assert!(!described.contains("k = ") && !described.contains("n = "), "{described}");
+        }
+    }
+
+    #[test]
+    fn categorical_cells_read_in_the_field_s_words_without_the_header_s() {
+        for (column, value) in
+            [("routing", "dimension_order"), ("routing", "ugal"), ("topology", "fat_tree")]
+        {
+            assert_eq!(value_cell(column, value), columns::value_label(column, value));
+        }
+        assert_eq!(value_cell("traffic", "bit_complement"), "bit-complement");
+        assert_eq!(value_cell("dateline", "per_traversal"), "per traversal");
+        assert_eq!(value_cell("tie_break", "random"), "random");
+    }
+}
