@@ -449,7 +449,8 @@ pub(crate) fn value_label(column: &str, value: &str) -> String {
     }
 }
 
-/// `torus, k = 8, n = 2, wormhole, V = 2` from the given columns of a row. Left out: nulls,
+/// `torus, k = 8, n = 2, wormhole, V = 2` from the given columns of a row, text values in the
+/// field's words ([`value_label`]: `dimension order`, `uniform traffic`). Left out: nulls,
 /// a zero fault rate, broadcast or hotspot fraction, the start-up latency Δ where there are no
 /// broadcasts (it applies to broadcasts only), and a topology key the row's family does not
 /// read ([`not_a_parameter`]: a hypercube's radix, always 2; a dragonfly's router radix and
@@ -469,9 +470,8 @@ pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
             if (*name == "startup_latency" && no_broadcasts) || not_a_parameter(family, name) {
                 return None;
             }
-            Some(match (kind(name), *name) {
-                (_, "traffic") => format!("{value} traffic"),
-                (Some(Kind::Text), _) => value,
+            Some(match kind(name) {
+                Some(Kind::Text) => value_label(name, &value),
                 _ => format!("{} = {value}", symbol(name)),
             })
         })

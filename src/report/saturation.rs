@@ -319,7 +319,7 @@ mod tests {
         assert_eq!(headers[0], "Routing", "{headers:?}");
         assert!(!headers.iter().any(|h| h.starts_with("Model") || *h == "Id"), "{headers:?}");
         assert!(headers.contains(&"Simulated max. accepted (msg/node/cycle)"), "{headers:?}");
-        assert_eq!(shown.rows[0][0].text, "duato");
+        assert_eq!(shown.rows[0][0].text, "Duato");
         assert!(shown.rows.iter().flatten().all(|cell| cell.text != "a" && cell.text != "b"));
         // Nor does its caption open with a model it does not have.
         let note = shown.note.unwrap_or_default();

@@ -85,18 +85,13 @@ fn model_column(model: &Row, name: &str) -> Option<f64> {
     }
 }
 
-/// Four significant digits, as the tables print numbers (`0.003027`, `22.82`, `134.4`).
-fn four_digits(value: f64) -> String {
-    if value == value.trunc() {
-        return format!("{value:.0}");
-    }
-    let decimals = (3 - value.abs().log10().floor() as i32).max(0) as usize;
-    let text = format!("{value:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        text
-    }
+/// Whether `text` is `value` rounded to the decimals it shows, and how many it shows (the
+/// tables give each number column one count of decimals).
+fn rounds(text: &str, value: f64) -> Option<usize> {
+    let shown: f64 = text.replace('\u{2212}', "-").parse().ok()?;
+    let decimals = text.split_once('.').map_or(0, |(_, fraction)| fraction.len());
+    let step = 10f64.powi(-(decimals as i32));
+    ((shown - value).abs() <= 0.5 * step * (1.0 + 1e-9)).then_some(decimals)
 }
 
 #[test]
@@ -218,16 +213,21 @@ fn check_comparison(spec: &str, name: &str) -> (Vec<Row>, String) {
         })
         .collect();
     assert_eq!(table.len(), models.len(), "{markdown}");
+    // The paper-facing numbers: each the value rounded, one count of decimals per column.
+    let (mut rate_decimals, mut model_decimals) = (BTreeSet::new(), BTreeSet::new());
     for ((cells, model), fields) in table.iter().zip(&models).zip(&lines) {
         let sim = aggregate(model).expect("aggregate row");
         let comparable = model_column(model, &fields[column("model_latency_column")]);
-        assert_eq!(
-            cells[at("Rate \u{3bb} (msg/node/cycle)")],
-            four_digits(model.rate),
-            "{cells:?}"
-        );
-        let expected = comparable.map_or("\u{2013}".to_owned(), four_digits);
-        assert_eq!(cells[at("Model latency (cycles)")], expected, "{cells:?}");
+        let rate = &cells[at("Rate \u{3bb} (msg/node/cycle)")];
+        rate_decimals.insert(rounds(rate, model.rate).unwrap_or_else(|| panic!("{cells:?}")));
+        let shown = &cells[at("Model latency (cycles)")];
+        match comparable {
+            Some(latency) => {
+                model_decimals
+                    .insert(rounds(shown, latency).unwrap_or_else(|| panic!("{cells:?}")));
+            }
+            None => assert_eq!(shown, "\u{2013}", "{cells:?}"),
+        }
         let mut status = Vec::new();
         if model.status != "ok" && model.status == sim.status {
             status.push(format!("both {}", model.status));
@@ -238,13 +238,21 @@ fn check_comparison(spec: &str, name: &str) -> (Vec<Row>, String) {
             status.push(format!("simulation {}", sim.status));
         }
         let status = if status.is_empty() { "ok".to_owned() } else { status.join(", ") };
-        assert_eq!(cells[at("Status")], status, "{cells:?}");
+        // A status that is the same in every row is said once, in the note.
+        match columns[0].iter().position(|cell| cell == "Status") {
+            Some(index) => assert_eq!(cells[index], status, "{cells:?}"),
+            None => {
+                assert!(markdown.contains(&format!("Status: {status} throughout.")), "{markdown}")
+            }
+        }
         if let (Some(mean), Some(_)) = (sim.latency, sim.latency_ci95) {
             let shown = &cells[at("Simulation \u{b1} 95% CI (cycles)")];
             let shown: f64 = shown.split(" \u{b1} ").next().expect("mean").parse().expect("f64");
             assert!((shown - mean).abs() <= 0.05 * mean, "{cells:?} against {mean}");
         }
     }
+    assert_eq!(rate_decimals.len(), 1, "{markdown}");
+    assert!(model_decimals.len() <= 1, "{markdown}");
 
     // No paper-facing table shows a scenario's hash id; the CSVs keep them for joins.
     let ids: BTreeSet<&str> = rows.iter().map(|row| row.scenario_id.as_str()).collect();

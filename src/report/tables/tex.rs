@@ -113,9 +113,18 @@ pub(crate) fn to_tex(table: &Table, source: &str) -> String {
         );
     }
     let blanks = table.repeats(&shown);
-    let group_of = |row: &[super::Cell]| -> Vec<String> {
-        grouped.iter().map(|&i| row[i].text.clone()).filter(|text| !text.is_empty()).collect()
-    };
+    // A row's group: its grouped cells' values, a dash for a missing one; none for a summary
+    // row's blank cells.
+    let group_of =
+        |row: &[super::Cell]| -> Vec<String> {
+            grouped
+                .iter()
+                .filter(|&&i| !row[i].blank)
+                .map(|&i| {
+                    if row[i].text.is_empty() { "\u{2013}".to_owned() } else { row[i].text.clone() }
+                })
+                .collect()
+        };
     let mut previous: Option<usize> = None;
     let mut previous_group: Option<Vec<String>> = None;
     for (index, row) in table.rows.iter().enumerate() {
