@@ -465,15 +465,15 @@ pub(crate) fn value_label(column: &str, value: &str) -> String {
     }
 }
 
-/// `torus, k = 8, n = 2, wormhole, V = 2` from the given columns of a row. Left out: nulls,
+/// `torus, k = 8, n = 2, wormhole, V = 2` from the given columns of a row, text values in the
+/// field's words ([`value_label`]: `dimension order`, `uniform traffic`). Left out: nulls,
 /// a zero fault rate, broadcast or hotspot fraction, the start-up latency Δ where there are no
 /// broadcasts (it applies to broadcasts only), and a topology key the row's family does not
 /// read ([`not_a_parameter`]: a hypercube's radix, always 2; a dragonfly's router radix and
 /// two levels; a graph's zero dimensions).
 pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
     let no_broadcasts = number(row_json, "broadcast_fraction").is_none_or(|beta| beta == 0.0);
-    let family = text(row_json, "topology")
-        .and_then(|name| TopologyKind::ALL.into_iter().find(|kind| kind.as_str() == name));
+    let family = family(row_json);
     names
         .iter()
         .filter_map(|name| {
@@ -486,14 +486,26 @@ pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
             if (*name == "startup_latency" && no_broadcasts) || not_a_parameter(family, name) {
                 return None;
             }
-            Some(match (kind(name), *name) {
-                (_, "traffic") => format!("{value} traffic"),
-                (Some(Kind::Text), _) => value,
+            Some(match kind(name) {
+                Some(Kind::Text) => value_label(name, &value),
                 _ => format!("{} = {value}", symbol(name)),
             })
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The network family of a row (`None` for an unknown or missing topology).
+fn family(row_json: &Value) -> Option<TopologyKind> {
+    text(row_json, "topology")
+        .and_then(|name| TopologyKind::ALL.into_iter().find(|kind| kind.as_str() == name))
+}
+
+/// Whether column `name` is a parameter of the row's system: false for a topology key its
+/// family does not read ([`not_a_parameter`]: a dragonfly's router radix, a graph's zero
+/// dimensions), which a table shows as a dash and leaves out of its scenario columns.
+pub(crate) fn is_parameter(row_json: &Value, name: &str) -> bool {
+    !not_a_parameter(family(row_json), name)
 }
 
 /// Whether column `name` is a topology key that `family` does not read, so that its value in a

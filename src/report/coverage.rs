@@ -412,7 +412,7 @@ mod tests {
         assert_eq!((latency[1].stats.pairs, latency[1].stats.apart), (3, 0));
         assert_eq!((latency[2].stats.pairs, latency[2].stats.apart), (6, 1));
         assert_eq!(latency[2].stats.n, 12);
-        assert!(latency[0].label.contains("duato"), "{}", latency[0].label);
+        assert!(latency[0].label.contains("Duato"), "{}", latency[0].label);
     }
 
     #[test]

@@ -129,6 +129,8 @@ pub(crate) fn column(key: &str, numeric: bool) -> Column {
             tex_second: header.tex_second.to_owned(),
             numeric,
             in_tex: true,
+            unit: header.unit,
+            sweep: fields::get(key).is_some() || matches!(key, "rate" | "fraction_of_saturation"),
         },
         None => Column {
             header: key.replace('_', " "),
@@ -136,6 +138,8 @@ pub(crate) fn column(key: &str, numeric: bool) -> Column {
             tex_second: String::new(),
             numeric,
             in_tex: true,
+            unit: "",
+            sweep: false,
         },
     }
 }

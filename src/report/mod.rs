@@ -13,6 +13,7 @@
 //!                            for the pages of a figure too tall for one
 //! figures/figN_<y>_vs_<x>.csv          the plotted series of each figure page, tidy
 //! tables/agreement.{csv,tex,md}        model vs. simulation (agreement.rs, tables.rs)
+//! tables/agreement_compact.tex         the same, fewer columns, for one column of a paper
 //! tables/coverage.{csv,tex,md}         the simulation's intervals checked (coverage.rs)
 //! tables/results.{csv,tex,md}          every result row (tables.rs)
 //! manifest.json              provenance + SHA-256 of every other file (manifest.rs)
@@ -437,6 +438,13 @@ fn render_files(
                     }
                 });
                 let table = tables::agreement_table(&agreement);
+                let mut compact = tables::agreement_compact_table(&agreement);
+                tables::finish(&mut compact, "agreement");
+                let source = format!("compact agreement table of experiment {}", input.experiment);
+                let path = tables_dir.join("agreement_compact.tex");
+                write_atomic(&path, tables::sanitize(tables::to_tex(&compact, &source)).as_bytes())
+                    .map_err(ReportError::write(&path))?;
+                written.push(path);
                 let csv = tables::agreement_csv(&agreement);
                 let csv = |out: &mut dyn io::Write| out.write_all(tables::sanitize(csv).as_bytes());
                 agreement_table =
@@ -544,7 +552,7 @@ fn write_table(
     input: &ReportInput<'_>,
     written: &mut Vec<PathBuf>,
 ) -> Result<pages::PageTable, ReportError> {
-    tables::bound(&mut table, stem);
+    tables::finish(&mut table, stem);
     let csv_path = dir.join(format!("{stem}.csv"));
     crate::files::persist_atomic(&csv_path, |file| {
         let mut out = io::BufWriter::new(file);

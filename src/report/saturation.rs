@@ -137,10 +137,7 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
     let fields = super::tables::varying_fields(&json);
     // Scenarios told apart only by a field no table shows keep their described label.
     let labelled = fields.is_empty();
-    let mut table_columns: Vec<_> = fields
-        .iter()
-        .map(|name| headers::column(name, columns::kind(name) == Some(columns::Kind::Number)))
-        .collect();
+    let mut table_columns = super::tables::field_columns(&fields);
     if labelled {
         table_columns.push(headers::column("scenario", false));
     }
@@ -163,13 +160,7 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
     let rows = lines
         .iter()
         .map(|line| {
-            let mut cells: Vec<Cell> = fields
-                .iter()
-                .map(|name| match columns::kind(name) {
-                    Some(columns::Kind::Number) => Cell::number(columns::number(&line.json, name)),
-                    _ => Cell::text(columns::text(&line.json, name).unwrap_or_default()),
-                })
-                .collect();
+            let mut cells: Vec<Cell> = super::tables::field_cells(&line.json, &fields);
             if labelled {
                 cells.push(Cell::text(&line.label));
             }
@@ -328,7 +319,7 @@ mod tests {
         assert_eq!(headers[0], "Routing", "{headers:?}");
         assert!(!headers.iter().any(|h| h.starts_with("Model") || *h == "Id"), "{headers:?}");
         assert!(headers.contains(&"Simulated max. accepted (msg/node/cycle)"), "{headers:?}");
-        assert_eq!(shown.rows[0][0].text, "duato");
+        assert_eq!(shown.rows[0][0].text, "Duato");
         assert!(shown.rows.iter().flatten().all(|cell| cell.text != "a" && cell.text != "b"));
         // Nor does its caption open with a model it does not have.
         let note = shown.note.unwrap_or_default();

@@ -7,15 +7,20 @@
 //! (`results`); `report/saturation.rs` builds one more. Each format renders it with its
 //! own escaping: LaTeX (`tex`, with `tex_escape`), Markdown (`markdown`), and the HTML page
 //! through its template. The CSV files (`csv`) carry raw, unrounded values for further
-//! analysis, written from the rows rather than the display cells; the results CSV has every
-//! column of every row, including per-replication rows. Everything written is stripped of
-//! invisible format characters first (`invisible`). The page, the Markdown and the LaTeX show at
-//! most [`MAX_TABLE_ROWS`] rows of a table ([`bound`]).
+//! analysis, written from the rows rather than the display cells, every key on every row; the
+//! results CSV has every column of every row, including per-replication rows. Everything
+//! written is stripped of invisible format characters first (`invisible`). The page, the
+//! Markdown and the LaTeX show at most [`MAX_TABLE_ROWS`] rows of a table, each number column
+//! with one count of decimals (`decimals`) and without the columns that are empty or hold one
+//! value throughout, which the note names instead ([`finish`]); the Markdown and the LaTeX
+//! leave a key cell that repeats the row above blank. The agreement table also comes compact
+//! ([`agreement_compact_table`]), for one column of a two-column page.
 
 mod agreement;
 mod comparison;
 mod coverage;
 mod csv;
+mod decimals;
 mod invisible;
 mod markdown;
 mod model;
@@ -24,7 +29,7 @@ mod scenario;
 mod tex;
 mod tex_escape;
 
-pub(crate) use agreement::agreement_table;
+pub(crate) use agreement::{agreement_compact_table, agreement_table};
 pub(crate) use comparison::comparison_table;
 pub(crate) use coverage::{coverage_csv, coverage_table};
 pub(super) use csv::csv_field;
@@ -35,7 +40,7 @@ pub(crate) use invisible::sanitize;
 pub(crate) use markdown::{md_escape, to_markdown};
 pub(crate) use model::{Cell, Column, Table};
 pub(crate) use results::results_table;
-pub(crate) use scenario::varying_fields;
+pub(crate) use scenario::{field_cells, field_columns, varying_fields};
 pub(crate) use tex::to_tex;
 #[cfg(test)]
 pub(crate) use tex::{TEX_LONGTABLE_ROWS, TEX_NEEDS};
@@ -56,8 +61,16 @@ fn left_out(shown: usize, total: usize, stem: &str) -> String {
     format!(" Showing the first {shown} of {total} rows; all {total} are in {all}.")
 }
 
+/// Prepares `table` for the page, the Markdown and the LaTeX: at most [`MAX_TABLE_ROWS`] rows
+/// ([`bound`]), then [`Table::finish`] (one count of decimals per number column; the empty
+/// and constant columns into the note).
+pub(crate) fn finish(table: &mut Table, stem: &str) {
+    bound(table, stem);
+    table.finish();
+}
+
 /// Cuts `table` to [`MAX_TABLE_ROWS`] rows, saying so in its note.
-pub(crate) fn bound(table: &mut Table, stem: &str) {
+fn bound(table: &mut Table, stem: &str) {
     let total = table.rows.len();
     if total > MAX_TABLE_ROWS {
         table.rows.truncate(MAX_TABLE_ROWS);

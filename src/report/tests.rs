@@ -27,6 +27,7 @@ const EXPECTED_FILES: &[&str] = &[
     "figures/fig2_latency_vs_rate.csv",
     "tables/agreement.csv",
     "tables/agreement.tex",
+    "tables/agreement_compact.tex",
     "tables/agreement.md",
     "tables/results.csv",
     "tables/results.tex",
@@ -503,7 +504,11 @@ fn latex_tables_are_well_formed_and_escaped() {
     let agreement = read(dir.path(), "tables/agreement.tex");
     assert!(agreement.contains(" & $\\le$ 70\\% & "), "{agreement}");
     assert!(agreement.contains(" & \\textgreater{} 70\\% & "), "{agreement}");
-    assert!(agreement.contains("\\multicolumn{2}{@{}l}{All scenarios}"), "{agreement}");
+    // The text scenario field (hot spots) heads its group of rows, a dash where it has none;
+    // `All scenarios` is in the one scenario column left.
+    assert!(agreement.contains("\\multicolumn{10}{@{}l}{\\emph{50\\% of"), "{agreement}");
+    assert!(agreement.contains("\\multicolumn{10}{@{}l}{\\emph{\u{2013}}}"), "{agreement}");
+    assert!(agreement.contains("\nAll scenarios & $\\le$ 70\\% & "), "{agreement}");
     // Units in the two-line header.
     assert!(results.contains("$\\lambda$ & ") && results.contains("(msg/node/cycle)"), "{results}");
     assert!(results.contains("(cycles)"), "{results}");
@@ -570,7 +575,9 @@ fn every_latex_table_compiles_with_pdflatex() {
     let mut compiled = 0;
     for rows in [nasty_rows(), long_rows] {
         let (dir, _) = render_fixture("t", &rows, &every_table_spec(), None);
-        for stem in ["agreement", "comparison", "results", "saturation", "coverage"] {
+        for stem in
+            ["agreement", "agreement_compact", "comparison", "results", "saturation", "coverage"]
+        {
             let tex = read(dir.path(), &format!("tables/{stem}.tex"));
             let needs = tex
                 .lines()
@@ -607,7 +614,7 @@ fn every_latex_table_compiles_with_pdflatex() {
             > super::tables::TEX_LONGTABLE_ROWS;
         assert_eq!(results.contains("\\begin{longtable}"), long, "{results}");
     }
-    assert_eq!(compiled, 10);
+    assert_eq!(compiled, 12);
 }
 
 /// `name` on PATH.
@@ -756,9 +763,12 @@ fn the_coverage_table_pools_two_replications_per_scenario() {
     let markdown = read(dir.path(), "tables/coverage.md");
     // V = 1: 4 stable points, V = 2: 6, two replications each; intervals of 1.5% around
     // values 2% apart: none covers the other replication, every pair overlaps.
+    // One estimate shown and none covered: both columns leave the table for the note.
     for n in ["8", "12", "20"] {
-        assert!(markdown.contains(&format!("| latency | {n} | 0 | 0.0 \\[")), "{markdown}");
+        assert!(markdown.contains(&format!(" | {n} | 0.0 \\[")), "{markdown}");
     }
+    assert!(markdown.contains("Estimate: latency throughout."), "{markdown}");
+    assert!(markdown.contains("Covered and pairs apart: 0 throughout."), "{markdown}");
     assert!(markdown.contains("Pairs apart") && markdown.contains("83"), "{markdown}");
     assert!(markdown.contains("throughput (throughput\\_ci95)"), "missing named: {markdown}");
     let csv = read(dir.path(), "tables/coverage.csv");

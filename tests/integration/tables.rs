@@ -85,18 +85,13 @@ fn model_column(model: &Row, name: &str) -> Option<f64> {
     }
 }
 
-/// Four significant digits, as the tables print numbers (`0.003027`, `22.82`, `134.4`).
-fn four_digits(value: f64) -> String {
-    if value == value.trunc() {
-        return format!("{value:.0}");
-    }
-    let decimals = (3 - value.abs().log10().floor() as i32).max(0) as usize;
-    let text = format!("{value:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        text
-    }
+/// Whether `text` is `value` rounded to the decimals it shows, and how many it shows (the
+/// tables give each number column one count of decimals).
+fn rounds(text: &str, value: f64) -> Option<usize> {
+    let shown: f64 = text.replace('\u{2212}', "-").parse().ok()?;
+    let decimals = text.split_once('.').map_or(0, |(_, fraction)| fraction.len());
+    let step = 10f64.powi(-(decimals as i32));
+    ((shown - value).abs() <= 0.5 * step * (1.0 + 1e-9)).then_some(decimals)
 }
 
 #[test]
@@ -218,16 +213,21 @@ fn check_comparison(spec: &str, name: &str) -> (Vec<Row>, String) {
         })
         .collect();
     assert_eq!(table.len(), models.len(), "{markdown}");
+    // The paper-facing numbers: each the value rounded, one count of decimals per column.
+    let (mut rate_decimals, mut model_decimals) = (BTreeSet::new(), BTreeSet::new());
     for ((cells, model), fields) in table.iter().zip(&models).zip(&lines) {
         let sim = aggregate(model).expect("aggregate row");
         let comparable = model_column(model, &fields[column("model_latency_column")]);
-        assert_eq!(
-            cells[at("Rate \u{3bb} (msg/node/cycle)")],
-            four_digits(model.rate),
-            "{cells:?}"
-        );
-        let expected = comparable.map_or("\u{2013}".to_owned(), four_digits);
-        assert_eq!(cells[at("Model latency (cycles)")], expected, "{cells:?}");
+        let rate = &cells[at("Rate \u{3bb} (msg/node/cycle)")];
+        rate_decimals.insert(rounds(rate, model.rate).unwrap_or_else(|| panic!("{cells:?}")));
+        let shown = &cells[at("Model latency (cycles)")];
+        match comparable {
+            Some(latency) => {
+                model_decimals
+                    .insert(rounds(shown, latency).unwrap_or_else(|| panic!("{cells:?}")));
+            }
+            None => assert_eq!(shown, "\u{2013}", "{cells:?}"),
+        }
         let mut status = Vec::new();
         if model.status != "ok" && model.status == sim.status {
             status.push(format!("both {}", model.status));
@@ -238,13 +238,21 @@ fn check_comparison(spec: &str, name: &str) -> (Vec<Row>, String) {
             status.push(format!("simulation {}", sim.status));
         }
         let status = if status.is_empty() { "ok".to_owned() } else { status.join(", ") };
-        assert_eq!(cells[at("Status")], status, "{cells:?}");
+        // A status that is the same in every row is said once, in the note.
+        match columns[0].iter().position(|cell| cell == "Status") {
+            Some(index) => assert_eq!(cells[index], status, "{cells:?}"),
+            None => {
+                assert!(markdown.contains(&format!("Status: {status} throughout.")), "{markdown}")
+            }
+        }
         if let (Some(mean), Some(_)) = (sim.latency, sim.latency_ci95) {
             let shown = &cells[at("Simulation \u{b1} 95% CI (cycles)")];
             let shown: f64 = shown.split(" \u{b1} ").next().expect("mean").parse().expect("f64");
             assert!((shown - mean).abs() <= 0.05 * mean, "{cells:?} against {mean}");
         }
     }
+    assert_eq!(rate_decimals.len(), 1, "{markdown}");
+    assert!(model_decimals.len() <= 1, "{markdown}");
 
     // No paper-facing table shows a scenario's hash id; the CSVs keep them for joins.
     let ids: BTreeSet<&str> = rows.iter().map(|row| row.scenario_id.as_str()).collect();
@@ -259,4 +267,78 @@ fn check_comparison(spec: &str, name: &str) -> (Vec<Row>, String) {
     }
     assert!(ids.iter().all(|id| csv.contains(id)));
     (rows, csv)
+}
+
+/// Every committed bundle with an agreement table, re-rendered from its Parquet files, sets
+/// both forms of the table on a two-column page (a 516 pt text width of two 252 pt columns,
+/// as IEEEtran's) with pdflatex: the compact one in a `table` float one column wide, the full
+/// one in a page-wide `table*`, and neither overfills its box. Needs `pdflatex`: skipped with
+/// a note without it, mandatory when `RUNNER_REQUIRE_TOOLS=1`.
+#[test]
+fn every_bundle_s_agreement_tables_fit_a_two_column_page() {
+    let Some(pdflatex) = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("pdflatex"))
+        .find(|candidate| candidate.is_file())
+    else {
+        assert!(
+            !std::env::var("RUNNER_REQUIRE_TOOLS").is_ok_and(|value| value == "1"),
+            "pdflatex is missing; `.ci/run` installs it (texlive-latex-extra)"
+        );
+        let note = "note: skipped: no pdflatex on PATH (RUNNER_REQUIRE_TOOLS=1 makes it \
+                    mandatory)\n";
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), note.as_bytes());
+        return;
+    };
+    let reports = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    let mut bundles: Vec<_> = std::fs::read_dir(&reports)
+        .expect("read reports/")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.join("results.parquet").is_file())
+        .collect();
+    bundles.sort();
+    let scratch = Scratch::new();
+    let mut compiled = Vec::new();
+    for bundle in &bundles {
+        let name = bundle.file_name().expect("bundle name").to_string_lossy().into_owned();
+        let copy = scratch.path().join(&name);
+        std::fs::create_dir_all(&copy).expect("mkdir");
+        for entry in std::fs::read_dir(bundle).expect("read bundle").filter_map(Result::ok) {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if file.ends_with(".parquet") || file == "spec.yaml" {
+                std::fs::copy(entry.path(), copy.join(&file)).expect("copy bundle file");
+            }
+        }
+        let report = scratch.run(&["report", &name]);
+        assert_eq!(report.status.code(), Some(0), "{name}: {}", stderr(&report));
+        if !copy.join("tables/agreement.tex").is_file() {
+            continue;
+        }
+        let document = "\\documentclass[twocolumn]{article}\n\
+             \\usepackage[textwidth=516pt,columnsep=12pt]{geometry}\n\
+             \\usepackage{booktabs}\n\\begin{document}\n\
+             \\typeout{COLUMN=\\the\\columnwidth, TEXT=\\the\\textwidth}\n\
+             \\begin{table}\\centering\\input{tables/agreement_compact.tex}\\end{table}\n\
+             \\begin{table*}\\centering\\input{tables/agreement.tex}\\end{table*}\n\
+             \\end{document}\n";
+        std::fs::write(copy.join("page.tex"), document).expect("write page.tex");
+        let output = std::process::Command::new(&pdflatex)
+            .args(["-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "page.tex"])
+            .current_dir(&copy)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run pdflatex");
+        let log = std::fs::read_to_string(copy.join("page.log")).unwrap_or_default();
+        assert!(output.status.success(), "{name}: pdflatex failed:\n{log}");
+        assert!(log.contains("COLUMN=252.0pt, TEXT=516.0pt"), "{name}: not the page asked for");
+        let overfull: Vec<&str> =
+            log.lines().filter(|line| line.starts_with("Overfull \\hbox")).collect();
+        assert!(overfull.is_empty(), "{name}: a table overfills its box: {overfull:?}");
+        compiled.push(name);
+    }
+    // The five papers' bundles and the cross-check at least.
+    for name in ["nbc_torus", "cs_torus_faults", "ss_torus", "broadcast_hypercube", "bft"] {
+        assert!(compiled.iter().any(|done| done == name), "{name} not compiled: {compiled:?}");
+    }
+    assert!(compiled.iter().any(|done| done == "crosscheck_booksim"), "{compiled:?}");
 }

@@ -1,19 +1,72 @@
 //! Building the agreement table for display: per scenario and load band, how far the model (or
 //! a compared method) is from the simulation, how many points are within the tolerance at 95%
 //! confidence, outside it, or not decidable at the simulation's precision, and the note that
-//! says how to read it.
+//! says how to read it. Two forms: the full table for a page-wide `table*`
+//! ([`agreement_table`]) and a compact one for one column of a two-column page
+//! ([`agreement_compact_table`]: the points, the bias, the mean and largest error and the
+//! points within the tolerance).
 
 use serde_json::Value;
 
-use super::model::{Cell, Column, Table};
+use super::model::{Cell, Column, Float, Table};
 use super::scenario::{field_cells, field_columns, varying_fields};
-use crate::report::agreement::{Agreement, LIGHT_LOAD_LIMIT, tolerance_text};
+use crate::report::agreement::{Agreement, ErrorStats, LIGHT_LOAD_LIMIT, tolerance_text};
 use crate::report::{columns, headers};
+
+/// The statistics columns of the full table, by header key.
+const FULL: &[&str] = &[
+    "points",
+    "imprecise_points",
+    "bias",
+    "mean_abs_error",
+    "max_abs_error",
+    "within_tolerance",
+    "outside_tolerance",
+    "undecided",
+    "simulation_unstable",
+    "model_unstable",
+    "not_compared",
+];
+
+/// The statistics columns of the compact table.
+const COMPACT: &[&str] = &["points", "bias", "mean_abs_error", "max_abs_error", "within_tolerance"];
 
 /// The agreement table for display: one row per scenario and load band with matched points,
 /// the scenario named by its fields that vary (no hash ids), then the rows of all scenarios
-/// together. The signed bias shows which way the model errs.
+/// together. The signed bias shows which way the model errs. Its LaTeX is for a page-wide
+/// `table*`.
 pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
+    Table { float: Float::Page, ..build(agreement, FULL) }
+}
+
+/// The agreement table's compact form, for one column of a two-column page: the scenario, the
+/// load band, the points, the bias, the mean and largest error and the points within the
+/// tolerance; its note says where the other counts are.
+pub(crate) fn agreement_compact_table(agreement: &Agreement) -> Table {
+    let mut table = Table { float: Float::Column, ..build(agreement, COMPACT) };
+    // Narrow LaTeX headers: `n`, and the errors' percent said once in the note.
+    for column in &mut table.columns {
+        let (tex, second) = match column.header.as_str() {
+            "Points" => ("$n$", ""),
+            "Mean |error| (%)" => ("Mean", "$|e|$"),
+            "Max |error| (%)" => ("Max", "$|e|$"),
+            _ => continue,
+        };
+        (column.tex, column.tex_second) = (tex.to_owned(), second.to_owned());
+    }
+    if let Some(note) = table.note.as_mut().filter(|_| agreement.empty_reason.is_none()) {
+        note.insert_str(
+            0,
+            "The compact form of tables/agreement.tex, whose other columns count the points \
+             outside the tolerance or undecided, the imprecise ones and those not compared. n: \
+             the points compared; bias, mean |e| and max |e| in percent. ",
+        );
+    }
+    table
+}
+
+/// The table with the statistics columns `stats` (header keys of [`FULL`]).
+fn build(agreement: &Agreement, stats: &[&str]) -> Table {
     let limit = format!("{:.0}%", 100.0 * LIGHT_LOAD_LIMIT);
     let scenario_json: Vec<Value> =
         agreement.scenarios.iter().map(|scenario| scenario.json.clone()).collect();
@@ -34,25 +87,14 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
         table_columns.push(headers::column("scenario", false));
     }
     let scenario_columns = table_columns.len();
-    for (key, numeric) in [
-        ("load_band", false),
-        ("points", true),
-        ("imprecise_points", true),
-        ("bias", true),
-        ("mean_abs_error", true),
-        ("max_abs_error", true),
-        ("within_tolerance", true),
-        ("outside_tolerance", true),
-        ("undecided", true),
-        ("simulation_unstable", true),
-        ("model_unstable", true),
-        ("not_compared", true),
-    ] {
-        table_columns.push(tolerance_header(headers::column(key, numeric), key));
+    table_columns.push(headers::column("load_band", false));
+    for key in stats {
+        table_columns.push(tolerance_header(headers::column(key, true), key));
     }
     let bands = [(format!("\u{2264} {limit}"), false), (format!("> {limit}"), true)];
     let mut rows = Vec::new();
     let mut summary_from = None;
+    let columns = stats;
     for (index, scenario) in agreement.scenarios.iter().chain(&agreement.overall).enumerate() {
         let overall = index >= agreement.scenarios.len();
         if overall && summary_from.is_none() {
@@ -82,20 +124,8 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
                 }
             }
             first_band = false;
-            cells.extend([
-                Cell::text(band),
-                Cell::count(stats.points),
-                Cell::count(stats.imprecise),
-                Cell::signed_percent(stats.bias),
-                Cell::percent(stats.mean),
-                Cell::percent(stats.max),
-                Cell::count(stats.within),
-                Cell::count(stats.outside),
-                Cell::count(stats.undecided),
-                Cell::count(stats.simulation_unstable),
-                Cell::count(stats.model_unstable),
-                Cell::count(stats.not_compared),
-            ]);
+            cells.push(Cell::text(band));
+            cells.extend(columns.iter().map(|key| stat_cell(stats, key)));
             rows.push(cells);
         }
     }
@@ -138,6 +168,23 @@ pub(crate) fn agreement_table(agreement: &Agreement) -> Table {
         summary_from: summary_from.filter(|from| *from < rows.len()),
         scenario_columns,
         ..Table::new(table_columns, rows, note)
+    }
+}
+
+/// The cell of statistics column `key` (a header key of [`FULL`]).
+fn stat_cell(stats: &ErrorStats, key: &str) -> Cell {
+    match key {
+        "points" => Cell::count(stats.points),
+        "imprecise_points" => Cell::count(stats.imprecise),
+        "bias" => Cell::signed_percent(stats.bias),
+        "mean_abs_error" => Cell::percent(stats.mean),
+        "max_abs_error" => Cell::percent(stats.max),
+        "within_tolerance" => Cell::count(stats.within),
+        "outside_tolerance" => Cell::count(stats.outside),
+        "undecided" => Cell::count(stats.undecided),
+        "simulation_unstable" => Cell::count(stats.simulation_unstable),
+        "model_unstable" => Cell::count(stats.model_unstable),
+        _ => Cell::count(stats.not_compared),
     }
 }
 

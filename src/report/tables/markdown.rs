@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use super::invisible::is_invisible_format;
 use super::model::Table;
 
-/// The table as GitHub-flavoured Markdown (note as a paragraph below).
+/// The table as GitHub-flavoured Markdown (note as a paragraph below); a key cell that repeats
+/// the row above is left blank ([`Table::repeats`], as in the LaTeX).
 pub(crate) fn to_markdown(table: &Table) -> String {
     let mut out = String::new();
     if table.rows.is_empty() {
@@ -21,13 +22,15 @@ pub(crate) fn to_markdown(table: &Table) -> String {
     let rules: Vec<&str> =
         table.columns.iter().map(|column| if column.numeric { "---:" } else { ":---" }).collect();
     let _ = writeln!(out, "| {} |", rules.join(" | "));
-    for row in &table.rows {
+    let all: Vec<usize> = (0..table.columns.len()).collect();
+    for (row, blanks) in table.rows.iter().zip(table.repeats(&all)) {
         let cells: Vec<String> = row
             .iter()
-            .map(|cell| match (cell.text.is_empty(), cell.blank) {
-                (true, true) => String::new(),
+            .zip(blanks)
+            .map(|(cell, repeat)| match (cell.text.is_empty(), cell.blank || repeat) {
+                (_, true) => String::new(),
                 (true, false) => "\u{2013}".to_owned(),
-                (false, _) => md_escape(&cell.text),
+                (false, false) => md_escape(&cell.text),
             })
             .collect();
         let _ = writeln!(out, "| {} |", cells.join(" | "));

@@ -1,9 +1,11 @@
 //! Rendering a table as LaTeX (booktabs) for `\input` in a paper: a `tabular` up to
-//! [`TEX_LONGTABLE_ROWS`] rows, a `longtable` beyond, every cell escaped for pdflatex.
+//! [`TEX_LONGTABLE_ROWS`] rows, a `longtable` beyond (or always a `tabular`, for a `table` or
+//! `table*` float of a two-column page, as the table's [`Float`] says), every cell escaped for
+//! pdflatex.
 
 use std::fmt::Write as _;
 
-use super::model::{Cell, Table};
+use super::model::{Float, Table};
 use super::tex_escape::tex_escape;
 
 /// Tables with more rows than this are a `longtable` in LaTeX (they break across pages);
@@ -16,16 +18,30 @@ pub(crate) const TEX_LONGTABLE_ROWS: usize = 40;
 pub(crate) const TEX_NEEDS: &str = "% Needs: ";
 
 /// The table as LaTeX for `\input`: booktabs rules, a two-line header (name and unit), only
-/// the columns marked `in_tex`, a little space between scenarios and, in a `tabular`, a
-/// scenario field that repeats the row above left blank; a `tabular` up to [`TEX_LONGTABLE_ROWS`] rows, a `longtable` (its
-/// header repeated on every page) beyond. The header comment says which packages it needs
-/// and how to include it; every cell is escaped ([`tex_escape`]), so it compiles as is.
+/// the columns marked `in_tex`, a little space between scenarios and a key cell that repeats
+/// the row above left blank ([`Table::repeats`], as in the Markdown); a `tabular` up to
+/// [`TEX_LONGTABLE_ROWS`] rows, a `longtable` (its header repeated on every page) beyond,
+/// unless the table is for a float of a two-column page ([`Float::Column`], [`Float::Page`]:
+/// always a `tabular`, as `longtable` works in one-column mode only; the text scenario columns
+/// of such a table, whose values are the widest, become a row above each group of rows,
+/// `torus, dimension order, uniform`). The header comment says which packages it needs and
+/// how to include it; every cell is escaped ([`tex_escape`]), so it compiles as is.
 pub(crate) fn to_tex(table: &Table, source: &str) -> String {
     let mut out = String::new();
-    let shown: Vec<usize> = (0..table.columns.len()).filter(|&i| table.columns[i].in_tex).collect();
+    let in_tex: Vec<usize> =
+        (0..table.columns.len()).filter(|&i| table.columns[i].in_tex).collect();
+    // The text scenario columns that head groups of rows instead (floats of a two-column page).
+    let grouped: Vec<usize> = in_tex
+        .iter()
+        .copied()
+        .filter(|&i| {
+            table.float != Float::Any && i < table.scenario_columns && !table.columns[i].numeric
+        })
+        .collect();
+    let shown: Vec<usize> = in_tex.iter().copied().filter(|i| !grouped.contains(i)).collect();
     let scenario_columns = shown.iter().filter(|&&i| i < table.scenario_columns).count();
     let width = shown.len().max(1);
-    let long = table.rows.len() > TEX_LONGTABLE_ROWS;
+    let long = table.float == Float::Any && table.rows.len() > TEX_LONGTABLE_ROWS;
     let spec: String =
         shown.iter().map(|&i| if table.columns[i].numeric { 'r' } else { 'l' }).collect();
     let spec = format!("@{{}}{spec}@{{}}");
@@ -40,10 +56,15 @@ pub(crate) fn to_tex(table: &Table, source: &str) -> String {
         );
     } else {
         let _ = writeln!(out, "{TEX_NEEDS}\\usepackage{{booktabs}}");
+        let (float, fits) = match table.float {
+            Float::Page => ("table*", " It fits the 516 pt text width of a two-column page."),
+            Float::Column => ("table", " It fits one 252 pt column of a two-column page."),
+            Float::Any => ("table", ""),
+        };
         let _ = writeln!(
             out,
-            "% A tabular: \\input it in a float, e.g. \\begin{{table}} \\centering \
-             \\caption{{...}} \\input{{<this file>}} \\end{{table}}."
+            "% A tabular: \\input it in a float, e.g. \\begin{{{float}}} \\centering \
+             \\caption{{...}} \\input{{<this file>}} \\end{{{float}}}.{fits}"
         );
     }
     if let Some(note) = table.note.as_deref().filter(|_| !table.rows.is_empty()) {
@@ -61,8 +82,13 @@ pub(crate) fn to_tex(table: &Table, source: &str) -> String {
     head.push_str("\\midrule\n");
     // Smaller type and narrower column gaps, so that a table of ten columns fits a page;
     // the group keeps both to the table.
-    let size = if long { "\\footnotesize" } else { "\\small" };
-    let _ = writeln!(out, "\\begingroup\n{size}\n\\setlength{{\\tabcolsep}}{{4pt}}");
+    // One column of a two-column page takes the smaller type too.
+    let (size, gap) = match table.float {
+        Float::Column => ("\\footnotesize", 3),
+        _ if long => ("\\footnotesize", 4),
+        _ => ("\\small", 4),
+    };
+    let _ = writeln!(out, "\\begingroup\n{size}\n\\setlength{{\\tabcolsep}}{{{gap}pt}}");
     if long {
         let _ = writeln!(out, "\\begin{{longtable}}{{{spec}}}");
         out.push_str(&head);
@@ -86,49 +112,70 @@ pub(crate) fn to_tex(table: &Table, source: &str) -> String {
             tex_escape(note)
         );
     }
-    let repeat_columns =
-        shown.iter().filter(|&&i| i < table.repeat_columns.max(table.scenario_columns)).count();
-    let scenario_of = |row: &[Cell]| -> Vec<String> {
-        shown[..repeat_columns].iter().map(|&i| row[i].text.clone()).collect()
-    };
-    let mut previous: Option<Vec<String>> = None;
+    let blanks = table.repeats(&shown);
+    // A row's group: its grouped cells' values, a dash for a missing one; none for a summary
+    // row's blank cells.
+    let group_of =
+        |row: &[super::Cell]| -> Vec<String> {
+            grouped
+                .iter()
+                .filter(|&&i| !row[i].blank)
+                .map(|&i| {
+                    if row[i].text.is_empty() { "\u{2013}".to_owned() } else { row[i].text.clone() }
+                })
+                .collect()
+        };
+    let mut previous: Option<usize> = None;
+    let mut previous_group: Option<Vec<String>> = None;
     for (index, row) in table.rows.iter().enumerate() {
         let summary = table.summary_from.is_some_and(|from| index >= from);
         if table.summary_from == Some(index) {
             out.push_str("\\midrule\n");
         }
-        let scenario = scenario_of(row);
-        let same_scenario = previous
-            .as_ref()
-            .is_some_and(|previous| previous[..scenario_columns] == scenario[..scenario_columns]);
-        if !summary && !same_scenario && previous.is_some() && scenario_columns > 0 {
+        // A summary row's label (`All scenarios`): its first shown key cell with text.
+        let label = shown[..scenario_columns]
+            .iter()
+            .map(|&i| row[i].text.as_str())
+            .find(|text| !text.is_empty())
+            .unwrap_or_default();
+        let group = group_of(row);
+        let new_group = !group.is_empty() && previous_group.as_ref() != Some(&group);
+        let same_scenario = previous.is_some_and(|above| {
+            !new_group
+                && shown[..scenario_columns]
+                    .iter()
+                    .all(|&i| table.rows[above][i].text == row[i].text)
+        });
+        if !summary && !same_scenario && previous.is_some() && (scenario_columns > 0 || new_group) {
             out.push_str("\\addlinespace\n");
+        }
+        if new_group {
+            let _ = writeln!(
+                out,
+                "\\multicolumn{{{width}}}{{@{{}}l}}{{\\emph{{{}}}}} \\\\",
+                tex_escape(&group.join(", "))
+            );
+            previous_group = Some(group);
         }
         let mut cells: Vec<String> = Vec::new();
         let mut skip = 0;
-        // While the scenario fields to the left repeat the row above, a repeated one is blank;
-        // not in a longtable, whose rows at the top of a page would lose their scenario.
-        let mut repeating = !summary && !long;
         for (position, &i) in shown.iter().enumerate() {
             if skip > 0 {
                 skip -= 1;
                 continue;
             }
             let cell = &row[i];
-            if summary && position == 0 && scenario_columns > 1 {
+            if summary && position == 0 && scenario_columns > 0 {
                 // `All scenarios` spans the scenario columns.
-                cells.push(format!(
-                    "\\multicolumn{{{scenario_columns}}}{{@{{}}l}}{{{}}}",
-                    tex_cell(&cell.text)
-                ));
+                cells.push(if scenario_columns > 1 {
+                    format!("\\multicolumn{{{scenario_columns}}}{{@{{}}l}}{{{}}}", tex_cell(label))
+                } else {
+                    tex_cell(label)
+                });
                 skip = scenario_columns - 1;
                 continue;
             }
-            let in_scenario = position < repeat_columns;
-            repeating = repeating
-                && in_scenario
-                && previous.as_ref().is_some_and(|previous| previous[position] == cell.text);
-            cells.push(if repeating || cell.blank {
+            cells.push(if (blanks[index][position] && !new_group) || cell.blank {
                 String::new()
             } else if cell.text.is_empty() {
                 "--".to_owned()
@@ -138,7 +185,7 @@ pub(crate) fn to_tex(table: &Table, source: &str) -> String {
         }
         let _ = writeln!(out, "{} \\\\", cells.join(" & "));
         if !summary {
-            previous = Some(scenario);
+            previous = Some(index);
         }
     }
     if long {
