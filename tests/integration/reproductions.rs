@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::common::{SIM_SPEC, Scratch, stderr, stdout};
 
 /// The bundles committed to git (`reports/README.md` gives their verdicts).
-const COMMITTED: [&str; 9] = [
+const COMMITTED: [&str; 10] = [
     "nbc_torus",
     "ss_torus",
     "cs_torus_faults",
@@ -17,6 +17,7 @@ const COMMITTED: [&str; 9] = [
     "crosscheck_booksim",
     "coverage",
     "coverage_broadcast",
+    "dragonfly",
 ];
 
 /// Tasks re-evaluated per kind and bundle: a minute or so of a debug build in all.
