@@ -146,7 +146,9 @@ pub(crate) fn build(
     // The legend explains the status markers of every page (it is the same on all of them).
     let geometry = draw::Geometry::new(spec, &data, &Flags::of(&data.panels, &ranges));
     let pages = pages(data.panels.len(), &geometry, spec);
-    let conditions = conditions::sentence(rows.iter().map(|plot_row| plot_row.row));
+    let conditions = conditions::sentence(
+        rows.iter().filter(|plot_row| spec.selects(plot_row.scenario)).map(|plot_row| plot_row.row),
+    );
     let mut figures = Vec::with_capacity(pages.len());
     for (page_index, page) in pages.iter().enumerate() {
         let flags = Flags::of(&data.panels[page.clone()], &ranges[page.clone()]);

@@ -1,5 +1,6 @@
 //! The `report:` section of a spec: which figures and tables the bundle holds.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -126,6 +127,13 @@ pub struct FigureSpec {
     /// the key).
     #[serde(default = "default_y")]
     pub y: String,
+    /// Only the scenarios whose scenario columns hold these values: a map from a scenario
+    /// column to one value or a list of values (`select: {radix: 8}`, `select: {routing:
+    /// [duato]}`), so that one sweep gives several figures, each with axes of its own (the
+    /// papers' figures of one network size each). Every value must match some scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<BTreeMap<String, Selection>>")]
+    pub select: Option<Spanned<BTreeMap<String, Selection>>>,
     /// Columns whose value combinations each get their own panel.
     #[serde(default)]
     pub panels: Vec<String>,
@@ -182,6 +190,55 @@ pub struct FigureSpec {
     /// Figure caption; a default is derived from the axes.
     #[serde(default)]
     pub title: Option<String>,
+}
+
+/// The values `select` accepts for one scenario column (`FigureSpec::select`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Selection {
+    /// One value.
+    One(SelectedValue),
+    /// Any of these values.
+    Any(Vec<SelectedValue>),
+}
+
+impl Selection {
+    /// The accepted values.
+    pub fn values(&self) -> &[SelectedValue] {
+        match self {
+            Selection::One(value) => std::slice::from_ref(value),
+            Selection::Any(values) => values,
+        }
+    }
+}
+
+/// A value of a scenario column as a spec writes it: a number or a name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SelectedValue {
+    /// A number (`radix: 8`, `fault_rate: 0.1`).
+    Number(f64),
+    /// A name (`routing: duato`, `traffic: uniform`).
+    Text(String),
+}
+
+impl SelectedValue {
+    /// Whether a scenario column's value (as JSON) is this value.
+    pub fn matches(&self, value: &serde_json::Value) -> bool {
+        match self {
+            SelectedValue::Number(number) => value.as_f64() == Some(*number),
+            SelectedValue::Text(text) => value.as_str() == Some(text.as_str()),
+        }
+    }
+}
+
+impl std::fmt::Display for SelectedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SelectedValue::Number(number) => write!(f, "{number}"),
+            SelectedValue::Text(text) => f.write_str(text),
+        }
+    }
 }
 
 /// What a figure draws (`FigureSpec::kind`).
@@ -242,6 +299,7 @@ impl Default for FigureSpec {
         FigureSpec {
             kind: FigureKind::Lines,
             point: None,
+            select: None,
             x: default_x(),
             y: default_y(),
             panels: Vec::new(),
@@ -263,6 +321,16 @@ impl Default for FigureSpec {
 }
 
 impl FigureSpec {
+    /// Whether the figure draws a scenario, given its scenario columns as a JSON object (by
+    /// `select`; every scenario when there is none).
+    pub fn selects(&self, scenario: &serde_json::Value) -> bool {
+        self.select.as_ref().is_none_or(|select| {
+            select.value.iter().all(|(column, selection)| {
+                selection.values().iter().any(|value| value.matches(&scenario[column.as_str()]))
+            })
+        })
+    }
+
     /// The problems with the axis limits, the page limit and the labels of figure `number`,
     /// each located at the offending value.
     pub fn check_fields(&self, number: usize) -> Vec<Diagnostic> {
@@ -322,6 +390,29 @@ impl FigureSpec {
                         "`{name}: [{low:?}, {high:?}]` spans too little to draw an axis: {needs}"
                     ),
                     "widen the limits, or give `null` for an automatic end",
+                );
+            }
+        }
+        if let Some(select) = &self.select {
+            let names: Vec<&str> = crate::scenario::fields::columns().map(|f| f.name).collect();
+            for column in select.value.keys() {
+                if !names.contains(&column.as_str()) {
+                    let help = match crate::suggest::did_you_mean(column, names.iter().copied()) {
+                        Some(name) => format!("did you mean `{name}`?"),
+                        None => format!("select by a scenario column: {}", names.join(", ")),
+                    };
+                    problem(
+                        select.referenced,
+                        format!("`select` names `{column}`, which is not a scenario column"),
+                        &help,
+                    );
+                }
+            }
+            if select.value.values().any(|selection| selection.values().is_empty()) {
+                problem(
+                    select.referenced,
+                    "`select` gives a column an empty list of values".to_owned(),
+                    "give at least one value per column, or leave the column out",
                 );
             }
         }

@@ -226,6 +226,39 @@ fn figures_with_too_many_panels_or_lines_are_refused_before_running() {
     let scratch = Scratch::new();
     scratch.spec("fine.yaml", &fine);
     assert_eq!(scratch.run(&["validate", "fine.yaml"]).status.code(), Some(0));
+    // `select` counts only the scenarios it keeps.
+    let selected =
+        format!("{grid}    - {{panels: [radix, virtual_channels], select: {{radix: [4, 6]}}}}\n");
+    scratch.spec("selected.yaml", &selected);
+    assert_eq!(scratch.run(&["validate", "selected.yaml"]).status.code(), Some(0));
+}
+
+/// A figure's `select` names scenario columns and values that some scenario holds; a
+/// misspelt column gets a suggestion, a value no scenario holds the values there are.
+#[test]
+fn a_figure_select_that_matches_nothing_is_refused_with_the_values_there_are() {
+    let with = |select: &str| {
+        VALID
+            .replace("radix: 8", "radix: [8, 16]")
+            .replace(
+                "methods: {simulation: {}}",
+                &format!("methods: {{simulation: {{}}}}\nreport:\n  figures:\n    - {{panels: [radix], select: {select}}}\n"),
+            )
+    };
+    let err = flat(&rejected(with("{radx: 8}").as_bytes()));
+    assert!(err.contains("`select` names `radx`, which is not a scenario column"), "{err}");
+    assert!(err.contains("did you mean `radix`?"), "{err}");
+    let err = flat(&rejected(with("{radix: [8, 12]}").as_bytes()));
+    assert!(
+        err.contains("`select: {radix: 12}` matches no scenario; the scenarios' `radix` is 8, 16"),
+        "{err}"
+    );
+    let err = flat(&rejected(with("{routing: []}").as_bytes()));
+    assert!(err.contains("`select` gives a column an empty list of values"), "{err}");
+    let scratch = Scratch::new();
+    scratch.spec("fine.yaml", &with("{radix: 16, routing: duato}"));
+    let output = scratch.run(&["validate", "fine.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
 #[test]

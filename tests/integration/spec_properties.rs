@@ -63,6 +63,7 @@ const OTHER_KEYS: &[&str] = &[
     "x_label",
     "y_label",
     "legend_title",
+    "select",
     "template_dir",
     "from",
     "to",

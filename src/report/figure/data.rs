@@ -79,6 +79,7 @@ pub(super) fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         .iter()
         // The model's rows, and one row per load point of every other method: the built-in
         // simulation's and external simulations' aggregates, external models' evaluations.
+        .filter(|plot_row| spec.selects(plot_row.scenario))
         .filter(|plot_row| plot_row.row.method == "model" || plot_row.row.replication.is_none())
         // A dense model curve runs over the load; against a scenario column (one value per
         // scenario) it would be a column of points, not a line.

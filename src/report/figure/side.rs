@@ -146,6 +146,15 @@ pub(crate) fn build(
 ) -> Result<Vec<Figure>, ReportError> {
     let error = |message: String| ReportError::Figure { number, message };
     crate::report::columns::check_figure(spec).map_err(error)?;
+    // The rows of the scenarios `select` keeps.
+    let kept: Vec<Row>;
+    let rows = if spec.select.is_some() {
+        kept =
+            rows.iter().filter(|row| spec.selects(&super::scenario_json(row))).cloned().collect();
+        &kept[..]
+    } else {
+        rows
+    };
     let selected = points::select(rows, spec.point);
     let stem_of = |index: usize, what: &str| {
         let letter = if selected.len() > 1 { panel_letter(index) } else { String::new() };

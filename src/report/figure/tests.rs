@@ -543,6 +543,7 @@ report:
         "x_label",
         "y_label",
         "legend_title",
+        "select",
     ] {
         assert!(schema.contains(&format!("\"{field}\"")), "`{field}` is not in the JSON Schema");
     }
@@ -982,4 +983,32 @@ fn an_imprecise_point_keeps_its_marker_and_interval() {
             && s.points[1].1 < at.1),
         "the imprecise point keeps its interval bar"
     );
+}
+
+/// `select` keeps the scenarios whose columns hold the given values: the panels, the legend,
+/// the CSV and the caption's conditions see only those.
+#[test]
+fn select_draws_only_the_chosen_scenarios() {
+    let rows = grid(3, 2);
+    let all = prepared(&spec("{panels: [radix], lines: [scouting_distance]}"), &rows);
+    assert_eq!(all.panels.len(), 3);
+    let one =
+        prepared(&spec("{panels: [radix], lines: [scouting_distance], select: {radix: 6}}"), &rows);
+    assert_eq!(one.panels.len(), 1);
+    let two = prepared(
+        &spec(
+            "{panels: [radix], lines: [scouting_distance], select: {radix: [4, 8], scouting_distance: 1}}",
+        ),
+        &rows,
+    );
+    assert_eq!(two.panels.len(), 2);
+    assert!(two.panels.iter().all(|panel| panel.series.len() == 1), "one line per panel");
+    let figure = &figures_of("{panels: [radix], select: {radix: 6}}", &rows)[0];
+    assert!(figure.csv.contains("k = 6"), "{}", figure.csv);
+    assert!(!figure.csv.contains("k = 4") && !figure.csv.contains("k = 8"), "{}", figure.csv);
+    // A name matches the column's text, a number its number; nothing else.
+    let none = prepared(&spec("{panels: [radix], select: {routing: valiant}}"), &rows);
+    assert!(none.panels.is_empty());
+    let text_number = prepared(&spec("{panels: [radix], select: {radix: '6'}}"), &rows);
+    assert!(text_number.panels.is_empty());
 }

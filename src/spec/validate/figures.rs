@@ -133,9 +133,57 @@ impl FigureBounds {
             .collect()
     }
 
+    /// The problem with a figure's `select`, when a value it gives matches no scenario.
+    fn check_select(&self, figure: &crate::spec::report::FigureSpec) -> Result<(), String> {
+        let Some(select) = &figure.select else { return Ok(()) };
+        for (column, selection) in &select.value {
+            for value in selection.values() {
+                if !self.scenarios.iter().any(|scenario| value.matches(&scenario[column.as_str()]))
+                {
+                    let mut present: Vec<&serde_json::Value> =
+                        self.scenarios.iter().map(|scenario| &scenario[column.as_str()]).collect();
+                    present.sort_by(|a, b| match (a.as_f64(), b.as_f64()) {
+                        (Some(a), Some(b)) => a.total_cmp(&b),
+                        _ => a.to_string().cmp(&b.to_string()),
+                    });
+                    present.dedup();
+                    let present: Vec<String> = present
+                        .iter()
+                        .map(|value| match value {
+                            serde_json::Value::String(text) => text.clone(),
+                            other => other.to_string(),
+                        })
+                        .collect();
+                    return Err(format!(
+                        "`select: {{{column}: {value}}}` matches no scenario; the scenarios' `{column}` is {}",
+                        present.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn check(&self, figure: &crate::spec::report::FigureSpec) -> Result<(), String> {
         use crate::spec::report::{MAX_LINES, MAX_PANELS};
-        let (panels, lines) = self.counts(&figure.panels, &figure.lines);
+        self.check_select(figure)?;
+        // The panels and lines of the scenarios the figure draws.
+        let selected;
+        let this = if figure.select.is_some() {
+            selected = FigureBounds {
+                scenarios: self
+                    .scenarios
+                    .iter()
+                    .filter(|scenario| figure.selects(scenario))
+                    .cloned()
+                    .collect(),
+                ..*self
+            };
+            &selected
+        } else {
+            self
+        };
+        let (panels, lines) = this.counts(&figure.panels, &figure.lines);
         if panels > MAX_PANELS {
             return Err(format!(
                 "`panels: [{}]` makes up to {panels} panels; at most {MAX_PANELS} are allowed (panel by columns with fewer values, or split the figure)",
@@ -143,7 +191,7 @@ impl FigureBounds {
             ));
         }
         if lines > MAX_LINES {
-            let mut folded: Vec<(&str, usize)> = self.folded(figure);
+            let mut folded: Vec<(&str, usize)> = this.folded(figure);
             // The node count follows from radix and dimensions; the legend leaves it out.
             if folded.iter().any(|(c, _)| matches!(*c, "radix" | "dimensions")) {
                 folded.retain(|(c, _)| *c != "nodes");
