@@ -30,7 +30,8 @@
 //! the x title under the lowest panel of each column). The y axis starts at 0 when the data
 //! come near it and a little below the data otherwise; the spec's `xlim`, `ylim`, `log_x`,
 //! `log_y`, `shared_y`, `y_from_zero`, `width`, `max_panels_per_page` and the label fields
-//! override the defaults.
+//! override the defaults. A spec's `select` keeps only the scenarios whose columns hold the
+//! values it gives (`FigureSpec::selects`): the panels, legend, CSV and caption see only those.
 //!
 //! Every page also gets a tidy CSV of exactly what it plots (`figures/<stem>.csv`, [`csv`](csv::csv)).
 //!
