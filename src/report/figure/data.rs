@@ -115,13 +115,6 @@ pub(super) fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
     // Styles follow the series label across panels, in sorted label order; with external
     // methods a configuration (the label less its method) keeps one colour and shape, and
     // its methods differ by fill and dash (`figure/style.rs`).
-    let mut labels: Vec<String> = panels
-        .values()
-        .flat_map(|(_, series)| series.keys().map(|(values, _)| values.join(", ")))
-        .collect();
-    labels.sort_by(|a, b| natural_cmp(a, b));
-    labels.dedup();
-    let single_unlabelled = labels.len() == 1 && labels[0].is_empty();
     let split = |values: &[String]| -> (String, Option<String>) {
         match values.split_last() {
             Some((method, configuration)) if any_external => {
@@ -160,6 +153,7 @@ pub(super) fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
     }
     legend.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     legend.dedup_by(|a, b| a.0 == b.0);
+    let single_unlabelled = legend.len() == 1 && legend[0].0.is_empty();
 
     let mut data = FigureData {
         panels: Vec::new(),

@@ -119,7 +119,7 @@ impl StyleKey {
 
 /// Relative luminance (ITU-R BT.709 weights on the sRGB values, 0 black to 1 white): the grey
 /// a colour prints as.
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg(test)]
 pub(crate) fn luminance(colour: RGBColor) -> f64 {
     let RGBColor(r, g, b) = colour;
     (0.2126 * f64::from(r) + 0.7152 * f64::from(g) + 0.0722 * f64::from(b)) / 255.0
