@@ -15,10 +15,14 @@
 //! percentile's rank, so for the q-th percentile each section must hold at least
 //! `10 / (1 - q)` messages (1,000 for p99): sections merge in pairs until they do, and with
 //! fewer than [`MIN_SECTIONS`] sections left there is no interval (a p99 from a few hundred
-//! messages is not worth one). Each section keeps an exact histogram (`sim::percentiles`), a
+//! messages is not worth one). When the run's latency batch means failed their test of
+//! independence (`sim::batch_means`), the sections are correlated too, and the variance gets
+//! the same AR(1) correlation adjustment from the section percentiles' lag-1 autocorrelation
+//! ([`super::batch_means::correlation_adjustment`]). Each section keeps an exact histogram (`sim::percentiles`), a
 //! few KiB while latencies stay below a thousand cycles; recording is one more increment per
 //! delivered measured message.
 
+use super::batch_means::correlation_adjustment;
 use super::percentiles::Histogram;
 use super::stats::student_t975;
 use crate::measurement::Percentiles;
@@ -70,39 +74,60 @@ impl Sections {
 
     /// The 95% half-widths of p50, p90, p95 and p99 about the run's own `overall`
     /// percentiles, over the sections that ended by `span` cycles into the window; `None` for
-    /// a percentile without enough messages per section.
-    pub(crate) fn intervals(&self, overall: Percentiles, span: u64) -> [Option<f64>; 4] {
+    /// a percentile without enough messages per section. With `correlated` (the latency batch
+    /// means failed their test) each variance has the correlation adjustment.
+    pub(crate) fn intervals(
+        &self,
+        overall: Percentiles,
+        span: u64,
+        correlated: bool,
+    ) -> [Option<f64>; 4] {
         let ended = ((span / self.length) as usize).min(self.histograms.len());
         let counts: Vec<u64> = self.histograms[..ended].iter().map(Histogram::count).collect();
         let centre = [overall.p50, overall.p90, overall.p95, overall.p99];
-        let mut halves = [None; 4];
-        for (k, &percent) in PERCENTS.iter().enumerate() {
+        // Per percentile, how many sections to merge into one (None: no interval).
+        let groups: [Option<usize>; 4] = PERCENTS.map(|percent| {
             let needed = 1000 / (100 - percent);
-            let mut group = 1usize;
             let enough = |group: usize| {
                 counts.chunks_exact(group).all(|c| c.iter().sum::<u64>() >= needed)
                     && counts.len() / group >= MIN_SECTIONS
             };
+            let mut group = 1usize;
             while !enough(group) && counts.len() / (2 * group) >= MIN_SECTIONS {
                 group *= 2;
             }
-            if !enough(group) {
-                continue;
+            enough(group).then_some(group)
+        });
+        // The merged sections' percentiles, once per distinct group size.
+        let mut merged: Vec<(usize, Vec<Percentiles>)> = Vec::new();
+        let mut halves = [None; 4];
+        for (k, group) in groups.iter().enumerate() {
+            let Some(group) = *group else { continue };
+            if !merged.iter().any(|(g, _)| *g == group) {
+                let sections = self.histograms[..ended]
+                    .chunks_exact(group)
+                    .filter_map(|chunk| {
+                        let mut merged = Histogram::default();
+                        for h in chunk {
+                            merged.add(h);
+                        }
+                        merged.percentiles()
+                    })
+                    .collect();
+                merged.push((group, sections));
             }
-            let estimates: Vec<f64> = self.histograms[..ended]
-                .chunks_exact(group)
-                .filter_map(|chunk| {
-                    let mut merged = Histogram::default();
-                    for h in chunk {
-                        merged.add(h);
-                    }
-                    merged.percentiles().map(|p| [p.p50, p.p90, p.p95, p.p99][k] as f64)
-                })
-                .collect();
+            let Some((_, sections)) = merged.iter().find(|(g, _)| *g == group) else { continue };
+            let estimates: Vec<f64> =
+                sections.iter().map(|p| [p.p50, p.p90, p.p95, p.p99][k] as f64).collect();
             let s = estimates.len() as f64;
             let variance =
                 estimates.iter().map(|q| (q - centre[k] as f64).powi(2)).sum::<f64>() / (s - 1.0);
-            halves[k] = Some(student_t975(estimates.len() as u64 - 1) * (variance / s).sqrt());
+            let adjustment = match correlated {
+                true => correlation_adjustment(&estimates).0,
+                false => 1.0,
+            };
+            halves[k] =
+                Some(student_t975(estimates.len() as u64 - 1) * (adjustment * variance / s).sqrt());
         }
         halves
     }
@@ -124,7 +149,7 @@ mod tests {
         }
         assert_eq!((s.length, s.histograms.len()), (20, 17));
         let overall = Percentiles { p50: 24, p90: 44, p95: 47, p99: 49, max: 49 };
-        let halves = s.intervals(overall, 320);
+        let halves = s.intervals(overall, 320, false);
         // Every section has the same distribution: zero width around the overall value.
         assert_eq!(halves, [Some(0.0); 4]);
         // 100 messages per section: p50 (needs 20) and p90 (100) have intervals, p95 (200)
@@ -135,7 +160,7 @@ mod tests {
                 few.delivered(offset, latency);
             }
         }
-        let halves = few.intervals(overall, 160);
+        let halves = few.intervals(overall, 160, false);
         assert!(halves[0].is_some() && halves[1].is_some() && halves[2].is_some());
         assert!(halves[3].is_none());
     }

@@ -244,12 +244,15 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
             network_latency: w.network_latencies.binned(),
             source_wait: w.source_waits.binned(),
         });
-        set_interval(&mut m, engine.batches.latency(engine.ended_batches(window_end)));
+        let interval = engine.batches.latency(engine.ended_batches(window_end));
+        set_interval(&mut m, interval);
         if let Some(p) = m.latency_percentiles {
-            m.latency_percentiles_ci95 = engine.sections.intervals(p, span_cycles);
+            let correlated = interval.is_some_and(|e| !e.independent);
+            m.latency_percentiles_ci95 = engine.sections.intervals(p, span_cycles, correlated);
         }
     }
-    m.throughput_ci95 = engine.batches.throughput(span_cycles, nodes).map(|e| e.half);
+    let throughput = engine.batches.throughput(span_cycles, nodes);
+    m.throughput_ci95 = throughput.map(|e| e.half);
     let ratio = |a: u64, b: u64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
     let mut add = |key: &str, value: f64| m.intermediates.push((key.to_string(), value));
     // Throughput mode: the messages dropped at full source queues were offered too.
@@ -272,6 +275,9 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         add("planned_window_cycles", planned as f64);
     }
     add("batches", engine.batches.len() as f64);
+    if let Some(e) = throughput {
+        add("throughput_batch_adjustment", e.adjustment);
+    }
     if let Some(cycles) = engine.transient.mser_truncation(window_end) {
         add("mser_truncation_cycles", cycles as f64);
     }
@@ -331,8 +337,11 @@ pub(crate) fn link_loads(engine: &Engine, per_vc: bool) -> Option<LinkLoads> {
 /// Sets `latency_ci95` from a batch-means interval and records how it was made as the
 /// intermediates `latency_batches` (b), `latency_batch_mean`, `latency_batch_sd` (the batch
 /// means' sample standard deviation), `latency_batch_cycles`, `latency_batch_test` (the von
-/// Neumann statistic of the batches a quarter as long, `sim::batch_means`) and
-/// `latency_batches_independent` (1 when the test accepted independence), replacing any
+/// Neumann statistic of the batches a quarter as long, `sim::batch_means`),
+/// `latency_batches_independent` (1 when the test accepted independence),
+/// `latency_batch_adjustment` (the variance's correlation adjustment A, 1 when the test
+/// passed) and `latency_batch_autocorrelation` (the lag-1 autocorrelation A was made from, 0
+/// when the test passed), replacing any
 /// earlier ones; `None` clears them. The pipeline pools the batch statistics across
 /// replications (`exec::aggregate`) when every replication passed the test and their means
 /// agree.
@@ -349,6 +358,8 @@ pub(crate) fn set_interval(m: &mut Measurement, interval: Option<Estimate>) {
         }
         m.intermediates
             .push(("latency_batches_independent".into(), f64::from(u8::from(e.independent))));
+        m.intermediates.push(("latency_batch_adjustment".into(), e.adjustment));
+        m.intermediates.push(("latency_batch_autocorrelation".into(), e.autocorrelation));
     }
 }
 

@@ -365,9 +365,12 @@ impl Engine {
             m.latency = Some(c.latency_sum / done as f64);
             m.latency_percentiles = c.latencies.percentiles();
             let end = self.window.end.unwrap_or(self.now);
-            crate::sim::stats::set_interval(m, self.batches.latency(self.ended_batches(end)));
+            let interval = self.batches.latency(self.ended_batches(end));
+            crate::sim::stats::set_interval(m, interval);
             if let Some(p) = m.latency_percentiles {
-                m.latency_percentiles_ci95 = self.sections.intervals(p, end - self.window.start);
+                let correlated = interval.is_some_and(|e| !e.independent);
+                let span = end - self.window.start;
+                m.latency_percentiles_ci95 = self.sections.intervals(p, span, correlated);
             }
         }
         if valid && c.copies > 0 {

@@ -150,8 +150,9 @@ impl Engine {
                     true => String::new(),
                     false => format!(
                         "; the batch means were correlated (von Neumann C = {:.2} over {} \
-                         batches of {} cycles)",
-                        e.statistic, e.tested, e.tested_cycles
+                         batches of {} cycles), and the half-width includes the correlation \
+                         adjustment (variance times {:.2})",
+                        e.statistic, e.tested, e.tested_cycles, e.adjustment
                     ),
                 };
                 format!(
@@ -194,9 +195,9 @@ impl Engine {
             return false;
         }
         let factor = match self.batches.latency(complete) {
-            Some(e) if e.independent && e.half <= target * e.mean => return true,
+            Some(e) if e.independent && e.batch_half <= target * e.mean => return true,
             Some(e) if e.mean > 0.0 => {
-                let ratio = e.half / (target * e.mean);
+                let ratio = e.batch_half / (target * e.mean);
                 (1.25 * ratio * ratio).max(2.0)
             }
             _ => 2.0,
