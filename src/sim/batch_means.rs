@@ -12,10 +12,20 @@
 //!
 //! **The interval** ([`estimate`]) is built from *interval batches*: the raw batches merged in
 //! pairs until fewer than `2 b` remain (`b` to `2 b - 1` batches of 4 to 8 raw batches each).
-//! Their means are treated as independent only when the **von Neumann test** accepts
+//! The mean latency is a ratio, the latency summed over the window's messages over their
+//! number, and batches hold different numbers of messages; where a batch with more messages
+//! also has slower ones (broadcasts, which contend with each other), the spread of the batch
+//! means misses that covariance. So the interval is the delta-method one of a ratio estimator
+//! (S. Asmussen and P. W. Glynn, *Stochastic Simulation*, Springer 2007, section III.3): with
+//! batch sums `s_i`, counts `n_i`, `R = sum s / sum n` and `n` the mean count, the batch
+//! values `(s_i - R n_i) / n` take the place of the batch means less their mean (the same
+//! when every batch holds as many messages; the throughput's batches weigh alike). In the
+//! coverage study's fixed-window runs with broadcasts this raised coverage from 92.6% to 95.6%
+//! at 0.3 of saturation and from 90.0% to 92.5% at 0.8; the torus's did not move.
+//! These values are treated as independent only when the **von Neumann test** accepts
 //! independence for the batches a quarter as long (the level two doublings finer, 4 b to 8 b
-//! of them): the statistic `C = 1 - sum (Y_i - Y_{i+1})^2 / (2 sum (Y_i - mean)^2)`, an
-//! estimate of the lag-1 autocorrelation, is approximately normal with mean 0 and variance
+//! of them): the statistic `C = 1 - sum (Y_i - Y_{i+1})^2 / (2 sum (Y_i - mean)^2)` of
+//! their values, an estimate of the lag-1 autocorrelation, is approximately normal with mean 0 and variance
 //! `(m - 2) / (m^2 - 1)` for `m` independent normal means, and the test rejects at the 10%
 //! level (one-sided, positive correlation), as in Fishman's LBATCH (G. S. Fishman,
 //! *Discrete-Event Simulation*, Springer 2001, section 6.6). Testing the shorter batches has
@@ -31,7 +41,7 @@
 //! as if its batch means were independent is too narrow: in the coverage study it covered
 //! 83% (torus) and 65-74% (broadcasts) at 0.95 of saturation. Its variance is then
 //! multiplied by the AR(1) adjustment `A = (1 + phi) / (1 - phi)` ([`correlation_adjustment`]),
-//! `phi` the lag-1 autocorrelation of the interval batch means, as in ASAP3 (N. M. Steiger,
+//! `phi` the lag-1 autocorrelation of the interval batches' values, as in ASAP3 (N. M. Steiger,
 //! E. K. Lada, J. R. Wilson, J. A. Joines, C. Alexopoulos and D. Goldsman, "ASAP3: a batch
 //! means procedure for steady-state simulation analysis", ACM TOMACS 15(1), 2005) and Skart
 //! (A. Tafazzoli and J. R. Wilson, "Skart: a skewness- and autoregression-adjusted
@@ -87,7 +97,8 @@ pub(crate) fn correlation_adjustment(means: &[f64]) -> (f64, f64) {
 /// A batch-means interval and how it was made.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Estimate {
-    /// Mean of the interval batches' means.
+    /// The ratio estimate over the interval batches: their latency sum over their messages
+    /// (for the throughput, whose batches weigh alike, the mean of the batch rates).
     pub(crate) mean: f64,
     /// 95% half-width: Student t with `batches - 1` degrees of freedom times the batch means'
     /// standard error, times `sqrt(adjustment)`.
@@ -99,7 +110,8 @@ pub(crate) struct Estimate {
     /// autocorrelation `phi` it was made from ([`correlation_adjustment`]).
     pub(crate) adjustment: f64,
     pub(crate) autocorrelation: f64,
-    /// Sample standard deviation of the interval batches' means.
+    /// Sample standard deviation of the interval batches' linearized values (of their means,
+    /// when the batches weigh alike; see the module doc).
     pub(crate) sd: f64,
     /// Number of interval batches.
     pub(crate) batches: usize,
@@ -139,9 +151,20 @@ fn halve(bins: &[(f64, f64)]) -> Vec<(f64, f64)> {
     bins.chunks_exact(2).map(|p| (p[0].0 + p[1].0, p[0].1 + p[1].1)).collect()
 }
 
-/// Means of the bins that hold something (weight > 0).
-fn means(bins: &[(f64, f64)]) -> Vec<f64> {
-    bins.iter().filter(|(_, w)| *w > 0.0).map(|(s, w)| s / w).collect()
+/// The linearized batch values of a ratio estimator over the bins that hold something
+/// (weight > 0): `(s_i - R w_i) / w`, with `R = sum s / sum w` the ratio (the estimate) and
+/// `w` the mean weight, and `R`. Their mean is 0 and their variance over `k` is the
+/// delta-method variance of `R`; with equal weights they are the batch means less their
+/// mean. `None` without a bin that holds something.
+fn linearized(bins: &[(f64, f64)]) -> Option<(Vec<f64>, f64)> {
+    let held: Vec<(f64, f64)> = bins.iter().copied().filter(|(_, w)| *w > 0.0).collect();
+    let weight: f64 = held.iter().map(|(_, w)| w).sum();
+    if held.is_empty() || weight <= 0.0 {
+        return None;
+    }
+    let ratio = held.iter().map(|(s, _)| s).sum::<f64>() / weight;
+    let mean_weight = weight / held.len() as f64;
+    Some((held.iter().map(|(s, w)| (s - ratio * w) / mean_weight).collect(), ratio))
 }
 
 /// The raw bins and their merges in pairs, level by level, down to the interval batches: the
@@ -167,15 +190,14 @@ pub(crate) fn estimate(
     let levels = levels(raw, min_batches.max(2));
     let last = levels.len() - 1;
     let tested_level = last.saturating_sub(TEST_DOUBLINGS as usize);
-    let interval = means(&levels[last]);
+    let (interval, mean) = linearized(&levels[last])?;
     let b = interval.len();
     if b < 2 {
         return None;
     }
-    let mean = interval.iter().sum::<f64>() / b as f64;
-    let variance = interval.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / (b - 1) as f64;
+    let variance = interval.iter().map(|y| y * y).sum::<f64>() / (b - 1) as f64;
     let sd = variance.sqrt();
-    let tested = means(&levels[tested_level]);
+    let tested = linearized(&levels[tested_level]).map(|(t, _)| t).unwrap_or_default();
     let (statistic, independent) = von_neumann(&tested).unwrap_or((f64::NAN, false));
     let (adjustment, autocorrelation) = match independent {
         true => (1.0, 0.0),
@@ -443,6 +465,41 @@ mod tests {
         // Measured: 84.4% unadjusted, 92.6% adjusted.
         assert!(covered < 0.87, "unadjusted coverage {covered}");
         assert!((0.91..=0.97).contains(&adjusted), "adjusted coverage {adjusted}");
+    }
+
+    /// Batches whose message counts vary and whose messages are slower when there are more of
+    /// them (as broadcasts are): the ratio estimator's interval covers the true ratio
+    /// E[s] / E[n] about 95% of the time. With equal counts it is the batch means' interval.
+    #[test]
+    fn the_interval_is_a_ratio_estimator_s_and_covers_its_ratio() {
+        let mut rng = crate::sim::rng::Rng::new(5);
+        let (mut covered, trials) = (0, 2_000);
+        // n uniform on 1..=9 (mean 5), latency per message 100 + 20 n plus noise: E[s] =
+        // E[100 n + 20 n^2] = 500 + 20 * 95 / 3, E[n] = 5.
+        let truth = (500.0 + 20.0 * 95.0 / 3.0) / 5.0;
+        for _ in 0..trials {
+            let raw: Vec<(f64, f64)> = (0..80)
+                .map(|_| {
+                    let n = 1.0 + rng.below(9) as f64;
+                    let noise = (0..12).map(|_| rng.open_unit()).sum::<f64>() - 6.0;
+                    (n * (100.0 + 20.0 * n) + 30.0 * n.sqrt() * noise, n)
+                })
+                .collect();
+            let e = estimate(&raw, 1, 20).unwrap();
+            let total: (f64, f64) = raw.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+            assert!((e.mean - total.0 / total.1).abs() < 1e-9);
+            covered += usize::from((e.mean - truth).abs() <= e.half);
+        }
+        let covered = covered as f64 / trials as f64;
+        assert!((0.93..=0.97).contains(&covered), "ratio estimator covered {covered}");
+        // Equal counts: the linearized values are the batch means less their mean.
+        let equal: Vec<(f64, f64)> = (0..80).map(|i| (f64::from(i % 7) * 4.0, 4.0)).collect();
+        let (values, ratio) = linearized(&equal).unwrap();
+        let mean = equal.iter().map(|(s, n)| s / n).sum::<f64>() / 80.0;
+        assert!((ratio - mean).abs() < 1e-12);
+        for (v, (s, n)) in values.iter().zip(&equal) {
+            assert!((v - (s / n - mean)).abs() < 1e-12);
+        }
     }
 
     #[test]

@@ -200,7 +200,7 @@ use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
-pub const VERSION: &str = "sim-1.5.0";
+pub const VERSION: &str = "sim-1.6.0";
 
 /// Default `circuit_retry_limit`: failed set-up attempts after the first before a circuit-switched
 /// message is dropped (the scenario table's, `scenario::fields`).

@@ -452,7 +452,7 @@ fn results_are_pinned() {
     let s = scenario(torus(4, 2), Routing::Duato, 3, 8);
     let options = SimOptions { warmup_cycles: 1_000, cycles: 5_000, ..SimOptions::default() };
     let m = simulate(&s, 0.03, &options, 2024, None).unwrap();
-    assert_eq!(VERSION, "sim-1.5.0");
+    assert_eq!(VERSION, "sim-1.6.0");
     assert_eq!((m.messages_measured, m.flit_hops, m.cycles), (Some(2368), Some(48117), Some(6011)));
     assert_eq!(m.latency, Some(12.407516891891891));
 }
