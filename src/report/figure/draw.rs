@@ -441,18 +441,13 @@ fn draw_series<'a>(
         if let Some(x) = series.saturation_x.filter(|x| range.x_contains(*x))
             && let Some(x_px) = frame.px(x)
         {
+            // The model's saturation load: a thin vertical line in the series' own dash
+            // pattern (so greyscale tells whose it is), dashed even for a solid series.
             let x_px = x_px.round() as i32;
-            let (dash, gap) = (units(2.5), units(2.0));
-            let mut y = plot.bottom;
-            while y > plot.top {
-                let end = (y - dash).max(plot.top);
-                root.draw(&PathElement::new(
-                    vec![(x_px, y), (x_px, end)],
-                    color.stroke_width(width(0.5)),
-                ))
-                .map_err(|error| error.to_string())?;
-                y = end - gap;
-            }
+            let dash = if style.dash.is_empty() { SATURATION_DASH } else { style.dash };
+            let vertical =
+                [(f64::from(x_px), f64::from(plot.bottom)), (f64::from(x_px), f64::from(plot.top))];
+            draw_dashed(root, &vertical, &SeriesStyle { dash, ..style }, SATURATION_PT)?;
             sample_segment(ink, (x_px, plot.bottom), (x_px, plot.top));
         }
         // The model line; a series without one has its simulation markers joined by a thin
@@ -578,6 +573,12 @@ fn draw_bar(
     }
     Ok(())
 }
+
+/// The dash pattern (pt) of a solid series' model-saturation line.
+const SATURATION_DASH: &[f64] = &[2.5, 2.0];
+
+/// The width (pt) of a model-saturation line.
+const SATURATION_PT: f64 = 0.5;
 
 /// Draws a polyline (SVG units) in the style's colour and dash pattern, `width_pt` wide. The
 /// dashes are drawn as separate segments ([`dash_runs`]), so every SVG reader and the PDF step
