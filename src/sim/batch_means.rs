@@ -25,13 +25,13 @@
 //! These values are treated as independent only when the **von Neumann test** accepts
 //! independence for the batches a quarter as long (the level two doublings finer, 4 b to 8 b
 //! of them): the statistic `C = 1 - sum (Y_i - Y_{i+1})^2 / (2 sum (Y_i - mean)^2)` of
-//! their values, an estimate of the lag-1 autocorrelation, is approximately normal with mean 0 and variance
-//! `(m - 2) / (m^2 - 1)` for `m` independent normal means, and the test rejects at the 10%
-//! level (one-sided, positive correlation), as in Fishman's LBATCH (G. S. Fishman,
-//! *Discrete-Event Simulation*, Springer 2001, section 6.6). Testing the shorter batches has
-//! power where it matters (with 80 of them it rejects a lag-1 correlation above 0.14), and
-//! the interval batches are four times longer still, so their own correlation is a fraction
-//! of what the test can see. A run whose quarter-length batches fail the test is not
+//! their values, an estimate of the lag-1 autocorrelation, is approximately normal with mean
+//! 0 and variance `(m - 2) / (m^2 - 1)` for `m` independent normal means, and the test
+//! rejects at the 10% level (one-sided, positive correlation), as in Fishman's LBATCH (G. S.
+//! Fishman, *Discrete-Event Simulation*, Springer 2001, section 6.6). Testing the shorter
+//! batches has power where it matters (with 80 of them it rejects a lag-1 correlation above
+//! 0.14), and the interval batches are four times longer still, so their own correlation is a
+//! fraction of what the test can see. A run whose quarter-length batches fail the test is not
 //! independent at that batch length: precision mode runs on (the batches grow with the run)
 //! and a fixed window reports it (`latency_batches_independent = 0`), and the pipeline does
 //! not pool such a run's batches with another's (`exec::aggregate`).
@@ -100,7 +100,7 @@ pub(crate) struct Estimate {
     /// The ratio estimate over the interval batches: their latency sum over their messages
     /// (for the throughput, whose batches weigh alike, the mean of the batch rates).
     pub(crate) mean: f64,
-    /// 95% half-width: Student t with `batches - 1` degrees of freedom times the batch means'
+    /// 95% half-width: Student t with `batches - 1` degrees of freedom times the batch values'
     /// standard error, times `sqrt(adjustment)`.
     pub(crate) half: f64,
     /// The same without the correlation adjustment (what the stopping rule compares with the

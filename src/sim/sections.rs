@@ -18,9 +18,9 @@
 //! messages is not worth one). When the run's latency batch means failed their test of
 //! independence (`sim::batch_means`), the sections are correlated too, and the variance gets
 //! the same AR(1) correlation adjustment from the section percentiles' lag-1 autocorrelation
-//! ([`super::batch_means::correlation_adjustment`]). Each section keeps an exact histogram (`sim::percentiles`), a
-//! few KiB while latencies stay below a thousand cycles; recording is one more increment per
-//! delivered measured message.
+//! ([`super::batch_means::correlation_adjustment`]). Each section keeps an exact histogram
+//! (`sim::percentiles`), a few KiB while latencies stay below a thousand cycles; recording is
+//! one more increment per delivered measured message.
 
 use super::batch_means::correlation_adjustment;
 use super::percentiles::Histogram;
