@@ -244,12 +244,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
             network_latency: w.network_latencies.binned(),
             source_wait: w.source_waits.binned(),
         });
-        let interval = engine.batches.latency(engine.ended_batches(window_end));
-        set_interval(&mut m, interval);
-        if let Some(p) = m.latency_percentiles {
-            let correlated = interval.is_some_and(|e| !e.independent);
-            m.latency_percentiles_ci95 = engine.sections.intervals(p, span_cycles, correlated);
-        }
+        set_latency_intervals(&mut m, engine, window_end);
     }
     let throughput = engine.batches.throughput(span_cycles, nodes);
     m.throughput_ci95 = throughput.map(|e| e.half);
@@ -332,6 +327,19 @@ pub(crate) fn link_loads(engine: &Engine, per_vc: bool) -> Option<LinkLoads> {
         false => Vec::new(),
     };
     Some(LinkLoads { window_cycles: span, flits: flits.collect(), vc_flits })
+}
+
+/// Sets the latency's interval from the batches that ended by window end `end`
+/// ([`set_interval`]) and the intervals of `m.latency_percentiles` from the sections, which
+/// get the correlation adjustment when the batches failed their test (`sim::sections`).
+pub(crate) fn set_latency_intervals(m: &mut Measurement, engine: &Engine, end: u64) {
+    let interval = engine.batches.latency(engine.ended_batches(end));
+    set_interval(m, interval);
+    if let Some(p) = m.latency_percentiles {
+        let correlated = interval.is_some_and(|e| !e.independent);
+        let span = end.saturating_sub(engine.window.start);
+        m.latency_percentiles_ci95 = engine.sections.intervals(p, span, correlated);
+    }
 }
 
 /// Sets `latency_ci95` from a batch-means interval and records how it was made as the

@@ -365,13 +365,7 @@ impl Engine {
             m.latency = Some(c.latency_sum / done as f64);
             m.latency_percentiles = c.latencies.percentiles();
             let end = self.window.end.unwrap_or(self.now);
-            let interval = self.batches.latency(self.ended_batches(end));
-            crate::sim::stats::set_interval(m, interval);
-            if let Some(p) = m.latency_percentiles {
-                let correlated = interval.is_some_and(|e| !e.independent);
-                let span = end - self.window.start;
-                m.latency_percentiles_ci95 = self.sections.intervals(p, span, correlated);
-            }
+            crate::sim::stats::set_latency_intervals(m, self, end);
         }
         if valid && c.copies > 0 {
             let copies = c.copies as f64;
