@@ -16,7 +16,12 @@ log file.
 What it translates (anything else is `unsupported`, with the reason):
 - topology: torus and mesh (k, n), as BookSim's `torus` and `mesh` with one node per router.
   Tori get `use_noc_latency = 0`: BookSim's default gives a torus's channels a latency of 2
-  cycles (a folded layout), runner's channels all take one cycle.
+  cycles (a folded layout), runner's channels take one cycle by default.
+- channel_latency: 1 (or unset), and on a torus also 2 (BookSim's `use_noc_latency = 1`);
+  BookSim's mesh and torus have no other channel latency.
+- credit_delay: unset or 0 only. BookSim's credit loop runs through its router pipeline (a
+  credit is sent when the flit leaves the input buffer after switch allocation), runner's is
+  the links' latency both ways plus credit_delay, so the two knobs do not correspond.
 - switching: wormhole.
 - routing: `dimension_order` as `dim_order` (on a torus only with runner's default dateline
   `per_traversal` and tie `random`, which are BookSim's: the VC class is fixed per ring
@@ -113,8 +118,19 @@ def translate(request):
         raise Unsupported(f"the {topology} topology (this adapter translates tori and meshes)")
     k, n, v = s["radix"], s["dimensions"], s["virtual_channels"]
     cfg = {"topology": topology, "k": k, "n": n}
-    if topology == "torus":
-        cfg["use_noc_latency"] = 0
+    latency = s.get("channel_latency") or 1
+    if topology == "torus" and latency in (1, 2):
+        cfg["use_noc_latency"] = latency - 1
+    elif latency != 1:
+        raise Unsupported(
+            f"channel_latency = {latency} on a {topology} (BookSim's {topology} channels take "
+            + ("1 or 2 cycles)" if topology == "torus" else "1 cycle)")
+        )
+    if s.get("credit_delay") not in (None, 0):
+        raise Unsupported(
+            f"credit_delay = {s['credit_delay']} (BookSim's credit loop runs through its router "
+            "pipeline; runner's credit_delay has no BookSim counterpart)"
+        )
 
     routing = s["routing"]
     if routing == "dimension_order":

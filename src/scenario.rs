@@ -289,6 +289,18 @@ pub struct Scenario {
     /// the serialized form when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_speedup: Option<u32>,
+    /// Cycles a flit takes over a link between two routers (simulator only); `None`: 1. Left
+    /// out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel_latency: Option<u32>,
+    /// Cycles a flit takes over a dragonfly's global link (simulator only); `None`:
+    /// `channel_latency`. Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_channel_latency: Option<u32>,
+    /// Cycles a credit takes back beyond its link's latency (simulator only); `None`: 0. Left
+    /// out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credit_delay: Option<u32>,
     /// Message length M in flits: the mean of `message_length_distribution`, or of the random
     /// lengths `message_length_second_moment` describes.
     pub message_length: u32,
@@ -353,6 +365,9 @@ impl Scenario {
             buffer_depth: fields::DEFAULT_BUFFER_DEPTH,
             router_delay: fields::DEFAULT_ROUTER_DELAY,
             input_speedup: None,
+            channel_latency: None,
+            global_channel_latency: None,
+            credit_delay: None,
             message_length: fields::DEFAULT_MESSAGE_LENGTH,
             message_length_second_moment: None,
             message_length_distribution: MessageLengths::Fixed,

@@ -329,6 +329,7 @@ pub(crate) const DISPLAY: &[DisplayEntry] = &[
     ("mean_busy_vcs", "", "busy VCs of a busy channel", ""),
     ("p_busy_{i}", "P_i", "probability that i VCs are busy", ""),
     ("source_backlog", "", "source-queue backlog", "messages/node"),
+    ("credit_loop_cycles", "", "longest credit loop (buffer depth to stream)", "cycles"),
     ("window_cycles", "", "measurement window", "cycles"),
     ("batches", "", "batches", ""),
     ("latency_batches", "", "interval batches with a delivered message", ""),

@@ -197,6 +197,17 @@ macro_rules! each_scenario_key {
             /// VCs) may send per cycle, ejection included, at least 1 (simulator); unlimited when left
             /// out.
             input_speedup: u32, copy;
+            /// Cycles a flit takes to cross a link between two routers, at least 1 (simulator; 1 when
+            /// left out). Credits come back over the same link. Links between a terminal and its
+            /// router (dragonfly, trees, graphs) take one cycle.
+            channel_latency: u32, copy;
+            /// Cycles a flit takes to cross a dragonfly's global link, at least 1 (simulator;
+            /// `channel_latency` when left out).
+            global_channel_latency: u32, copy;
+            /// Cycles a credit takes to come back beyond its link's latency (simulator; 0 when left
+            /// out): the credit loop of a link of latency L is 2 L + credit_delay cycles, and a VC
+            /// whose buffer is shallower streams at depth / loop flits per cycle.
+            credit_delay: u32, copy;
             /// Message length M in flits (the mean, with `message_length_second_moment`).
             message_length: u32 = $crate::scenario::fields::DEFAULT_MESSAGE_LENGTH, own;
             /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
@@ -280,6 +291,13 @@ macro_rules! each_column {
             router_delay: U32;
             /// Flits one router input port may send per cycle (simulator); null: unlimited.
             input_speedup: OptU32;
+            /// Cycles a flit takes over a link between two routers (simulator); null: 1.
+            channel_latency: OptU32;
+            /// Cycles a flit takes over a dragonfly's global link (simulator); null:
+            /// `channel_latency`.
+            global_channel_latency: OptU32;
+            /// Cycles a credit takes back beyond its link's latency (simulator); null: 0.
+            credit_delay: OptU32;
             /// Message length M (flits).
             message_length: U32;
             /// E[M^2] for random message lengths; null for fixed length.
@@ -338,6 +356,10 @@ pub(crate) use each_column;
 /// The most flits per buffer, cycles of router delay or circuit back-off, links of scouting
 /// distance, flits per input port and cycle, and flits per message: 2^20.
 pub const MAX_COUNT: u32 = 1 << 20;
+
+/// The most cycles of channel latency or credit delay: 2^16 (the timing wheel has a slot per
+/// cycle of the longest credit loop).
+pub const MAX_LATENCY: u32 = 1 << 16;
 
 /// Default `circuit_retry_limit`: failed set-up attempts after the first before a
 /// circuit-switched message is dropped.
@@ -499,6 +521,20 @@ pub const FIELDS: &[Field] = &[
         .simulator()
         .display(display("", "input speed-up", ""))
         .header(header("Input speed-up", "", "Speed-up", "")),
+    field("channel_latency", count(1, MAX_LATENCY), |s| maybe_count(s.channel_latency))
+        .simulator()
+        .display(display("L", "channel latency", "cycles"))
+        .header(header("Channel latency L", "cycles", "$L$", "(cycles)")),
+    field("global_channel_latency", count(1, MAX_LATENCY), |s| {
+        maybe_count(s.global_channel_latency)
+    })
+    .simulator()
+    .display(display("", "global channel latency", "cycles"))
+    .header(header("Global channel latency", "cycles", "Global latency", "(cycles)")),
+    field("credit_delay", count(0, MAX_LATENCY), |s| maybe_count(s.credit_delay))
+        .simulator()
+        .display(display("", "credit delay", "cycles"))
+        .header(header("Credit delay", "cycles", "Credit delay", "(cycles)")),
     field("message_length", count(1, MAX_COUNT), |s| whole(s.message_length))
         .described()
         .display(display("M", "message length", "flits"))

@@ -86,6 +86,7 @@ mod invariants;
 mod route;
 mod run;
 mod switching;
+mod timing;
 mod traverse;
 
 /// No message / no VC.
@@ -411,6 +412,9 @@ pub(crate) struct Engine {
     /// The switching technique (`switching`): its kind and the separate header's state.
     pub(crate) switching: switching::State,
 
+    /// Multi-cycle links and the credit loop (`timing`); `None` with one-cycle links and
+    /// credits, the default, which schedules nothing.
+    timing: Option<Box<timing::Timing>>,
     /// Throughput mode's source-queue cap and per-node counters; `None` in latency mode.
     pub(crate) throughput: Option<Tracker>,
     /// Hypercube broadcasts (`broadcast_fraction > 0`); `None` for unicast traffic.

@@ -196,6 +196,9 @@ mod switching_tests;
 #[cfg(test)]
 mod replay_tests;
 
+#[cfg(test)]
+mod timing_tests;
+
 use crate::measurement::{Measurement, Status};
 use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
 
@@ -293,6 +296,41 @@ impl SimError {
 /// callback that never breaks gives the same results as one without.
 pub type Progress<'a> = &'a (dyn Fn(u64, u64) -> std::ops::ControlFlow<()> + Sync);
 
+/// The timing knobs: latencies of at least one cycle, a global latency only on the
+/// dragonfly, and wormhole switching (the separate headers of scouting and circuit switching
+/// assume one-cycle links).
+fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
+    for (key, value) in [
+        ("channel_latency", scenario.channel_latency),
+        ("global_channel_latency", scenario.global_channel_latency),
+    ] {
+        if value == Some(0) {
+            return Err(SimError(format!("{key} must be at least 1 cycle")));
+        }
+    }
+    if scenario.global_channel_latency.is_some()
+        && !matches!(scenario.topology, crate::scenario::Topology::Dragonfly { .. })
+    {
+        return Err(SimError(format!(
+            "global_channel_latency applies to the dragonfly only, but the topology is {}: \
+             use channel_latency, or leave it unset",
+            scenario.topology.kind()
+        )));
+    }
+    let timed = [scenario.channel_latency, scenario.global_channel_latency]
+        .iter()
+        .any(|l| l.is_some_and(|l| l != 1))
+        || scenario.credit_delay.is_some_and(|d| d != 0);
+    if timed && scenario.switching != Switching::Wormhole {
+        return Err(SimError(format!(
+            "channel_latency, global_channel_latency and credit_delay are simulated with wormhole \
+             switching only, got {}: leave them unset",
+            scenario.switching.kind()
+        )));
+    }
+    Ok(())
+}
+
 /// Checks that the simulator supports `scenario` (cheap: no tables are built).
 pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     let size = topology::Geometry::check(&scenario.topology)?;
@@ -328,6 +366,7 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     if scenario.message_length == 0 {
         return Err(SimError("message_length must be at least 1 flit".into()));
     }
+    check_timing(scenario)?;
     if scenario.message_length_second_moment.is_some()
         && scenario.message_length_distribution.is_fixed()
     {

@@ -265,6 +265,10 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         add(&format!("p_busy_{v}"), ratio(t, total_busy));
     }
     add("source_backlog", engine.backlog_per_node());
+    if let Some(cycles) = engine.longest_credit_loop() {
+        // The buffer depth a VC needs to stream at one flit per cycle on the slowest link.
+        add("credit_loop_cycles", f64::from(cycles));
+    }
     add("window_cycles", span);
     if let Some(planned) = engine.planned_window {
         add("planned_window_cycles", planned as f64);

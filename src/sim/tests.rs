@@ -70,6 +70,21 @@ pub(crate) fn lone_message_with(
     panic!("message {source}->{dest} not delivered");
 }
 
+/// Runs `engine` for `cycles` cycles with the window open, checking its invariants every 101
+/// cycles; returns what two runs that should agree bit for bit are compared on: the flit
+/// hops, the messages delivered and the window's counters.
+pub(crate) fn fingerprint(mut engine: Engine, cycles: u64) -> (u64, u64, String) {
+    engine.open_window();
+    for cycle in 1..=cycles {
+        engine.step();
+        if cycle % 101 == 0 {
+            engine.check_invariants();
+        }
+    }
+    assert!(engine.window.flit_hops > 0, "nothing moved");
+    (engine.flit_hops, engine.delivered_total, format!("{:?}", engine.window))
+}
+
 /// Breadth-first distances from `source` over all links.
 pub(crate) fn bfs(geometry: &Geometry, source: u32, routers: u32) -> Vec<u32> {
     let mut distance = vec![u32::MAX; routers as usize];
@@ -422,16 +437,7 @@ fn the_bitmap_walk_gives_the_results_of_the_active_order_walk() {
     for s in &cases {
         let run = |bitmap: bool| {
             let engine = Engine::new(s, 0.03, 11, &plan(0, 3_000)).unwrap();
-            let mut engine = engine.with_bitmap_walk(bitmap);
-            engine.open_window();
-            for cycle in 1..=3_000 {
-                engine.step();
-                if cycle % 101 == 0 {
-                    engine.check_invariants();
-                }
-            }
-            assert!(engine.window.flit_hops > 0, "{s:?}");
-            (engine.flit_hops, engine.delivered_total, format!("{:?}", engine.window))
+            fingerprint(engine.with_bitmap_walk(bitmap), 3_000)
         };
         assert_eq!(run(true), run(false), "{s:?}");
     }

@@ -38,6 +38,19 @@ use super::network::torus::{Mesh, Torus};
 /// Largest supported network, in nodes (memory and 32-bit ids).
 const MAX_NODES: u64 = 1 << 22;
 
+/// What a channel slot joins ([`Geometry::link_kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LinkKind {
+    /// No link.
+    None,
+    /// A terminal and its router (in families whose terminals are not routers).
+    Terminal,
+    /// Two routers.
+    Router,
+    /// Two dragonfly groups.
+    Global,
+}
+
 /// A network family and its own data (sizes, numbering, route tables).
 #[derive(Clone, Debug)]
 pub(crate) enum Family {
@@ -327,6 +340,27 @@ impl Geometry {
         let (router, port) = (channel / ports, channel % ports);
         let downstream = self.downstream(channel);
         each_family!(&self.family, net => net.link_class(router, port, downstream))
+    }
+
+    /// What channel slot `channel` joins, for its latency: two routers, two dragonfly groups,
+    /// or a terminal and its router (in the families whose terminals are not routers: the
+    /// trees, the dragonfly and graphs), if anything.
+    pub(crate) fn link_kind(&self, channel: u32) -> LinkKind {
+        let downstream = self.downstream(channel);
+        if downstream == NO_LINK {
+            return LinkKind::None;
+        }
+        let ports = self.ports.max(1);
+        let (router, port) = (channel / ports, channel % ports);
+        let routers_only =
+            matches!(self.family, Family::Torus(_) | Family::Mesh(_) | Family::Hypercube(_));
+        if !routers_only && (router < self.nodes || downstream < self.nodes) {
+            return LinkKind::Terminal;
+        }
+        match &self.family {
+            Family::Dragonfly(dragonfly) if dragonfly.is_global(router, port) => LinkKind::Global,
+            _ => LinkKind::Router,
+        }
     }
 
     /// Human-readable direction of a port, e.g. `+x0` or `-x1` (`x3` on the hypercube).

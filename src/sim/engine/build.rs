@@ -15,7 +15,7 @@ use super::super::topology::Geometry;
 use super::super::trace::Feed;
 use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimError, rng::Rng};
-use super::{BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, broadcast, switching};
+use super::{BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, broadcast, switching, timing};
 
 impl Engine {
     /// Builds the network for a scenario accepted by `check`.
@@ -165,6 +165,7 @@ impl Engine {
                 source_waits: Histogram::new(),
                 ..Window::default()
             },
+            timing: timing::of(scenario, &geometry, total_vcs),
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
             broadcasts: broadcast::Broadcasts::new(scenario, geometry.size.dims, geometry.nodes),
             trace: None,
@@ -179,6 +180,21 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn with_bitmap_walk(mut self, on: bool) -> Engine {
         self.walk_bitmap = on;
+        self
+    }
+
+    /// Test builds: the timed engine (`timing`) even where every link and credit takes one
+    /// cycle, to compare it with the default engine.
+    #[cfg(test)]
+    pub(crate) fn with_timing(mut self, scenario: &Scenario) -> Engine {
+        let total = self.vc_owner.len();
+        let latency = timing::latencies(
+            &self.geometry,
+            scenario.channel_latency.unwrap_or(1),
+            scenario.global_channel_latency.or(scenario.channel_latency).unwrap_or(1),
+        );
+        let delay = scenario.credit_delay.unwrap_or(0);
+        self.timing = Some(Box::new(timing::Timing::new(latency, delay, total)));
         self
     }
 

@@ -19,6 +19,11 @@ impl Engine {
         self.vc_received[vcu] = 0;
         if vc < self.network_vcs {
             let channel = vc / self.v;
+            if let Some(timing) = self.timing.as_deref_mut() {
+                // Reallocated once the tail's credit is back (`timing`).
+                timing.drained(self.now, vc, channel);
+                return;
+            }
             let busy = self.ch_busy[channel as usize] & !(1 << (vc % self.v));
             self.set_busy(channel, busy);
         } else {

@@ -56,6 +56,19 @@ impl Engine {
                 assert_eq!(self.vc_src[out as usize], vc as u32);
             }
             assert!(self.vc_count[vc] <= self.depth.max(self.lengths.longest()), "buffer overflow");
+            if let Some(timing) = self.timing.as_deref() {
+                // Flits on their way count in the buffer; credits on their way are no room.
+                assert!(
+                    timing.transit[vc] <= self.vc_count[vc],
+                    "VC {vc}: more in transit than sent"
+                );
+                if vc < self.network_vcs as usize {
+                    assert!(
+                        self.vc_count[vc] + timing.owed[vc] <= self.depth,
+                        "VC {vc} over its credits"
+                    );
+                }
+            }
             if vc < self.network_vcs as usize {
                 let channel = vc / self.v as usize;
                 assert!(self.ch_busy[channel] >> (vc % self.v as usize) & 1 == 1);

@@ -64,7 +64,11 @@ impl Engine {
             let (v, base) = (self.v as usize, (cur * self.geometry.ports) as usize);
             let occupancy = |port: u32| {
                 let first = (base + port as usize) * v;
-                self.vc_count[first..first + v].iter().sum::<u32>()
+                let held = self.vc_count[first..first + v].iter().sum::<u32>();
+                // With multi-cycle credits: the slots the router has no credit for yet.
+                let owed =
+                    self.timing.as_deref().map_or(0, |t| t.owed[first..first + v].iter().sum());
+                held + owed
             };
             header.level = self.router.decide(&self.geometry, cur, header, occupancy);
         }

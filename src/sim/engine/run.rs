@@ -254,10 +254,13 @@ impl Engine {
     fn step_with<const S: u8>(&mut self) -> bool {
         self.generate();
         self.route::<S>();
-        let mut moved = match (self.speedup.is_some(), self.walk_bitmap) {
-            (true, _) => self.traverse::<S, PORTS>(),
-            (false, true) => self.traverse::<S, BITMAP>(),
-            (false, false) => self.traverse::<S, ACTIVE>(),
+        let mut moved = match (self.speedup.is_some(), self.walk_bitmap, self.timing.is_some()) {
+            (true, _, false) => self.traverse::<S, PORTS, false>(),
+            (false, true, false) => self.traverse::<S, BITMAP, false>(),
+            (false, false, false) => self.traverse::<S, ACTIVE, false>(),
+            (true, _, true) => self.traverse::<S, PORTS, true>() | self.advance_timing(),
+            (false, true, true) => self.traverse::<S, BITMAP, true>() | self.advance_timing(),
+            (false, false, true) => self.traverse::<S, ACTIVE, true>() | self.advance_timing(),
         };
         if S != WORMHOLE {
             moved |=

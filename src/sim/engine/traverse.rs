@@ -11,8 +11,9 @@ impl Engine {
     /// Phase A (choose), ejection and phase B (apply) of switch and link traversal.
     /// `W`: how phase A walks the channels (`ACTIVE`, `PORTS` with an input speedup,
     /// `BITMAP`); monomorphised, so that the unlimited cases have no trace of the port
-    /// accounting.
-    pub(super) fn traverse<const S: u8, const W: u8>(&mut self) -> bool {
+    /// accounting. `T`: links or credits take more than one cycle (`timing`); likewise, the
+    /// default has no trace of it.
+    pub(super) fn traverse<const S: u8, const W: u8, const T: bool>(&mut self) -> bool {
         let interleaved = self.ejection == Ejection::Interleaved;
         if interleaved {
             self.pick_ejections();
@@ -20,18 +21,19 @@ impl Engine {
         if W == PORTS {
             self.account_ejection(self.speedup.unwrap_or(u32::MAX));
         }
-        self.choose::<S, W>();
+        self.choose::<S, W, T>();
         let mut moved = self.n_moves > 0;
-        moved |= self.eject::<W>(interleaved);
-        self.apply::<S, W>();
+        moved |= self.eject::<W, T>(interleaved);
+        self.apply::<S, W, T>();
         moved
     }
 
     /// Phase A: every active channel picks, round-robin, one of its VCs whose upstream buffer
     /// has a flit and whose own buffer has room (and, with an input speedup, whose input port
-    /// has a slot left); the picks go to `moves[..n_moves]`.
+    /// has a slot left); the picks go to `moves[..n_moves]`. With `T`, a flit still on its
+    /// link is not there yet, and a credit still on its way back is not room yet.
     #[inline(always)]
-    fn choose<const S: u8, const W: u8>(&mut self) {
+    fn choose<const S: u8, const W: u8, const T: bool>(&mut self) {
         let v = self.v;
         let depth = self.depth;
         let cap = self.speedup.unwrap_or(u32::MAX);
@@ -50,8 +52,13 @@ impl Engine {
             port_sent,
             port_touched,
             switching,
+            timing,
             ..
         } = self;
+        let (transit, owed): (&[u32], &[u32]) = match timing.as_deref() {
+            Some(timing) if T => (&timing.transit, &timing.owed),
+            _ => (&[], &[]),
+        };
         // The slices are taken once: nothing in the loop resizes a vector (the moves go
         // to `moves`, sized for one per channel), so their addresses and lengths stay in
         // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_busy` and
@@ -106,8 +113,12 @@ impl Engine {
                 let out = base + vv as usize;
                 let src = vc_src[out];
                 if src != NONE
-                    && vc_count[src as usize] > 0
-                    && vc_count[out] < depth
+                    && (if T {
+                        vc_count[src as usize] > transit[src as usize]
+                            && vc_count[out] + owed[out] < depth
+                    } else {
+                        vc_count[src as usize] > 0 && vc_count[out] < depth
+                    })
                     && (S == WORMHOLE || vc_received[out] > 0 || gate[out] <= now)
                 {
                     if W == PORTS {
@@ -134,7 +145,7 @@ impl Engine {
     /// with an input speedup, unless held) hands one to its node; a message whose tail is
     /// handed over is complete. Returns whether a flit was ejected.
     #[inline(always)]
-    fn eject<const W: u8>(&mut self, interleaved: bool) -> bool {
+    fn eject<const W: u8, const T: bool>(&mut self, interleaved: bool) -> bool {
         let mut moved = false;
         let mut i = 0;
         while i < self.ejecting.len() {
@@ -148,7 +159,11 @@ impl Engine {
                 i += 1;
                 continue;
             }
-            if self.vc_count[vc as usize] > 0 {
+            let arrived = match self.timing.as_deref() {
+                Some(timing) if T => timing.transit[vc as usize],
+                _ => 0,
+            };
+            if self.vc_count[vc as usize] > arrived {
                 #[cfg(test)]
                 self.count_port_flit(vc);
                 #[cfg(test)]
@@ -159,6 +174,12 @@ impl Engine {
                 }
                 moved = true;
                 self.vc_count[vc as usize] -= 1;
+                if T && vc < self.network_vcs {
+                    let (now, channel) = (self.now, vc / self.v);
+                    if let Some(timing) = self.timing.as_deref_mut() {
+                        timing.departed(now, vc, channel);
+                    }
+                }
                 let id = self.vc_owner[vc as usize];
                 let message = &mut self.messages[id as usize];
                 message.delivered += 1;
@@ -185,7 +206,7 @@ impl Engine {
 
     /// Phase B: applies this cycle's moves (`moves[..n_moves]`).
     #[inline(always)]
-    fn apply<const S: u8, const W: u8>(&mut self) {
+    fn apply<const S: u8, const W: u8, const T: bool>(&mut self) {
         let n_moves = self.n_moves;
         let counting = self.window.open;
         // Phase B. Walked in `active` order, the moves are applied one by one. Walked in
@@ -205,6 +226,13 @@ impl Engine {
             self.count_port_flit(src as u32);
             self.vc_count[src] -= 1;
             self.vc_count[out] += 1;
+            if T && let Some(timing) = self.timing.as_deref_mut() {
+                let v = self.v as usize;
+                timing.sent(self.now, out as u32, (out / v) as u32);
+                if src < self.network_vcs as usize {
+                    timing.departed(self.now, src as u32, (src / v) as u32);
+                }
+            }
             if counting {
                 self.window.vc_flits[out] += 1;
             }
@@ -212,7 +240,7 @@ impl Engine {
                 if W == BITMAP {
                     self.events.push((pos << 1, out as u32));
                 } else {
-                    self.header_arrived::<S>(out as u32, counting);
+                    self.header_arrived::<S, T>(out as u32, counting);
                 }
             }
             self.vc_received[out] += 1;
@@ -232,7 +260,7 @@ impl Engine {
             for k in 0..self.events.len() {
                 let (key, out) = self.events[k];
                 if key & 1 == 0 {
-                    self.header_arrived::<S>(out, counting);
+                    self.header_arrived::<S, T>(out, counting);
                 } else {
                     self.input_emptied::<S>(out);
                 }
@@ -244,12 +272,17 @@ impl Engine {
         }
     }
 
-    /// Phase B: a header entered output VC `out` this cycle.
+    /// Phase B: a header entered output VC `out` this cycle (with `T`: was sent towards it;
+    /// it arrives, and may be routed, after the link's latency).
     #[inline(always)]
-    fn header_arrived<const S: u8>(&mut self, out: u32, counting: bool) {
+    fn header_arrived<const S: u8, const T: bool>(&mut self, out: u32, counting: bool) {
         let id = self.vc_owner[out as usize] as usize;
         if S == WORMHOLE {
-            self.pending.push(Pending { vc: out, ready: self.now + 1 + self.delay });
+            let link = match self.timing.as_deref() {
+                Some(timing) if T => u64::from(timing.latency[(out / self.v) as usize]),
+                _ => 1,
+            };
+            self.pending.push(Pending { vc: out, ready: self.now + link + self.delay });
             self.messages[id].head_vc = out;
             if counting {
                 self.window.header_hops += 1;

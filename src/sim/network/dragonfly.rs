@@ -232,7 +232,7 @@ impl Dragonfly {
 
     /// Whether `port` of router or terminal `cur` is a global link.
     #[inline]
-    fn is_global(&self, cur: u32, port: u32) -> bool {
+    pub(crate) fn is_global(&self, cur: u32, port: u32) -> bool {
         cur >= self.terminals && port >= self.first_global()
     }
 

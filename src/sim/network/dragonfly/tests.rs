@@ -12,7 +12,8 @@ use super::*;
 use crate::measurement::Status;
 use crate::scenario::{Ejection, Routing, Scenario, Topology, Traffic};
 
-fn dragonfly(p: u32, a: u32, h: u32, routing: Routing, v: u32, m: u32) -> Scenario {
+/// A dragonfly (p, a, h) with `routing`, V and M.
+pub(crate) fn dragonfly(p: u32, a: u32, h: u32, routing: Routing, v: u32, m: u32) -> Scenario {
     Scenario {
         routing,
         virtual_channels: v,

@@ -1,0 +1,241 @@
+//! Tests of channel latency and the credit loop (`engine::timing`): the timed engine with
+//! one-cycle links is the default engine, zero-load latency is exact for every pair with
+//! multi-cycle links, a VC behind a buffer shallower than its credit loop streams at depth /
+//! loop flits per cycle, and flits are conserved under load.
+
+use super::engine::{Engine, RunPlan};
+use super::network::dragonfly::tests::dragonfly;
+use super::tests::{fingerprint, lone_message_with, run_checking_invariants};
+use super::*;
+use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
+
+fn torus(k: u32, n: u32, routing: Routing, v: u32, m: u32) -> Scenario {
+    Scenario {
+        routing,
+        virtual_channels: v,
+        message_length: m,
+        ..Scenario::new(Topology::Torus { radix: k, dimensions: n })
+    }
+}
+
+/// A 4x4 mesh with one VC per channel (dimension order).
+fn mesh_one_vc() -> Scenario {
+    Scenario {
+        routing: Routing::DimensionOrder,
+        virtual_channels: 1,
+        ..Scenario::new(Topology::Mesh { radix: 4, dimensions: 2 })
+    }
+}
+
+/// With every link and credit one cycle, the timed engine (events on the wheel, credits and
+/// flits in transit counted) gives the default engine's results bit for bit, whatever the
+/// walk, the ejection, the input speedup and the routing.
+#[test]
+fn the_timed_engine_with_one_cycle_links_is_the_default_engine() {
+    let cases = [
+        torus(6, 2, Routing::DimensionOrder, 2, 8),
+        torus(4, 3, Routing::Duato, 3, 5),
+        Scenario { ejection: Ejection::Interleaved, ..torus(5, 2, Routing::Duato, 3, 4) },
+        Scenario { input_speedup: Some(1), ..torus(4, 2, Routing::Adaptive, 4, 6) },
+        Scenario { ejection: Ejection::Unlimited, ..torus(6, 2, Routing::Nbc, 4, 6) },
+        Scenario { buffer_depth: 1, router_delay: 2, ..torus(4, 2, Routing::DimensionOrder, 2, 3) },
+        dragonfly(2, 4, 2, Routing::Ugal, 3, 4),
+        Scenario {
+            broadcast_fraction: 0.05,
+            ejection: Ejection::Unlimited,
+            ..Scenario {
+                routing: Routing::Duato,
+                virtual_channels: 4,
+                message_length: 8,
+                ..Scenario::new(Topology::Hypercube { dimensions: 4 })
+            }
+        },
+    ];
+    for s in &cases {
+        for bitmap in [false, true] {
+            let run = |timed: bool| {
+                let engine = Engine::new(s, 0.03, 11, &RunPlan::fixed(0, 3_000)).unwrap();
+                let engine = engine.with_bitmap_walk(bitmap);
+                fingerprint(if timed { engine.with_timing(s) } else { engine }, 3_000)
+            };
+            assert_eq!(run(true), run(false), "{s:?}, bitmap walk {bitmap}");
+        }
+    }
+}
+
+/// A lone message's latency with multi-cycle links, on a torus: every hop costs its link's
+/// latency L plus `router_delay` before the header moves on, then the M flits leave one per
+/// cycle, so `hops (L + router_delay) + M`, for every ordered pair (buffers at least as deep
+/// as the credit loop, so that nothing starves).
+#[test]
+fn zero_load_latency_adds_every_link_s_latency_on_a_torus_and_a_mesh() {
+    let mesh = Scenario {
+        routing: Routing::DimensionOrder,
+        virtual_channels: 1,
+        message_length: 6,
+        ..Scenario::new(Topology::Mesh { radix: 4, dimensions: 2 })
+    };
+    for (s, latency, delay) in [
+        (torus(4, 2, Routing::DimensionOrder, 2, 5), 3, 0),
+        (torus(5, 2, Routing::Duato, 3, 4), 2, 1),
+        (mesh, 4, 2),
+    ] {
+        let s = Scenario {
+            channel_latency: Some(latency),
+            credit_delay: Some(delay),
+            buffer_depth: 2 * latency + delay,
+            router_delay: delay,
+            ..s
+        };
+        let n = s.nodes() as u32;
+        for source in 0..n {
+            for dest in (0..n).filter(|&d| d != source) {
+                let (measured, hops) = lone_message_with(&s, source, dest, None);
+                let expected = hops * f64::from(latency + delay) + f64::from(s.message_length);
+                assert_eq!(measured, expected, "{s:?} {source}->{dest}");
+            }
+        }
+    }
+}
+
+/// On a dragonfly with local links of latency L and global links of latency G, the terminal
+/// links take one cycle: a minimal route costs `2 (1 + d)` at its terminal links, `L + d` per
+/// local hop and `G + d` for its global hop, plus M; for every ordered pair.
+#[test]
+fn zero_load_latency_adds_local_global_and_terminal_latencies_on_a_dragonfly() {
+    let (p, a, h) = (2, 4, 2);
+    for (local, global, delay) in [(3, 7, 0), (10, 100, 1)] {
+        let s = Scenario {
+            channel_latency: Some(local),
+            global_channel_latency: Some(global),
+            buffer_depth: 2 * global + delay,
+            router_delay: delay,
+            ..dragonfly(p, a, h, Routing::Minimal, 2, 4)
+        };
+        let n = s.nodes() as u32;
+        for source in 0..n {
+            for dest in (0..n).filter(|&d| d != source) {
+                let (measured, hops) = lone_message_with(&s, source, dest, None);
+                let globals = u32::from(source / (p * a) != dest / (p * a));
+                let locals = hops as u32 - 2 - globals;
+                let expected =
+                    2 * (1 + delay) + locals * (local + delay) + globals * (global + delay);
+                assert_eq!(measured, f64::from(expected + s.message_length), "{source}->{dest}");
+            }
+        }
+    }
+}
+
+/// A VC whose buffer is shallower than its credit loop `2 L + credit_delay` starves: one
+/// message streaming over one link sends `depth` flits per loop. Between messages of
+/// `q depth + 1` flits, the tail's delivery moves by exactly a loop per `depth` flits.
+#[test]
+fn a_buffer_shallower_than_the_credit_loop_streams_depth_flits_per_loop() {
+    for (latency, delay, depth) in [(1, 1, 2), (2, 0, 2), (3, 2, 4), (4, 1, 3), (1, 0, 1)] {
+        let s = Scenario {
+            channel_latency: Some(latency),
+            credit_delay: Some(delay),
+            buffer_depth: depth,
+            ..mesh_one_vc()
+        };
+        let tail = |q: u32| {
+            let s = Scenario { message_length: q * depth + 1, ..s.clone() };
+            lone_message_with(&s, 0, 1, None).0
+        };
+        let period = (2 * latency + delay).max(depth);
+        assert_eq!(tail(12) - tail(2), f64::from(10 * period), "L {latency} d {delay} B {depth}");
+    }
+    // The default loop is 2 cycles: depth 1 halves the rate, depth 2 streams.
+    let s = mesh_one_vc();
+    for (depth, period) in [(1, 2.0), (2, 2.0)] {
+        let s = Scenario { buffer_depth: depth, ..s.clone() };
+        let tail = |q: u32| {
+            let s = Scenario { message_length: q * depth + 1, ..s.clone() };
+            lone_message_with(&s, 0, 1, None).0
+        };
+        assert_eq!(tail(12) - tail(2), 10.0 * period, "default loop, depth {depth}");
+    }
+}
+
+/// Under load with long links and slow credits, flits are conserved, no buffer holds more
+/// than its depth less its owed credits, and deadlock-free routings deliver.
+#[test]
+fn long_links_under_load_keep_the_invariants() {
+    let cases = [
+        (
+            Scenario {
+                channel_latency: Some(3),
+                credit_delay: Some(2),
+                buffer_depth: 4,
+                ..torus(4, 2, Routing::Duato, 3, 6)
+            },
+            0.04,
+        ),
+        (
+            Scenario {
+                channel_latency: Some(2),
+                buffer_depth: 8,
+                ejection: Ejection::Interleaved,
+                ..torus(4, 2, Routing::DimensionOrder, 2, 8)
+            },
+            0.05,
+        ),
+        (
+            Scenario {
+                channel_latency: Some(10),
+                global_channel_latency: Some(100),
+                buffer_depth: 16,
+                ejection: Ejection::Interleaved,
+                ..dragonfly(2, 4, 2, Routing::Ugal, 3, 4)
+            },
+            0.05,
+        ),
+    ];
+    for (s, rate) in &cases {
+        check(s).unwrap();
+        let engine = run_checking_invariants(s, *rate, 3, 6_000);
+        assert!(engine.window.delivered > 100, "{s:?}: {}", engine.window.delivered);
+    }
+}
+
+/// The knobs' bounds and where they apply.
+#[test]
+fn timing_knobs_are_checked() {
+    let s = torus(4, 2, Routing::DimensionOrder, 2, 4);
+    assert!(check(&Scenario { channel_latency: Some(0), ..s.clone() }).is_err());
+    let error = check(&Scenario { global_channel_latency: Some(5), ..s.clone() }).unwrap_err();
+    assert!(error.0.contains("dragonfly only"), "{error}");
+    let scouting = Scenario {
+        switching: Switching::Scouting { scouting_distance: 1 },
+        routing: Routing::Duato,
+        virtual_channels: 3,
+        ..s.clone()
+    };
+    let error = check(&Scenario { credit_delay: Some(1), ..scouting.clone() }).unwrap_err();
+    assert!(error.0.contains("wormhole switching only"), "{error}");
+    // The defaults, written out, are accepted everywhere.
+    assert!(
+        check(&Scenario { channel_latency: Some(1), credit_delay: Some(0), ..scouting }).is_ok()
+    );
+    // Unset, they are left out of the serialized scenario (no task id moves).
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(!json.contains("channel_latency") && !json.contains("credit"), "{json}");
+}
+
+/// The longest credit loop is reported where links or credits are slow.
+#[test]
+fn the_credit_loop_is_reported() {
+    let options = SimOptions { warmup_cycles: 200, cycles: 2_000, ..SimOptions::default() };
+    let s = Scenario {
+        channel_latency: Some(10),
+        global_channel_latency: Some(100),
+        credit_delay: Some(1),
+        buffer_depth: 16,
+        ..dragonfly(1, 2, 1, Routing::Minimal, 2, 4)
+    };
+    let m = simulate(&s, 0.01, &options, 1, None).unwrap();
+    let reported = m.intermediates.iter().find(|(k, _)| k == "credit_loop_cycles").map(|e| e.1);
+    assert_eq!(reported, Some(201.0));
+    let default = simulate(&torus(4, 2, Routing::DimensionOrder, 2, 4), 0.01, &options, 1, None);
+    assert!(!default.unwrap().intermediates.iter().any(|(k, _)| k == "credit_loop_cycles"));
+}
