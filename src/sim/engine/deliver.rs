@@ -7,8 +7,9 @@ use crate::scenario::Ejection;
 use super::{EJECT, Engine, NONE};
 
 impl Engine {
-    /// Frees a VC whose buffer the tail flit has left.
-    pub(super) fn release(&mut self, vc: u32) {
+    /// Frees a VC whose buffer the tail flit has left (with `T`, a network VC once the tail's
+    /// credit is back, see `timing`).
+    pub(super) fn release<const T: bool>(&mut self, vc: u32) {
         let vcu = vc as usize;
         let out = self.vc_out[vcu];
         if out < EJECT {
@@ -19,8 +20,7 @@ impl Engine {
         self.vc_received[vcu] = 0;
         if vc < self.network_vcs {
             let channel = vc / self.v;
-            if let Some(timing) = self.timing.as_deref_mut() {
-                // Reallocated once the tail's credit is back (`timing`).
+            if T && let Some(timing) = self.timing.as_deref_mut() {
                 timing.drained(self.now, vc, channel);
                 return;
             }
@@ -47,10 +47,10 @@ impl Engine {
     }
 
     /// The tail of message `id` has been ejected from `vc`.
-    pub(super) fn complete(&mut self, id: u32, vc: u32) {
+    pub(super) fn complete<const T: bool>(&mut self, id: u32, vc: u32) {
         let message = self.messages[id as usize];
         let node = message.dest as usize;
-        self.release(vc);
+        self.release::<T>(vc);
         if self.ejection == Ejection::Single {
             self.eject_busy[node] = false;
         }

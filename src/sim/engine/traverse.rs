@@ -159,10 +159,8 @@ impl Engine {
                 i += 1;
                 continue;
             }
-            let arrived = match self.timing.as_deref() {
-                Some(timing) if T => timing.transit[vc as usize],
-                _ => 0,
-            };
+            let arrived =
+                if T { self.timing.as_deref().map_or(0, |t| t.transit[vc as usize]) } else { 0 };
             if self.vc_count[vc as usize] > arrived {
                 #[cfg(test)]
                 self.count_port_flit(vc);
@@ -189,7 +187,7 @@ impl Engine {
                 }
                 if done {
                     self.ejecting.swap_remove(i);
-                    self.complete(id, vc);
+                    self.complete::<T>(id, vc);
                     continue;
                 }
             }
@@ -249,7 +247,7 @@ impl Engine {
                 if W == BITMAP {
                     self.events.push((pos << 1 | 1, out as u32));
                 } else {
-                    self.input_emptied::<S>(out as u32);
+                    self.input_emptied::<S, T>(out as u32);
                 }
             }
         }
@@ -262,7 +260,7 @@ impl Engine {
                 if key & 1 == 0 {
                     self.header_arrived::<S, T>(out, counting);
                 } else {
-                    self.input_emptied::<S>(out);
+                    self.input_emptied::<S, T>(out);
                 }
             }
         }
@@ -278,9 +276,11 @@ impl Engine {
     fn header_arrived<const S: u8, const T: bool>(&mut self, out: u32, counting: bool) {
         let id = self.vc_owner[out as usize] as usize;
         if S == WORMHOLE {
-            let link = match self.timing.as_deref() {
-                Some(timing) if T => u64::from(timing.latency[(out / self.v) as usize]),
-                _ => 1,
+            let link = if T {
+                let channel = (out / self.v) as usize;
+                self.timing.as_deref().map_or(1, |t| u64::from(t.latency[channel]))
+            } else {
+                1
             };
             self.pending.push(Pending { vc: out, ready: self.now + link + self.delay });
             self.messages[id].head_vc = out;
@@ -293,12 +293,12 @@ impl Engine {
 
     /// Phase B: the tail flit left the buffer feeding output VC `out` this cycle.
     #[inline(always)]
-    fn input_emptied<const S: u8>(&mut self, out: u32) {
+    fn input_emptied<const S: u8, const T: bool>(&mut self, out: u32) {
         let src = self.vc_src[out as usize];
         if S == CIRCUIT && src >= self.network_vcs {
             self.source_released(self.vc_owner[out as usize]);
         }
-        self.release(src);
+        self.release::<T>(src);
     }
 
     /// Interleaved ejection, before phase A: picks at each node the ejecting VC with a flit

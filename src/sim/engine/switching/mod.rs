@@ -250,7 +250,7 @@ impl Engine {
         let prev = self.vc_src[vc as usize];
         debug_assert_eq!(self.vc_received[vc as usize], 0, "unreserving a VC data entered");
         self.vc_src[vc as usize] = NONE;
-        self.release(vc);
+        self.release::<false>(vc);
         self.vc_out[prev as usize] = NONE;
         self.switching.gate[vc as usize] = NEVER;
         self.switching.moved = true;
@@ -262,7 +262,7 @@ impl Engine {
     fn drop_message(&mut self, id: u32, vc: u32) {
         let message = self.messages[id as usize];
         self.vc_count[vc as usize] = 0;
-        self.release(vc);
+        self.release::<false>(vc);
         self.in_network -= 1;
         self.messages[id as usize].head_vc = NONE;
         self.free.push(id);
