@@ -34,8 +34,10 @@ What it translates (anything else is `unsupported`, with the reason):
 - router_delay: BookSim's input-queued router has a per-hop header latency of 5 cycles with
   its default pipeline (routing, VC allocation, switch allocation, switch traversal, link),
   runner's is 1 + router_delay, so router_delay 4 runs BookSim's defaults and 3 runs it with
-  `routing_delay = 0`. BookSim's zero-load latency is then runner's plus a constant (6 and 5
-  cycles: the source router's pipeline and the injection channel), whatever the distance.
+  `routing_delay = 0`. With `injection: channel` runner charges the injection channel, the
+  source router's pipeline and the ejection channel as BookSim does, and the zero-load
+  latencies agree; with `injection: parallel` (runner's default) BookSim's is runner's plus a
+  constant (6 and 5 cycles), whatever the distance. BookSim always has its terminal channels.
 - input_speedup: `s` as BookSim's `input_speedup = s`; unset (runner's unlimited) as V.
 - ejection: `interleaved` only (BookSim ejects one flit per cycle, interleaving packets).
 - traffic: `uniform_with_self` as BookSim's `uniform` (which includes the source: runner's

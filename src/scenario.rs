@@ -194,6 +194,44 @@ impl fields::Named for Ejection {
     }
 }
 
+/// How a node's messages enter its router.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Injection {
+    /// The node's V injection VCs each send a flit per cycle straight onto the router's output
+    /// links, with no router pipeline at the source (the models' source; the default).
+    #[default]
+    Parallel,
+    /// One injection channel of one flit per cycle into the router's local input port: the
+    /// header crosses it in a cycle and waits the source router's `router_delay`, as at every
+    /// router; the tail reaches the node over a one-cycle ejection channel (BookSim's terminal
+    /// channels).
+    Channel,
+}
+
+impl Injection {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Injection::Parallel => "parallel",
+            Injection::Channel => "channel",
+        }
+    }
+
+    /// Whether it is the default, `parallel` (left out of the serialized form).
+    pub fn is_parallel(&self) -> bool {
+        *self == Injection::Parallel
+    }
+}
+
+impl fields::Named for Injection {
+    const ALL: &'static [Injection] = &[Injection::Parallel, Injection::Channel];
+
+    fn as_str(&self) -> &'static str {
+        Injection::as_str(self)
+    }
+}
+
 /// How a hypercube broadcast chooses the base dimension of its spanning binomial tree
 /// (Abraham and Padmanabhan's balancing: a different base for every new broadcast tree).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -322,6 +360,10 @@ pub struct Scenario {
     /// the serialized form when `random` (the default).
     #[serde(skip_serializing_if = "BroadcastOrder::is_random")]
     pub broadcast_order: BroadcastOrder,
+    /// How a node's messages enter its router (simulator only). Left out of the serialized
+    /// form when `parallel` (the default).
+    #[serde(skip_serializing_if = "Injection::is_parallel")]
+    pub injection: Injection,
     /// Ejection port capacity.
     pub ejection: Ejection,
     /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
@@ -375,6 +417,7 @@ impl Scenario {
             broadcast_fraction: 0.0,
             startup_latency: 1.0,
             broadcast_order: BroadcastOrder::Random,
+            injection: Injection::Parallel,
             ejection: Ejection::Single,
             dateline: None,
             tie_break: None,

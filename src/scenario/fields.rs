@@ -227,6 +227,13 @@ macro_rules! each_scenario_key {
             message_length_max: u32, own;
             /// Probability that a node is faulty, 0 <= theta < 1.
             fault_rate: f64 = $crate::scenario::fields::DEFAULT_FAULT_RATE, copy;
+            /// How a node's messages enter its router (simulator): `parallel` (its V injection VCs each
+            /// send a flit per cycle straight onto the router's output links, no pipeline at the
+            /// source; the models' source) or `channel` (one flit per cycle over a one-cycle injection
+            /// channel into the router's local port, `router_delay` charged at the source router too,
+            /// and a one-cycle ejection channel to the destination: BookSim's terminal channels). Tori,
+            /// meshes and hypercubes; the other families' terminal links are such channels already.
+            injection: $crate::scenario::Injection = $crate::scenario::Injection::Parallel, copy;
             /// Ejection port: `single` (one message at a time, the SS and Nbc papers'), `interleaved`
             /// (one flit per cycle from any message that reached the node, as BookSim and real routers)
             /// or `unlimited` (every message at once, consumed on arrival).
@@ -318,6 +325,9 @@ macro_rules! each_column {
             /// Start-up latency Delta (cycles).
             startup_latency: F64;
             /// `single`, `interleaved` or `unlimited`.
+            /// `channel` when a node injects over an injection channel (simulator); null: `parallel`,
+            /// the default.
+            injection: OptStr;
             ejection: Str;
             /// Dateline convention of torus dimension-order routes (`per_traversal` or `switch`); null
             /// where routes have no dateline (meshes, hypercubes, adaptive and Nbc routing).
@@ -570,6 +580,11 @@ pub const FIELDS: &[Field] = &[
         .described()
         .display(display("\u{394}", "start-up latency", "cycles"))
         .header(header("Start-up latency \u{394}", "cycles", "$\\Delta$", "(cycles)")),
+    field("injection", Value::Name, |s| {
+        maybe_text((!s.injection.is_parallel()).then(|| s.injection.as_str().to_owned()))
+    })
+    .simulator()
+    .header(header("Injection", "", "Injection", "")),
     field("ejection", Value::Name, |s| text(s.ejection.as_str()))
         .simulator()
         .header(header("Ejection", "", "Ejection", "")),

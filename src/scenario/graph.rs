@@ -56,6 +56,9 @@ pub struct Graph {
     pub routers: Vec<GraphRouter>,
     /// The links as pairs of router indices, in file order (each link once).
     pub links: Vec<(u32, u32)>,
+    /// Each link's latency in cycles as the file gives it (`latency <cycles>`), in the order
+    /// of `links`; `None`: the scenario's `channel_latency`.
+    pub latencies: Vec<Option<u32>>,
     /// The up*/down* root (a router index): the file's `root`, else router 0.
     pub root: u32,
 }
@@ -173,8 +176,8 @@ fn is_name(name: &str) -> bool {
 struct Statements<'t> {
     routers: Vec<GraphRouter>,
     index: HashMap<&'t str, u32>,
-    /// (line, words) of each link, resolved once every router is known.
-    link_lines: Vec<(usize, Word<'t>, Word<'t>)>,
+    /// (line, words, latency) of each link, resolved once every router is known.
+    link_lines: Vec<(usize, Word<'t>, Word<'t>, Option<u32>)>,
     root: Option<(usize, Word<'t>)>,
 }
 
@@ -184,7 +187,7 @@ fn statements<'t>(text: &'t str, error: &mut dyn FnMut(usize, usize, String)) ->
     let mut routers: Vec<GraphRouter> = Vec::new();
     let mut index: HashMap<&'t str, u32> = HashMap::new();
     // (line, words) of each link and of the root, resolved once every router is known.
-    let mut link_lines: Vec<(usize, Word<'t>, Word<'t>)> = Vec::new();
+    let mut link_lines: Vec<(usize, Word<'t>, Word<'t>, Option<u32>)> = Vec::new();
     let mut root: Option<(usize, Word<'t>)> = None;
     for (number, line) in text.split('\n').enumerate() {
         let number = number + 1;
@@ -283,16 +286,21 @@ fn statements<'t>(text: &'t str, error: &mut dyn FnMut(usize, usize, String)) ->
             }
             "link" => match (words.get(1), words.get(2)) {
                 (Some(_), Some(_)) => {
-                    extra(3, &mut *error, "the link's two routers");
+                    let Ok(latency) = link_latency(&words, &mut *error, number) else {
+                        continue;
+                    };
+                    extra(if latency.is_some() { 5 } else { 3 }, &mut *error, "the link");
                     let mut words = words.into_iter().skip(1);
                     if let (Some(a), Some(b)) = (words.next(), words.next()) {
-                        link_lines.push((number, a, b));
+                        link_lines.push((number, a, b, latency));
                     }
                 }
                 _ => error(
                     number,
                     first.column,
-                    "expected two router names after `link` (`link <a> <b>`)".into(),
+                    "expected two router names after `link` (`link <a> <b>`, optionally \
+                     `latency <cycles>`)"
+                        .into(),
                 ),
             },
             "root" => {
@@ -326,6 +334,49 @@ fn statements<'t>(text: &'t str, error: &mut dyn FnMut(usize, usize, String)) ->
     Statements { routers, index, link_lines, root }
 }
 
+/// The optional `latency <cycles>` after a link's two routers (`words` the line's words):
+/// `Ok(None)` without one, `Err` (reported to `error`) for a malformed one.
+fn link_latency(
+    words: &[Word<'_>],
+    error: &mut dyn FnMut(usize, usize, String),
+    line: usize,
+) -> Result<Option<u32>, ()> {
+    let Some(keyword) = words.get(3) else { return Ok(None) };
+    if keyword.text != "latency" {
+        let help = crate::suggest::did_you_mean(keyword.text, ["latency"])
+            .map(|word| format!(" (did you mean `{word}`?)"))
+            .unwrap_or_default();
+        error(
+            line,
+            keyword.column,
+            format!(
+                "unexpected `{}` after the link's routers: expected `latency <cycles>` or the \
+                 end of the line{help}",
+                keyword.text
+            ),
+        );
+        return Err(());
+    }
+    let max = crate::scenario::fields::MAX_LATENCY;
+    match words.get(4).map(|w| (w, w.text.parse::<u32>())) {
+        Some((_, Ok(cycles))) if (1..=max).contains(&cycles) => Ok(Some(cycles)),
+        found => {
+            let (column, what) = match found {
+                Some((word, _)) => (word.column, format!("found `{}`", word.text)),
+                None => (keyword.column + keyword.text.len(), "found nothing".to_owned()),
+            };
+            error(
+                line,
+                column,
+                format!(
+                    "expected the link's latency in cycles, 1 to {max}, after `latency`: {what}"
+                ),
+            );
+            Err(())
+        }
+    }
+}
+
 /// Parses a graph file's text (`file` is its name for display, `blake3` its content hash).
 /// Every problem is returned with its line and column (at most twenty).
 pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphError>> {
@@ -355,9 +406,10 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
         found
     };
     let mut links = Vec::with_capacity(link_lines.len());
+    let mut latencies = Vec::with_capacity(link_lines.len());
     let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
     let mut degree = vec![0usize; routers.len()];
-    for (line, a, b) in &link_lines {
+    for (line, a, b, latency) in &link_lines {
         let (Some(x), Some(y)) = (resolve(*line, a, &mut error), resolve(*line, b, &mut error))
         else {
             continue;
@@ -400,6 +452,7 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
         }
         seen.insert((x.min(y), x.max(y)), *line);
         links.push((x, y));
+        latencies.push(*latency);
     }
     let root = match &root {
         Some((line, word)) => resolve(*line, word, &mut error).unwrap_or(0),
@@ -415,7 +468,7 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
     if !errors.is_empty() {
         return Err(errors);
     }
-    let graph = Graph { file: file.to_string(), blake3, routers, links, root };
+    let graph = Graph { file: file.to_string(), blake3, routers, links, latencies, root };
     let mut errors = Vec::new();
     check_structure(&graph, &mut errors);
     if errors.is_empty() { Ok(graph) } else { Err(errors) }
@@ -550,6 +603,20 @@ mod tests {
         // Several problems at once.
         let errors = parsed(&format!("{base}link a x\nlink y b\nfoo\n")).expect_err("refused");
         assert_eq!(errors.len(), 3, "{errors:?}");
+    }
+
+    #[test]
+    fn a_link_may_give_its_latency() {
+        let base = "router a terminals 1\nrouter b terminals 1\nrouter c terminals 0\n";
+        let g =
+            parsed(&format!("{base}link a b latency 7\nlink b c\nlink c a latency 1\n")).unwrap();
+        assert_eq!(g.latencies, vec![Some(7), None, Some(1)]);
+        let at = |line: &str, words: &str| first_error(&format!("{base}{line}\n"), words);
+        assert_eq!(at("link a b latncy 2", "did you mean `latency`?"), (4, 10));
+        assert_eq!(at("link a b latency 0", "1 to 65536"), (4, 18));
+        assert_eq!(at("link a b latency x", "found `x`"), (4, 18));
+        assert_eq!(at("link a b latency", "found nothing"), (4, 17));
+        assert_eq!(at("link a b latency 2 3", "unexpected `3`"), (4, 20));
     }
 
     #[test]

@@ -296,6 +296,11 @@ pub(crate) struct Engine {
     node_stamp: Vec<u64>,
     /// Flits one input port may send per cycle; `None`: unlimited (nothing counted).
     speedup: Option<u32>,
+    /// `injection: channel`: a node's injection VCs share one flit per cycle (counted like an
+    /// input speedup's ports, `PORTS`), the source router charges `router_delay`, and the
+    /// ejection channel adds `ejection_channel` (1) cycle to every delivery.
+    injection_channel: bool,
+    ejection_channel: u64,
     /// Flits sent this cycle by each input port (index `vc / V`); used only with `speedup`.
     port_sent: Vec<u32>,
     /// Ports whose `port_sent` is non-zero (reset at the start of each traversal).
@@ -305,6 +310,9 @@ pub(crate) struct Engine {
     /// Test builds: the most flits one input port has sent in a cycle (checked by the tests).
     #[cfg(test)]
     pub(crate) max_port_flits: u32,
+    /// Test builds: the most flits one node's injection VCs have sent in a cycle.
+    #[cfg(test)]
+    pub(crate) max_injection_flits: u32,
     /// Test builds: flits sent by each input port in the cycle `port_stamp` says.
     #[cfg(test)]
     port_check: Vec<u32>,

@@ -41,7 +41,10 @@
 //! - A VC is busy (counts for P_v and V-bar) from the cycle a header is granted it until the
 //!   tail flit has left its buffer.
 //! - Injection: unbounded source queue per node, V injection VCs (no shared injection link,
-//!   as in the models' M/G/1 queue with rate lambda/V). Ejection: `single` (one message at a
+//!   as in the models' M/G/1 queue with rate lambda/V; `injection: parallel`). With
+//!   `injection: channel` the injection VCs share one flit per cycle, the header crosses the
+//!   one-cycle injection channel and waits the source router's `router_delay`, and a
+//!   one-cycle ejection channel follows the ejection port (BookSim's terminal channels). Ejection: `single` (one message at a
 //!   time, one flit per cycle), `interleaved` (one flit per cycle per node, round-robin over
 //!   the messages that reached it, as BookSim's port) or `unlimited` (every message at once);
 //!   `docs/router.md` measures what the choice does to saturation.
@@ -200,7 +203,7 @@ mod replay_tests;
 mod timing_tests;
 
 use crate::measurement::{Measurement, Status};
-use crate::scenario::{Routing, Scenario, Switching, Topology, bounds};
+use crate::scenario::{Injection, Routing, Scenario, Switching, Topology, bounds};
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
 pub const VERSION: &str = "sim-1.6.0";
@@ -298,7 +301,8 @@ pub type Progress<'a> = &'a (dyn Fn(u64, u64) -> std::ops::ControlFlow<()> + Syn
 
 /// The timing knobs: latencies of at least one cycle, a global latency only on the
 /// dragonfly, and wormhole switching (the separate headers of scouting and circuit switching
-/// assume one-cycle links).
+/// assume one-cycle links); an injection channel on the families whose nodes are routers,
+/// with wormhole switching and unicast traffic.
 fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
     for (key, value) in [
         ("channel_latency", scenario.channel_latency),
@@ -317,15 +321,40 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
             scenario.topology.kind()
         )));
     }
+    let file = scenario.topology.graph().is_some_and(|g| g.latencies.iter().any(Option::is_some));
     let timed = [scenario.channel_latency, scenario.global_channel_latency]
         .iter()
         .any(|l| l.is_some_and(|l| l != 1))
-        || scenario.credit_delay.is_some_and(|d| d != 0);
+        || scenario.credit_delay.is_some_and(|d| d != 0)
+        || file;
     if timed && scenario.switching != Switching::Wormhole {
         return Err(SimError(format!(
-            "channel_latency, global_channel_latency and credit_delay are simulated with wormhole \
-             switching only, got {}: leave them unset",
+            "channel_latency, global_channel_latency, credit_delay and a graph file's link \
+             latencies are simulated with wormhole switching only, got {}: leave them unset",
             scenario.switching.kind()
+        )));
+    }
+    if scenario.injection == Injection::Channel {
+        let why = if !matches!(
+            scenario.topology,
+            Topology::Torus { .. } | Topology::Mesh { .. } | Topology::Hypercube { .. }
+        ) {
+            format!(
+                "the {} (its terminal links are injection and ejection channels already)",
+                scenario.topology.kind()
+            )
+        } else if scenario.switching != Switching::Wormhole {
+            format!(
+                "{} switching (simulated with wormhole switching only)",
+                scenario.switching.kind()
+            )
+        } else if scenario.broadcast_fraction > 0.0 {
+            "broadcasts (their copies are sent and timed without one)".to_owned()
+        } else {
+            return Ok(());
+        };
+        return Err(SimError(format!(
+            "injection: channel does not apply to {why}: leave it parallel"
         )));
     }
     Ok(())
@@ -885,6 +914,7 @@ pub(crate) fn mesh_graph(k: u32) -> crate::scenario::Graph {
         blake3: hash,
         routers: Vec::new(),
         links: Vec::new(),
+        latencies: Vec::new(),
         root: 0,
     })
 }

@@ -1,13 +1,15 @@
-//! Tests of channel latency and the credit loop (`engine::timing`): the timed engine with
-//! one-cycle links is the default engine, zero-load latency is exact for every pair with
-//! multi-cycle links, a VC behind a buffer shallower than its credit loop streams at depth /
-//! loop flits per cycle, and flits are conserved under load.
+//! Tests of the router's timing knobs: channel latency and the credit loop (`engine::timing`)
+//! and the injection channel. The timed engine with one-cycle links is the default engine,
+//! zero-load latency is exact for every pair with multi-cycle links and with an injection
+//! channel, a VC behind a buffer shallower than its credit loop streams at depth / loop flits
+//! per cycle, a node injects one flit per cycle over its channel, and flits are conserved
+//! under load.
 
 use super::engine::{Engine, RunPlan};
 use super::network::dragonfly::tests::dragonfly;
 use super::tests::{fingerprint, lone_message_with, run_checking_invariants};
 use super::*;
-use crate::scenario::{Ejection, Routing, Scenario, Switching, Topology};
+use crate::scenario::{Ejection, Injection, Routing, Scenario, Switching, Topology};
 
 fn torus(k: u32, n: u32, routing: Routing, v: u32, m: u32) -> Scenario {
     Scenario {
@@ -238,4 +240,124 @@ fn the_credit_loop_is_reported() {
     assert_eq!(reported, Some(201.0));
     let default = simulate(&torus(4, 2, Routing::DimensionOrder, 2, 4), 0.01, &options, 1, None);
     assert!(!default.unwrap().intermediates.iter().any(|(k, _)| k == "credit_loop_cycles"));
+}
+
+/// With an injection channel the header crosses it (one cycle) and waits the source router's
+/// `router_delay` like at every router, and the tail reaches the node one cycle later over
+/// the ejection channel: `hops (L + d) + (1 + d) + M + 1` for every ordered pair, BookSim's
+/// zero-load latency (5 hops + M + 6 with `router_delay` 4).
+#[test]
+fn zero_load_latency_with_an_injection_channel_charges_the_source_router_and_both_channels() {
+    let mesh = Scenario {
+        routing: Routing::DimensionOrder,
+        virtual_channels: 1,
+        message_length: 3,
+        ..Scenario::new(Topology::Mesh { radix: 4, dimensions: 2 })
+    };
+    let hypercube = Scenario {
+        routing: Routing::Duato,
+        virtual_channels: 2,
+        message_length: 1,
+        ..Scenario::new(Topology::Hypercube { dimensions: 4 })
+    };
+    for (s, latency, delay) in [
+        (torus(4, 2, Routing::DimensionOrder, 2, 5), 1, 0),
+        (torus(4, 2, Routing::DimensionOrder, 2, 1), 1, 4),
+        (mesh, 2, 1),
+        (hypercube, 1, 3),
+    ] {
+        let s = Scenario {
+            injection: Injection::Channel,
+            channel_latency: Some(latency),
+            buffer_depth: 2 * latency,
+            router_delay: delay,
+            ejection: Ejection::Interleaved,
+            ..s
+        };
+        check(&s).unwrap();
+        let n = s.nodes() as u32;
+        for source in 0..n {
+            for dest in (0..n).filter(|&d| d != source) {
+                let (measured, hops) = lone_message_with(&s, source, dest, None);
+                let expected =
+                    hops * f64::from(latency + delay) + f64::from(1 + delay + s.message_length + 1);
+                assert_eq!(measured, expected, "{s:?} {source}->{dest}");
+            }
+        }
+    }
+}
+
+/// Over an injection channel a node sends at most one flit per cycle, whatever its VCs and the
+/// input speedup; without one, its V injection VCs send several at once under load.
+#[test]
+fn an_injection_channel_carries_one_flit_per_cycle() {
+    let s = Scenario { ejection: Ejection::Interleaved, ..torus(4, 2, Routing::Duato, 4, 8) };
+    let parallel = run_checking_invariants(&s, 0.08, 2, 4_000);
+    assert!(parallel.max_injection_flits > 1, "{}", parallel.max_injection_flits);
+    for speedup in [None, Some(2)] {
+        let s = Scenario { injection: Injection::Channel, input_speedup: speedup, ..s.clone() };
+        let channel = run_checking_invariants(&s, 0.08, 2, 4_000);
+        assert_eq!(channel.max_injection_flits, 1, "{speedup:?}");
+        assert!(channel.max_port_flits <= speedup.unwrap_or(4), "{speedup:?}");
+        assert!(channel.window.delivered > 500, "{speedup:?}: {}", channel.window.delivered);
+    }
+}
+
+/// Where an injection channel applies.
+#[test]
+fn an_injection_channel_is_refused_where_it_does_not_apply() {
+    let channel = |s: Scenario| Scenario { injection: Injection::Channel, ..s };
+    let error = check(&channel(dragonfly(1, 2, 1, Routing::Minimal, 2, 4))).unwrap_err();
+    assert!(error.0.contains("terminal links"), "{error}");
+    let scouting = Scenario {
+        switching: Switching::Scouting { scouting_distance: 1 },
+        ..torus(4, 2, Routing::Duato, 3, 4)
+    };
+    assert!(check(&channel(scouting)).unwrap_err().0.contains("wormhole"));
+    let broadcast = Scenario {
+        broadcast_fraction: 0.1,
+        ejection: Ejection::Unlimited,
+        ..Scenario::new(Topology::Hypercube { dimensions: 3 })
+    };
+    assert!(check(&channel(broadcast)).unwrap_err().0.contains("broadcasts"));
+    let json = serde_json::to_string(&torus(4, 2, Routing::Duato, 3, 4)).unwrap();
+    assert!(!json.contains("injection\""), "{json}");
+}
+
+/// A graph file may give each link its latency; the others take `channel_latency`, terminal
+/// links one cycle. On a tree (one route per pair) every pair's zero-load latency is
+/// `2 (1 + d) + sum over its router links of (latency + d) + M`.
+#[test]
+fn a_graph_file_gives_each_link_its_latency() {
+    // a - b - c - d - e, d a transit router; a-b 3 cycles, b-c `channel_latency` (4), c-d 5,
+    // d-e 2. Terminals 0..4 sit at a, b, c, e.
+    let text = "router a terminals 1\nrouter b terminals 1\nrouter c terminals 1\n\
+                router d terminals 0\nrouter e terminals 1\nlink a b latency 3\nlink b c\n\
+                link c d latency 5\nlink d e latency 2\n";
+    let along = [0u32, 3, 7, 12, 14];
+    let position = [0usize, 1, 2, 4];
+    let graph = super::network::graph::tests::parse("tree.txt", text);
+    for delay in [0, 2] {
+        let s = Scenario {
+            routing: Routing::UpDown,
+            virtual_channels: 1,
+            message_length: 3,
+            channel_latency: Some(4),
+            buffer_depth: 11,
+            router_delay: delay,
+            ..Scenario::new(Topology::Graph { graph: graph.clone() })
+        };
+        check(&s).unwrap();
+        for source in 0..4u32 {
+            for dest in (0..4u32).filter(|&d| d != source) {
+                let (a, b) = (position[source as usize], position[dest as usize]);
+                let links = a.abs_diff(b) as u32;
+                let cycles = along[a].abs_diff(along[b]);
+                let expected = 2 * (1 + delay) + cycles + links * delay + s.message_length;
+                let (measured, hops) = lone_message_with(&s, source, dest, None);
+                assert_eq!(hops, f64::from(links + 2), "{source}->{dest}");
+                assert_eq!(measured, f64::from(expected), "d {delay}: {source}->{dest}");
+            }
+        }
+    }
 }

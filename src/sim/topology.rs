@@ -363,6 +363,14 @@ impl Geometry {
         }
     }
 
+    /// The latency a graph file gives the link of `channel` (`latency <cycles>`), if any.
+    pub(crate) fn file_latency(&self, channel: u32) -> Option<u32> {
+        match &self.family {
+            Family::Graph(graph) => graph.link_latency(channel),
+            _ => None,
+        }
+    }
+
     /// Human-readable direction of a port, e.g. `+x0` or `-x1` (`x3` on the hypercube).
     pub(crate) fn describe_port(&self, port: u32) -> String {
         each_family!(&self.family, net => net.describe_port(port))

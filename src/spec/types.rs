@@ -13,8 +13,8 @@ use super::report::ReportSpec;
 use super::sweep::Sweep;
 use crate::model::ModelName;
 use crate::scenario::{
-    BroadcastOrder, Dateline, Ejection, InjectionProcessKind, LengthDistributionKind, Routing,
-    SwitchingKind, TieBreak, TopologyKind,
+    BroadcastOrder, Dateline, Ejection, Injection, InjectionProcessKind, LengthDistributionKind,
+    Routing, SwitchingKind, TieBreak, TopologyKind,
 };
 
 /// A sweepable spec field with its source location.
@@ -504,6 +504,7 @@ named_values!(
     TopologyKind,
     SwitchingKind,
     Routing,
+    Injection,
     Ejection,
     LengthDistributionKind,
     InjectionProcessKind,

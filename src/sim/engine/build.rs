@@ -1,7 +1,7 @@
 //! Building the engine: the struct-of-arrays state sized for a scenario's network, load and
 //! run plan (every per-VC, per-channel and per-node array is allocated here, once).
 
-use crate::scenario::{Ejection, Scenario};
+use crate::scenario::{Ejection, Injection, Scenario};
 
 use super::super::batch_means::Batches;
 use super::super::faults::FaultMap;
@@ -56,6 +56,10 @@ impl Engine {
         };
         let batch_length = plan.cycles.div_ceil(raw);
         let section_length = plan.cycles.div_ceil(SECTIONS);
+        // Input ports are counted with an input speedup or an injection channel (one flit per
+        // cycle from a node's injection VCs).
+        let channel = scenario.injection == Injection::Channel;
+        let ports = scenario.input_speedup.is_some() || channel;
         let switching =
             switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
         Ok(Engine {
@@ -88,23 +92,15 @@ impl Engine {
             #[cfg(test)]
             node_stamp: vec![u64::MAX; nodes],
             speedup: scenario.input_speedup,
-            port_sent: if scenario.input_speedup.is_some() {
-                vec![0; slots + nodes]
-            } else {
-                vec![]
-            },
-            port_touched: Vec::with_capacity(if scenario.input_speedup.is_some() {
-                slots + nodes
-            } else {
-                0
-            }),
-            eject_held: if scenario.input_speedup.is_some() {
-                vec![false; total_vcs]
-            } else {
-                vec![]
-            },
+            injection_channel: channel,
+            ejection_channel: u64::from(channel),
+            port_sent: if ports { vec![0; slots + nodes] } else { vec![] },
+            port_touched: Vec::with_capacity(if ports { slots + nodes } else { 0 }),
+            eject_held: if ports { vec![false; total_vcs] } else { vec![] },
             #[cfg(test)]
             max_port_flits: 0,
+            #[cfg(test)]
+            max_injection_flits: 0,
             #[cfg(test)]
             port_check: vec![0; slots + nodes],
             #[cfg(test)]

@@ -56,8 +56,10 @@ impl Engine {
         }
         self.in_network -= 1;
         self.delivered_total += 1;
+        // Delivered at the end of this cycle, plus the ejection channel's cycle if any.
+        let delivered = self.now + 1 + self.ejection_channel;
         if self.broadcasts.is_none() && self.window.end.is_none_or(|end| message.generated < end) {
-            let latency = (self.now + 1 - message.generated) as f64;
+            let latency = (delivered - message.generated) as f64;
             self.transient.delivered(message.generated, latency);
         }
         let w = &mut self.window;
@@ -72,7 +74,7 @@ impl Engine {
         }
         if message.measured {
             let (cycles, waited) =
-                (self.now + 1 - message.generated, message.injected - message.generated);
+                (delivered - message.generated, message.injected - message.generated);
             w.latencies.record(cycles);
             w.network_latencies.record(cycles - waited);
             w.source_waits.record(waited);

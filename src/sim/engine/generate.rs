@@ -175,6 +175,10 @@ impl Engine {
         message.head_vc = vc;
         let broadcast = message.broadcast;
         let mut ready = at;
+        if self.injection_channel {
+            // The header crosses the injection channel, then the source router's pipeline.
+            ready += 1 + self.delay;
+        }
         if broadcast != NONE {
             // A broadcast copy: the send's start-up (Delta) before the header may route.
             ready += self.broadcasts.as_ref().map_or(0, |b| b.startup);

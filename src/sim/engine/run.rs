@@ -254,7 +254,8 @@ impl Engine {
     fn step_with<const S: u8>(&mut self) -> bool {
         self.generate();
         self.route::<S>();
-        let mut moved = match (self.speedup.is_some(), self.walk_bitmap, self.timing.is_some()) {
+        let ports = self.speedup.is_some() || self.injection_channel;
+        let mut moved = match (ports, self.walk_bitmap, self.timing.is_some()) {
             (true, _, false) => self.traverse::<S, PORTS, false>(),
             (false, true, false) => self.traverse::<S, BITMAP, false>(),
             (false, false, false) => self.traverse::<S, ACTIVE, false>(),

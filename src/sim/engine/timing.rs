@@ -112,22 +112,24 @@ pub(super) fn of(
     let channel = scenario.channel_latency.unwrap_or(1);
     let global = scenario.global_channel_latency.unwrap_or(channel);
     let credit_delay = scenario.credit_delay.unwrap_or(0);
-    if channel == 1 && global == 1 && credit_delay == 0 {
+    let file = scenario.topology.graph().is_some_and(|g| g.latencies.iter().any(Option::is_some));
+    if channel == 1 && global == 1 && credit_delay == 0 && !file {
         return None;
     }
     let latency = latencies(geometry, channel, global);
     Some(Box::new(Timing::new(latency, credit_delay, total_vcs)))
 }
 
-/// The latency of each channel slot: `channel_latency` for a link between two routers,
-/// `global` for a dragonfly's global link, 1 for a link between a terminal and its router
-/// (in the families whose terminals are not routers themselves; BookSim's injection and
-/// ejection channels) and for a missing link.
+/// The latency of each channel slot: `channel_latency` for a link between two routers (a
+/// graph file's `latency` for its link where it gives one), `global` for a dragonfly's
+/// global link, 1 for a link between a terminal and its router (in the families whose
+/// terminals are not routers themselves; BookSim's injection and ejection channels) and for
+/// a missing link.
 pub(super) fn latencies(geometry: &Geometry, channel_latency: u32, global: u32) -> Vec<u32> {
     (0..geometry.channel_slots() as u32)
         .map(|channel| match geometry.link_kind(channel) {
             LinkKind::Terminal | LinkKind::None => 1,
-            LinkKind::Router => channel_latency,
+            LinkKind::Router => geometry.file_latency(channel).unwrap_or(channel_latency),
             LinkKind::Global => global,
         })
         .collect()

@@ -37,6 +37,10 @@ impl Engine {
         let v = self.v;
         let depth = self.depth;
         let cap = self.speedup.unwrap_or(u32::MAX);
+        // With an injection channel a node's injection VCs (the ports from `injection_ports`
+        // on) share one flit per cycle.
+        let injection_cap = if self.injection_channel { cap.min(1) } else { cap };
+        let injection_ports = self.network_vcs / v;
         let now = self.now;
         let Engine {
             active,
@@ -123,7 +127,8 @@ impl Engine {
                 {
                     if W == PORTS {
                         let port = (src / v) as usize;
-                        if port_sent[port] >= cap {
+                        let limit = if src / v >= injection_ports { injection_cap } else { cap };
+                        if port_sent[port] >= limit {
                             continue;
                         }
                         if port_sent[port] == 0 {
@@ -364,6 +369,9 @@ impl Engine {
         }
         self.port_check[port] += 1;
         self.max_port_flits = self.max_port_flits.max(self.port_check[port]);
+        if vc >= self.network_vcs {
+            self.max_injection_flits = self.max_injection_flits.max(self.port_check[port]);
+        }
     }
 
     /// Test builds: counts a flit ejected from `vc` at its node and records the largest

@@ -122,9 +122,16 @@ pub(crate) struct GraphNetwork {
     up_down: Vec<u16>,
     /// Router names, for messages.
     names: Vec<String>,
+    /// Per channel: the latency the file gives its link (`latency <cycles>`), if any.
+    latency: Vec<Option<u32>>,
 }
 
 impl GraphNetwork {
+    /// The latency the file gives the link of `channel`, if any.
+    pub(crate) fn link_latency(&self, channel: u32) -> Option<u32> {
+        self.latency.get(channel as usize).copied().flatten()
+    }
+
     /// Output ports per engine router, `max_r (t_r + d_r)` (at least 1), and the network's
     /// terminal and router counts, without building anything.
     pub(crate) fn sizes(graph: &Graph) -> (u32, u32, u32) {
@@ -153,13 +160,16 @@ impl GraphNetwork {
         }
         // Adjacency in file order: (neighbour router, port).
         let mut adjacent: Vec<Vec<(u32, u32)>> = vec![Vec::new(); r_count];
-        for &(a, b) in &graph.links {
+        let total = (terminals + routers) as usize;
+        let mut latency = vec![None; total * ports as usize];
+        for (link, &(a, b)) in graph.links.iter().enumerate() {
             for (from, to) in [(a, b), (b, a)] {
                 let port = attached[from as usize] + adjacent[from as usize].len() as u32;
                 adjacent[from as usize].push((to, port));
+                let channel = (terminals + from) * ports + port;
+                latency[channel as usize] = graph.latencies.get(link).copied().flatten();
             }
         }
-        let total = (terminals + routers) as usize;
         let mut neighbor = vec![NO_LINK; total * ports as usize];
         for t in 0..terminals {
             let r = router_of[t as usize];
@@ -233,6 +243,7 @@ impl GraphNetwork {
             down,
             up_down,
             names: graph.routers.iter().map(|r| r.name.clone()).collect(),
+            latency,
         })
     }
 
@@ -522,4 +533,4 @@ impl Routes {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
