@@ -31,7 +31,13 @@
 //! `vc / V` either way) sends at most `s` flits per cycle. Ejection is accounted first (the
 //! ejecting VCs in `ejecting` order each take a slot while one is left), then phase A gives
 //! the remaining slots to outputs in `active` order: an output whose round-robin candidate's
-//! port is full moves on to its next candidate. Unset, nothing is counted.
+//! port is full moves on to its next candidate. Unset, nothing is counted. With
+//! `injection: channel` the same accounting caps a node's injection port at one flit per
+//! cycle (its network ports at `s`, or unlimited).
+//!
+//! Multi-cycle links and credit loops (`channel_latency`, `credit_delay`) are the `timing`
+//! module: flits and credits on their way are counted per VC and arrive through a timing
+//! wheel; `traverse` is monomorphised on it (`T`), so one-cycle links schedule nothing.
 //!
 //! Only channels with an allocated VC (`active`) and VCs holding a routed-to-ejection message
 //! (`ejecting`) are visited. `active` lists them in the order they became busy (a removed
@@ -94,8 +100,8 @@ const NONE: u32 = u32::MAX;
 /// `vc_out` value of a buffer whose message is being ejected at this node.
 const EJECT: u32 = u32::MAX - 1;
 
-/// How phase A of `traverse` walks the channels: `active` in order, the same with an input
-/// speedup's port accounting, or `active_bits` in channel order.
+/// How phase A of `traverse` walks the channels: `active` in order, the same with the port
+/// accounting of an input speedup or an injection channel, or `active_bits` in channel order.
 const ACTIVE: u8 = 0;
 const PORTS: u8 = 1;
 const BITMAP: u8 = 2;

@@ -9,9 +9,9 @@ use super::{BITMAP, Engine, NONE, PORTS, Pending};
 
 impl Engine {
     /// Phase A (choose), ejection and phase B (apply) of switch and link traversal.
-    /// `W`: how phase A walks the channels (`ACTIVE`, `PORTS` with an input speedup,
-    /// `BITMAP`); monomorphised, so that the unlimited cases have no trace of the port
-    /// accounting. `T`: links or credits take more than one cycle (`timing`); likewise, the
+    /// `W`: how phase A walks the channels (`ACTIVE`, `PORTS` with an input speedup or an
+    /// injection channel, `BITMAP`); monomorphised, so that the unlimited cases have no trace
+    /// of the port accounting. `T`: links or credits take more than one cycle (`timing`); likewise, the
     /// default has no trace of it.
     pub(super) fn traverse<const S: u8, const W: u8, const T: bool>(&mut self) -> bool {
         let interleaved = self.ejection == Ejection::Interleaved;
