@@ -4,8 +4,9 @@
 //! By default a flit sent over a link in cycle t can leave the next buffer in cycle t + 1,
 //! and the slot it freed upstream is seen there in cycle t + 1: a one-cycle link and a
 //! one-cycle credit return, kept as plain counters (`vc_count`) with nothing scheduled. With
-//! `channel_latency`, `global_channel_latency` or `credit_delay` set, the engine carries a
-//! [`Timing`] and runs `traverse` with its `T` flag on:
+//! `channel_latency`, `global_channel_latency` or `credit_delay` set, or a graph file that
+//! gives a link its `latency`, the engine carries a [`Timing`] and runs `traverse` with its
+//! `T` flag on:
 //! - a flit sent over channel c in cycle t counts in the downstream buffer's `vc_count` at
 //!   once (so flits are conserved at every instant), and in `transit` until it arrives: it
 //!   can leave that buffer from cycle t + L(c), the header may be routed from cycle
