@@ -93,6 +93,8 @@ mod route;
 mod run;
 mod switching;
 mod timing;
+
+pub(crate) use timing::timed;
 mod traverse;
 
 /// No message / no VC.
@@ -304,9 +306,8 @@ pub(crate) struct Engine {
     speedup: Option<u32>,
     /// `injection: channel`: a node's injection VCs share one flit per cycle (counted like an
     /// input speedup's ports, `PORTS`), the source router charges `router_delay`, and the
-    /// ejection channel adds `ejection_channel` (1) cycle to every delivery.
+    /// ejection channel adds a cycle to every delivery.
     injection_channel: bool,
-    ejection_channel: u64,
     /// Flits sent this cycle by each input port (index `vc / V`); used only with `speedup`.
     port_sent: Vec<u32>,
     /// Ports whose `port_sent` is non-zero (reset at the start of each traversal).

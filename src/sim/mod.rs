@@ -44,10 +44,11 @@
 //!   as in the models' M/G/1 queue with rate lambda/V; `injection: parallel`). With
 //!   `injection: channel` the injection VCs share one flit per cycle, the header crosses the
 //!   one-cycle injection channel and waits the source router's `router_delay`, and a
-//!   one-cycle ejection channel follows the ejection port (BookSim's terminal channels). Ejection: `single` (one message at a
-//!   time, one flit per cycle), `interleaved` (one flit per cycle per node, round-robin over
-//!   the messages that reached it, as BookSim's port) or `unlimited` (every message at once);
-//!   `docs/router.md` measures what the choice does to saturation.
+//!   one-cycle ejection channel follows the ejection port (BookSim's terminal channels).
+//!   Ejection: `single` (one message at a time, one flit per cycle), `interleaved` (one flit
+//!   per cycle per node, round-robin over the messages that reached it, as BookSim's port) or
+//!   `unlimited` (every message at once); `docs/router.md` measures what the choice does to
+//!   saturation.
 //! - Latency convention. A message generated during cycle `g` (Poisson arrival time in
 //!   `[g, g+1)`) is stamped `g` and may enter the network in that cycle; every flit move
 //!   completes at the end of its cycle; the message is delivered at the end of the cycle in
@@ -313,7 +314,7 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
         }
     }
     if scenario.global_channel_latency.is_some()
-        && !matches!(scenario.topology, crate::scenario::Topology::Dragonfly { .. })
+        && !matches!(scenario.topology, Topology::Dragonfly { .. })
     {
         return Err(SimError(format!(
             "global_channel_latency applies to the dragonfly only, but the topology is {}: \
@@ -321,13 +322,7 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
             scenario.topology.kind()
         )));
     }
-    let file = scenario.topology.graph().is_some_and(|g| g.latencies.iter().any(Option::is_some));
-    let timed = [scenario.channel_latency, scenario.global_channel_latency]
-        .iter()
-        .any(|l| l.is_some_and(|l| l != 1))
-        || scenario.credit_delay.is_some_and(|d| d != 0)
-        || file;
-    if timed && scenario.switching != Switching::Wormhole {
+    if engine::timed(scenario) && scenario.switching != Switching::Wormhole {
         return Err(SimError(format!(
             "channel_latency, global_channel_latency, credit_delay and a graph file's link \
              latencies are simulated with wormhole switching only, got {}: leave them unset",

@@ -93,7 +93,6 @@ impl Engine {
             node_stamp: vec![u64::MAX; nodes],
             speedup: scenario.input_speedup,
             injection_channel: channel,
-            ejection_channel: u64::from(channel),
             port_sent: if ports { vec![0; slots + nodes] } else { vec![] },
             port_touched: Vec::with_capacity(if ports { slots + nodes } else { 0 }),
             eject_held: if ports { vec![false; total_vcs] } else { vec![] },
@@ -183,14 +182,7 @@ impl Engine {
     /// cycle, to compare it with the default engine.
     #[cfg(test)]
     pub(crate) fn with_timing(mut self, scenario: &Scenario) -> Engine {
-        let total = self.vc_owner.len();
-        let latency = timing::latencies(
-            &self.geometry,
-            scenario.channel_latency.unwrap_or(1),
-            scenario.global_channel_latency.or(scenario.channel_latency).unwrap_or(1),
-        );
-        let delay = scenario.credit_delay.unwrap_or(0);
-        self.timing = Some(Box::new(timing::Timing::new(latency, delay, total)));
+        self.timing = Some(timing::build(scenario, &self.geometry, self.vc_owner.len()));
         self
     }
 

@@ -57,7 +57,7 @@ impl Engine {
         self.in_network -= 1;
         self.delivered_total += 1;
         // Delivered at the end of this cycle, plus the ejection channel's cycle if any.
-        let delivered = self.now + 1 + self.ejection_channel;
+        let delivered = self.now + 1 + u64::from(self.injection_channel);
         if self.broadcasts.is_none() && self.window.end.is_none_or(|end| message.generated < end) {
             let latency = (delivered - message.generated) as f64;
             self.transient.delivered(message.generated, latency);

@@ -104,21 +104,34 @@ impl Timing {
     }
 }
 
+/// `scenario`'s timing knobs resolved: (`channel_latency`, `global_channel_latency`,
+/// `credit_delay`), each at its default where unset.
+fn knobs(scenario: &Scenario) -> (u32, u32, u32) {
+    let channel = scenario.channel_latency.unwrap_or(1);
+    let global = scenario.global_channel_latency.unwrap_or(channel);
+    (channel, global, scenario.credit_delay.unwrap_or(0))
+}
+
+/// Whether some link or credit of `scenario`'s network takes more than one cycle (a knob off
+/// its default, or a graph file that gives a link its latency): the engine is then timed.
+pub(crate) fn timed(scenario: &Scenario) -> bool {
+    let file = scenario.topology.graph().is_some_and(|g| g.latencies.iter().any(Option::is_some));
+    file || knobs(scenario) != (1, 1, 0)
+}
+
 /// The timing of `scenario`'s network, `None` when every link and credit takes one cycle.
 pub(super) fn of(
     scenario: &Scenario,
     geometry: &Geometry,
     total_vcs: usize,
 ) -> Option<Box<Timing>> {
-    let channel = scenario.channel_latency.unwrap_or(1);
-    let global = scenario.global_channel_latency.unwrap_or(channel);
-    let credit_delay = scenario.credit_delay.unwrap_or(0);
-    let file = scenario.topology.graph().is_some_and(|g| g.latencies.iter().any(Option::is_some));
-    if channel == 1 && global == 1 && credit_delay == 0 && !file {
-        return None;
-    }
-    let latency = latencies(geometry, channel, global);
-    Some(Box::new(Timing::new(latency, credit_delay, total_vcs)))
+    timed(scenario).then(|| build(scenario, geometry, total_vcs))
+}
+
+/// The timing of `scenario`'s network, built even where every latency is 1.
+pub(super) fn build(scenario: &Scenario, geometry: &Geometry, total_vcs: usize) -> Box<Timing> {
+    let (channel, global, credit_delay) = knobs(scenario);
+    Box::new(Timing::new(latencies(geometry, channel, global), credit_delay, total_vcs))
 }
 
 /// The latency of each channel slot: `channel_latency` for a link between two routers (a
@@ -126,7 +139,7 @@ pub(super) fn of(
 /// global link, 1 for a link between a terminal and its router (in the families whose
 /// terminals are not routers themselves; BookSim's injection and ejection channels) and for
 /// a missing link.
-pub(super) fn latencies(geometry: &Geometry, channel_latency: u32, global: u32) -> Vec<u32> {
+fn latencies(geometry: &Geometry, channel_latency: u32, global: u32) -> Vec<u32> {
     (0..geometry.channel_slots() as u32)
         .map(|channel| match geometry.link_kind(channel) {
             LinkKind::Terminal | LinkKind::None => 1,
