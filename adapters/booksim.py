@@ -23,6 +23,9 @@ What it translates (anything else is `unsupported`, with the reason):
   credit is sent when the flit leaves the input buffer after switch allocation), runner's is
   the links' latency both ways plus credit_delay, so the two knobs do not correspond.
 - switching: wormhole.
+- vc_reallocation: `drained` (runner's default) as `wait_for_tail_credit = 1`, `tail_sent` as
+  BookSim's default `wait_for_tail_credit = 0` (not with `duato`: BookSim would reallocate
+  min_adapt's adaptive VCs early too, which runner refuses, as Duato's condition needs).
 - routing: `dimension_order` as `dim_order` (on a torus only with runner's default dateline
   `per_traversal` and tie `random`, which are BookSim's: the VC class is fixed per ring
   traversal, half the VCs each, so V must be even; a tie is broken at random per message and
@@ -169,6 +172,13 @@ def translate(request):
         raise Unsupported(f"{routing} routing (this adapter translates dimension_order and duato)")
 
     cfg["vc_buf_size"] = s["buffer_depth"]
+    reallocation = s.get("vc_reallocation") or "drained"
+    if reallocation == "tail_sent" and routing == "duato":
+        raise Unsupported(
+            "vc_reallocation = tail_sent with duato (BookSim reallocates min_adapt's adaptive VCs "
+            "once the tail is sent too; runner keeps them drained, as Duato's condition needs)"
+        )
+    cfg["wait_for_tail_credit"] = 0 if reallocation == "tail_sent" else 1
     delay = s["router_delay"]
     if delay == 4:
         pass  # BookSim's default pipeline: 5 cycles per hop

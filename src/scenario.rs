@@ -232,6 +232,44 @@ impl fields::Named for Injection {
     }
 }
 
+/// When an output VC may be granted to the next message (the VC reallocation policy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VcReallocation {
+    /// Once the downstream buffer has drained the tail (with a credit loop: once the tail's
+    /// credit is back), so a buffer holds one message at a time (the models' router and
+    /// BookSim's `wait_for_tail_credit = 1`; the default).
+    #[default]
+    Drained,
+    /// As soon as the tail has been sent into it: the next message's flits queue in the buffer
+    /// behind the last one's, and its header is routed when that tail has left (BookSim's
+    /// default, `wait_for_tail_credit = 0`).
+    TailSent,
+}
+
+impl VcReallocation {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            VcReallocation::Drained => "drained",
+            VcReallocation::TailSent => "tail_sent",
+        }
+    }
+
+    /// Whether it is the default, `drained` (left out of the serialized form).
+    pub fn is_drained(&self) -> bool {
+        *self == VcReallocation::Drained
+    }
+}
+
+impl fields::Named for VcReallocation {
+    const ALL: &'static [VcReallocation] = &[VcReallocation::Drained, VcReallocation::TailSent];
+
+    fn as_str(&self) -> &'static str {
+        VcReallocation::as_str(self)
+    }
+}
+
 /// How a hypercube broadcast chooses the base dimension of its spanning binomial tree
 /// (Abraham and Padmanabhan's balancing: a different base for every new broadcast tree).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -364,6 +402,10 @@ pub struct Scenario {
     /// form when `parallel` (the default).
     #[serde(skip_serializing_if = "Injection::is_parallel")]
     pub injection: Injection,
+    /// When an output VC may be granted to the next message (simulator only). Left out of the
+    /// serialized form when `drained` (the default).
+    #[serde(skip_serializing_if = "VcReallocation::is_drained")]
+    pub vc_reallocation: VcReallocation,
     /// Ejection port capacity.
     pub ejection: Ejection,
     /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
@@ -418,6 +460,7 @@ impl Scenario {
             startup_latency: 1.0,
             broadcast_order: BroadcastOrder::Random,
             injection: Injection::Parallel,
+            vc_reallocation: VcReallocation::Drained,
             ejection: Ejection::Single,
             dateline: None,
             tie_break: None,

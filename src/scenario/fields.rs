@@ -208,6 +208,13 @@ macro_rules! each_scenario_key {
             /// out): the credit loop of a link of latency L is 2 L + credit_delay cycles, and a VC
             /// whose buffer is shallower streams at depth / loop flits per cycle.
             credit_delay: u32, copy;
+            /// When an output VC may be granted to the next message (simulator): `drained` (once the
+            /// downstream buffer has drained the tail, or with a credit loop once the tail's credit is
+            /// back: a buffer holds one message; the models' router, BookSim's
+            /// `wait_for_tail_credit = 1`) or `tail_sent` (as soon as the tail has been sent into it:
+            /// messages queue in the buffer, BookSim's default). Wormhole switching, unicast traffic.
+            vc_reallocation: $crate::scenario::VcReallocation =
+                $crate::scenario::VcReallocation::Drained, copy;
             /// Message length M in flits (the mean, with `message_length_second_moment`).
             message_length: u32 = $crate::scenario::fields::DEFAULT_MESSAGE_LENGTH, own;
             /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
@@ -305,6 +312,9 @@ macro_rules! each_column {
             global_channel_latency: OptU32;
             /// Cycles a credit takes back beyond its link's latency (simulator); null: 0.
             credit_delay: OptU32;
+            /// `tail_sent` when an output VC is reallocated once the tail is sent (simulator); null:
+            /// `drained`, the default.
+            vc_reallocation: OptStr;
             /// Message length M (flits).
             message_length: U32;
             /// E[M^2] for random message lengths; null for fixed length.
@@ -324,10 +334,10 @@ macro_rules! each_column {
             broadcast_fraction: F64;
             /// Start-up latency Delta (cycles).
             startup_latency: F64;
-            /// `single`, `interleaved` or `unlimited`.
             /// `channel` when a node injects over an injection channel (simulator); null: `parallel`,
             /// the default.
             injection: OptStr;
+            /// `single`, `interleaved` or `unlimited`.
             ejection: Str;
             /// Dateline convention of torus dimension-order routes (`per_traversal` or `switch`); null
             /// where routes have no dateline (meshes, hypercubes, adaptive and Nbc routing).
@@ -545,6 +555,11 @@ pub const FIELDS: &[Field] = &[
         .simulator()
         .display(display("", "credit delay", "cycles"))
         .header(header("Credit delay", "cycles", "Credit delay", "(cycles)")),
+    field("vc_reallocation", Value::Name, |s| {
+        maybe_text((!s.vc_reallocation.is_drained()).then(|| s.vc_reallocation.as_str().to_owned()))
+    })
+    .simulator()
+    .header(header("VC reallocation", "", "VC reallocation", "")),
     field("message_length", count(1, MAX_COUNT), |s| whole(s.message_length))
         .described()
         .display(display("M", "message length", "flits"))

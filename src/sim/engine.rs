@@ -89,6 +89,7 @@ mod deliver;
 mod generate;
 #[cfg(test)]
 mod invariants;
+mod reallocation;
 mod route;
 mod run;
 mod switching;
@@ -430,6 +431,9 @@ pub(crate) struct Engine {
     /// Multi-cycle links and the credit loop (`timing`); `None` with one-cycle links and
     /// credits, the default, which schedules nothing.
     timing: Option<Box<timing::Timing>>,
+    /// `vc_reallocation: tail_sent`: the messages queued behind each buffer's front one
+    /// (`reallocation`); `None` by default (a buffer holds one message). Implies `timing`.
+    queues: Option<Box<reallocation::Queues>>,
     /// Throughput mode's source-queue cap and per-node counters; `None` in latency mode.
     pub(crate) throughput: Option<Tracker>,
     /// Hypercube broadcasts (`broadcast_fraction > 0`); `None` for unicast traffic.

@@ -201,6 +201,8 @@ mod switching_tests;
 mod replay_tests;
 
 #[cfg(test)]
+mod reallocation_tests;
+#[cfg(test)]
 mod timing_tests;
 
 use crate::measurement::{Measurement, Status};
@@ -321,6 +323,21 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
              use channel_latency, or leave it unset",
             scenario.topology.kind()
         )));
+    }
+    if !scenario.vc_reallocation.is_drained() {
+        let why = if scenario.switching != Switching::Wormhole {
+            Some(format!("{} switching", scenario.switching.kind()))
+        } else if scenario.broadcast_fraction > 0.0 {
+            Some("broadcasts".to_owned())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(SimError(format!(
+                "vc_reallocation: tail_sent is simulated with wormhole switching and unicast \
+                 traffic only, not with {why}: leave it drained"
+            )));
+        }
     }
     if engine::timed(scenario) && scenario.switching != Switching::Wormhole {
         return Err(SimError(format!(

@@ -367,6 +367,24 @@ impl Router {
         }
     }
 
+    /// The VCs that must be granted only with an empty buffer, bit v for VC v: the adaptive
+    /// VCs of a routing whose deadlock freedom rests on an escape class (`duato`, `nbc`, a
+    /// graph's `minimal`). Duato's condition assumes a buffer never holds flits of two
+    /// messages; with `vc_reallocation: tail_sent` a header granted a busy adaptive VC would
+    /// wait there, committed, for the messages ahead of it, and those waits close cycles
+    /// among the adaptive VCs that the escape class cannot break (seen on a 4x4 mesh with
+    /// 2-flit messages). Escape and deterministic VCs, turn models, up*/down* and the
+    /// dragonfly's classes are acyclic by themselves, so their VCs may queue messages.
+    pub(crate) fn atomic_vcs(&self) -> u64 {
+        match &self.cases {
+            Cases::Cube(cube) if cube.nbc_levels > 0 || cube.dimension_order != [0, 0] => {
+                cube.adaptive
+            }
+            Cases::Cube(_) | Cases::Dragonfly(_) => 0,
+            Cases::Graph(routes) => routes.atomic_vcs(),
+        }
+    }
+
     /// Whether `vc` belongs to the deadlock-free (escape or deterministic) part.
     pub(crate) fn is_escape(&self, vc: u32) -> bool {
         match &self.cases {

@@ -14,7 +14,7 @@ use super::sweep::Sweep;
 use crate::model::ModelName;
 use crate::scenario::{
     BroadcastOrder, Dateline, Ejection, Injection, InjectionProcessKind, LengthDistributionKind,
-    Routing, SwitchingKind, TieBreak, TopologyKind,
+    Routing, SwitchingKind, TieBreak, TopologyKind, VcReallocation,
 };
 
 /// A sweepable spec field with its source location.
@@ -505,6 +505,7 @@ named_values!(
     SwitchingKind,
     Routing,
     Injection,
+    VcReallocation,
     Ejection,
     LengthDistributionKind,
     InjectionProcessKind,

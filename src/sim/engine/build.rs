@@ -1,7 +1,7 @@
 //! Building the engine: the struct-of-arrays state sized for a scenario's network, load and
 //! run plan (every per-VC, per-channel and per-node array is allocated here, once).
 
-use crate::scenario::{Ejection, Injection, Scenario};
+use crate::scenario::{Ejection, Injection, Scenario, VcReallocation};
 
 use super::super::batch_means::Batches;
 use super::super::faults::FaultMap;
@@ -15,7 +15,9 @@ use super::super::topology::Geometry;
 use super::super::trace::Feed;
 use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimError, rng::Rng};
-use super::{BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, broadcast, switching, timing};
+use super::{
+    BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, broadcast, reallocation, switching, timing,
+};
 
 impl Engine {
     /// Builds the network for a scenario accepted by `check`.
@@ -62,6 +64,7 @@ impl Engine {
         let ports = scenario.input_speedup.is_some() || channel;
         let switching =
             switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
+        let atomic = router.atomic_vcs();
         Ok(Engine {
             router,
             v,
@@ -161,6 +164,8 @@ impl Engine {
                 ..Window::default()
             },
             timing: timing::of(scenario, &geometry, total_vcs),
+            queues: (scenario.vc_reallocation == VcReallocation::TailSent)
+                .then(|| Box::new(reallocation::Queues::new(total_vcs, atomic))),
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
             broadcasts: broadcast::Broadcasts::new(scenario, geometry.size.dims, geometry.nodes),
             trace: None,

@@ -53,7 +53,7 @@ impl Engine {
                     let v = mask.trailing_zeros();
                     mask &= mask - 1;
                     let out = (cur * self.geometry.ports + c.port) * self.v + v;
-                    held.push((c.port, v, self.vc_owner[out as usize]));
+                    held.push((c.port, v, self.grant_holder(out)));
                 }
             }
             let base = cur * self.geometry.ports;

@@ -8,8 +8,16 @@ use super::{EJECT, Engine, NONE};
 
 impl Engine {
     /// Frees a VC whose buffer the tail flit has left (with `T`, a network VC once the tail's
-    /// credit is back, see `timing`).
+    /// credit is back, see `timing`; with `tail_sent` reallocation its grant has ended already,
+    /// and the next message in the buffer takes the front, see `reallocation`).
     pub(super) fn release<const T: bool>(&mut self, vc: u32) {
+        if T && vc < self.network_vcs
+            && self.queues.as_deref().is_some_and(|q| q.queues(vc % self.v))
+        {
+            // The next message in the buffer, if any, takes the front (`reallocation`).
+            self.leave_buffer(vc);
+            return;
+        }
         let vcu = vc as usize;
         let out = self.vc_out[vcu];
         if out < EJECT {

@@ -41,16 +41,21 @@ impl Engine {
                 assert_eq!(self.vc_src[vc], NONE, "free VC {vc} has an upstream");
                 continue;
             }
-            buffered[id as usize] += u64::from(self.vc_count[vc]);
+            // The front message's flits, and (`tail_sent` reallocation) those behind it.
+            let (front, received) = self.check_queue(vc, &mut buffered);
+            buffered[id as usize] += u64::from(front);
             if vc >= self.network_vcs as usize {
                 owned_injection += 1;
             }
             let out = self.vc_out[vc];
             if out < EJECT {
-                assert_eq!(self.vc_owner[out as usize], id, "VC chain of message {id} broken");
+                let receiving = self.queues.as_deref().map_or(self.vc_owner[out as usize], |q| {
+                    q.receiving(out, self.vc_owner[out as usize])
+                });
+                assert_eq!(receiving, id, "VC chain of message {id} broken");
                 assert_eq!(
                     self.vc_received[out as usize],
-                    self.vc_received[vc] - self.vc_count[vc],
+                    received - front,
                     "flits lost or duplicated between VC {vc} and VC {out}"
                 );
                 assert_eq!(self.vc_src[out as usize], vc as u32);
@@ -71,7 +76,13 @@ impl Engine {
             }
             if vc < self.network_vcs as usize {
                 let channel = vc / self.v as usize;
-                assert!(self.ch_busy[channel] >> (vc % self.v as usize) & 1 == 1);
+                let busy = self.ch_busy[channel] >> (vc % self.v as usize) & 1 == 1;
+                if self.queues.as_deref().is_some_and(|q| q.queues(vc as u32 % self.v)) {
+                    // Granted until the receiving message's tail has been sent into it.
+                    assert_eq!(busy, self.vc_src[vc] != NONE, "VC {vc}: grant out of sync");
+                } else {
+                    assert!(busy);
+                }
             }
         }
         let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
@@ -121,6 +132,37 @@ impl Engine {
             assert_eq!(listed, bit, "active bitmap out of sync at channel {ch}");
         }
         self.check_fault_invariants();
+    }
+
+    /// The front message of `vc`'s buffer: its flits there, and the flits of it that have
+    /// entered. With `tail_sent` reallocation, also adds the flits of the messages behind it
+    /// to `buffered` and checks the queue (`reallocation`).
+    fn check_queue(&self, vc: usize, buffered: &mut [u64]) -> (u32, u32) {
+        let Some(q) = self.queues.as_deref() else {
+            return (self.vc_count[vc], self.vc_received[vc]);
+        };
+        let front = self.vc_owner[vc];
+        let queued = q.behind_of(vc as u32, front);
+        let mut behind = 0;
+        for &id in &queued {
+            let flits = if id == q.back[vc] {
+                self.vc_received[vc]
+            } else {
+                self.messages[id as usize].length
+            };
+            buffered[id as usize] += u64::from(flits);
+            behind += flits;
+        }
+        assert_eq!(behind, q.behind[vc], "VC {vc}: flits behind the front miscounted");
+        assert_eq!(queued.last().copied().unwrap_or(NONE), q.back[vc], "VC {vc}: queue's back");
+        let front_flits = self.vc_count[vc] - behind;
+        if queued.is_empty() {
+            (front_flits, self.vc_received[vc])
+        } else {
+            // Its tail has entered: the next message's header is behind it.
+            assert!(front_flits > 0, "VC {vc}: a message queued behind an empty front");
+            (front_flits, self.messages[front as usize].length)
+        }
     }
 
     /// With faults: no allocated VC (flit, header, or reservation) in or leading out of a

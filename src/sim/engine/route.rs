@@ -85,7 +85,10 @@ impl Engine {
             return false;
         };
         let out = channel * self.v + v;
-        self.vc_owner[out as usize] = id;
+        // With `tail_sent` reallocation the buffer may still hold another message's flits.
+        if !self.grant_behind(out, id) {
+            self.vc_owner[out as usize] = id;
+        }
         self.vc_src[out as usize] = vc;
         self.vc_out[vc as usize] = out;
         let busy = self.ch_busy[channel as usize] | 1 << v;

@@ -113,10 +113,12 @@ fn knobs(scenario: &Scenario) -> (u32, u32, u32) {
 }
 
 /// Whether some link or credit of `scenario`'s network takes more than one cycle (a knob off
-/// its default, or a graph file that gives a link its latency): the engine is then timed.
+/// its default, or a graph file that gives a link its latency), or VCs are reallocated once the
+/// tail is sent (`reallocation`, which runs on the timed engine's paths): the engine is then
+/// timed.
 pub(crate) fn timed(scenario: &Scenario) -> bool {
     let file = scenario.topology.graph().is_some_and(|g| g.latencies.iter().any(Option::is_some));
-    file || knobs(scenario) != (1, 1, 0)
+    file || knobs(scenario) != (1, 1, 0) || !scenario.vc_reallocation.is_drained()
 }
 
 /// The timing of `scenario`'s network, `None` when every link and credit takes one cycle.

@@ -235,6 +235,12 @@ impl Engine {
                 if src < self.network_vcs as usize {
                     timing.departed(self.now, src as u32, (src / v) as u32);
                 }
+                // Behind the front message (`reallocation`).
+                if let Some(q) = self.queues.as_deref_mut()
+                    && q.back[out] != NONE
+                {
+                    q.behind[out] += 1;
+                }
             }
             if counting {
                 self.window.vc_flits[out] += 1;
@@ -247,8 +253,14 @@ impl Engine {
                 }
             }
             self.vc_received[out] += 1;
-            let id = self.vc_owner[out] as usize;
-            if self.vc_count[src] == 0 && self.vc_received[src] == self.messages[id].length {
+            // The message leaving `src` (its front one).
+            let length = self.messages[self.vc_owner[src] as usize].length;
+            let left = if T {
+                self.front_left(src, length)
+            } else {
+                self.vc_count[src] == 0 && self.vc_received[src] == length
+            };
+            if left {
                 if W == BITMAP {
                     self.events.push((pos << 1 | 1, out as u32));
                 } else {
@@ -279,7 +291,10 @@ impl Engine {
     /// it arrives, and may be routed, after the link's latency).
     #[inline(always)]
     fn header_arrived<const S: u8, const T: bool>(&mut self, out: u32, counting: bool) {
-        let id = self.vc_owner[out as usize] as usize;
+        let mut id = self.vc_owner[out as usize];
+        if T && let Some(q) = self.queues.as_deref() {
+            id = q.receiving(out, id);
+        }
         if S == WORMHOLE {
             let link = if T {
                 let channel = (out / self.v) as usize;
@@ -287,21 +302,29 @@ impl Engine {
             } else {
                 1
             };
-            self.pending.push(Pending { vc: out, ready: self.now + link + self.delay });
-            self.messages[id].head_vc = out;
+            // Behind another message, the header waits to be at the front (`reallocation`).
+            if !(T && self.header_behind(out, id, link)) {
+                self.pending.push(Pending { vc: out, ready: self.now + link + self.delay });
+            }
+            self.messages[id as usize].head_vc = out;
             if counting {
                 self.window.header_hops += 1;
             }
         }
-        self.messages[id].hops += 1;
+        self.messages[id as usize].hops += 1;
     }
 
-    /// Phase B: the tail flit left the buffer feeding output VC `out` this cycle.
+    /// Phase B: the tail flit left the buffer feeding output VC `out` this cycle (with
+    /// `tail_sent` reallocation, the grant of `out` ends too).
     #[inline(always)]
     fn input_emptied<const S: u8, const T: bool>(&mut self, out: u32) {
         let src = self.vc_src[out as usize];
         if S == CIRCUIT && src >= self.network_vcs {
             self.source_released(self.vc_owner[out as usize]);
+        }
+        if T && self.queues.as_deref().is_some_and(|q| q.queues(out % self.v)) {
+            // Reallocated once the tail is sent (`reallocation`).
+            self.tail_sent(out);
         }
         self.release::<T>(src);
     }

@@ -474,6 +474,12 @@ impl Routes {
         self.mode == Mode::Minimal && vc == 0
     }
 
+    /// The adaptive VCs `1..V` of `minimal`, whose deadlock freedom rests on the escape VC 0
+    /// (granted only with an empty buffer, `Router::atomic_vcs`); none for `up_down`.
+    pub(crate) fn atomic_vcs(&self) -> u64 {
+        if self.mode == Mode::Minimal { !1 } else { 0 }
+    }
+
     /// Fills `out` (cleared by the caller) with the allowed ports and VCs from `cur` towards
     /// `header.dest != cur`.
     #[inline]

@@ -14,21 +14,30 @@ impl Engine {
             }
             // The front of the chain: the header's VC, or (wormhole) the VC granted to a
             // header flit that has not crossed yet.
+            // With `tail_sent` reallocation a message may wait behind another in the VC of
+            // its header (whose `vc_out` is the other's) and have others behind it in the VC
+            // of its tail (whose `vc_src` is theirs): the chain stops there.
+            let id = id as u32;
             let mut at = message.head_vc;
-            while self.vc_out[at as usize] < EJECT {
+            while self.vc_owner[at as usize] == id && self.vc_out[at as usize] < EJECT {
                 at = self.vc_out[at as usize];
             }
             let (mut network, mut tail) = (0, at);
             while at != NONE {
-                assert_eq!(self.vc_owner[at as usize], id as u32, "chain of message {id}");
-                assert!(!on_chain[at as usize], "VC {at} on two chains");
-                on_chain[at as usize] = true;
+                let owner = self.vc_owner[at as usize];
+                let queued = self.queues.as_deref().map_or(Vec::new(), |q| q.behind_of(at, owner));
+                assert!(owner == id || queued.contains(&id), "chain of message {id}");
+                if owner == id {
+                    assert!(!on_chain[at as usize], "VC {at} on two chains");
+                    on_chain[at as usize] = true;
+                }
                 network += u32::from(at < self.network_vcs);
                 tail = at;
-                at = self.vc_src[at as usize];
+                let receiving = self.queues.as_deref().map_or(owner, |q| q.receiving(at, owner));
+                at = if receiving == id { self.vc_src[at as usize] } else { NONE };
             }
             if self.switching.kind != WORMHOLE {
-                let probe = self.switching.probes[id];
+                let probe = self.switching.probes[id as usize];
                 // Before the first data flit leaves the source the chain is whole: the
                 // header's position is the number of network VCs on it.
                 if tail >= self.network_vcs && self.vc_count[tail as usize] == message.length {
