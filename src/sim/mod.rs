@@ -39,7 +39,11 @@
 //!   most one flit per cycle, round-robin among its VCs that have a flit and downstream room.
 //!   Credits take one cycle: depth 2 gives one flit per cycle per VC (depth 1 only half).
 //! - A VC is busy (counts for P_v and V-bar) from the cycle a header is granted it until the
-//!   tail flit has left its buffer.
+//!   tail flit has left its buffer (`vc_reallocation: drained`, the default). With
+//!   `vc_reallocation: tail_sent` it is granted again once the tail has been sent into it
+//!   (BookSim's default): its buffer then queues the next messages behind the last one's tail,
+//!   except the adaptive VCs of escape-based routings, which stay drained
+//!   (`engine/reallocation.rs`).
 //! - Injection: unbounded source queue per node, V injection VCs (no shared injection link,
 //!   as in the models' M/G/1 queue with rate lambda/V; `injection: parallel`). With
 //!   `injection: channel` the injection VCs share one flit per cycle, the header crosses the
