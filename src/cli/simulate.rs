@@ -18,7 +18,7 @@ use crate::sim::{self, SimOptions};
   runner simulate radix=4 message_length=8 --saturation --replications 5 --cycles 5000
   runner simulate topology=hypercube dimensions=6 routing=duato broadcast_fraction=0.01 --rate 0.002
   runner simulate channel_latency=2 credit_delay=1 buffer_depth=8 injection=channel --rate 0.005
-  runner simulate vc_reallocation=tail_sent buffer_depth=8 --saturation --cycles 5000")]
+  runner simulate vc_reallocation=tail_sent buffer_depth=8 --rate 0.01")]
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
     /// escape_channels, buffer_depth, router_delay, input_speedup, channel_latency,
