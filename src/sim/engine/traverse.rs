@@ -253,8 +253,10 @@ impl Engine {
                 }
             }
             self.vc_received[out] += 1;
-            // The message leaving `src` (its front one).
-            let length = self.messages[self.vc_owner[src] as usize].length;
+            // The message leaving `src`: its front one, which is `out`'s unless buffers queue
+            // messages (`reallocation`, on the timed paths only).
+            let id = if T { self.vc_owner[src] } else { self.vc_owner[out] };
+            let length = self.messages[id as usize].length;
             let left = if T {
                 self.front_left(src, length)
             } else {
