@@ -11,9 +11,7 @@ impl Engine {
     /// credit is back, see `timing`; with `tail_sent` reallocation its grant has ended already,
     /// and the next message in the buffer takes the front, see `reallocation`).
     pub(super) fn release<const T: bool>(&mut self, vc: u32) {
-        if T && vc < self.network_vcs
-            && self.queues.as_deref().is_some_and(|q| q.queues(vc % self.v))
-        {
+        if T && vc < self.network_vcs && self.queues_messages(vc) {
             // The next message in the buffer, if any, takes the front (`reallocation`).
             self.leave_buffer(vc);
             return;
@@ -27,13 +25,11 @@ impl Engine {
         self.vc_out[vcu] = NONE;
         self.vc_received[vcu] = 0;
         if vc < self.network_vcs {
-            let channel = vc / self.v;
             if T && let Some(timing) = self.timing.as_deref_mut() {
-                timing.drained(self.now, vc, channel);
+                timing.drained(self.now, vc, vc / self.v);
                 return;
             }
-            let busy = self.ch_busy[channel as usize] & !(1 << (vc % self.v));
-            self.set_busy(channel, busy);
+            self.end_grant(vc);
         } else {
             let node = (vc - self.network_vcs) / self.v;
             let v = (vc - self.network_vcs) % self.v;

@@ -49,10 +49,7 @@ impl Engine {
             }
             let out = self.vc_out[vc];
             if out < EJECT {
-                let receiving = self.queues.as_deref().map_or(self.vc_owner[out as usize], |q| {
-                    q.receiving(out, self.vc_owner[out as usize])
-                });
-                assert_eq!(receiving, id, "VC chain of message {id} broken");
+                assert_eq!(self.receiving(out), id, "VC chain of message {id} broken");
                 assert_eq!(
                     self.vc_received[out as usize],
                     received - front,
@@ -77,7 +74,7 @@ impl Engine {
             if vc < self.network_vcs as usize {
                 let channel = vc / self.v as usize;
                 let busy = self.ch_busy[channel] >> (vc % self.v as usize) & 1 == 1;
-                if self.queues.as_deref().is_some_and(|q| q.queues(vc as u32 % self.v)) {
+                if self.queues_messages(vc as u32) {
                     // Granted until the receiving message's tail has been sent into it.
                     assert_eq!(busy, self.vc_src[vc] != NONE, "VC {vc}: grant out of sync");
                 } else {

@@ -105,12 +105,27 @@ impl Queues {
 }
 
 impl Engine {
+    /// Whether network VC `vc`'s buffer may queue messages (`tail_sent`, and not one of the
+    /// routing's drained VCs).
+    #[inline(always)]
+    pub(super) fn queues_messages(&self, vc: u32) -> bool {
+        self.queues.as_deref().is_some_and(|q| q.queues(vc % self.v))
+    }
+
+    /// The message whose flits enter `vc`'s buffer (`Queues::receiving`; the owner without
+    /// queues).
+    #[inline(always)]
+    pub(super) fn receiving(&self, vc: u32) -> u32 {
+        let owner = self.vc_owner[vc as usize];
+        self.queues.as_deref().map_or(owner, |q| q.receiving(vc, owner))
+    }
+
     /// Grants network VC `out` to message `id` while another message's flits are still in its
     /// buffer (its tail has been sent): `id` queues behind them. Returns false when the buffer
     /// is empty (the grant is then the default one).
     pub(super) fn grant_behind(&mut self, out: u32, id: u32) -> bool {
-        let front = self.vc_owner[out as usize];
         let Some(q) = self.queues.as_deref_mut() else { return false };
+        let front = self.vc_owner[out as usize];
         if front == NONE {
             return false;
         }
@@ -145,9 +160,7 @@ impl Engine {
     /// the upstream router may give `out` to another message at once.
     pub(super) fn tail_sent(&mut self, out: u32) {
         self.vc_src[out as usize] = NONE;
-        let channel = out / self.v;
-        let busy = self.ch_busy[channel as usize] & !(1 << (out % self.v));
-        self.set_busy(channel, busy);
+        self.end_grant(out);
     }
 
     /// The front message's tail left network VC `vc`'s buffer: the next message, if any,
@@ -188,10 +201,11 @@ impl Engine {
     }
 
     /// Whether the front message's tail has just left `src` (phase B, after a move out of it):
-    /// none of its flits is left and its tail had entered.
+    /// none of its flits is left and its tail had entered. Without `T` no buffer queues
+    /// messages, and nothing is looked up.
     #[inline(always)]
-    pub(super) fn front_left(&self, src: usize, length: u32) -> bool {
-        match self.queues.as_deref() {
+    pub(super) fn front_left<const T: bool>(&self, src: usize, length: u32) -> bool {
+        match self.queues.as_deref().filter(|_| T) {
             Some(q) => {
                 self.vc_count[src] == q.behind[src]
                     && (q.back[src] != NONE || self.vc_received[src] == length)
@@ -203,17 +217,10 @@ impl Engine {
     /// The message holding the grant of network VC `vc` (the one receiving into it), `NONE`
     /// when it may be granted (for the deadlock analysis).
     pub(super) fn grant_holder(&self, vc: u32) -> u32 {
-        let owner = self.vc_owner[vc as usize];
-        match self.queues.as_deref() {
-            Some(q) if q.queues(vc % self.v) => {
-                let channel = (vc / self.v) as usize;
-                if self.ch_busy[channel] >> (vc % self.v) & 1 == 0 {
-                    NONE
-                } else {
-                    q.receiving(vc, owner)
-                }
-            }
-            _ => owner,
+        if !self.queues_messages(vc) {
+            return self.vc_owner[vc as usize];
         }
+        let channel = (vc / self.v) as usize;
+        if self.ch_busy[channel] >> (vc % self.v) & 1 == 0 { NONE } else { self.receiving(vc) }
     }
 }

@@ -135,6 +135,13 @@ impl Engine {
         None
     }
 
+    /// Clears network VC `vc`'s bit in its channel's `ch_busy`: it may be granted again.
+    pub(super) fn end_grant(&mut self, vc: u32) {
+        let channel = vc / self.v;
+        let busy = self.ch_busy[channel as usize] & !(1 << (vc % self.v));
+        self.set_busy(channel, busy);
+    }
+
     pub(super) fn set_busy(&mut self, channel: u32, busy: u64) {
         let ch = channel as usize;
         let old = self.ch_busy[ch];

@@ -172,11 +172,7 @@ impl Engine {
             match (event >> 32, self.timing.as_deref_mut()) {
                 (ARRIVAL, Some(timing)) => timing.transit[vc as usize] -= 1,
                 (CREDIT, Some(timing)) => timing.owed[vc as usize] -= 1,
-                _ => {
-                    let channel = vc / self.v;
-                    let busy = self.ch_busy[channel as usize] & !(1 << (vc % self.v));
-                    self.set_busy(channel, busy);
-                }
+                _ => self.end_grant(vc),
             }
         }
         due.clear();

@@ -257,12 +257,7 @@ impl Engine {
             // messages (`reallocation`, on the timed paths only).
             let id = if T { self.vc_owner[src] } else { self.vc_owner[out] };
             let length = self.messages[id as usize].length;
-            let left = if T {
-                self.front_left(src, length)
-            } else {
-                self.vc_count[src] == 0 && self.vc_received[src] == length
-            };
-            if left {
+            if self.front_left::<T>(src, length) {
                 if W == BITMAP {
                     self.events.push((pos << 1 | 1, out as u32));
                 } else {
@@ -293,10 +288,7 @@ impl Engine {
     /// it arrives, and may be routed, after the link's latency).
     #[inline(always)]
     fn header_arrived<const S: u8, const T: bool>(&mut self, out: u32, counting: bool) {
-        let mut id = self.vc_owner[out as usize];
-        if T && let Some(q) = self.queues.as_deref() {
-            id = q.receiving(out, id);
-        }
+        let id = if T { self.receiving(out) } else { self.vc_owner[out as usize] };
         if S == WORMHOLE {
             let link = if T {
                 let channel = (out / self.v) as usize;
@@ -324,7 +316,7 @@ impl Engine {
         if S == CIRCUIT && src >= self.network_vcs {
             self.source_released(self.vc_owner[out as usize]);
         }
-        if T && self.queues.as_deref().is_some_and(|q| q.queues(out % self.v)) {
+        if T && self.queues_messages(out) {
             // Reallocated once the tail is sent (`reallocation`).
             self.tail_sent(out);
         }

@@ -33,8 +33,7 @@ impl Engine {
                 }
                 network += u32::from(at < self.network_vcs);
                 tail = at;
-                let receiving = self.queues.as_deref().map_or(owner, |q| q.receiving(at, owner));
-                at = if receiving == id { self.vc_src[at as usize] } else { NONE };
+                at = if self.receiving(at) == id { self.vc_src[at as usize] } else { NONE };
             }
             if self.switching.kind != WORMHOLE {
                 let probe = self.switching.probes[id as usize];
