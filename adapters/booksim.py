@@ -19,9 +19,14 @@ What it translates (anything else is `unsupported`, with the reason):
   cycles (a folded layout), runner's channels take one cycle by default.
 - channel_latency: 1 (or unset), and on a torus also 2 (BookSim's `use_noc_latency = 1`);
   BookSim's mesh and torus have no other channel latency.
-- credit_delay: unset or 0 only. BookSim's credit loop runs through its router pipeline (a
-  credit is sent when the flit leaves the input buffer after switch allocation), runner's is
-  the links' latency both ways plus credit_delay, so the two knobs do not correspond.
+- the router pipeline: `router_delay` 1, `vc_allocation_delay` 1, `switch_delay` 2 and
+  `credit_delay` 1 are BookSim's default pipeline exactly (route computation; VC allocation,
+  the switch allocated the cycle after; switch allocation and traversal, which every flit
+  crosses after its credit has gone back; a credit seen upstream the cycle after its link
+  delivers it), and `router_delay` 0 with the same others is `routing_delay = 0`
+  (docs/booksim.md). Without the pipeline knobs, `router_delay` 4 (or 3) runs BookSim's
+  defaults (or `routing_delay = 0`) with the same per-hop header latency but a shorter credit
+  loop and no pipeline for body flits (below). Other combinations are refused.
 - switching: wormhole.
 - vc_reallocation: `drained` (runner's default) as `wait_for_tail_credit = 1`, `tail_sent` as
   BookSim's default `wait_for_tail_credit = 0` (not with `duato`: BookSim would reallocate
@@ -34,10 +39,10 @@ What it translates (anything else is `unsupported`, with the reason):
   (BookSim's torus `min_adapt` uses VCs 0 and 1 as the dateline escape classes and VC 3 as the
   one adaptive VC; VC 2 is used by injection channels only, so the network has runner's three).
 - virtual_channels, buffer_depth (`vc_buf_size`), message_length (`packet_size`, fixed).
-- router_delay: BookSim's input-queued router has a per-hop header latency of 5 cycles with
-  its default pipeline (routing, VC allocation, switch allocation, switch traversal, link),
-  runner's is 1 + router_delay, so router_delay 4 runs BookSim's defaults and 3 runs it with
-  `routing_delay = 0`. With `injection: channel` runner charges the injection channel, the
+- router_delay without the pipeline knobs: BookSim's input-queued router has a per-hop header
+  latency of 5 cycles with its default pipeline (routing, VC allocation, switch allocation,
+  switch traversal, link), runner's is then 1 + router_delay, so router_delay 4 runs BookSim's
+  defaults and 3 runs it with `routing_delay = 0`. With `injection: channel` runner charges the injection channel, the
   source router's pipeline and the ejection channel as BookSim does, and the zero-load
   latencies agree; with `injection: parallel` (runner's default) BookSim's is runner's plus a
   constant (6 and 5 cycles), whatever the distance. BookSim always has its terminal channels.
@@ -131,11 +136,6 @@ def translate(request):
             f"channel_latency = {latency} on a {topology} (BookSim's {topology} channels take "
             + ("1 or 2 cycles)" if topology == "torus" else "1 cycle)")
         )
-    if s.get("credit_delay") not in (None, 0):
-        raise Unsupported(
-            f"credit_delay = {s['credit_delay']} (BookSim's credit loop runs through its router "
-            "pipeline; runner's credit_delay has no BookSim counterpart)"
-        )
 
     routing = s["routing"]
     if routing == "dimension_order":
@@ -180,14 +180,23 @@ def translate(request):
         )
     cfg["wait_for_tail_credit"] = 0 if reallocation == "tail_sent" else 1
     delay = s["router_delay"]
-    if delay == 4:
-        pass  # BookSim's default pipeline: 5 cycles per hop
-    elif delay == 3:
-        cfg["routing_delay"] = 0
+    knobs = ("vc_allocation_delay", "switch_delay", "credit_delay")
+    pipeline = tuple(s.get(k) or 0 for k in knobs)
+    if pipeline == (1, 2, 1) and delay in (0, 1):
+        # BookSim's pipeline exactly: routing_delay (1 by default), VC allocation, then switch
+        # allocation and traversal; the credit seen a cycle after its link delivers it.
+        if delay == 0:
+            cfg["routing_delay"] = 0
+    elif pipeline == (0, 0, 0) and delay in (3, 4):
+        # No pipeline in runner: the header's 5 cycles per hop (4 with routing_delay = 0).
+        if delay == 3:
+            cfg["routing_delay"] = 0
     else:
         raise Unsupported(
-            f"router_delay = {delay} (BookSim's router takes 5 cycles per hop, or 4 with "
-            "routing_delay = 0: runner's router_delay 4 or 3)"
+            f"router_delay = {delay}, vc_allocation_delay = {pipeline[0]}, switch_delay = "
+            f"{pipeline[1]}, credit_delay = {pipeline[2]} (BookSim's default pipeline is "
+            "router_delay 1 (0 with routing_delay = 0), vc_allocation_delay 1, switch_delay 2, "
+            "credit_delay 1; without the pipeline knobs, router_delay 4 or 3)"
         )
     speedup = s.get("input_speedup")
     cfg["input_speedup"] = v if speedup is None else speedup

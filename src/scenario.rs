@@ -377,6 +377,16 @@ pub struct Scenario {
     /// out of the serialized form when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credit_delay: Option<u32>,
+    /// Cycles every flit spends in each router's switch stages (switch allocation and
+    /// traversal) between leaving its input buffer and entering the next link (simulator
+    /// only); `None`: 0. Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switch_delay: Option<u32>,
+    /// Cycles from a header's grant of an output VC (or of the ejection port) to the first
+    /// cycle it may leave its buffer (simulator only); `None`: 0, VC and switch allocation in
+    /// one cycle. Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vc_allocation_delay: Option<u32>,
     /// Message length M in flits: the mean of `message_length_distribution`, or of the random
     /// lengths `message_length_second_moment` describes.
     pub message_length: u32,
@@ -452,6 +462,8 @@ impl Scenario {
             channel_latency: None,
             global_channel_latency: None,
             credit_delay: None,
+            switch_delay: None,
+            vc_allocation_delay: None,
             message_length: fields::DEFAULT_MESSAGE_LENGTH,
             message_length_second_moment: None,
             message_length_distribution: MessageLengths::Fixed,

@@ -208,6 +208,18 @@ macro_rules! each_scenario_key {
             /// out): the credit loop of a link of latency L is 2 L + credit_delay cycles, and a VC
             /// whose buffer is shallower streams at depth / loop flits per cycle.
             credit_delay: u32, copy;
+            /// Cycles every flit spends in each router's switch stages (switch allocation and switch
+            /// traversal), between leaving its input buffer (when its credit goes back) and entering
+            /// the next link (simulator; 0 when left out): a hop takes L + switch_delay cycles for
+            /// every flit, a header router_delay + vc_allocation_delay more, and the credit loop is
+            /// 2 L + switch_delay + credit_delay cycles. BookSim's default pipeline is router_delay 1,
+            /// vc_allocation_delay 1, switch_delay 2, credit_delay 1.
+            switch_delay: u32, copy;
+            /// Cycles from a header's grant of an output VC (or of the ejection port) to the first
+            /// cycle it may leave its buffer (simulator; 0 when left out: VC and switch allocation in
+            /// one cycle, as a speculative router does them). BookSim's router allocates the switch
+            /// the cycle after the VC: 1, with router_delay 1 for its route computation.
+            vc_allocation_delay: u32, copy;
             /// When an output VC may be granted to the next message (simulator): `drained` (once the
             /// downstream buffer has drained the tail, or with a credit loop once the tail's credit is
             /// back: a buffer holds one message; the models' router, BookSim's
@@ -312,6 +324,11 @@ macro_rules! each_column {
             global_channel_latency: OptU32;
             /// Cycles a credit takes back beyond its link's latency (simulator); null: 0.
             credit_delay: OptU32;
+            /// Cycles every flit spends in each router's switch stages (simulator); null: 0.
+            switch_delay: OptU32;
+            /// Cycles from a header's grant of an output VC to the first cycle it may leave its
+            /// buffer (simulator); null: 0.
+            vc_allocation_delay: OptU32;
             /// `tail_sent` when an output VC is reallocated once the tail is sent (simulator); null:
             /// `drained`, the default.
             vc_reallocation: OptStr;
@@ -555,6 +572,14 @@ pub const FIELDS: &[Field] = &[
         .simulator()
         .display(display("", "credit delay", "cycles"))
         .header(header("Credit delay", "cycles", "Credit delay", "(cycles)")),
+    field("switch_delay", count(0, MAX_LATENCY), |s| maybe_count(s.switch_delay))
+        .simulator()
+        .display(display("", "switch delay", "cycles"))
+        .header(header("Switch delay", "cycles", "Switch delay", "(cycles)")),
+    field("vc_allocation_delay", count(0, MAX_LATENCY), |s| maybe_count(s.vc_allocation_delay))
+        .simulator()
+        .display(display("", "VC allocation delay", "cycles"))
+        .header(header("VC allocation delay", "cycles", "VA delay", "(cycles)")),
     field("vc_reallocation", Value::Name, |s| {
         maybe_text((!s.vc_reallocation.is_drained()).then(|| s.vc_reallocation.as_str().to_owned()))
     })

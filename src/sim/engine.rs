@@ -35,9 +35,10 @@
 //! `injection: channel` the same accounting caps a node's injection port at one flit per
 //! cycle (its network ports at `s`, or unlimited).
 //!
-//! Multi-cycle links and credit loops (`channel_latency`, `credit_delay`) are the `timing`
-//! module: flits and credits on their way are counted per VC and arrive through a timing
-//! wheel; `traverse` is monomorphised on it (`T`), so one-cycle links schedule nothing.
+//! Multi-cycle links, credit loops and the router pipeline (`channel_latency`,
+//! `credit_delay`, `switch_delay`, `vc_allocation_delay`) are the `timing` module: flits and
+//! credits on their way are counted per VC and arrive through a timing wheel; `traverse` is
+//! monomorphised on it (`T`), so one-cycle links schedule nothing.
 //!
 //! Only channels with an allocated VC (`active`) and VCs holding a routed-to-ejection message
 //! (`ejecting`) are visited. `active` lists them in the order they became busy (a removed

@@ -205,6 +205,8 @@ mod switching_tests;
 mod replay_tests;
 
 #[cfg(test)]
+mod pipeline_tests;
+#[cfg(test)]
 mod reallocation_tests;
 #[cfg(test)]
 mod timing_tests;
@@ -308,8 +310,8 @@ pub type Progress<'a> = &'a (dyn Fn(u64, u64) -> std::ops::ControlFlow<()> + Syn
 
 /// The timing knobs: latencies of at least one cycle, a global latency only on the
 /// dragonfly, and wormhole switching (the separate headers of scouting and circuit switching
-/// assume one-cycle links); an injection channel on the families whose nodes are routers,
-/// with wormhole switching and unicast traffic.
+/// assume one-cycle links); a switch pipeline with unicast traffic; an injection channel on
+/// the families whose nodes are routers, with wormhole switching and unicast traffic.
 fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
     for (key, value) in [
         ("channel_latency", scenario.channel_latency),
@@ -345,10 +347,18 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
     }
     if engine::timed(scenario) && scenario.switching != Switching::Wormhole {
         return Err(SimError(format!(
-            "channel_latency, global_channel_latency, credit_delay and a graph file's link \
-             latencies are simulated with wormhole switching only, got {}: leave them unset",
+            "channel_latency, global_channel_latency, credit_delay, switch_delay, \
+             vc_allocation_delay and a graph file's link latencies are simulated with wormhole \
+             switching only, got {}: leave them unset",
             scenario.switching.kind()
         )));
+    }
+    if scenario.switch_delay.is_some_and(|s| s > 0) && scenario.broadcast_fraction > 0.0 {
+        return Err(SimError(
+            "switch_delay is simulated with unicast traffic only (broadcast copies are \
+             delivered and forwarded without a destination switch): leave it unset"
+                .to_owned(),
+        ));
     }
     if scenario.injection == Injection::Channel {
         let why = if !matches!(

@@ -352,15 +352,25 @@ impl Geometry {
         }
         let ports = self.ports.max(1);
         let (router, port) = (channel / ports, channel % ports);
-        let routers_only =
-            matches!(self.family, Family::Torus(_) | Family::Mesh(_) | Family::Hypercube(_));
-        if !routers_only && (router < self.nodes || downstream < self.nodes) {
+        if !self.nodes_are_routers() && (router < self.nodes || downstream < self.nodes) {
             return LinkKind::Terminal;
         }
         match &self.family {
             Family::Dragonfly(dragonfly) if dragonfly.is_global(router, port) => LinkKind::Global,
             _ => LinkKind::Router,
         }
+    }
+
+    /// Whether every node is a router (tori, meshes, hypercubes), rather than a terminal
+    /// attached to one (the trees, the dragonfly and graphs number their terminals first).
+    pub(crate) fn nodes_are_routers(&self) -> bool {
+        matches!(self.family, Family::Torus(_) | Family::Mesh(_) | Family::Hypercube(_))
+    }
+
+    /// Whether channel slot `channel` leaves a terminal that is not a router (so no switch
+    /// lies before it).
+    pub(crate) fn leaves_terminal(&self, channel: u32) -> bool {
+        !self.nodes_are_routers() && channel / self.ports.max(1) < self.nodes
     }
 
     /// The latency a graph file gives the link of `channel` (`latency <cycles>`), if any.

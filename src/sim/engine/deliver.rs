@@ -45,7 +45,10 @@ impl Engine {
                 if let Some(t) = &mut self.throughput {
                     t.dequeued(node);
                 }
-                self.inject(node, v, head, self.now + 1);
+                // With `tail_sent` reallocation the source sends the next message's header
+                // over its injection channel right behind the tail, as BookSim's does: it
+                // has reached the router when the tail leaves.
+                self.inject(node, v, head, self.now + 1, self.queues.is_some());
             }
         }
     }
@@ -60,8 +63,10 @@ impl Engine {
         }
         self.in_network -= 1;
         self.delivered_total += 1;
-        // Delivered at the end of this cycle, plus the ejection channel's cycle if any.
-        let delivered = self.now + 1 + u64::from(self.injection_channel);
+        // Delivered at the end of this cycle, plus the ejection channel's cycle if any and the
+        // destination router's switch pipeline (`timing`).
+        let switch = if T { self.timing.as_deref().map_or(0, |t| t.eject) } else { 0 };
+        let delivered = self.now + 1 + u64::from(self.injection_channel) + u64::from(switch);
         if self.broadcasts.is_none() && self.window.end.is_none_or(|end| message.generated < end) {
             let latency = (delivered - message.generated) as f64;
             self.transient.delivered(message.generated, latency);

@@ -143,7 +143,7 @@ impl Engine {
         let n = node as usize;
         let free_vcs = !self.inj_busy[n] & self.full_mask;
         if free_vcs != 0 && self.queue_head[n] == NONE {
-            self.inject(node, free_vcs.trailing_zeros(), id, at);
+            self.inject(node, free_vcs.trailing_zeros(), id, at, false);
         } else {
             match self.queue_tail[n] {
                 NONE => self.queue_head[n] = id,
@@ -157,8 +157,10 @@ impl Engine {
         }
     }
 
-    /// Puts message `id` into injection VC `v` of `node`; its header may route at `at`.
-    pub(super) fn inject(&mut self, node: u32, v: u32, id: u32, at: u64) {
+    /// Puts message `id` into injection VC `v` of `node`; its header may route at `at`. With an
+    /// injection channel the header crosses it first, unless it `followed` the tail of the
+    /// message that held the VC over the channel (it is at the router already).
+    pub(super) fn inject(&mut self, node: u32, v: u32, id: u32, at: u64, followed: bool) {
         let vc = self.network_vcs + node * self.v + v;
         let length = self.messages[id as usize].length;
         let vcu = vc as usize;
@@ -177,7 +179,7 @@ impl Engine {
         let mut ready = at;
         if self.injection_channel {
             // The header crosses the injection channel, then the source router's pipeline.
-            ready += 1 + self.delay;
+            ready += u64::from(!followed) + self.delay;
         }
         if broadcast != NONE {
             // A broadcast copy: the send's start-up (Delta) before the header may route.

@@ -55,6 +55,9 @@ impl Engine {
             }
             self.vc_out[vc as usize] = EJECT;
             self.ejecting.push(vc);
+            if let Some(timing) = self.timing.as_deref_mut() {
+                timing.granted(self.now, vc);
+            }
             return true;
         }
         let mut header = message.header();
@@ -91,6 +94,13 @@ impl Engine {
         }
         self.vc_src[out as usize] = vc;
         self.vc_out[vc as usize] = out;
+        // A source router's VC allocation counts with an injection channel only (`parallel`
+        // injection has no pipeline at the source).
+        if (vc < self.network_vcs || self.injection_channel)
+            && let Some(timing) = self.timing.as_deref_mut()
+        {
+            timing.granted(self.now, vc);
+        }
         let busy = self.ch_busy[channel as usize] | 1 << v;
         self.set_busy(channel, busy);
         let port = channel - base as u32;

@@ -1,16 +1,28 @@
-//! Channel latency and the credit loop: links that take more than one cycle to cross, and
-//! credits that take as long (plus `credit_delay`) to come back.
+//! Channel latency, the switch pipeline and the credit loop: links that take more than one
+//! cycle to cross, flits that spend cycles in a router's switch stages after leaving its
+//! buffer, and credits that take as long as the link (plus `credit_delay`) to come back.
 //!
 //! By default a flit sent over a link in cycle t can leave the next buffer in cycle t + 1,
 //! and the slot it freed upstream is seen there in cycle t + 1: a one-cycle link and a
 //! one-cycle credit return, kept as plain counters (`vc_count`) with nothing scheduled. With
-//! `channel_latency`, `global_channel_latency` or `credit_delay` set, or a graph file that
-//! gives a link its `latency`, the engine carries a [`Timing`] and runs `traverse` with its
-//! `T` flag on:
+//! `channel_latency`, `global_channel_latency`, `credit_delay` or `switch_delay` set, or a
+//! graph file that gives a link its `latency`, the engine carries a [`Timing`] and runs
+//! `traverse` with its `T` flag on:
 //! - a flit sent over channel c in cycle t counts in the downstream buffer's `vc_count` at
 //!   once (so flits are conserved at every instant), and in `transit` until it arrives: it
-//!   can leave that buffer from cycle t + L(c), the header may be routed from cycle
-//!   t + L(c) + `router_delay`;
+//!   can leave that buffer from cycle t + A(c), the header may be routed from cycle
+//!   t + A(c) + `router_delay`. A(c) = L(c) + S(c), the link's latency plus the switch
+//!   pipeline of the router it leaves (`switch_delay`: BookSim's switch allocation and
+//!   traversal stages, which every flit crosses after leaving its input buffer, so they add
+//!   to the way out but not to the credit's way back); S(c) = 0 on a link that leaves a
+//!   terminal which is not a router. Every flit on one link pays the same A(c), the source
+//!   router's included whatever `injection` says, so flits arrive in the order they were
+//!   sent. A node that is its own router (tori, meshes, hypercubes) charges `switch_delay`
+//!   once more when it ejects a message (the destination router's switch);
+//! - a header granted its output VC (or the ejection port) in cycle t may leave its buffer
+//!   from cycle t + `vc_allocation_delay` (`head_ready`): with 1, the switch is allocated the
+//!   cycle after the VC, as in a router that does not speculate, so a VC freed in cycle t
+//!   carries its next header from t + 1;
 //! - a flit leaving a network VC's buffer in cycle t (to the next link, or ejected) returns
 //!   its credit to the upstream router in cycle t + L(c) + `credit_delay`, c the channel the
 //!   buffer belongs to (credits travel back over the same link): until then it counts in
@@ -20,9 +32,9 @@
 //!   tail leaves (owner and chain cleared at once), but its bit in `ch_busy` stays set until
 //!   then, so no header is granted it before the upstream router could know it is empty.
 //!
-//! So one VC streams at `min(1, depth / (2 L + credit_delay))` flits per cycle: the credit
-//! loop is `L` cycles out, `L + credit_delay` back, and a buffer shallower than the loop
-//! starves (the default loop, 2 cycles, needs a depth of 2).
+//! So one VC streams at `min(1, depth / (2 L + S + credit_delay))` flits per cycle: the
+//! credit loop is `L + S` cycles out, `L + credit_delay` back, and a buffer shallower than
+//! the loop starves (the default loop, 2 cycles, needs a depth of 2).
 //!
 //! Events are kept in a timing wheel with one slot per cycle of the longest credit loop, so
 //! nothing is allocated once the slots have grown to a cycle's events. An event due in cycle
@@ -43,7 +55,9 @@ const RELEASE: u64 = 2;
 
 /// Per-link latencies and the flits and credits on their way.
 pub(super) struct Timing {
-    /// Per channel slot: cycles a flit takes to cross it (at least 1).
+    /// Per channel slot: cycles from a flit leaving the upstream buffer to its arrival in the
+    /// downstream one (at least 1): the link's latency plus the upstream router's switch
+    /// pipeline.
     pub(super) latency: Vec<u32>,
     /// Per channel slot: cycles a credit takes back (its latency plus `credit_delay`).
     credit: Vec<u32>,
@@ -53,20 +67,40 @@ pub(super) struct Timing {
     pub(super) owed: Vec<u32>,
     /// Events due in cycle t sit in `wheel[t % wheel.len()]`.
     wheel: Vec<Vec<u64>>,
+    /// Cycles a message's delivery waits beyond its tail's ejection: the destination router's
+    /// switch pipeline where the node is its own router, else 0.
+    pub(super) eject: u32,
+    /// `vc_allocation_delay`: cycles from a header's grant to its first move.
+    pub(super) allocation_delay: u32,
+    /// Per VC: the first cycle in which the header just granted an output VC from this buffer
+    /// may leave it (set only with `allocation_delay > 0`; earlier flits have left by then).
+    pub(super) head_ready: Vec<u64>,
 }
 
 impl Timing {
-    /// The timing of a network whose channel `c` takes `latency[c]` cycles, with credits
-    /// `credit_delay` cycles slower, for `total_vcs` VCs.
-    pub(super) fn new(latency: Vec<u32>, credit_delay: u32, total_vcs: usize) -> Timing {
-        let credit: Vec<u32> = latency.iter().map(|&l| l + credit_delay).collect();
-        let longest = credit.iter().copied().max().unwrap_or(1) as usize;
+    /// The timing of a network whose channel `c` takes `link[c]` cycles to cross after
+    /// `switch[c]` cycles in the upstream router's switch, with credits `credit_delay` cycles
+    /// slower than the link, for `total_vcs` VCs; deliveries wait `eject` cycles more.
+    pub(super) fn new(
+        link: &[u32],
+        switch: &[u32],
+        credit_delay: u32,
+        eject: u32,
+        allocation_delay: u32,
+        total_vcs: usize,
+    ) -> Timing {
+        let latency: Vec<u32> = link.iter().zip(switch).map(|(&l, &s)| l + s).collect();
+        let credit: Vec<u32> = link.iter().map(|&l| l + credit_delay).collect();
+        let longest = latency.iter().chain(&credit).copied().max().unwrap_or(1) as usize;
         Timing {
             latency,
             credit,
             transit: vec![0; total_vcs],
             owed: vec![0; total_vcs],
             wheel: vec![Vec::new(); longest + 1],
+            eject,
+            allocation_delay,
+            head_ready: if allocation_delay > 0 { vec![0; total_vcs] } else { Vec::new() },
         }
     }
 
@@ -75,6 +109,23 @@ impl Timing {
     fn schedule(&mut self, now: u64, after: u32, kind: u64, vc: u32) {
         let slot = ((now + u64::from(after)) % self.wheel.len() as u64) as usize;
         self.wheel[slot].push(kind << 32 | u64::from(vc));
+    }
+
+    /// The header in `vc`'s buffer was granted its output in cycle `now`: it may leave from
+    /// `now + allocation_delay`.
+    #[inline(always)]
+    pub(super) fn granted(&mut self, now: u64, vc: u32) {
+        if self.allocation_delay > 0 {
+            self.head_ready[vc as usize] = now + u64::from(self.allocation_delay);
+        }
+    }
+
+    /// Whether the oldest flit of `vc`'s buffer has arrived and, if it is a header just
+    /// granted, its VC allocation is over, in cycle `now`.
+    #[inline(always)]
+    pub(super) fn front_ready(&self, vc: u32, count: u32, now: u64) -> bool {
+        count > self.transit[vc as usize]
+            && self.head_ready.get(vc as usize).is_none_or(|&ready| ready <= now)
     }
 
     /// A flit was sent in cycle `now` into network VC `vc` of `channel`.
@@ -105,20 +156,23 @@ impl Timing {
 }
 
 /// `scenario`'s timing knobs resolved: (`channel_latency`, `global_channel_latency`,
-/// `credit_delay`), each at its default where unset.
-fn knobs(scenario: &Scenario) -> (u32, u32, u32) {
+/// `credit_delay`, `switch_delay`, `vc_allocation_delay`), each at its default where unset.
+fn knobs(scenario: &Scenario) -> (u32, u32, u32, u32, u32) {
     let channel = scenario.channel_latency.unwrap_or(1);
     let global = scenario.global_channel_latency.unwrap_or(channel);
-    (channel, global, scenario.credit_delay.unwrap_or(0))
+    let credit = scenario.credit_delay.unwrap_or(0);
+    let allocation = scenario.vc_allocation_delay.unwrap_or(0);
+    (channel, global, credit, scenario.switch_delay.unwrap_or(0), allocation)
 }
 
 /// Whether some link or credit of `scenario`'s network takes more than one cycle (a knob off
-/// its default, or a graph file that gives a link its latency), or VCs are reallocated once the
-/// tail is sent (`reallocation`, which runs on the timed engine's paths): the engine is then
-/// timed.
+/// its default, or a graph file that gives a link its latency), a switch pipeline delays every
+/// flit (`switch_delay`) or a granted header (`vc_allocation_delay`), or VCs are reallocated
+/// once the tail is sent (`reallocation`, which runs on the timed engine's paths): the engine
+/// is then timed.
 pub(crate) fn timed(scenario: &Scenario) -> bool {
     let file = scenario.topology.graph().is_some_and(|g| g.latencies.iter().any(Option::is_some));
-    file || knobs(scenario) != (1, 1, 0) || !scenario.vc_reallocation.is_drained()
+    file || knobs(scenario) != (1, 1, 0, 0, 0) || !scenario.vc_reallocation.is_drained()
 }
 
 /// The timing of `scenario`'s network, `None` when every link and credit takes one cycle.
@@ -132,8 +186,13 @@ pub(super) fn of(
 
 /// The timing of `scenario`'s network, built even where every latency is 1.
 pub(super) fn build(scenario: &Scenario, geometry: &Geometry, total_vcs: usize) -> Box<Timing> {
-    let (channel, global, credit_delay) = knobs(scenario);
-    Box::new(Timing::new(latencies(geometry, channel, global), credit_delay, total_vcs))
+    let (channel, global, credit_delay, switch_delay, allocation_delay) = knobs(scenario);
+    let link = latencies(geometry, channel, global);
+    let switch: Vec<u32> = (0..link.len() as u32)
+        .map(|c| if geometry.leaves_terminal(c) { 0 } else { switch_delay })
+        .collect();
+    let eject = if geometry.nodes_are_routers() { switch_delay } else { 0 };
+    Box::new(Timing::new(&link, &switch, credit_delay, eject, allocation_delay, total_vcs))
 }
 
 /// The latency of each channel slot: `channel_latency` for a link between two routers (a

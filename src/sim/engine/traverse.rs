@@ -59,10 +59,12 @@ impl Engine {
             timing,
             ..
         } = self;
-        let (transit, owed): (&[u32], &[u32]) = match timing.as_deref() {
-            Some(timing) if T => (&timing.transit, &timing.owed),
-            _ => (&[], &[]),
+        let (transit, owed, head_ready): (&[u32], &[u32], &[u64]) = match timing.as_deref() {
+            Some(timing) if T => (&timing.transit, &timing.owed, &timing.head_ready),
+            _ => (&[], &[], &[]),
         };
+        // A header just granted its VC waits `vc_allocation_delay` (empty when that is 0).
+        let allocating = !head_ready.is_empty();
         // The slices are taken once: nothing in the loop resizes a vector (the moves go
         // to `moves`, sized for one per channel), so their addresses and lengths stay in
         // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_busy` and
@@ -120,6 +122,7 @@ impl Engine {
                     && (if T {
                         vc_count[src as usize] > transit[src as usize]
                             && vc_count[out] + owed[out] < depth
+                            && (!allocating || head_ready[src as usize] <= now)
                     } else {
                         vc_count[src as usize] > 0 && vc_count[out] < depth
                     })
@@ -164,9 +167,7 @@ impl Engine {
                 i += 1;
                 continue;
             }
-            let arrived =
-                if T { self.timing.as_deref().map_or(0, |t| t.transit[vc as usize]) } else { 0 };
-            if self.vc_count[vc as usize] > arrived {
+            if self.can_eject::<T>(vc) {
                 #[cfg(test)]
                 self.count_port_flit(vc);
                 #[cfg(test)]
@@ -323,8 +324,20 @@ impl Engine {
         self.release::<T>(src);
     }
 
-    /// Interleaved ejection, before phase A: picks at each node the ejecting VC with a flit
-    /// that comes first in round-robin order from `eject_rr` (VC ids, wrapping), so the
+    /// Whether ejecting VC `vc` can hand a flit to its node this cycle: it holds one that has
+    /// arrived and, with `vc_allocation_delay`, its header's allocation is over (with `T` or a
+    /// timing; without one, any flit it holds).
+    #[inline(always)]
+    fn can_eject<const T: bool>(&self, vc: u32) -> bool {
+        let count = self.vc_count[vc as usize];
+        match self.timing.as_deref() {
+            Some(timing) if T => timing.front_ready(vc, count, self.now),
+            _ => count > 0,
+        }
+    }
+
+    /// Interleaved ejection, before phase A: picks at each node the ejecting VC able to eject
+    /// (`can_eject`) that comes first in round-robin order from `eject_rr` (VC ids, wrapping), so the
     /// messages arriving at a node share its one flit per cycle in turn. Kept out of line: the
     /// other ejection modes never call it, and inlined it costs the hot loop of `traverse`
     /// registers.
@@ -332,7 +345,7 @@ impl Engine {
     fn pick_ejections(&mut self) {
         for k in 0..self.ejecting.len() {
             let vc = self.ejecting[k];
-            if self.vc_count[vc as usize] == 0 {
+            if !self.can_eject::<true>(vc) {
                 continue;
             }
             let node = self.node_of(vc) as usize;
@@ -357,7 +370,7 @@ impl Engine {
         self.port_touched.clear();
         let interleaved = self.ejection == Ejection::Interleaved;
         for &vc in &self.ejecting {
-            if self.vc_count[vc as usize] == 0 {
+            if !self.can_eject::<true>(vc) {
                 continue;
             }
             if interleaved && self.eject_pick[self.node_of(vc) as usize] != vc {
