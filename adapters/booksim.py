@@ -47,6 +47,10 @@ What it translates (anything else is `unsupported`, with the reason):
   latencies agree; with `injection: parallel` (runner's default) BookSim's is runner's plus a
   constant (6 and 5 cycles), whatever the distance. BookSim always has its terminal channels.
 - input_speedup: `s` as BookSim's `input_speedup = s`; unset (runner's unlimited) as V.
+- switch_allocator: `islip` as BookSim's `sw_allocator = islip` (its default) with
+  `alloc_iters` = switch_allocator_iterations (1 when unset); `greedy` (runner's default, a
+  maximal matching BookSim has no allocator for) is run with BookSim's default iSLIP all the
+  same, which loses matches under load (docs/router.md).
 - ejection: `interleaved` only (BookSim ejects one flit per cycle, interleaving packets).
 - traffic: `uniform_with_self` as BookSim's `uniform` (which includes the source: runner's
   `uniform` does not, and is refused), `transpose`, `bit_complement` (`bitcomp`),
@@ -200,6 +204,9 @@ def translate(request):
         )
     speedup = s.get("input_speedup")
     cfg["input_speedup"] = v if speedup is None else speedup
+    if s.get("switch_allocator") == "islip":
+        cfg["sw_allocator"] = "islip"
+        cfg["alloc_iters"] = s.get("switch_allocator_iterations") or 1
 
     if s.get("ejection") != "interleaved":
         raise Unsupported(

@@ -270,6 +270,44 @@ impl fields::Named for VcReallocation {
     }
 }
 
+/// How a router matches its input ports to its outputs each cycle (the switch allocator).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchAllocator {
+    /// Each output serves its VCs round-robin, passing over a VC whose input port has no slot
+    /// left to its next one: a maximal matching, the idealised router's (the default).
+    #[default]
+    Greedy,
+    /// A separable iSLIP allocator (McKeown, IEEE/ACM ToN 1999), BookSim's default: each input
+    /// requests, per output, its VC first in round-robin order; each output grants one input
+    /// and each input accepts one grant, round-robin, the pointers moving on an acceptance in
+    /// the first iteration; `switch_allocator_iterations` rounds.
+    Islip,
+}
+
+impl SwitchAllocator {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SwitchAllocator::Greedy => "greedy",
+            SwitchAllocator::Islip => "islip",
+        }
+    }
+
+    /// Whether it is the default, `greedy` (left out of the serialized form).
+    pub fn is_greedy(&self) -> bool {
+        *self == SwitchAllocator::Greedy
+    }
+}
+
+impl fields::Named for SwitchAllocator {
+    const ALL: &'static [SwitchAllocator] = &[SwitchAllocator::Greedy, SwitchAllocator::Islip];
+
+    fn as_str(&self) -> &'static str {
+        SwitchAllocator::as_str(self)
+    }
+}
+
 /// How a hypercube broadcast chooses the base dimension of its spanning binomial tree
 /// (Abraham and Padmanabhan's balancing: a different base for every new broadcast tree).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -416,6 +454,14 @@ pub struct Scenario {
     /// serialized form when `drained` (the default).
     #[serde(skip_serializing_if = "VcReallocation::is_drained")]
     pub vc_reallocation: VcReallocation,
+    /// How a router matches its input ports to its outputs (simulator only). Left out of the
+    /// serialized form when `greedy` (the default).
+    #[serde(skip_serializing_if = "SwitchAllocator::is_greedy")]
+    pub switch_allocator: SwitchAllocator,
+    /// Rounds of the separable switch allocator (simulator only); `None`: 1. Left out of the
+    /// serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switch_allocator_iterations: Option<u32>,
     /// Ejection port capacity.
     pub ejection: Ejection,
     /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
@@ -473,6 +519,8 @@ impl Scenario {
             broadcast_order: BroadcastOrder::Random,
             injection: Injection::Parallel,
             vc_reallocation: VcReallocation::Drained,
+            switch_allocator: SwitchAllocator::Greedy,
+            switch_allocator_iterations: None,
             ejection: Ejection::Single,
             dateline: None,
             tie_break: None,

@@ -227,6 +227,16 @@ macro_rules! each_scenario_key {
             /// messages queue in the buffer, BookSim's default). Wormhole switching, unicast traffic.
             vc_reallocation: $crate::scenario::VcReallocation =
                 $crate::scenario::VcReallocation::Drained, copy;
+            /// How a router matches its input ports to its outputs each cycle (simulator): `greedy`
+            /// (each output serves its VCs round-robin, passing over a VC whose input port is full: a
+            /// maximal matching, the idealised router) or `islip` (a separable iSLIP allocator,
+            /// BookSim's default: outputs grant, inputs accept, round-robin; it loses matches under
+            /// load). Wormhole switching, interleaved ejection.
+            switch_allocator: $crate::scenario::SwitchAllocator =
+                $crate::scenario::SwitchAllocator::Greedy, copy;
+            /// Rounds of the separable switch allocator, at least 1 (simulator; 1 when left out,
+            /// BookSim's `alloc_iters`).
+            switch_allocator_iterations: u32, copy;
             /// Message length M in flits (the mean, with `message_length_second_moment`).
             message_length: u32 = $crate::scenario::fields::DEFAULT_MESSAGE_LENGTH, own;
             /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
@@ -332,6 +342,10 @@ macro_rules! each_column {
             /// `tail_sent` when an output VC is reallocated once the tail is sent (simulator); null:
             /// `drained`, the default.
             vc_reallocation: OptStr;
+            /// `islip` with a separable switch allocator (simulator); null: `greedy`, the default.
+            switch_allocator: OptStr;
+            /// Rounds of the separable switch allocator (simulator); null: 1.
+            switch_allocator_iterations: OptU32;
             /// Message length M (flits).
             message_length: U32;
             /// E[M^2] for random message lengths; null for fixed length.
@@ -585,6 +599,19 @@ pub const FIELDS: &[Field] = &[
     })
     .simulator()
     .header(header("VC reallocation", "", "VC reallocation", "")),
+    field("switch_allocator", Value::Name, |s| {
+        maybe_text(
+            (!s.switch_allocator.is_greedy()).then(|| s.switch_allocator.as_str().to_owned()),
+        )
+    })
+    .simulator()
+    .header(header("Switch allocator", "", "Switch allocator", "")),
+    field("switch_allocator_iterations", count(1, 64), |s| {
+        maybe_count(s.switch_allocator_iterations)
+    })
+    .simulator()
+    .display(display("", "switch allocator iterations", ""))
+    .header(header("Allocator iterations", "", "Iterations", "")),
     field("message_length", count(1, MAX_COUNT), |s| whole(s.message_length))
         .described()
         .display(display("M", "message length", "flits"))

@@ -56,7 +56,8 @@
 //! sorted `events` when walking the bitmap. Invariant (`check_invariants`): a channel is in
 //! `active` iff its bit is set iff its `ch_busy` is non-zero. With an input speedup phase A's
 //! order matters (port slots go first come, first served): it always walks `active`.
-//! `traverse` is monomorphised on the walk (`ACTIVE`, `PORTS`, `BITMAP`), so the unlimited
+//! `traverse` is monomorphised on the walk (`ACTIVE`, `PORTS`, `BITMAP`, or `ALLOC`, the
+//! separable switch allocator of `switch_allocator: islip` in `allocator`), so the unlimited
 //! cases carry no port accounting. Nothing in a cycle is proportional to the network size:
 //! the bitmap walk reads one word per 64 channels, traffic is drawn per arrival (`traffic`). Scouting and circuit switching change what happens in steps 2 and
 //! 3 (a separate header, acknowledgements that gate the data, backtracking, teardown): that is
@@ -83,6 +84,7 @@ use super::topology::Geometry;
 use super::trace::Feed;
 use super::traffic::Traffic;
 
+mod allocator;
 mod broadcast;
 mod build;
 mod deadlock;
@@ -109,6 +111,8 @@ const EJECT: u32 = u32::MAX - 1;
 const ACTIVE: u8 = 0;
 const PORTS: u8 = 1;
 const BITMAP: u8 = 2;
+/// Phase A is the separable switch allocator (`allocator`), not a walk.
+const ALLOC: u8 = 3;
 /// Networks with at least this many network VCs walk the bitmap (`Engine::walk_bitmap`).
 const BITMAP_VCS: usize = 1 << 15;
 
@@ -435,6 +439,9 @@ pub(crate) struct Engine {
     /// `vc_reallocation: tail_sent`: the messages queued behind each buffer's front one
     /// (`reallocation`); `None` by default (a buffer holds one message). Implies `timing`.
     queues: Option<Box<reallocation::Queues>>,
+    /// `switch_allocator: islip`: the separable allocator that replaces phase A's walk
+    /// (`allocator`); `None` by default.
+    allocator: Option<Box<allocator::Allocator>>,
     /// Throughput mode's source-queue cap and per-node counters; `None` in latency mode.
     pub(crate) throughput: Option<Tracker>,
     /// Hypercube broadcasts (`broadcast_fraction > 0`); `None` for unicast traffic.

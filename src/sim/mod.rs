@@ -205,6 +205,8 @@ mod switching_tests;
 mod replay_tests;
 
 #[cfg(test)]
+mod allocator_tests;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod reallocation_tests;
@@ -212,7 +214,7 @@ mod reallocation_tests;
 mod timing_tests;
 
 use crate::measurement::{Measurement, Status};
-use crate::scenario::{Injection, Routing, Scenario, Switching, Topology, bounds};
+use crate::scenario::{Ejection, Injection, Routing, Scenario, Switching, Topology, bounds};
 
 /// Version string of the simulator; part of every cache key. Bump when results change.
 pub const VERSION: &str = "sim-1.6.0";
@@ -386,6 +388,40 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
     Ok(())
 }
 
+/// The switch allocator: the separable one with wormhole switching and interleaved ejection
+/// (its ejection port is one output of the router, one flit per cycle), and iterations only
+/// for it.
+fn check_allocator(scenario: &Scenario) -> Result<(), SimError> {
+    if scenario.switch_allocator.is_greedy() {
+        if scenario.switch_allocator_iterations.is_some() {
+            return Err(SimError(
+                "switch_allocator_iterations applies to switch_allocator: islip, but the \
+                 allocator is greedy: leave it unset"
+                    .to_owned(),
+            ));
+        }
+        return Ok(());
+    }
+    if scenario.switch_allocator_iterations == Some(0) {
+        return Err(SimError("switch_allocator_iterations must be at least 1".to_owned()));
+    }
+    if scenario.switching != Switching::Wormhole {
+        return Err(SimError(format!(
+            "switch_allocator: islip is simulated with wormhole switching only, got {}: leave \
+             it greedy",
+            scenario.switching.kind()
+        )));
+    }
+    if scenario.ejection != Ejection::Interleaved {
+        return Err(SimError(format!(
+            "switch_allocator: islip needs ejection: interleaved (its ejection port is one \
+             output of the router, one flit per cycle), got {}",
+            scenario.ejection.as_str()
+        )));
+    }
+    Ok(())
+}
+
 /// Checks that the simulator supports `scenario` (cheap: no tables are built).
 pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     let size = topology::Geometry::check(&scenario.topology)?;
@@ -422,6 +458,7 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
         return Err(SimError("message_length must be at least 1 flit".into()));
     }
     check_timing(scenario)?;
+    check_allocator(scenario)?;
     if scenario.message_length_second_moment.is_some()
         && scenario.message_length_distribution.is_fixed()
     {

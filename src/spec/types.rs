@@ -14,7 +14,7 @@ use super::sweep::Sweep;
 use crate::model::ModelName;
 use crate::scenario::{
     BroadcastOrder, Dateline, Ejection, Injection, InjectionProcessKind, LengthDistributionKind,
-    Routing, SwitchingKind, TieBreak, TopologyKind, VcReallocation,
+    Routing, SwitchAllocator, SwitchingKind, TieBreak, TopologyKind, VcReallocation,
 };
 
 /// A sweepable spec field with its source location.
@@ -506,6 +506,7 @@ named_values!(
     Routing,
     Injection,
     VcReallocation,
+    SwitchAllocator,
     Ejection,
     LengthDistributionKind,
     InjectionProcessKind,

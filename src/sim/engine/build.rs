@@ -1,7 +1,7 @@
 //! Building the engine: the struct-of-arrays state sized for a scenario's network, load and
 //! run plan (every per-VC, per-channel and per-node array is allocated here, once).
 
-use crate::scenario::{Ejection, Injection, Scenario, VcReallocation};
+use crate::scenario::{Ejection, Injection, Scenario, SwitchAllocator, VcReallocation};
 
 use super::super::batch_means::Batches;
 use super::super::faults::FaultMap;
@@ -16,7 +16,8 @@ use super::super::trace::Feed;
 use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimError, rng::Rng};
 use super::{
-    BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, broadcast, reallocation, switching, timing,
+    BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, allocator, broadcast, reallocation,
+    switching, timing,
 };
 
 impl Engine {
@@ -166,6 +167,16 @@ impl Engine {
             timing: timing::of(scenario, &geometry, total_vcs),
             queues: (scenario.vc_reallocation == VcReallocation::TailSent)
                 .then(|| Box::new(reallocation::Queues::new(total_vcs, atomic))),
+            allocator: (scenario.switch_allocator == SwitchAllocator::Islip).then(|| {
+                Box::new(allocator::Allocator::new(
+                    slots as u32,
+                    nodes as u32,
+                    v,
+                    scenario.input_speedup,
+                    channel,
+                    scenario.switch_allocator_iterations.unwrap_or(1),
+                ))
+            }),
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
             broadcasts: broadcast::Broadcasts::new(scenario, geometry.size.dims, geometry.nodes),
             trace: None,

@@ -4,7 +4,7 @@
 use super::super::network::hop::NO_LINK;
 use super::super::stats::Trend;
 use super::switching::{CIRCUIT, SCOUTING, WORMHOLE};
-use super::{ACTIVE, BITMAP, Engine, Outcome, PORTS, RunPlan};
+use super::{ACTIVE, ALLOC, BITMAP, Engine, Outcome, PORTS, RunPlan};
 
 impl Engine {
     /// Runs warm-up, window and drain; `progress` is called every 4096 cycles.
@@ -256,6 +256,10 @@ impl Engine {
         self.route::<S>();
         let ports = self.speedup.is_some() || self.injection_channel;
         let mut moved = match (ports, self.walk_bitmap, self.timing.is_some()) {
+            _ if self.allocator.is_some() => match self.timing.is_some() {
+                false => self.traverse::<S, ALLOC, false>(),
+                true => self.traverse::<S, ALLOC, true>() | self.advance_timing(),
+            },
             (true, _, false) => self.traverse::<S, PORTS, false>(),
             (false, true, false) => self.traverse::<S, BITMAP, false>(),
             (false, false, false) => self.traverse::<S, ACTIVE, false>(),

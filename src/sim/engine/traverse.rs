@@ -5,7 +5,7 @@
 use crate::scenario::Ejection;
 
 use super::switching::{CIRCUIT, WORMHOLE};
-use super::{BITMAP, Engine, NONE, PORTS, Pending};
+use super::{ALLOC, BITMAP, Engine, NONE, PORTS, Pending};
 
 impl Engine {
     /// Phase A (choose), ejection and phase B (apply) of switch and link traversal.
@@ -15,13 +15,18 @@ impl Engine {
     /// default has no trace of it.
     pub(super) fn traverse<const S: u8, const W: u8, const T: bool>(&mut self) -> bool {
         let interleaved = self.ejection == Ejection::Interleaved;
-        if interleaved {
-            self.pick_ejections();
+        if W == ALLOC {
+            // The allocator picks the moves and each node's ejection at once.
+            self.allocate_switch::<S, T>();
+        } else {
+            if interleaved {
+                self.pick_ejections();
+            }
+            if W == PORTS {
+                self.account_ejection(self.speedup.unwrap_or(u32::MAX));
+            }
+            self.choose::<S, W, T>();
         }
-        if W == PORTS {
-            self.account_ejection(self.speedup.unwrap_or(u32::MAX));
-        }
-        self.choose::<S, W, T>();
         let mut moved = self.n_moves > 0;
         moved |= self.eject::<W, T>(interleaved);
         self.apply::<S, W, T>();
@@ -328,7 +333,7 @@ impl Engine {
     /// arrived and, with `vc_allocation_delay`, its header's allocation is over (with `T` or a
     /// timing; without one, any flit it holds).
     #[inline(always)]
-    fn can_eject<const T: bool>(&self, vc: u32) -> bool {
+    pub(super) fn can_eject<const T: bool>(&self, vc: u32) -> bool {
         let count = self.vc_count[vc as usize];
         match self.timing.as_deref() {
             Some(timing) if T => timing.front_ready(vc, count, self.now),

@@ -1,0 +1,347 @@
+//! The separable switch allocator (`switch_allocator: islip`): phase A of `traverse` as a
+//! router with a real allocator does it, losing matches under load.
+//!
+//! By default (`greedy`) each output channel serves its VCs round-robin and passes over a VC
+//! whose input port has no slot left to its next one, so every output that can be served is
+//! (a maximal matching). A separable allocator decides in two arbitration steps that do not
+//! see each other's choices, which is what a router built in a cycle's logic can do:
+//! - **requests**: every VC that can send (its oldest flit has arrived, the downstream buffer
+//!   has room, its header's allocation is over) asks for its output on behalf of its input
+//!   port; of one input's VCs asking for one output, only the first in round-robin order from
+//!   the input's VC pointer is kept (BookSim's `_SWAllocAddReq`);
+//! - **grant**: every output grants one requesting input, the first in round-robin order from
+//!   its grant pointer;
+//! - **accept**: every input accepts one of its grants, the first in round-robin order from
+//!   its accept pointer; on an acceptance in the first iteration the output's grant pointer
+//!   moves past the input and the input's accept pointer past the output (iSLIP, McKeown,
+//!   "The iSLIP scheduling algorithm for input-queued switches", IEEE/ACM ToN 7(2), 1999), and
+//!   the input's VC pointer past the VC sent;
+//! - further iterations (`switch_allocator_iterations`) repeat grant and accept among the
+//!   inputs and outputs still unmatched.
+//!
+//! An input whose grants all went to other inputs' accepted outputs sends nothing this cycle,
+//! although one of its other VCs could have used a free output: the matching inefficiency.
+//! The inputs are the input ports (the VCs of one incoming channel, or a node's injection
+//! VCs), each split into `input_speedup` inputs by VC (`vc % s`, as BookSim expands them; an
+//! unset input speedup makes every VC its own input, an injection channel makes a node's
+//! injection VCs one input). The outputs are the channels and each node's ejection port (one
+//! flit per cycle, so interleaved ejection only). Pointers order inputs and outputs by their
+//! ids; a round-robin over a router's ports in a fixed order is a round-robin all the same.
+//! Matched moves are emitted in `active` order, so phase B applies them as the `active` walk
+//! does; a matched ejection becomes its node's pick (`eject_pick`).
+
+use super::switching::WORMHOLE;
+use super::{Engine, NONE};
+
+/// One request: `input` asks for `output` to send the flit of VC `src` (into output VC `out`
+/// for a channel, `NONE` for an ejection port).
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    output: u32,
+    input: u32,
+    src: u32,
+    out: u32,
+}
+
+/// The allocator's pointers and this cycle's scratch space (nothing grows after warm-up).
+pub(super) struct Allocator {
+    /// Inputs per input port (the input speedup, or V when unlimited).
+    speedup: u32,
+    /// Inputs per injection port: 1 with an injection channel, else `speedup`.
+    injection_speedup: u32,
+    iterations: u32,
+    /// Channel slots: outputs `0..slots` are channels, `slots + node` a node's ejection port.
+    slots: u32,
+    /// Per output: the input the grant arbiter considers first.
+    grant_ptr: Vec<u32>,
+    /// Per input: the output the accept arbiter considers first, and the VC (`src % V`) the
+    /// request arbiter considers first.
+    accept_ptr: Vec<u32>,
+    vc_ptr: Vec<u32>,
+    /// Per input and per output: the output or input matched this cycle, or `NONE`.
+    input_match: Vec<u32>,
+    output_match: Vec<u32>,
+    /// Per output / input: the best request granted / accepted in this iteration (an index
+    /// into `requests`), or `NONE`; the ids set are in `granted` / `accepted`.
+    best_grant: Vec<u32>,
+    best_accept: Vec<u32>,
+    granted: Vec<u32>,
+    accepted: Vec<u32>,
+    /// Per input: the index of its ejection request this cycle, or `NONE`.
+    eject_request: Vec<u32>,
+    requests: Vec<Request>,
+}
+
+impl Allocator {
+    /// The allocator of a network with `slots` channel slots, `nodes` nodes and `v` VCs per
+    /// channel.
+    pub(super) fn new(
+        slots: u32,
+        nodes: u32,
+        v: u32,
+        speedup: Option<u32>,
+        injection_channel: bool,
+        iterations: u32,
+    ) -> Allocator {
+        let speedup = speedup.unwrap_or(v).clamp(1, v);
+        let inputs = ((slots + nodes) * speedup) as usize;
+        let outputs = (slots + nodes) as usize;
+        Allocator {
+            speedup,
+            injection_speedup: if injection_channel { 1 } else { speedup },
+            iterations: iterations.max(1),
+            slots,
+            grant_ptr: vec![0; outputs],
+            accept_ptr: vec![0; inputs],
+            vc_ptr: vec![0; inputs],
+            input_match: vec![NONE; inputs],
+            output_match: vec![NONE; outputs],
+            best_grant: vec![NONE; outputs],
+            best_accept: vec![NONE; inputs],
+            granted: Vec::new(),
+            accepted: Vec::new(),
+            eject_request: vec![NONE; inputs],
+            requests: Vec::new(),
+        }
+    }
+
+    /// The input VC `src` sends from: its port split by VC into the port's inputs.
+    #[inline(always)]
+    fn input(&self, src: u32, v: u32, injection_ports: u32) -> u32 {
+        let port = src / v;
+        let split = if port >= injection_ports { self.injection_speedup } else { self.speedup };
+        port * self.speedup + (src % v) % split
+    }
+
+    /// Whether VC `a` comes before VC `b` in round-robin order from `ptr` (over `v` VCs).
+    #[inline(always)]
+    fn before(a: u32, b: u32, ptr: u32, v: u32) -> bool {
+        (a + v - ptr) % v < (b + v - ptr) % v
+    }
+
+    /// One request of `input` for `output`, kept only if its VC comes first in the input's
+    /// round-robin order among the input's requests for that output (`same`: the index of the
+    /// input's earlier request for the output, if any).
+    fn request(&mut self, request: Request, same: Option<usize>, v: u32) {
+        match same {
+            Some(k) => {
+                let ptr = self.vc_ptr[request.input as usize];
+                if Allocator::before(request.src % v, self.requests[k].src % v, ptr, v) {
+                    self.requests[k] = request;
+                }
+            }
+            None => self.requests.push(request),
+        }
+    }
+
+    /// Grant and accept for `iterations` rounds over this cycle's requests; returns nothing,
+    /// the matches are in `input_match` / `output_match`.
+    fn allocate(&mut self, v: u32) {
+        let inputs = self.accept_ptr.len() as u32;
+        let outputs = self.grant_ptr.len() as u32;
+        for iteration in 0..self.iterations {
+            // Grant: each unmatched output picks the unmatched input first from its pointer.
+            for (k, r) in self.requests.iter().enumerate() {
+                let (o, i) = (r.output as usize, r.input as usize);
+                if self.output_match[o] != NONE || self.input_match[i] != NONE {
+                    continue;
+                }
+                let best = self.best_grant[o];
+                if best == NONE {
+                    self.granted.push(r.output);
+                    self.best_grant[o] = k as u32;
+                } else {
+                    let ptr = self.grant_ptr[o];
+                    let other = self.requests[best as usize].input;
+                    if Allocator::before(r.input, other, ptr, inputs) {
+                        self.best_grant[o] = k as u32;
+                    }
+                }
+            }
+            if self.granted.is_empty() {
+                break;
+            }
+            // Accept: each input picks the grant first from its pointer.
+            for &o in &self.granted {
+                let k = std::mem::replace(&mut self.best_grant[o as usize], NONE);
+                let i = self.requests[k as usize].input as usize;
+                let best = self.best_accept[i];
+                if best == NONE {
+                    self.accepted.push(i as u32);
+                    self.best_accept[i] = k;
+                } else {
+                    let ptr = self.accept_ptr[i];
+                    let other = self.requests[best as usize].output;
+                    if Allocator::before(o, other, ptr, outputs) {
+                        self.best_accept[i] = k;
+                    }
+                }
+            }
+            self.granted.clear();
+            for &i in &self.accepted {
+                let k = std::mem::replace(&mut self.best_accept[i as usize], NONE);
+                let r = self.requests[k as usize];
+                self.input_match[i as usize] = r.output;
+                self.output_match[r.output as usize] = i;
+                if iteration == 0 {
+                    self.grant_ptr[r.output as usize] = (i + 1) % inputs;
+                    self.accept_ptr[i as usize] = (r.output + 1) % outputs;
+                }
+                self.vc_ptr[i as usize] = (r.src % v + self.speedup) % v;
+            }
+            self.accepted.clear();
+        }
+    }
+}
+
+impl Engine {
+    /// Phase A with the separable allocator: requests from every active channel (in `active`
+    /// order) and every ejecting VC that can send, `iterations` rounds of grant and accept,
+    /// then the matched moves into `moves[..n_moves]` in `active` order and the matched
+    /// ejections into each node's pick. `T`: links or credits take more than one cycle.
+    pub(super) fn allocate_switch<const S: u8, const T: bool>(&mut self) {
+        let Some(mut alloc) = self.allocator.take() else {
+            return;
+        };
+        let v = self.v;
+        let injection_ports = self.network_vcs / v;
+        alloc.requests.clear();
+        for k in 0..self.active.len() {
+            let channel = self.active[k];
+            let first = alloc.requests.len();
+            let mut busy = self.ch_busy[channel as usize];
+            while busy != 0 {
+                let vv = busy.trailing_zeros();
+                busy &= busy - 1;
+                let out = channel * v + vv;
+                let Some(src) = self.can_send::<S, T>(out) else { continue };
+                let input = alloc.input(src, v, injection_ports);
+                let same =
+                    (first..alloc.requests.len()).find(|&j| alloc.requests[j].input == input);
+                alloc.request(Request { output: channel, input, src, out }, same, v);
+            }
+        }
+        let ejections = alloc.requests.len();
+        for k in 0..self.ejecting.len() {
+            let vc = self.ejecting[k];
+            if !self.can_eject::<T>(vc) {
+                continue;
+            }
+            let input = alloc.input(vc, v, injection_ports);
+            let output = alloc.slots + self.node_of(vc);
+            let same = alloc.eject_request[input as usize];
+            if same == NONE {
+                alloc.eject_request[input as usize] = alloc.requests.len() as u32;
+            }
+            let request = Request { output, input, src: vc, out: NONE };
+            alloc.request(request, (same != NONE).then_some(same as usize), v);
+        }
+        alloc.allocate(v);
+        let mut n = 0;
+        for k in 0..alloc.requests.len() {
+            let r = alloc.requests[k];
+            if k >= ejections {
+                alloc.eject_request[r.input as usize] = NONE;
+            }
+            if alloc.input_match[r.input as usize] != r.output {
+                continue;
+            }
+            alloc.input_match[r.input as usize] = NONE;
+            alloc.output_match[r.output as usize] = NONE;
+            if k < ejections {
+                self.moves[n] = u64::from(r.out);
+                n += 1;
+            } else {
+                let node = r.output - alloc.slots;
+                self.eject_pick[node as usize] = r.src;
+                self.eject_picked.push(node);
+            }
+        }
+        self.n_moves = n;
+        self.allocator = Some(alloc);
+    }
+
+    /// The VC feeding output VC `out` if it can send a flit this cycle: its oldest flit has
+    /// arrived (with `T`: is off its link and, with `vc_allocation_delay`, past its header's
+    /// allocation), `out`'s buffer has room (with `T`: counting the credits on their way), and
+    /// with a separate header the data may follow.
+    #[inline(always)]
+    fn can_send<const S: u8, const T: bool>(&self, out: u32) -> Option<u32> {
+        let src = self.vc_src[out as usize];
+        if src == NONE {
+            return None;
+        }
+        let (count, room) = (self.vc_count[src as usize], self.vc_count[out as usize]);
+        let ready = match self.timing.as_deref() {
+            Some(timing) if T => {
+                timing.front_ready(src, count, self.now)
+                    && room + timing.owed[out as usize] < self.depth
+            }
+            _ => count > 0 && room < self.depth,
+        };
+        let gated = S == WORMHOLE
+            || self.vc_received[out as usize] > 0
+            || self.switching.gate[out as usize] <= self.now;
+        (ready && gated).then_some(src)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An allocator of two inputs and two outputs (one channel slot and one node, one VC, an
+    /// input speedup of 1), with `requests` as (input, output) pairs.
+    fn round(alloc: &mut Allocator, requests: &[(u32, u32)]) -> Vec<(u32, u32)> {
+        alloc.requests.clear();
+        for &(input, output) in requests {
+            alloc.requests.push(Request { output, input, src: input, out: NONE });
+        }
+        alloc.allocate(1);
+        let matches: Vec<(u32, u32)> = (0..2)
+            .filter(|&i| alloc.input_match[i as usize] != NONE)
+            .map(|i| (i, alloc.input_match[i as usize]))
+            .collect();
+        for &(i, o) in &matches {
+            alloc.input_match[i as usize] = NONE;
+            alloc.output_match[o as usize] = NONE;
+        }
+        matches
+    }
+
+    /// Both inputs want both outputs. In the first cycle both outputs grant input 0, which
+    /// accepts output 0: one match of two (the separable allocator's inefficiency); a second
+    /// iteration finds the other. The pointers then desynchronise the outputs, and from the
+    /// next cycle on one iteration matches both (iSLIP's property).
+    #[test]
+    fn islip_loses_a_match_then_desynchronises() {
+        let all = [(0, 0), (0, 1), (1, 0), (1, 1)];
+        let mut one = Allocator::new(1, 1, 1, Some(1), false, 1);
+        assert_eq!(round(&mut one, &all), vec![(0, 0)]);
+        assert_eq!(round(&mut one, &all), vec![(0, 1), (1, 0)]);
+        assert_eq!(round(&mut one, &all), vec![(0, 0), (1, 1)]);
+        let mut two = Allocator::new(1, 1, 1, Some(1), false, 2);
+        assert_eq!(round(&mut two, &all), vec![(0, 0), (1, 1)]);
+        // A pointer moves only on an acceptance in the first iteration: output 1, matched in
+        // the second, still grants input 0 first, and output 0 now input 1.
+        assert_eq!((two.grant_ptr[0], two.grant_ptr[1]), (1, 0));
+    }
+
+    /// An input's VCs asking for one output make one request, the VC first in round-robin
+    /// order from the input's VC pointer; a send moves the pointer past the VC.
+    #[test]
+    fn one_request_per_input_and_output_in_vc_round_robin_order() {
+        let mut alloc = Allocator::new(1, 1, 4, Some(1), false, 1);
+        alloc.vc_ptr[0] = 2;
+        alloc.requests.clear();
+        for src in [0, 1, 3] {
+            let same = (!alloc.requests.is_empty()).then_some(0);
+            alloc.request(Request { output: 0, input: 0, src, out: 10 + src }, same, 4);
+        }
+        assert_eq!(alloc.requests.len(), 1);
+        assert_eq!(alloc.requests[0].src, 3);
+        alloc.allocate(4);
+        assert_eq!(alloc.input_match[0], 0);
+        assert_eq!(alloc.vc_ptr[0], 0);
+    }
+}
