@@ -41,14 +41,14 @@ struct Request {
     input: u32,
     src: u32,
     out: u32,
+    /// `src % V`, the VC the input's round-robin orders.
+    vc: u32,
 }
 
 /// The allocator's pointers and this cycle's scratch space (nothing grows after warm-up).
 pub(super) struct Allocator {
     /// Inputs per input port (the input speedup, or V when unlimited).
     speedup: u32,
-    /// Inputs per injection port: 1 with an injection channel, else `speedup`.
-    injection_speedup: u32,
     iterations: u32,
     /// Channel slots: outputs `0..slots` are channels, `slots + node` a node's ejection port.
     slots: u32,
@@ -69,6 +69,9 @@ pub(super) struct Allocator {
     accepted: Vec<u32>,
     /// Per input: the index of its ejection request this cycle, or `NONE`.
     eject_request: Vec<u32>,
+    /// Per VC (network VCs, then injection VCs): the input it sends from, its port split by
+    /// VC into the port's inputs.
+    input_of: Vec<u32>,
     requests: Vec<Request>,
 }
 
@@ -86,9 +89,16 @@ impl Allocator {
         let speedup = speedup.unwrap_or(v).clamp(1, v);
         let inputs = ((slots + nodes) * speedup) as usize;
         let outputs = (slots + nodes) as usize;
+        let injection_speedup = if injection_channel { 1 } else { speedup };
+        let input_of = (0..(slots + nodes) * v)
+            .map(|vc| {
+                let port = vc / v;
+                let split = if port >= slots { injection_speedup } else { speedup };
+                port * speedup + (vc % v) % split
+            })
+            .collect();
         Allocator {
             speedup,
-            injection_speedup: if injection_channel { 1 } else { speedup },
             iterations: iterations.max(1),
             slots,
             grant_ptr: vec![0; outputs],
@@ -101,32 +111,33 @@ impl Allocator {
             granted: Vec::new(),
             accepted: Vec::new(),
             eject_request: vec![NONE; inputs],
+            input_of,
             requests: Vec::new(),
         }
     }
 
-    /// The input VC `src` sends from: its port split by VC into the port's inputs.
+    /// Whether `a` comes before `b` in round-robin order from `ptr`, all three ids below the
+    /// same bound: those from `ptr` up first, then those below it, each in increasing order
+    /// (what `(x - ptr) mod n` orders, without a division).
     #[inline(always)]
-    fn input(&self, src: u32, v: u32, injection_ports: u32) -> u32 {
-        let port = src / v;
-        let split = if port >= injection_ports { self.injection_speedup } else { self.speedup };
-        port * self.speedup + (src % v) % split
+    fn before(a: u32, b: u32, ptr: u32) -> bool {
+        a.wrapping_sub(ptr) < b.wrapping_sub(ptr)
     }
 
-    /// Whether VC `a` comes before VC `b` in round-robin order from `ptr` (over `v` VCs).
+    /// `x + 1`, or 0 at `bound`: the pointer past `x`.
     #[inline(always)]
-    fn before(a: u32, b: u32, ptr: u32, v: u32) -> bool {
-        (a + v - ptr) % v < (b + v - ptr) % v
+    fn past(x: u32, bound: u32) -> u32 {
+        if x + 1 >= bound { 0 } else { x + 1 }
     }
 
     /// One request of `input` for `output`, kept only if its VC comes first in the input's
     /// round-robin order among the input's requests for that output (`same`: the index of the
     /// input's earlier request for the output, if any).
-    fn request(&mut self, request: Request, same: Option<usize>, v: u32) {
+    fn request(&mut self, request: Request, same: Option<usize>) {
         match same {
             Some(k) => {
                 let ptr = self.vc_ptr[request.input as usize];
-                if Allocator::before(request.src % v, self.requests[k].src % v, ptr, v) {
+                if Allocator::before(request.vc, self.requests[k].vc, ptr) {
                     self.requests[k] = request;
                 }
             }
@@ -153,7 +164,7 @@ impl Allocator {
                 } else {
                     let ptr = self.grant_ptr[o];
                     let other = self.requests[best as usize].input;
-                    if Allocator::before(r.input, other, ptr, inputs) {
+                    if Allocator::before(r.input, other, ptr) {
                         self.best_grant[o] = k as u32;
                     }
                 }
@@ -172,7 +183,7 @@ impl Allocator {
                 } else {
                     let ptr = self.accept_ptr[i];
                     let other = self.requests[best as usize].output;
-                    if Allocator::before(o, other, ptr, outputs) {
+                    if Allocator::before(o, other, ptr) {
                         self.best_accept[i] = k;
                     }
                 }
@@ -184,10 +195,11 @@ impl Allocator {
                 self.input_match[i as usize] = r.output;
                 self.output_match[r.output as usize] = i;
                 if iteration == 0 {
-                    self.grant_ptr[r.output as usize] = (i + 1) % inputs;
-                    self.accept_ptr[i as usize] = (r.output + 1) % outputs;
+                    self.grant_ptr[r.output as usize] = Allocator::past(i, inputs);
+                    self.accept_ptr[i as usize] = Allocator::past(r.output, outputs);
                 }
-                self.vc_ptr[i as usize] = (r.src % v + self.speedup) % v;
+                let next = r.vc + self.speedup;
+                self.vc_ptr[i as usize] = if next >= v { next - v } else { next };
             }
             self.accepted.clear();
         }
@@ -204,7 +216,6 @@ impl Engine {
             return;
         };
         let v = self.v;
-        let injection_ports = self.network_vcs / v;
         alloc.requests.clear();
         for k in 0..self.active.len() {
             let channel = self.active[k];
@@ -215,10 +226,10 @@ impl Engine {
                 busy &= busy - 1;
                 let out = channel * v + vv;
                 let Some(src) = self.can_send::<S, T>(out) else { continue };
-                let input = alloc.input(src, v, injection_ports);
+                let input = alloc.input_of[src as usize];
                 let same =
                     (first..alloc.requests.len()).find(|&j| alloc.requests[j].input == input);
-                alloc.request(Request { output: channel, input, src, out }, same, v);
+                alloc.request(Request { output: channel, input, src, out, vc: src % v }, same);
             }
         }
         let ejections = alloc.requests.len();
@@ -227,14 +238,14 @@ impl Engine {
             if !self.can_eject::<T>(vc) {
                 continue;
             }
-            let input = alloc.input(vc, v, injection_ports);
+            let input = alloc.input_of[vc as usize];
             let output = alloc.slots + self.node_of(vc);
             let same = alloc.eject_request[input as usize];
             if same == NONE {
                 alloc.eject_request[input as usize] = alloc.requests.len() as u32;
             }
-            let request = Request { output, input, src: vc, out: NONE };
-            alloc.request(request, (same != NONE).then_some(same as usize), v);
+            let request = Request { output, input, src: vc, out: NONE, vc: vc % v };
+            alloc.request(request, (same != NONE).then_some(same as usize));
         }
         alloc.allocate(v);
         let mut n = 0;
@@ -295,7 +306,7 @@ mod tests {
     fn round(alloc: &mut Allocator, requests: &[(u32, u32)]) -> Vec<(u32, u32)> {
         alloc.requests.clear();
         for &(input, output) in requests {
-            alloc.requests.push(Request { output, input, src: input, out: NONE });
+            alloc.requests.push(Request { output, input, src: input, out: NONE, vc: 0 });
         }
         alloc.allocate(1);
         let matches: Vec<(u32, u32)> = (0..2)
@@ -336,7 +347,7 @@ mod tests {
         alloc.requests.clear();
         for src in [0, 1, 3] {
             let same = (!alloc.requests.is_empty()).then_some(0);
-            alloc.request(Request { output: 0, input: 0, src, out: 10 + src }, same, 4);
+            alloc.request(Request { output: 0, input: 0, src, out: 10 + src, vc: src }, same);
         }
         assert_eq!(alloc.requests.len(), 1);
         assert_eq!(alloc.requests[0].src, 3);
