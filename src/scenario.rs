@@ -308,6 +308,67 @@ impl fields::Named for SwitchAllocator {
     }
 }
 
+/// A router whose knobs a spec (`router: booksim`) or the command line (`router=booksim`) sets
+/// in one word. Each knob it names applies where the key is left out; a key given overrides
+/// it. It is no scenario field: the scenario holds the knobs it set, and so do the results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RouterPreset {
+    /// Every knob at its default: the idealised router of the analytical papers.
+    #[default]
+    Ideal,
+    /// BookSim 2's input-queued router with its defaults (`iq_router`): a 8-flit buffer per
+    /// VC, route computation, VC allocation, then switch allocation and traversal (router_delay
+    /// 1, vc_allocation_delay 1, switch_delay 2, credit_delay 1), input speedup 1, a separable
+    /// iSLIP switch allocator, VCs reallocated once the tail is sent, injection and ejection
+    /// channels, interleaved ejection.
+    Booksim,
+}
+
+impl RouterPreset {
+    /// The name used in specs and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RouterPreset::Ideal => "ideal",
+            RouterPreset::Booksim => "booksim",
+        }
+    }
+
+    /// The knobs it sets, as (key, value) in a spec's words; the one list both the spec and
+    /// the command line apply.
+    pub fn knobs(&self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            RouterPreset::Ideal => &[],
+            RouterPreset::Booksim => &[
+                ("buffer_depth", "8"),
+                ("router_delay", "1"),
+                ("vc_allocation_delay", "1"),
+                ("switch_delay", "2"),
+                ("credit_delay", "1"),
+                ("input_speedup", "1"),
+                ("switch_allocator", "islip"),
+                ("vc_reallocation", "tail_sent"),
+                ("injection", "channel"),
+                ("ejection", "interleaved"),
+            ],
+        }
+    }
+
+    /// The value it gives `key`, read as a `T`; `None` where it sets no such key.
+    pub fn value<T: fields::FromWord>(&self, key: &str) -> Option<T> {
+        let word = self.knobs().iter().find(|(k, _)| *k == key)?.1;
+        T::from_word(word)
+    }
+}
+
+impl fields::Named for RouterPreset {
+    const ALL: &'static [RouterPreset] = &[RouterPreset::Ideal, RouterPreset::Booksim];
+
+    fn as_str(&self) -> &'static str {
+        RouterPreset::as_str(self)
+    }
+}
+
 /// How a hypercube broadcast chooses the base dimension of its spanning binomial tree
 /// (Abraham and Padmanabhan's balancing: a different base for every new broadcast tree).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

@@ -6,8 +6,8 @@ use super::InputError;
 use crate::scenario::bounds::Within;
 use crate::scenario::fields::Named;
 use crate::scenario::{
-    BroadcastOrder, Dateline, InjectionProcess, MessageLengths, Routing, Scenario, Switching,
-    TieBreak, Topology, TopologyKind, Traffic,
+    BroadcastOrder, Dateline, InjectionProcess, MessageLengths, RouterPreset, Routing, Scenario,
+    Switching, TieBreak, Topology, TopologyKind, Traffic,
 };
 use crate::suggest::did_you_mean;
 
@@ -25,6 +25,7 @@ pub use crate::scenario::fields::SWEPT as KEYS;
 /// [`crate::scenario::bounds`], the bounds specs apply; so must the whole scenario.
 pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError> {
     let mut seen: Vec<(&str, &str, &str)> = Vec::new();
+    let mut preset: Option<(RouterPreset, &str)> = None;
     for pair in pairs {
         let Some((key, value)) = pair.split_once('=') else {
             return Err(InputError(format!(
@@ -38,6 +39,16 @@ pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError
                 "`{key}` is given twice (`{first}` and `{pair}`); give it once"
             )));
         }
+        if key == "router" {
+            // A router preset: its knobs apply where no pair gives the key (below).
+            if let Some((_, first)) = preset {
+                return Err(InputError(format!(
+                    "`router` is given twice (`{first}` and `{pair}`); give it once"
+                )));
+            }
+            preset = Some((RouterPreset::parse(key, value.trim())?, pair.as_str()));
+            continue;
+        }
         if rank(key).is_none() {
             let hint = did_you_mean(key, KEYS.iter().copied().chain(["hotspot_nodes"]))
                 .map(|k| format!("did you mean `{k}`?"))
@@ -45,6 +56,13 @@ pub fn apply(scenario: &mut Scenario, pairs: &[String]) -> Result<(), InputError
             return Err(InputError(format!("unknown key `{key}`; {hint}")));
         }
         seen.push((key, value.trim(), pair));
+    }
+    if let Some((preset, pair)) = preset {
+        for &(key, value) in preset.knobs() {
+            if !seen.iter().any(|(k, _, _)| *k == key) {
+                seen.push((key, value, pair));
+            }
+        }
     }
     conflicts(&seen)?;
     seen.sort_by_key(|(key, _, _)| rank(key));

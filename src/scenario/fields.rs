@@ -165,6 +165,31 @@ pub trait Named: Copy + 'static {
     fn as_str(&self) -> &'static str;
 }
 
+/// A value read from a word of a preset's table (`RouterPreset::knobs`): a count, a real or a
+/// [`Named`] value.
+pub trait FromWord: Sized {
+    /// The value `word` spells, if it spells one.
+    fn from_word(word: &str) -> Option<Self>;
+}
+
+impl FromWord for u32 {
+    fn from_word(word: &str) -> Option<u32> {
+        word.parse().ok()
+    }
+}
+
+impl FromWord for f64 {
+    fn from_word(word: &str) -> Option<f64> {
+        word.parse().ok()
+    }
+}
+
+impl<T: Named> FromWord for T {
+    fn from_word(word: &str) -> Option<T> {
+        T::ALL.iter().copied().find(|v| v.as_str() == word)
+    }
+}
+
 /// Calls the macro `$then` with the keys a spec writes directly under `scenario:` (the ones
 /// outside its `topology`, `switching` and `traffic` sections), each as
 /// `/// doc` `name: Type = default, copy;` where:

@@ -312,8 +312,9 @@ pub type Progress<'a> = &'a (dyn Fn(u64, u64) -> std::ops::ControlFlow<()> + Syn
 
 /// The timing knobs: latencies of at least one cycle, a global latency only on the
 /// dragonfly, and wormhole switching (the separate headers of scouting and circuit switching
-/// assume one-cycle links); a switch pipeline with unicast traffic; an injection channel on
-/// the families whose nodes are routers, with wormhole switching and unicast traffic.
+/// assume one-cycle links); a switch pipeline with unicast traffic; an injection channel with
+/// wormhole switching and unicast traffic (on the families whose nodes are routers; the
+/// others' terminal links are their injection and ejection channels).
 fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
     for (key, value) in [
         ("channel_latency", scenario.channel_latency),
@@ -362,16 +363,14 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
                 .to_owned(),
         ));
     }
-    if scenario.injection == Injection::Channel {
-        let why = if !matches!(
-            scenario.topology,
-            Topology::Torus { .. } | Topology::Mesh { .. } | Topology::Hypercube { .. }
-        ) {
-            format!(
-                "the {} (its terminal links are injection and ejection channels already)",
-                scenario.topology.kind()
-            )
-        } else if scenario.switching != Switching::Wormhole {
+    let routers = matches!(
+        scenario.topology,
+        Topology::Torus { .. } | Topology::Mesh { .. } | Topology::Hypercube { .. }
+    );
+    // A family whose terminals are not routers has the channels already: its terminal links
+    // (the setting changes nothing there, so a router preset applies to every family).
+    if scenario.injection == Injection::Channel && routers {
+        let why = if scenario.switching != Switching::Wormhole {
             format!(
                 "{} switching (simulated with wormhole switching only)",
                 scenario.switching.kind()

@@ -14,7 +14,7 @@ use super::sweep::Sweep;
 use crate::model::ModelName;
 use crate::scenario::{
     BroadcastOrder, Dateline, Ejection, Injection, InjectionProcessKind, LengthDistributionKind,
-    Routing, SwitchAllocator, SwitchingKind, TieBreak, TopologyKind, VcReallocation,
+    RouterPreset, Routing, SwitchAllocator, SwitchingKind, TieBreak, TopologyKind, VcReallocation,
 };
 
 /// A sweepable spec field with its source location.
@@ -132,6 +132,14 @@ macro_rules! scenario_spec {
             /// The routing algorithm.
             #[schemars(with = "Sweep<Routing>")]
             pub routing: Field<Routing>,
+            /// A router's knobs in one word (simulator): `booksim` sets `buffer_depth: 8`,
+            /// `router_delay: 1`, `vc_allocation_delay: 1`, `switch_delay: 2`, `credit_delay: 1`,
+            /// `input_speedup: 1`, `switch_allocator: islip`, `vc_reallocation: tail_sent`,
+            /// `injection: channel` and `ejection: interleaved`, BookSim 2's router, wherever
+            /// the spec leaves the key out; `ideal` (the default) sets nothing. One value, not
+            /// swept.
+            #[serde(default)]
+            pub router: Option<RouterPreset>,
             $(
                 $(#[$meta])*
                 #[serde(default)]

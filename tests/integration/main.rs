@@ -12,6 +12,7 @@ mod inputs;
 mod layers;
 mod reader_properties;
 mod reproductions;
+mod router_preset;
 mod slurm;
 mod spec_errors;
 mod spec_properties;

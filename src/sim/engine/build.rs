@@ -61,7 +61,8 @@ impl Engine {
         let section_length = plan.cycles.div_ceil(SECTIONS);
         // Input ports are counted with an input speedup or an injection channel (one flit per
         // cycle from a node's injection VCs).
-        let channel = scenario.injection == Injection::Channel;
+        // The families whose terminals are not routers have theirs already: the terminal links.
+        let channel = scenario.injection == Injection::Channel && geometry.nodes_are_routers();
         let ports = scenario.input_speedup.is_some() || channel;
         let switching =
             switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);

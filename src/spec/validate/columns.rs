@@ -52,14 +52,16 @@ macro_rules! keys {
         }
 
         impl Keys {
-            /// Reads each key in turn, its default when it is left out.
+            /// Reads each key in turn; when it is left out, the router preset's value
+            /// (`router:`), else its default.
             fn read(r: &mut Reader<'_>, s: &ScenarioSpec) -> Keys {
+                let preset = s.router.unwrap_or_default();
                 Keys {
                     $(
                         $name: r.read(
                             const { fields::swept_index(stringify!($name)) },
                             s.$name.as_deref(),
-                            keys!(@default $($default)?),
+                            keys!(@preset $use, preset, $name).or(keys!(@default $($default)?)),
                         ),
                     )*
                 }
@@ -68,6 +70,9 @@ macro_rules! keys {
     };
     (@default) => { None };
     (@default $default:expr) => { Some($default) };
+    // A preset sets `copy` keys only (the knobs a router has).
+    (@preset own, $preset:ident, $name:ident) => { None };
+    (@preset copy, $preset:ident, $name:ident) => { $preset.value(stringify!($name)) };
 }
 fields::each_scenario_key!(keys);
 
