@@ -51,6 +51,9 @@ What it translates (anything else is `unsupported`, with the reason):
   `alloc_iters` = switch_allocator_iterations (1 when unset); `greedy` (runner's default, a
   maximal matching BookSim has no allocator for) is run with BookSim's default iSLIP all the
   same, which loses matches under load (docs/router.md).
+- vc_allocator: `islip` as BookSim's `vc_allocator = islip` (its default); `sequential`
+  (runner's default, a header never loses a free VC to a conflict) is run with BookSim's
+  iSLIP all the same.
 - ejection: `interleaved` only (BookSim ejects one flit per cycle, interleaving packets).
 - traffic: `uniform_with_self` as BookSim's `uniform` (which includes the source: runner's
   `uniform` does not, and is refused), `transpose`, `bit_complement` (`bitcomp`),
@@ -207,6 +210,8 @@ def translate(request):
     if s.get("switch_allocator") == "islip":
         cfg["sw_allocator"] = "islip"
         cfg["alloc_iters"] = s.get("switch_allocator_iterations") or 1
+    if s.get("vc_allocator") == "islip":
+        cfg["vc_allocator"] = "islip"
 
     if s.get("ejection") != "interleaved":
         raise Unsupported(

@@ -308,6 +308,42 @@ impl fields::Named for SwitchAllocator {
     }
 }
 
+/// How a router gives output VCs to its waiting headers each cycle (the VC allocator).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VcAllocator {
+    /// One header after another, oldest first, each taking a free allowed VC drawn at random:
+    /// no header loses a VC it could have had (the idealised router's; the default).
+    #[default]
+    Sequential,
+    /// A separable iSLIP allocator over all waiting headers at once, BookSim's default: each
+    /// output VC grants one requesting header and each header accepts one grant, round-robin.
+    Islip,
+}
+
+impl VcAllocator {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            VcAllocator::Sequential => "sequential",
+            VcAllocator::Islip => "islip",
+        }
+    }
+
+    /// Whether it is the default, `sequential` (left out of the serialized form).
+    pub fn is_sequential(&self) -> bool {
+        *self == VcAllocator::Sequential
+    }
+}
+
+impl fields::Named for VcAllocator {
+    const ALL: &'static [VcAllocator] = &[VcAllocator::Sequential, VcAllocator::Islip];
+
+    fn as_str(&self) -> &'static str {
+        VcAllocator::as_str(self)
+    }
+}
+
 /// A router whose knobs a spec (`router: booksim`) or the command line (`router=booksim`) sets
 /// in one word. Each knob it names applies where the key is left out; a key given overrides
 /// it. It is no scenario field: the scenario holds the knobs it set, and so do the results.
@@ -321,7 +357,7 @@ pub enum RouterPreset {
     /// VC, route computation, VC allocation, then switch allocation and traversal (router_delay
     /// 1, vc_allocation_delay 1, switch_delay 2, credit_delay 1), input speedup 1, a separable
     /// iSLIP switch allocator, VCs reallocated once the tail is sent, injection and ejection
-    /// channels, interleaved ejection.
+    /// channels, interleaved ejection, an iSLIP VC allocator.
     Booksim,
 }
 
@@ -347,6 +383,7 @@ impl RouterPreset {
                 ("credit_delay", "1"),
                 ("input_speedup", "1"),
                 ("switch_allocator", "islip"),
+                ("vc_allocator", "islip"),
                 ("vc_reallocation", "tail_sent"),
                 ("injection", "channel"),
                 ("ejection", "interleaved"),
@@ -523,6 +560,10 @@ pub struct Scenario {
     /// serialized form when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switch_allocator_iterations: Option<u32>,
+    /// How a router gives output VCs to its waiting headers (simulator only). Left out of the
+    /// serialized form when `sequential` (the default).
+    #[serde(skip_serializing_if = "VcAllocator::is_sequential")]
+    pub vc_allocator: VcAllocator,
     /// Ejection port capacity.
     pub ejection: Ejection,
     /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
@@ -582,6 +623,7 @@ impl Scenario {
             vc_reallocation: VcReallocation::Drained,
             switch_allocator: SwitchAllocator::Greedy,
             switch_allocator_iterations: None,
+            vc_allocator: VcAllocator::Sequential,
             ejection: Ejection::Single,
             dateline: None,
             tie_break: None,

@@ -262,6 +262,12 @@ macro_rules! each_scenario_key {
             /// Rounds of the separable switch allocator, at least 1 (simulator; 1 when left out,
             /// BookSim's `alloc_iters`).
             switch_allocator_iterations: u32, copy;
+            /// How a router gives output VCs to its waiting headers each cycle (simulator):
+            /// `sequential` (oldest first, each taking a free allowed VC at random: the idealised
+            /// router) or `islip` (a separable iSLIP allocator over all waiting headers at once,
+            /// BookSim's default: a header may lose a VC to a conflict). Wormhole switching.
+            vc_allocator: $crate::scenario::VcAllocator =
+                $crate::scenario::VcAllocator::Sequential, copy;
             /// Message length M in flits (the mean, with `message_length_second_moment`).
             message_length: u32 = $crate::scenario::fields::DEFAULT_MESSAGE_LENGTH, own;
             /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
@@ -371,6 +377,8 @@ macro_rules! each_column {
             switch_allocator: OptStr;
             /// Rounds of the separable switch allocator (simulator); null: 1.
             switch_allocator_iterations: OptU32;
+            /// `islip` with a separable VC allocator (simulator); null: `sequential`, the default.
+            vc_allocator: OptStr;
             /// Message length M (flits).
             message_length: U32;
             /// E[M^2] for random message lengths; null for fixed length.
@@ -637,6 +645,11 @@ pub const FIELDS: &[Field] = &[
     .simulator()
     .display(display("", "switch allocator iterations", ""))
     .header(header("Allocator iterations", "", "Iterations", "")),
+    field("vc_allocator", Value::Name, |s| {
+        maybe_text((!s.vc_allocator.is_sequential()).then(|| s.vc_allocator.as_str().to_owned()))
+    })
+    .simulator()
+    .header(header("VC allocator", "", "VC allocator", "")),
     field("message_length", count(1, MAX_COUNT), |s| whole(s.message_length))
         .described()
         .display(display("M", "message length", "flits"))

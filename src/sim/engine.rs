@@ -100,6 +100,7 @@ mod timing;
 
 pub(crate) use timing::timed;
 mod traverse;
+mod vc_allocator;
 
 /// No message / no VC.
 const NONE: u32 = u32::MAX;
@@ -442,6 +443,9 @@ pub(crate) struct Engine {
     /// `switch_allocator: islip`: the separable allocator that replaces phase A's walk
     /// (`allocator`); `None` by default.
     allocator: Option<Box<allocator::Allocator>>,
+    /// `vc_allocator: islip`: the separable VC allocator that replaces the routing phase's
+    /// one-by-one grants (`vc_allocator`); `None` by default.
+    vc_allocator: Option<Box<vc_allocator::Separable>>,
     /// Throughput mode's source-queue cap and per-node counters; `None` in latency mode.
     pub(crate) throughput: Option<Tracker>,
     /// Hypercube broadcasts (`broadcast_fraction > 0`); `None` for unicast traffic.

@@ -391,6 +391,13 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
 /// (its ejection port is one output of the router, one flit per cycle), and iterations only
 /// for it.
 fn check_allocator(scenario: &Scenario) -> Result<(), SimError> {
+    if !scenario.vc_allocator.is_sequential() && scenario.switching != Switching::Wormhole {
+        return Err(SimError(format!(
+            "vc_allocator: islip is simulated with wormhole switching only, got {}: leave it \
+             sequential",
+            scenario.switching.kind()
+        )));
+    }
     if scenario.switch_allocator.is_greedy() {
         if scenario.switch_allocator_iterations.is_some() {
             return Err(SimError(

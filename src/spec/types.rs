@@ -14,7 +14,8 @@ use super::sweep::Sweep;
 use crate::model::ModelName;
 use crate::scenario::{
     BroadcastOrder, Dateline, Ejection, Injection, InjectionProcessKind, LengthDistributionKind,
-    RouterPreset, Routing, SwitchAllocator, SwitchingKind, TieBreak, TopologyKind, VcReallocation,
+    RouterPreset, Routing, SwitchAllocator, SwitchingKind, TieBreak, TopologyKind, VcAllocator,
+    VcReallocation,
 };
 
 /// A sweepable spec field with its source location.
@@ -515,6 +516,7 @@ named_values!(
     Injection,
     VcReallocation,
     SwitchAllocator,
+    VcAllocator,
     Ejection,
     LengthDistributionKind,
     InjectionProcessKind,

@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use runner::scenario::{
-    Ejection, Injection, RouterPreset, Scenario, SwitchAllocator, VcReallocation,
+    Ejection, Injection, RouterPreset, Scenario, SwitchAllocator, VcAllocator, VcReallocation,
 };
 use runner::spec::{self, SpecSource};
 
@@ -28,6 +28,7 @@ fn assert_booksim(s: &Scenario, depth: u32) {
     assert_eq!(s.credit_delay, Some(1));
     assert_eq!(s.input_speedup, Some(1));
     assert_eq!(s.switch_allocator, SwitchAllocator::Islip);
+    assert_eq!(s.vc_allocator, VcAllocator::Islip);
     assert_eq!(s.vc_reallocation, VcReallocation::TailSent);
     assert_eq!(s.injection, Injection::Channel);
     assert_eq!(s.ejection, Ejection::Interleaved);
@@ -47,6 +48,7 @@ fn a_spec_s_router_preset_sets_what_it_leaves_out() {
         "  topology: {kind: torus, radix: 4, dimensions: 2}\n  routing: dimension_order\n  virtual_channels: 2\n  \
          buffer_depth: 4\n  router_delay: 1\n  vc_allocation_delay: 1\n  switch_delay: 2\n  \
          credit_delay: 1\n  input_speedup: 1\n  switch_allocator: islip\n  \
+         vc_allocator: islip\n  \
          vc_reallocation: tail_sent\n  injection: channel\n  ejection: interleaved",
     );
     assert_eq!(written[0], preset[0]);
@@ -68,7 +70,7 @@ fn a_spec_s_router_preset_sets_what_it_leaves_out() {
     );
     assert_booksim(&dragonfly[0], 8);
     runner::sim::check(&dragonfly[0]).unwrap();
-    assert_eq!(RouterPreset::Booksim.knobs().len(), 10);
+    assert_eq!(RouterPreset::Booksim.knobs().len(), 11);
 }
 
 #[test]
@@ -92,6 +94,7 @@ fn the_command_line_s_router_preset_sets_what_it_leaves_out() {
         "credit_delay=1",
         "input_speedup=1",
         "switch_allocator=islip",
+        "vc_allocator=islip",
         "vc_reallocation=tail_sent",
         "injection=channel",
         "ejection=interleaved",

@@ -1,7 +1,9 @@
 //! Building the engine: the struct-of-arrays state sized for a scenario's network, load and
 //! run plan (every per-VC, per-channel and per-node array is allocated here, once).
 
-use crate::scenario::{Ejection, Injection, Scenario, SwitchAllocator, VcReallocation};
+use crate::scenario::{
+    Ejection, Injection, Scenario, SwitchAllocator, VcAllocator, VcReallocation,
+};
 
 use super::super::batch_means::Batches;
 use super::super::faults::FaultMap;
@@ -17,7 +19,7 @@ use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimError, rng::Rng};
 use super::{
     BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, allocator, broadcast, reallocation,
-    switching, timing,
+    switching, timing, vc_allocator,
 };
 
 impl Engine {
@@ -178,6 +180,8 @@ impl Engine {
                     scenario.switch_allocator_iterations.unwrap_or(1),
                 ))
             }),
+            vc_allocator: (scenario.vc_allocator == VcAllocator::Islip)
+                .then(|| Box::new(vc_allocator::Separable::new(network_vcs, total_vcs))),
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
             broadcasts: broadcast::Broadcasts::new(scenario, geometry.size.dims, geometry.nodes),
             trace: None,

@@ -6,12 +6,16 @@ use crate::scenario::Ejection;
 
 use super::super::network::hop::Candidate;
 use super::switching::{SCOUTING, WORMHOLE};
-use super::{EJECT, Engine, NONE, Pending};
+use super::{EJECT, Engine, Message, NONE, Pending};
 
 impl Engine {
     /// Routes the pending headers whose delay has passed, oldest first, keeping those still
     /// blocked in order (with a separate header, `switching` moves it instead).
     pub(super) fn route<const S: u8>(&mut self) {
+        if S == WORMHOLE && self.vc_allocator.is_some() {
+            self.route_separable();
+            return;
+        }
         let mut keep = 0;
         let listed = self.pending.len();
         for i in 0..listed {
@@ -47,19 +51,47 @@ impl Engine {
         let message = self.messages[id as usize];
         let cur = self.node_of(vc);
         if cur == message.dest {
-            if self.ejection == Ejection::Single {
-                if self.eject_busy[cur as usize] {
-                    return false;
-                }
-                self.eject_busy[cur as usize] = true;
-            }
-            self.vc_out[vc as usize] = EJECT;
-            self.ejecting.push(vc);
-            if let Some(timing) = self.timing.as_deref_mut() {
-                timing.granted(self.now, vc);
-            }
-            return true;
+            return self.route_to_ejection(vc, cur);
         }
+        let level = self.prepare_candidates::<S>(vc, id, cur, &message);
+        let base = (cur * self.geometry.ports) as usize;
+        let Some((channel, v)) = self.select(base, false).or_else(|| self.select(base, true))
+        else {
+            return false;
+        };
+        self.grant_output(p, id, cur, channel, v, level);
+        true
+    }
+
+    /// The header in `vc` has reached its destination `cur`: it takes the ejection port (with
+    /// single ejection, once the port is free); true on success.
+    #[inline(always)]
+    pub(super) fn route_to_ejection(&mut self, vc: u32, cur: u32) -> bool {
+        if self.ejection == Ejection::Single {
+            if self.eject_busy[cur as usize] {
+                return false;
+            }
+            self.eject_busy[cur as usize] = true;
+        }
+        self.vc_out[vc as usize] = EJECT;
+        self.ejecting.push(vc);
+        if let Some(timing) = self.timing.as_deref_mut() {
+            timing.granted(self.now, vc);
+        }
+        true
+    }
+
+    /// Fills `candidates` with the outputs the routing function allows the header of message
+    /// `id` (in `vc`, at router `cur`); returns its routing state (UGAL's decision at the
+    /// source router, taken here).
+    #[inline(always)]
+    pub(super) fn prepare_candidates<const S: u8>(
+        &mut self,
+        vc: u32,
+        id: u32,
+        cur: u32,
+        message: &Message,
+    ) -> u32 {
         let mut header = message.header();
         if self.router.decides_at_source {
             // UGAL at the source router: the occupancy of an output port is the flits held in
@@ -82,11 +114,22 @@ impl Engine {
         if S == SCOUTING {
             self.skip_failed_outputs(id, vc);
         }
-        let base = (cur * self.geometry.ports) as usize;
-        let Some((channel, v)) = self.select(base, false).or_else(|| self.select(base, true))
-        else {
-            return false;
-        };
+        header.level
+    }
+
+    /// Grants VC `v` of `channel` (an output of router `cur`) to the header of message `id`
+    /// waiting as `p`, whose routing state is `level`.
+    #[inline(always)]
+    pub(super) fn grant_output(
+        &mut self,
+        p: Pending,
+        id: u32,
+        cur: u32,
+        channel: u32,
+        v: u32,
+        level: u32,
+    ) {
+        let vc = p.vc;
         let out = channel * self.v + v;
         // With `tail_sent` reallocation the buffer may still hold another message's flits.
         if !self.grant_behind(out, id) {
@@ -103,8 +146,8 @@ impl Engine {
         }
         let busy = self.ch_busy[channel as usize] | 1 << v;
         self.set_busy(channel, busy);
-        let port = channel - base as u32;
-        let level = self.router.after_hop(&self.geometry, cur, port, v, header.level);
+        let port = channel - cur * self.geometry.ports;
+        let level = self.router.after_hop(&self.geometry, cur, port, v, level);
         self.messages[id as usize].level = level;
         if self.window.open {
             let w = &mut self.window;
@@ -113,7 +156,6 @@ impl Engine {
             w.hops_blocked += u64::from(self.now > p.ready);
             w.escape_hops += u64::from(self.router.is_escape(v));
         }
-        true
     }
 
     /// Picks uniformly among the free VCs of the current candidates' preferred (or fallback)
