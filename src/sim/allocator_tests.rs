@@ -26,18 +26,23 @@ fn islip(v: u32) -> Scenario {
     }
 }
 
-/// A lone message meets no conflict: every pair's latency is the greedy allocator's, with
-/// and without the pipeline and an injection channel.
-#[test]
-fn zero_load_latency_is_the_greedy_allocator_s() {
-    let pipeline = Scenario {
+/// `s` with BookSim's pipeline and an injection channel.
+fn pipeline(s: Scenario) -> Scenario {
+    Scenario {
         router_delay: 1,
         vc_allocation_delay: Some(1),
         switch_delay: Some(2),
         credit_delay: Some(1),
         injection: Injection::Channel,
-        ..islip(2)
-    };
+        ..s
+    }
+}
+
+/// A lone message meets no conflict: every pair's latency is the greedy allocator's, with
+/// and without the pipeline and an injection channel.
+#[test]
+fn zero_load_latency_is_the_greedy_allocator_s() {
+    let pipeline = pipeline(islip(2));
     for s in [islip(2), pipeline] {
         check(&s).unwrap();
         let greedy = Scenario { switch_allocator: SwitchAllocator::Greedy, ..s.clone() };
@@ -61,13 +66,8 @@ fn the_separable_allocator_under_load_keeps_the_invariants() {
         Scenario { input_speedup: Some(2), switch_allocator_iterations: Some(2), ..islip(4) },
         Scenario { input_speedup: None, ..islip(2) },
         Scenario {
-            router_delay: 1,
-            vc_allocation_delay: Some(1),
-            switch_delay: Some(2),
-            credit_delay: Some(1),
-            injection: Injection::Channel,
             vc_reallocation: crate::scenario::VcReallocation::TailSent,
-            ..islip(3)
+            ..pipeline(islip(3))
         },
         Scenario { routing: Routing::Duato, ..islip(3) },
     ];
@@ -133,14 +133,7 @@ fn the_switch_allocator_is_checked() {
 #[test]
 fn the_separable_vc_allocator_keeps_latency_and_the_invariants() {
     let va = |s: Scenario| Scenario { vc_allocator: VcAllocator::Islip, ..s };
-    let pipeline = Scenario {
-        router_delay: 1,
-        vc_allocation_delay: Some(1),
-        switch_delay: Some(2),
-        credit_delay: Some(1),
-        injection: Injection::Channel,
-        ..islip(2)
-    };
+    let pipeline = pipeline(islip(2));
     for s in [va(islip(2)), va(pipeline)] {
         check(&s).unwrap();
         let sequential = Scenario { vc_allocator: VcAllocator::Sequential, ..s.clone() };
