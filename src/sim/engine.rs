@@ -131,6 +131,21 @@ fn slab_insert<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
     }
 }
 
+/// Whether `a` comes before `b` in round-robin order from `ptr`, all three ids below one
+/// bound (or VC ids, wrapping): those from `ptr` up first, then those below it, each in
+/// increasing order (what `(x - ptr) mod n` orders, without a division). The arbiters of
+/// interleaved ejection and of the separable allocators.
+#[inline(always)]
+fn before(a: u32, b: u32, ptr: u32) -> bool {
+    a.wrapping_sub(ptr) < b.wrapping_sub(ptr)
+}
+
+/// `x + 1`, or 0 at `bound`: a round-robin pointer moved past `x`.
+#[inline(always)]
+fn past(x: u32, bound: u32) -> u32 {
+    if x + 1 >= bound { 0 } else { x + 1 }
+}
+
 /// How long to run and when to stop (resolved from `SimOptions`).
 #[derive(Clone, Debug)]
 pub(crate) struct RunPlan {

@@ -31,7 +31,7 @@
 //! does; a matched ejection becomes its node's pick (`eject_pick`).
 
 use super::switching::WORMHOLE;
-use super::{Engine, NONE};
+use super::{Engine, NONE, before, past};
 
 /// One request: `input` asks for `output` to send the flit of VC `src` (into output VC `out`
 /// for a channel, `NONE` for an ejection port).
@@ -116,20 +116,6 @@ impl Allocator {
         }
     }
 
-    /// Whether `a` comes before `b` in round-robin order from `ptr`, all three ids below the
-    /// same bound: those from `ptr` up first, then those below it, each in increasing order
-    /// (what `(x - ptr) mod n` orders, without a division).
-    #[inline(always)]
-    fn before(a: u32, b: u32, ptr: u32) -> bool {
-        a.wrapping_sub(ptr) < b.wrapping_sub(ptr)
-    }
-
-    /// `x + 1`, or 0 at `bound`: the pointer past `x`.
-    #[inline(always)]
-    fn past(x: u32, bound: u32) -> u32 {
-        if x + 1 >= bound { 0 } else { x + 1 }
-    }
-
     /// One request of `input` for `output`, kept only if its VC comes first in the input's
     /// round-robin order among the input's requests for that output (`same`: the index of the
     /// input's earlier request for the output, if any).
@@ -137,7 +123,7 @@ impl Allocator {
         match same {
             Some(k) => {
                 let ptr = self.vc_ptr[request.input as usize];
-                if Allocator::before(request.vc, self.requests[k].vc, ptr) {
+                if before(request.vc, self.requests[k].vc, ptr) {
                     self.requests[k] = request;
                 }
             }
@@ -164,7 +150,7 @@ impl Allocator {
                 } else {
                     let ptr = self.grant_ptr[o];
                     let other = self.requests[best as usize].input;
-                    if Allocator::before(r.input, other, ptr) {
+                    if before(r.input, other, ptr) {
                         self.best_grant[o] = k as u32;
                     }
                 }
@@ -183,7 +169,7 @@ impl Allocator {
                 } else {
                     let ptr = self.accept_ptr[i];
                     let other = self.requests[best as usize].output;
-                    if Allocator::before(o, other, ptr) {
+                    if before(o, other, ptr) {
                         self.best_accept[i] = k;
                     }
                 }
@@ -195,8 +181,8 @@ impl Allocator {
                 self.input_match[i as usize] = r.output;
                 self.output_match[r.output as usize] = i;
                 if iteration == 0 {
-                    self.grant_ptr[r.output as usize] = Allocator::past(i, inputs);
-                    self.accept_ptr[i as usize] = Allocator::past(r.output, outputs);
+                    self.grant_ptr[r.output as usize] = past(i, inputs);
+                    self.accept_ptr[i as usize] = past(r.output, outputs);
                 }
                 let next = r.vc + self.speedup;
                 self.vc_ptr[i as usize] = if next >= v { next - v } else { next };

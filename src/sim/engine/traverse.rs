@@ -5,7 +5,7 @@
 use crate::scenario::Ejection;
 
 use super::switching::{CIRCUIT, WORMHOLE};
-use super::{ALLOC, BITMAP, Engine, NONE, PORTS, Pending};
+use super::{ALLOC, BITMAP, Engine, NONE, PORTS, Pending, before};
 
 impl Engine {
     /// Phase A (choose), ejection and phase B (apply) of switch and link traversal.
@@ -362,7 +362,7 @@ impl Engine {
             if pick == NONE {
                 self.eject_picked.push(node as u32);
                 self.eject_pick[node] = vc;
-            } else if vc.wrapping_sub(first) < pick.wrapping_sub(first) {
+            } else if before(vc, pick, first) {
                 self.eject_pick[node] = vc;
             }
         }

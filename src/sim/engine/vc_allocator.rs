@@ -18,7 +18,7 @@
 //! destination take the ejection port as before. One iteration, BookSim's default.
 
 use super::switching::WORMHOLE;
-use super::{Engine, NONE};
+use super::{Engine, NONE, before, past};
 
 /// One request: the header waiting as `pending[index]` asks for the VCs in `mask` of
 /// `channel`.
@@ -65,12 +65,6 @@ impl Separable {
             done: Vec::new(),
         }
     }
-}
-
-/// Whether `a` comes before `b` in round-robin order from `ptr` (ids below one bound).
-#[inline(always)]
-fn before(a: u32, b: u32, ptr: u32) -> bool {
-    a.wrapping_sub(ptr) < b.wrapping_sub(ptr)
 }
 
 impl Engine {
@@ -155,9 +149,8 @@ impl Engine {
             let input = va.accepted[a] as usize;
             let out = std::mem::replace(&mut va.best_accept[input], NONE);
             let i = va.requests[va.accept_request[input] as usize].index as usize;
-            va.grant_ptr[out as usize] =
-                if input as u32 + 1 >= total_vcs { 0 } else { input as u32 + 1 };
-            va.accept_ptr[input] = if out + 1 >= network_vcs { 0 } else { out + 1 };
+            va.grant_ptr[out as usize] = past(input as u32, total_vcs);
+            va.accept_ptr[input] = past(out, network_vcs);
             let p = self.pending[i];
             let id = self.vc_owner[p.vc as usize];
             let cur = self.node_of(p.vc);
