@@ -27,7 +27,10 @@ What it translates (anything else is `unsupported`, with the reason):
   (docs/booksim.md). Without the pipeline knobs, `router_delay` 4 (or 3) runs BookSim's
   defaults (or `routing_delay = 0`) with the same per-hop header latency but a shorter credit
   loop and no pipeline for body flits (below). Other combinations are refused.
-- switching: wormhole.
+- switching: wormhole (BookSim has no virtual cut-through).
+- packet_size: unset, or at least message_length (a message of one packet).
+- request-reply traffic (`reply_length`, `outstanding_requests`): not translated (BookSim's
+  `use_read_write` has read and write requests of two sizes each).
 - vc_reallocation: `drained` (runner's default) as `wait_for_tail_credit = 1`, `tail_sent` as
   BookSim's default `wait_for_tail_credit = 0` (not with `duato`: BookSim would reallocate
   min_adapt's adaptive VCs early too, which runner refuses, as Duato's condition needs).
@@ -117,6 +120,8 @@ NEUTRAL = {
     "message_length_distribution": (None, "fixed"),
     "escape_channels": (None,),
     "hotspot_fraction": (None,),
+    "reply_length": (None,),
+    "outstanding_requests": (None,),
 }
 
 
@@ -232,6 +237,12 @@ def translate(request):
         raise Unsupported(f"injection_process = {process} (BookSim injects by Bernoulli trials)")
     cfg["injection_process"] = "bernoulli"
     cfg["packet_size"] = s["message_length"]
+    packet = s.get("packet_size")
+    if packet is not None and packet < s["message_length"]:
+        raise Unsupported(
+            f"packet_size = {packet} below message_length = {s['message_length']} (BookSim's "
+            "packets are runner's messages: it has no message of several packets)"
+        )
     cfg["injection_rate"] = request["rate"]
     cfg["injection_rate_uses_flits"] = 0
 

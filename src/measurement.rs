@@ -72,6 +72,9 @@ pub struct Measurement {
     pub source_wait: Option<f64>,
     /// Mean unicast latency where the evaluator also reports broadcasts (cycles).
     pub unicast_latency: Option<f64>,
+    /// Request-reply traffic: mean round trip of a request, its generation to its reply's
+    /// delivery (cycles; simulation only).
+    pub round_trip_latency: Option<f64>,
     /// Percentiles of the latency whose mean is `latency` (simulation only; with broadcasts,
     /// of the broadcast latencies).
     pub latency_percentiles: Option<Percentiles>,

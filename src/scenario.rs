@@ -45,6 +45,9 @@ pub enum Switching {
     },
     /// Circuit switching: a probe sets the whole path up before data moves.
     Circuit,
+    /// Virtual cut-through switching: as wormhole, but a header is granted an output VC only
+    /// when its buffer can hold the whole packet, so a blocked packet ends up in one buffer.
+    VirtualCutThrough,
 }
 
 /// The switching techniques by name: `switching.kind` in a spec, the `switching` column.
@@ -57,6 +60,8 @@ pub enum SwitchingKind {
     Scouting,
     /// Circuit switching.
     Circuit,
+    /// Virtual cut-through switching.
+    VirtualCutThrough,
 }
 
 impl SwitchingKind {
@@ -66,6 +71,7 @@ impl SwitchingKind {
             SwitchingKind::Wormhole => "wormhole",
             SwitchingKind::Scouting => "scouting",
             SwitchingKind::Circuit => "circuit",
+            SwitchingKind::VirtualCutThrough => "virtual_cut_through",
         }
     }
 }
@@ -77,7 +83,15 @@ impl Switching {
             Switching::Wormhole => SwitchingKind::Wormhole,
             Switching::Scouting { .. } => SwitchingKind::Scouting,
             Switching::Circuit => SwitchingKind::Circuit,
+            Switching::VirtualCutThrough => SwitchingKind::VirtualCutThrough,
         }
+    }
+
+    /// Wormhole or virtual cut-through: the header is the first data flit and advances hop by
+    /// hop with the packet's flits behind it in VC buffers (no separate header, no path set
+    /// up first).
+    pub fn buffers_flits(&self) -> bool {
+        matches!(self, Switching::Wormhole | Switching::VirtualCutThrough)
     }
 
     /// Short name used in result rows.
@@ -526,6 +540,22 @@ pub struct Scenario {
     /// Message length M in flits: the mean of `message_length_distribution`, or of the random
     /// lengths `message_length_second_moment` describes.
     pub message_length: u32,
+    /// The most flits of one packet (simulator only): a longer message is split into packets
+    /// of this many flits (the last one shorter), each routed on its own; `None`: a message is
+    /// one packet. Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<u32>,
+    /// Request-reply traffic (simulator only): every generated message is a request, and its
+    /// delivery sends a reply of this many flits back to its source, on a message class of
+    /// its own (the upper half of the VCs); `None`: one-way traffic. Left out of the
+    /// serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_length: Option<u32>,
+    /// Request-reply traffic (simulator only): the most requests one node may have waiting for
+    /// their replies; a source with that many generates none (closed loop); `None`: no bound.
+    /// Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outstanding_requests: Option<u32>,
     /// E[M^2] in flits^2 for random message lengths; `None` means fixed length M. With a
     /// `message_length_distribution` other than fixed, the spec and the command line set it to
     /// the distribution's (`bounds::check` refuses another value).
@@ -613,6 +643,9 @@ impl Scenario {
             switch_delay: None,
             vc_allocation_delay: None,
             message_length: fields::DEFAULT_MESSAGE_LENGTH,
+            packet_size: None,
+            reply_length: None,
+            outstanding_requests: None,
             message_length_second_moment: None,
             message_length_distribution: MessageLengths::Fixed,
             fault_rate: fields::DEFAULT_FAULT_RATE,

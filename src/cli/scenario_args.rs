@@ -270,7 +270,14 @@ fn set_router(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError
                 "wormhole" => Switching::Wormhole,
                 "scouting" => Switching::Scouting { scouting_distance: k },
                 "circuit" => Switching::Circuit,
-                _ => return Err(choice(key, value, &["wormhole", "scouting", "circuit"])),
+                "virtual_cut_through" => Switching::VirtualCutThrough,
+                _ => {
+                    return Err(choice(
+                        key,
+                        value,
+                        &["wormhole", "scouting", "circuit", "virtual_cut_through"],
+                    ));
+                }
             }
         }
         "scouting_distance" => {

@@ -120,6 +120,7 @@ pub fn print_measurement(
         ("network_latency", m.network_latency),
         ("source_wait", m.source_wait),
         ("unicast_latency", m.unicast_latency),
+        ("round_trip_latency", m.round_trip_latency),
         ("multiplexing_degree", m.multiplexing_degree),
         ("channel_rate", m.channel_rate),
         ("blocking_probability", m.blocking_probability),

@@ -49,6 +49,7 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
     row.network_latency = mean(|r| r.network_latency);
     row.source_wait = mean(|r| r.source_wait);
     row.unicast_latency = mean(|r| r.unicast_latency);
+    row.round_trip_latency = mean(|r| r.round_trip_latency);
     row.multiplexing_degree = mean(|r| r.multiplexing_degree);
     row.channel_rate = mean(|r| r.channel_rate);
     row.blocking_probability = mean(|r| r.blocking_probability);

@@ -219,6 +219,7 @@ pub(crate) const DISPLAY: &[DisplayEntry] = &[
     ("network_latency", "", "network latency", "cycles"),
     ("source_wait", "W_s", "source-queue wait", "cycles"),
     ("unicast_latency", "", "unicast latency", "cycles"),
+    ("round_trip_latency", "", "round-trip latency", "cycles"),
     ("latency_p50", "", "latency, median", "cycles"),
     ("latency_p90", "", "latency, 90th percentile", "cycles"),
     ("latency_p95", "", "latency, 95th percentile", "cycles"),
@@ -597,8 +598,10 @@ pub(crate) const LATENCY_PERCENTILES: &[&str] = &[
 /// Whether a column is a latency whose values explode near saturation (so the y axis is capped;
 /// the percentile columns too: their zero-load reference is the series' own lowest-load value).
 pub(crate) fn is_latency(name: &str) -> bool {
-    matches!(name, "latency" | "network_latency" | "source_wait" | "unicast_latency")
-        || LATENCY_PERCENTILES.contains(&name)
+    matches!(
+        name,
+        "latency" | "network_latency" | "source_wait" | "unicast_latency" | "round_trip_latency"
+    ) || LATENCY_PERCENTILES.contains(&name)
 }
 
 /// Formats a number compactly with four significant digits (`0.0125`, `123.4`, `18250`).

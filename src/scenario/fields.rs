@@ -285,6 +285,21 @@ macro_rules! each_scenario_key {
             message_length_min: u32, own;
             /// The long length of a `bimodal` distribution, the longest of a `uniform` one (flits).
             message_length_max: u32, own;
+            /// The most flits of one packet, at least 1 (simulator; a message is one packet when
+            /// left out): a longer message is split into packets of this many flits (the last one
+            /// shorter), each routed on its own, and its latency is its last packet's. Virtual
+            /// cut-through needs buffers at least one packet deep.
+            packet_size: u32, copy;
+            /// Request-reply traffic (simulator; one-way traffic when left out): every generated
+            /// message is a request, and its delivery sends a reply of this many flits back to its
+            /// source. Requests and replies are two message classes, each with half the virtual
+            /// channels (V must be even), so a reply never waits behind a request: no protocol
+            /// deadlock. Replies leave a source before its queued requests.
+            reply_length: u32, copy;
+            /// Request-reply traffic: the most requests one node may have waiting for their replies,
+            /// at least 1 (simulator; no bound when left out). A source with that many generates no
+            /// request (closed loop, BookSim's max_outstanding_requests).
+            outstanding_requests: u32, copy;
             /// Probability that a node is faulty, 0 <= theta < 1.
             fault_rate: f64 = $crate::scenario::fields::DEFAULT_FAULT_RATE, copy;
             /// How a node's messages enter its router (simulator): `parallel` (its V injection VCs each
@@ -341,7 +356,7 @@ macro_rules! each_column {
             /// Graph: blake3 of the file's content (hex), the graph's identity; null for other
             /// topologies.
             graph_blake3: OptStr;
-            /// `wormhole`, `scouting` or `circuit`.
+            /// `wormhole`, `scouting`, `circuit` or `virtual_cut_through`.
             switching: Str;
             /// Scouting distance K; null unless switching is scouting.
             scouting_distance: OptU32;
@@ -392,6 +407,12 @@ macro_rules! each_column {
             /// The long length of a bimodal distribution, the longest of a uniform one (flits); null
             /// for the others.
             message_length_max: OptU32;
+            /// The most flits of one packet (simulator); null: a message is one packet.
+            packet_size: OptU32;
+            /// Flits of the reply to each request (simulator); null: one-way traffic.
+            reply_length: OptU32;
+            /// The most requests a node may have waiting for replies (simulator); null: no bound.
+            outstanding_requests: OptU32;
             /// Node-failure probability theta.
             fault_rate: F64;
             /// Broadcast fraction beta.
@@ -673,6 +694,18 @@ pub const FIELDS: &[Field] = &[
     })
     .display(display("", "longest message length", "flits"))
     .header(header("Longest message", "flits", "$M_{\\max}$", "(flits)")),
+    field("packet_size", count(1, MAX_COUNT), |s| maybe_count(s.packet_size))
+        .simulator()
+        .display(display("P", "packet size", "flits"))
+        .header(header("Packet size P", "flits", "$P$", "(flits)")),
+    field("reply_length", count(1, MAX_COUNT), |s| maybe_count(s.reply_length))
+        .simulator()
+        .display(display("", "reply length", "flits"))
+        .header(header("Reply length", "flits", "Reply length", "(flits)")),
+    field("outstanding_requests", count(1, MAX_COUNT), |s| maybe_count(s.outstanding_requests))
+        .simulator()
+        .display(display("", "outstanding requests", ""))
+        .header(header("Outstanding requests", "", "Outstanding", "")),
     field("fault_rate", real(0.0, 1.0, false), |s| Cell::Real(s.fault_rate))
         .described()
         .display(display("\u{3b8}", "node-failure probability", ""))

@@ -92,12 +92,15 @@ mod deliver;
 mod generate;
 #[cfg(test)]
 mod invariants;
+mod packets;
 mod reallocation;
+mod replies;
 mod route;
 mod run;
 mod switching;
 mod timing;
 
+pub(crate) use replies::routed;
 pub(crate) use timing::timed;
 mod traverse;
 mod vc_allocator;
@@ -229,6 +232,16 @@ struct Message {
     /// the copy is sent over; `NONE` for a unicast.
     broadcast: u32,
     position: u32,
+    /// A packet of a message split into several (`packets`): the message's record there;
+    /// `NONE` for a message that is one packet.
+    split: u32,
+    /// Request-reply traffic (`replies`): a reply's first VC, the reply class's VCs being
+    /// `vc_base..V` (its routing function's VC v is VC `vc_base + v`); 0 for a request or any
+    /// other message.
+    vc_base: u8,
+    /// A reply: the one-way latency of the request it answers (its round trip is that plus
+    /// its own); 0 for any other message.
+    request_latency: u32,
     measured: bool,
 }
 
@@ -461,6 +474,19 @@ pub(crate) struct Engine {
     /// `vc_allocator: islip`: the separable VC allocator that replaces the routing phase's
     /// one-by-one grants (`vc_allocator`); `None` by default.
     vc_allocator: Option<Box<vc_allocator::Separable>>,
+    /// `packet_size`: the messages split into packets (`packets`); `None` when unset (a
+    /// message is one packet).
+    packets: Option<Box<packets::Packets>>,
+    /// Virtual cut-through with `tail_sent` reallocation: a header is granted only a VC whose
+    /// buffer has room for its whole packet (`Engine::keep_room_for`). With `drained` a free
+    /// VC's buffer is empty, and `check` asks for buffers a packet deep, so nothing is tested.
+    cut_through_room: bool,
+    /// Request-reply traffic (`reply_length`): the reply class, the outstanding requests and
+    /// the round trips (`replies`); `None` for one-way traffic.
+    pub(crate) replies: Option<Box<replies::Replies>>,
+    /// The candidates of a header are filtered after the routing function (`faults`,
+    /// `cut_through_room`, or a reply's VC class): one test per routing attempt for all.
+    filter_candidates: bool,
     /// Throughput mode's source-queue cap and per-node counters; `None` in latency mode.
     pub(crate) throughput: Option<Tracker>,
     /// Hypercube broadcasts (`broadcast_fraction > 0`); `None` for unicast traffic.

@@ -1,6 +1,6 @@
 //! Flit-level simulator of k-ary n-cubes, meshes, hypercubes, butterfly fat-trees,
-//! dragonflies and any network read from a file (`graph`) with wormhole, scouting and circuit switching, static node faults and hypercube
-//! broadcasts.
+//! dragonflies and any network read from a file (`graph`) with wormhole, virtual cut-through,
+//! scouting and circuit switching, static node faults and hypercube broadcasts.
 //!
 //! # Brief overview
 //!
@@ -44,6 +44,15 @@
 //!   (BookSim's default): its buffer then queues the next messages behind the last one's tail,
 //!   except the adaptive VCs of escape-based routings, which stay drained
 //!   (`engine/reallocation.rs`).
+//! - Virtual cut-through (`switching: virtual_cut_through`) is wormhole switching whose
+//!   header is granted only a VC with room, by its credits, for the whole packet: with
+//!   `drained` reallocation a free VC is empty, so with buffers a packet deep (`check` asks
+//!   for them) it is wormhole bit for bit; with `tail_sent` it passes over VCs the last
+//!   packet still fills (`engine/route.rs`, `keep_room_for`).
+//! - Packets (`packet_size` P): a message longer than P flits is split when generated into
+//!   packets of P flits (the last one shorter), each queued, injected, routed and delivered on
+//!   its own; the message's latency ends with its last packet, its source wait with its first
+//!   packet's injection, and its hop count is its packets' mean (`engine/packets.rs`).
 //! - Injection: unbounded source queue per node, V injection VCs (no shared injection link,
 //!   as in the models' M/G/1 queue with rate lambda/V; `injection: parallel`). With
 //!   `injection: channel` the injection VCs share one flit per cycle, the header crosses the
@@ -207,9 +216,13 @@ mod replay_tests;
 #[cfg(test)]
 mod allocator_tests;
 #[cfg(test)]
+mod packet_tests;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod reallocation_tests;
+#[cfg(test)]
+mod reply_tests;
 #[cfg(test)]
 mod timing_tests;
 
@@ -334,7 +347,7 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
         )));
     }
     if !scenario.vc_reallocation.is_drained() {
-        let why = if scenario.switching != Switching::Wormhole {
+        let why = if !scenario.switching.buffers_flits() {
             Some(format!("{} switching", scenario.switching.kind()))
         } else if scenario.broadcast_fraction > 0.0 {
             Some("broadcasts".to_owned())
@@ -343,16 +356,16 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
         };
         if let Some(why) = why {
             return Err(SimError(format!(
-                "vc_reallocation: tail_sent is simulated with wormhole switching and unicast \
-                 traffic only, not with {why}: leave it drained"
+                "vc_reallocation: tail_sent is simulated with wormhole or virtual cut-through \
+                 switching and unicast traffic only, not with {why}: leave it drained"
             )));
         }
     }
-    if engine::timed(scenario) && scenario.switching != Switching::Wormhole {
+    if engine::timed(scenario) && !scenario.switching.buffers_flits() {
         return Err(SimError(format!(
             "channel_latency, global_channel_latency, credit_delay, switch_delay, \
              vc_allocation_delay and a graph file's link latencies are simulated with wormhole \
-             switching only, got {}: leave them unset",
+             or virtual cut-through switching only, got {}: leave them unset",
             scenario.switching.kind()
         )));
     }
@@ -370,9 +383,9 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
     // A family whose terminals are not routers has the channels already: its terminal links
     // (the setting changes nothing there, so a router preset applies to every family).
     if scenario.injection == Injection::Channel && routers {
-        let why = if scenario.switching != Switching::Wormhole {
+        let why = if !scenario.switching.buffers_flits() {
             format!(
-                "{} switching (simulated with wormhole switching only)",
+                "{} switching (simulated with wormhole or virtual cut-through switching only)",
                 scenario.switching.kind()
             )
         } else if scenario.broadcast_fraction > 0.0 {
@@ -391,10 +404,10 @@ fn check_timing(scenario: &Scenario) -> Result<(), SimError> {
 /// (its ejection port is one output of the router, one flit per cycle), and iterations only
 /// for it.
 fn check_allocator(scenario: &Scenario) -> Result<(), SimError> {
-    if !scenario.vc_allocator.is_sequential() && scenario.switching != Switching::Wormhole {
+    if !scenario.vc_allocator.is_sequential() && !scenario.switching.buffers_flits() {
         return Err(SimError(format!(
-            "vc_allocator: islip is simulated with wormhole switching only, got {}: leave it \
-             sequential",
+            "vc_allocator: islip is simulated with wormhole or virtual cut-through switching \
+             only, got {}: leave it sequential",
             scenario.switching.kind()
         )));
     }
@@ -411,10 +424,10 @@ fn check_allocator(scenario: &Scenario) -> Result<(), SimError> {
     if scenario.switch_allocator_iterations == Some(0) {
         return Err(SimError("switch_allocator_iterations must be at least 1".to_owned()));
     }
-    if scenario.switching != Switching::Wormhole {
+    if !scenario.switching.buffers_flits() {
         return Err(SimError(format!(
-            "switch_allocator: islip is simulated with wormhole switching only, got {}: leave \
-             it greedy",
+            "switch_allocator: islip is simulated with wormhole or virtual cut-through switching \
+             only, got {}: leave it greedy",
             scenario.switching.kind()
         )));
     }
@@ -444,7 +457,9 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
             }
         }
     }
-    routing::Router::new(scenario, &size)?;
+    check_replies(scenario)?;
+    // Request-reply traffic routes each message class over half the VCs.
+    routing::Router::new(&engine::routed(scenario), &size)?;
     // Every router's channels, plus the injection VCs of every node.
     let slots = size.channel_slots + scenario.nodes();
     let vcs = slots * u64::from(scenario.virtual_channels);
@@ -479,7 +494,7 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     // Faults need a switching technique whose header can give up a blocked route (a scouting
     // header backtracks, a circuit probe tears down and retries).
     let fault_tolerant = match scenario.switching {
-        Switching::Wormhole => false,
+        Switching::Wormhole | Switching::VirtualCutThrough => false,
         Switching::Scouting { scouting_distance } => scouting_distance >= 1,
         Switching::Circuit => true,
     };
@@ -493,6 +508,7 @@ pub fn check(scenario: &Scenario) -> Result<(), SimError> {
     }
     check_broadcasts(scenario)?;
     check_trace(scenario)?;
+    check_packets(scenario)?;
     if !scenario.injection_process.is_poisson() && scenario.fault_rate != 0.0 {
         return Err(SimError(format!(
             "injection_process {} is simulated without faulty nodes (its sources are per node; \
@@ -539,6 +555,120 @@ fn check_trace(scenario: &Scenario) -> Result<(), SimError> {
              {what} does not apply; leave it out"
         ))),
         None => Ok(()),
+    }
+}
+
+/// Request-reply traffic (`engine/replies.rs`): a reply of at least one flit, two message
+/// classes of V / 2 VCs each, wormhole or virtual cut-through switching, generated unicast
+/// traffic (a trace's records are its messages, a broadcast has no single source to answer);
+/// a bound on outstanding requests only with replies.
+fn check_replies(scenario: &Scenario) -> Result<(), SimError> {
+    let Some(length) = scenario.reply_length else {
+        if scenario.outstanding_requests.is_some() {
+            return Err(SimError(
+                "outstanding_requests bounds the requests waiting for replies: it needs \
+                 reply_length (request-reply traffic), or leave it unset"
+                    .into(),
+            ));
+        }
+        return Ok(());
+    };
+    if length == 0 {
+        return Err(SimError("reply_length must be at least 1 flit".into()));
+    }
+    if scenario.outstanding_requests == Some(0) {
+        return Err(SimError("outstanding_requests must be at least 1".into()));
+    }
+    let v = scenario.virtual_channels;
+    if v < 2 || !v.is_multiple_of(2) {
+        return Err(SimError(format!(
+            "request-reply traffic gives requests and replies half the virtual channels each, \
+             so that a reply never waits for a request's VC: virtual_channels must be even, \
+             got {v}"
+        )));
+    }
+    let conflict = if !scenario.switching.buffers_flits() {
+        Some(format!("{} switching", scenario.switching.kind()))
+    } else if scenario.broadcast_fraction > 0.0 {
+        Some("broadcasts".to_owned())
+    } else if scenario.traffic.trace().is_some() {
+        Some("trace traffic (the trace's records are the messages)".to_owned())
+    } else {
+        None
+    };
+    match conflict {
+        Some(what) => Err(SimError(format!(
+            "request-reply traffic (reply_length) is simulated with wormhole or virtual \
+             cut-through switching and generated unicast traffic, not with {what}: leave \
+             reply_length unset"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Packets and virtual cut-through: a packet of at least one flit, with wormhole or virtual
+/// cut-through switching and unicast traffic (a broadcast copy, a circuit or a scouting
+/// header's path carries one message); virtual cut-through needs buffers at least one packet
+/// deep, so the longest packet must be known.
+fn check_packets(scenario: &Scenario) -> Result<(), SimError> {
+    if let Some(size) = scenario.packet_size {
+        if size == 0 {
+            return Err(SimError("packet_size must be at least 1 flit".into()));
+        }
+        if !scenario.switching.buffers_flits() {
+            return Err(SimError(format!(
+                "packet_size is simulated with wormhole or virtual cut-through switching, got \
+                 {}: leave it unset (a message is then one packet)",
+                scenario.switching.kind()
+            )));
+        }
+        if scenario.broadcast_fraction > 0.0 {
+            return Err(SimError(
+                "packet_size is simulated with unicast traffic (a broadcast copy is one \
+                 message): leave it unset"
+                    .into(),
+            ));
+        }
+    }
+    if scenario.switching != Switching::VirtualCutThrough {
+        return Ok(());
+    }
+    let depth = scenario.buffer_depth;
+    let longest_message = if scenario.traffic.trace().is_some() {
+        None
+    } else {
+        match scenario.message_length_distribution.bounds() {
+            Some((_, max)) => Some(max),
+            None if scenario.message_length_distribution.is_fixed() => {
+                Some(scenario.message_length)
+            }
+            None => None,
+        }
+    };
+    // Replies are messages too.
+    let longest_message = longest_message.map(|m| m.max(scenario.reply_length.unwrap_or(0)));
+    match (longest_message, scenario.packet_size) {
+        (Some(m), p) if p.map_or(m, |p| p.min(m)) <= depth => Ok(()),
+        (None, Some(p)) if p <= depth => Ok(()),
+        (Some(m), p) => {
+            let longest = p.map_or(m, |p| p.min(m));
+            Err(SimError(format!(
+                "virtual cut-through needs buffers at least one packet deep: the longest packet \
+                 has {longest} flits, buffer_depth is {depth}; raise buffer_depth to {longest}, \
+                 or set packet_size to at most {depth}"
+            )))
+        }
+        (None, _) => {
+            let lengths = if scenario.traffic.trace().is_some() {
+                "a trace's message lengths are"
+            } else {
+                "geometric message lengths are"
+            };
+            Err(SimError(format!(
+                "virtual cut-through needs buffers at least one packet deep, and {lengths} \
+                 unbounded: set packet_size to at most buffer_depth ({depth})"
+            )))
+        }
     }
 }
 

@@ -236,6 +236,7 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         m.network_latency = Some(w.network_sum / done);
         m.source_wait = Some(w.wait_sum / done);
         m.hops = Some(w.hops_sum / done);
+        m.round_trip_latency = engine.replies.as_deref().and_then(|r| r.round_trip_latency());
         m.latency_percentiles = w.latencies.percentiles();
         m.network_latency_percentiles = w.network_latencies.percentiles();
         m.source_wait_percentiles = w.source_waits.percentiles();

@@ -42,6 +42,64 @@ pub(crate) fn delivered_checking_invariants(
     engine.delivered_total - before
 }
 
+/// `s` with BookSim's router (`router: booksim`: every knob of `RouterPreset::knobs`) and
+/// `depth`-flit buffers.
+pub(crate) fn booksim_router(s: Scenario, depth: u32) -> Scenario {
+    use crate::scenario::{
+        Injection, SwitchAllocator, VcAllocator, VcReallocation, fields::FromWord,
+    };
+    let preset = crate::scenario::RouterPreset::Booksim;
+    let knob = |key: &str| preset.value::<u32>(key).unwrap();
+    assert_eq!(preset.knobs().len(), 11, "a knob of the preset is missing here");
+    let named = |key: &str| preset.knobs().iter().find(|(k, _)| *k == key).unwrap().1;
+    Scenario {
+        buffer_depth: depth,
+        router_delay: knob("router_delay"),
+        vc_allocation_delay: Some(knob("vc_allocation_delay")),
+        switch_delay: Some(knob("switch_delay")),
+        credit_delay: Some(knob("credit_delay")),
+        input_speedup: Some(knob("input_speedup")),
+        switch_allocator: SwitchAllocator::from_word(named("switch_allocator")).unwrap(),
+        vc_allocator: VcAllocator::from_word(named("vc_allocator")).unwrap(),
+        vc_reallocation: VcReallocation::from_word(named("vc_reallocation")).unwrap(),
+        injection: Injection::from_word(named("injection")).unwrap(),
+        ejection: Ejection::from_word(named("ejection")).unwrap(),
+        ..s
+    }
+}
+
+/// Runs `s` at `rate` for `cycles` cycles with the window open, checking the engine's
+/// invariants and calling `look` every `every` cycles; then closes the window and runs until
+/// every measured message is delivered (asserted). Returns the engine.
+pub(crate) fn run_and_drain(
+    s: &Scenario,
+    rate: f64,
+    seed: u64,
+    (cycles, every): (u64, u64),
+    mut look: impl FnMut(&Engine),
+) -> Engine {
+    check(s).unwrap();
+    let mut engine = Engine::new(s, rate, seed, &plan(0, cycles)).unwrap();
+    engine.open_window();
+    for cycle in 1..=cycles {
+        engine.step();
+        if cycle % every == 0 {
+            engine.check_invariants();
+            look(&engine);
+        }
+    }
+    engine.close_window();
+    for _ in 0..50_000 {
+        if engine.window.outstanding == 0 {
+            break;
+        }
+        engine.step();
+    }
+    engine.check_invariants();
+    assert_eq!(engine.window.outstanding, 0, "{s:?}: not drained");
+    engine
+}
+
 /// Sends one message through an otherwise empty network; returns (latency, hops).
 fn lone_message(scenario: &Scenario, source: u32, dest: u32) -> (f64, f64) {
     lone_message_with(scenario, source, dest, None)
@@ -55,6 +113,13 @@ pub(crate) fn lone_message_with(
     dest: u32,
     ties: Option<u32>,
 ) -> (f64, f64) {
+    let engine = lone_run(scenario, source, dest, ties);
+    (engine.window.latency_sum, engine.window.hops_sum)
+}
+
+/// Sends one message (`ties` as in [`lone_message_with`]) through an otherwise empty network
+/// and runs until every measured message it caused is delivered; returns the engine.
+pub(crate) fn lone_run(scenario: &Scenario, source: u32, dest: u32, ties: Option<u32>) -> Engine {
     let mut engine = Engine::new(scenario, 0.0, 1, &plan(0, 1)).unwrap();
     engine.open_window();
     match ties {
@@ -64,10 +129,23 @@ pub(crate) fn lone_message_with(
     for _ in 0..100_000 {
         engine.step();
         if engine.window.outstanding == 0 {
-            return (engine.window.latency_sum, engine.window.hops_sum);
+            engine.check_invariants();
+            return engine;
         }
     }
     panic!("message {source}->{dest} not delivered");
+}
+
+/// Options for a run far past saturation: no warm-up, `cycles` cycles, no backlog limit (the
+/// run goes on), deadlock after 1,000 idle cycles.
+pub(crate) fn overload_options(cycles: u64) -> SimOptions {
+    SimOptions {
+        warmup_cycles: 0,
+        cycles,
+        deadlock_cycles: 1_000,
+        saturation_backlog: 1e9,
+        ..SimOptions::default()
+    }
 }
 
 /// Runs `engine` for `cycles` cycles with the window open, checking its invariants every 101

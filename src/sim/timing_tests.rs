@@ -242,7 +242,7 @@ fn timing_knobs_are_checked() {
         ..s.clone()
     };
     let error = check(&Scenario { credit_delay: Some(1), ..scouting.clone() }).unwrap_err();
-    assert!(error.0.contains("wormhole switching only"), "{error}");
+    assert!(error.0.contains("virtual cut-through switching only"), "{error}");
     // The defaults, written out, are accepted everywhere.
     assert!(
         check(&Scenario { channel_latency: Some(1), credit_delay: Some(0), ..scouting }).is_ok()

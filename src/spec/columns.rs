@@ -25,7 +25,7 @@ const LEADING: [(&str, Kind); 5] = [
 ];
 
 /// The columns after the scenario's.
-const TRAILING: [(&str, Kind); 62] = [
+const TRAILING: [(&str, Kind); 63] = [
     ("rate", Kind::Number),
     ("fraction_of_saturation", Kind::Number),
     ("trace_time_scale", Kind::Number),
@@ -36,6 +36,7 @@ const TRAILING: [(&str, Kind); 62] = [
     ("network_latency", Kind::Number),
     ("source_wait", Kind::Number),
     ("unicast_latency", Kind::Number),
+    ("round_trip_latency", Kind::Number),
     ("latency_p50", Kind::Number),
     ("latency_p90", Kind::Number),
     ("latency_p95", Kind::Number),

@@ -192,7 +192,7 @@ crate::scenario::each_topology_count!(topology_spec);
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchingSpec {
-    /// `wormhole`, `scouting` or `circuit`.
+    /// `wormhole`, `scouting`, `circuit` or `virtual_cut_through`.
     #[schemars(with = "Sweep<SwitchingKind>")]
     pub kind: Field<SwitchingKind>,
     /// Scouting distance K >= 0 (scouting only; K = 0 behaves as wormhole).

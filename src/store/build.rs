@@ -71,6 +71,7 @@ pub(crate) fn fill(row: &mut Row, m: &Measurement) {
     row.network_latency = finite(m.network_latency);
     row.source_wait = finite(m.source_wait);
     row.unicast_latency = finite(m.unicast_latency);
+    row.round_trip_latency = finite(m.round_trip_latency);
     row.multiplexing_degree = finite(m.multiplexing_degree);
     row.channel_rate = finite(m.channel_rate);
     row.blocking_probability = finite(m.blocking_probability);

@@ -162,6 +162,7 @@ macro_rules! results_columns {
             network_latency: OptF64,
             source_wait: OptF64,
             unicast_latency: OptF64,
+            round_trip_latency: OptF64,
             latency_p50: OptF64,
             latency_p90: OptF64,
             latency_p95: OptF64,

@@ -70,6 +70,10 @@ macro_rules! row {
             pub source_wait: Option<f64>,
             /// Mean unicast latency, where broadcasts are reported separately (cycles).
             pub unicast_latency: Option<f64>,
+            /// Request-reply traffic: mean round trip of a request, its generation to its reply's
+            /// delivery (cycles; simulation only).
+            #[serde(default)]
+            pub round_trip_latency: Option<f64>,
             // Latency percentiles (simulation; null for model rows and where no latency was
             // measured). Nearest rank over the measured messages of a replication (`sim::percentiles`):
             // the smallest value L such that at least q of the messages took <= L cycles. An aggregate

@@ -53,6 +53,10 @@ pub struct Response {
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e100))]
     pub unicast_latency: Option<f64>,
+    /// Request-reply traffic: mean round trip of a request (cycles).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e100))]
+    pub round_trip_latency: Option<f64>,
     /// Average multiplexing degree of a physical channel.
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e100))]
@@ -356,6 +360,7 @@ pub(super) const DOMAINS: &[(&str, Domain)] = &[
     ("network_latency", Domain::NonNegative),
     ("source_wait", Domain::NonNegative),
     ("unicast_latency", Domain::NonNegative),
+    ("round_trip_latency", Domain::NonNegative),
     ("multiplexing_degree", Domain::NonNegative),
     ("channel_rate", Domain::NonNegative),
     ("blocking_probability", Domain::Probability),
@@ -519,6 +524,7 @@ pub(super) fn fill_row(row: &mut Row, r: &Response) {
         network_latency: r.network_latency,
         source_wait: r.source_wait,
         unicast_latency: r.unicast_latency,
+        round_trip_latency: r.round_trip_latency,
         multiplexing_degree: r.multiplexing_degree,
         channel_rate: r.channel_rate,
         blocking_probability: r.blocking_probability,

@@ -251,6 +251,7 @@ impl Engine {
             measured: false,
             broadcast: b,
             position: p,
+            split: NONE,
             ..Message::default()
         });
         self.enqueue(node, id, at);

@@ -2,7 +2,7 @@
 //! run plan (every per-VC, per-channel and per-node array is allocated here, once).
 
 use crate::scenario::{
-    Ejection, Injection, Scenario, SwitchAllocator, VcAllocator, VcReallocation,
+    Ejection, Injection, Scenario, SwitchAllocator, Switching, VcAllocator, VcReallocation,
 };
 
 use super::super::batch_means::Batches;
@@ -18,8 +18,8 @@ use super::super::trace::Feed;
 use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimError, rng::Rng};
 use super::{
-    BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, allocator, broadcast, reallocation,
-    switching, timing, vc_allocator,
+    BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, allocator, broadcast, packets, reallocation,
+    replies, switching, timing, vc_allocator,
 };
 
 impl Engine {
@@ -31,7 +31,8 @@ impl Engine {
         plan: &RunPlan,
     ) -> Result<Engine, SimError> {
         let geometry = Geometry::new(&scenario.topology)?;
-        let router = Router::new(scenario, &geometry.size)?;
+        // Request-reply traffic routes each class over half the VCs (`replies`).
+        let router = Router::new(&super::routed(scenario), &geometry.size)?;
         let v = scenario.virtual_channels;
         let slots = geometry.channel_slots();
         let nodes = geometry.nodes as usize;
@@ -68,7 +69,13 @@ impl Engine {
         let ports = scenario.input_speedup.is_some() || channel;
         let switching =
             switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
-        let atomic = router.atomic_vcs();
+        let has_faults = faults.is_some();
+        let cut_through_room = scenario.switching == Switching::VirtualCutThrough
+            && scenario.vc_reallocation == VcReallocation::TailSent;
+        let atomic = match scenario.reply_length {
+            Some(_) => router.atomic_vcs() << (v / 2) | router.atomic_vcs(),
+            None => router.atomic_vcs(),
+        };
         Ok(Engine {
             router,
             v,
@@ -182,6 +189,10 @@ impl Engine {
             }),
             vc_allocator: (scenario.vc_allocator == VcAllocator::Islip)
                 .then(|| Box::new(vc_allocator::Separable::new(network_vcs, total_vcs))),
+            packets: scenario.packet_size.map(|size| Box::new(packets::Packets::new(size))),
+            cut_through_room,
+            replies: replies::Replies::new(scenario, nodes),
+            filter_candidates: cut_through_room || scenario.reply_length.is_some() || has_faults,
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
             broadcasts: broadcast::Broadcasts::new(scenario, geometry.size.dims, geometry.nodes),
             trace: None,

@@ -46,6 +46,9 @@ impl Engine {
                 continue;
             }
             self.router.candidates(&self.geometry, cur, message.header(), &mut self.candidates);
+            if message.vc_base != 0 {
+                self.shift_to_reply_class(message.vc_base);
+            }
             let mut held = Vec::new();
             for c in &self.candidates {
                 let mut mask = c.mask | c.fallback;

@@ -45,6 +45,11 @@ impl Engine {
                 if let Some(t) = &mut self.throughput {
                     t.dequeued(node);
                 }
+                if let Some(replies) = self.replies.as_deref_mut()
+                    && replies.last_reply[node as usize] == head
+                {
+                    replies.last_reply[node as usize] = NONE;
+                }
                 // With `tail_sent` reallocation the source sends the next message's header
                 // over its injection channel right behind the tail, as BookSim's does: it
                 // has reached the router when the tail leaves.
@@ -55,13 +60,31 @@ impl Engine {
 
     /// The tail of message `id` has been ejected from `vc`.
     pub(super) fn complete<const T: bool>(&mut self, id: u32, vc: u32) {
-        let message = self.messages[id as usize];
+        let mut message = self.messages[id as usize];
         let node = message.dest as usize;
         self.release::<T>(vc);
         if self.ejection == Ejection::Single {
             self.eject_busy[node] = false;
         }
         self.in_network -= 1;
+        let mut hops = f64::from(message.hops);
+        if message.split != NONE
+            && let Some(packets) = self.packets.as_deref_mut()
+        {
+            // A packet of a split message: the message is delivered with its last packet.
+            match packets.delivered(message.split, message.hops) {
+                Some(whole) => {
+                    self.count_packet_flits(&message);
+                    (message.length, message.injected, hops) =
+                        (whole.length, whole.injected, whole.hops);
+                }
+                None => {
+                    self.count_packet_flits(&message);
+                    self.free.push(id);
+                    return;
+                }
+            }
+        }
         self.delivered_total += 1;
         // Delivered at the end of this cycle, plus the ejection channel's cycle if any and the
         // destination router's switch pipeline (`timing`).
@@ -76,9 +99,14 @@ impl Engine {
             w.delivered += 1;
             self.batches.accepted(self.now - w.start);
             w.node_messages[node] += 1;
-            w.node_flits[node] += u64::from(message.length);
-            if let Some(t) = &mut self.throughput {
-                t.delivered(message.dest, message.length);
+            if message.split == NONE {
+                w.node_flits[node] += u64::from(message.length);
+                if let Some(t) = &mut self.throughput {
+                    t.delivered(message.dest, message.length);
+                }
+            } else if let Some(t) = &mut self.throughput {
+                // Its packets' flits were counted as each was delivered.
+                t.delivered(message.dest, 0);
             }
         }
         if message.measured {
@@ -92,17 +120,35 @@ impl Engine {
             w.latency_sum += latency;
             w.wait_sum += wait;
             w.network_sum += latency - wait;
-            w.hops_sum += f64::from(message.hops);
+            w.hops_sum += hops;
             w.length_sum += f64::from(message.length);
             w.outstanding -= 1;
             if self.broadcasts.is_none() {
-                self.batches.delivered(message.generated - w.start, latency);
-                self.sections.delivered(message.generated - w.start, cycles);
+                // A reply counts in its request's batch (`replies`).
+                let origin = message.generated - u64::from(message.request_latency);
+                self.batches.delivered(origin - w.start, latency);
+                self.sections.delivered(origin - w.start, cycles);
             }
+        }
+        if self.replies.is_some() {
+            self.request_or_reply_done(&message, delivered);
         }
         self.free.push(id);
         if self.broadcasts.is_some() {
             self.delivered_with_broadcasts(&message);
+        }
+    }
+
+    /// The flits of a delivered packet of a split message, counted per node in the window: a
+    /// message's flits are its packets', each counted where it is delivered (the message
+    /// itself is counted with its last packet).
+    fn count_packet_flits(&mut self, packet: &super::Message) {
+        let w = &mut self.window;
+        if w.open {
+            w.node_flits[packet.dest as usize] += u64::from(packet.length);
+            if let Some(t) = &mut self.throughput {
+                t.delivered_flits(packet.dest, packet.length);
+            }
         }
     }
 }

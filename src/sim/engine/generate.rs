@@ -28,6 +28,12 @@ impl Engine {
                 }
                 continue;
             }
+            // Request-reply traffic: a source with its most requests outstanding sends none.
+            if let Some(replies) = self.replies.as_deref_mut()
+                && !replies.admits(source, in_window)
+            {
+                continue;
+            }
             if broadcast {
                 self.broadcast(source);
             } else {
@@ -117,7 +123,11 @@ impl Engine {
             }
         }
         self.generated_total += 1;
-        let id = self.allocate(Message {
+        if let Some(replies) = self.replies.as_deref_mut() {
+            // A request: outstanding until its reply is delivered.
+            replies.outstanding[source as usize] += 1;
+        }
+        let record = Message {
             source,
             dest,
             ties,
@@ -126,10 +136,36 @@ impl Engine {
             next: NONE,
             head_vc: NONE,
             broadcast: NONE,
+            split: NONE,
             measured,
             ..Message::default()
-        });
-        self.enqueue(source, id, now);
+        };
+        self.queue_message(record, now);
+    }
+
+    /// Stores message `record` (split into packets with `packet_size`) and queues it at its
+    /// source, to be injected from cycle `at`.
+    #[inline]
+    pub(super) fn queue_message(&mut self, record: Message, at: u64) {
+        let (source, length) = (record.source, record.length);
+        if let Some(packets) = self.packets.as_deref_mut()
+            && let Some(lengths) = packets.split(length)
+        {
+            let split = packets.open(length, length.div_ceil(packets.size));
+            for (i, packet) in lengths.enumerate() {
+                // Each packet is routed on its own: its own tie-breaks or intermediate group.
+                let ties = if i == 0 {
+                    record.ties
+                } else {
+                    self.router.draw(&self.geometry, source, record.dest, &mut self.rng)
+                };
+                let id = self.allocate(Message { length: packet, ties, split, ..record });
+                self.enqueue(source, id, at);
+            }
+            return;
+        }
+        let id = self.allocate(record);
+        self.enqueue(source, id, at);
     }
 
     /// Stores a message record in the slab; returns its id.
@@ -145,11 +181,16 @@ impl Engine {
         if free_vcs != 0 && self.queue_head[n] == NONE {
             self.inject(node, free_vcs.trailing_zeros(), id, at, false);
         } else {
-            match self.queue_tail[n] {
-                NONE => self.queue_head[n] = id,
-                tail => self.messages[tail as usize].next = id,
+            if self.messages[id as usize].vc_base != 0 {
+                // A reply goes ahead of the queued requests (`replies`).
+                self.queue_reply(node, id);
+            } else {
+                match self.queue_tail[n] {
+                    NONE => self.queue_head[n] = id,
+                    tail => self.messages[tail as usize].next = id,
+                }
+                self.queue_tail[n] = id;
             }
-            self.queue_tail[n] = id;
             self.queued += 1;
             if let Some(t) = &mut self.throughput {
                 t.enqueued(node);
@@ -173,9 +214,16 @@ impl Engine {
             self.switching.start(id, vc);
         }
         let message = &mut self.messages[id as usize];
+        // A reply generated at its request's delivery, a few cycles ahead, leaves no earlier.
+        let at = at.max(message.generated);
         message.injected = at;
         message.head_vc = vc;
         let broadcast = message.broadcast;
+        if message.split != NONE
+            && let Some(packets) = self.packets.as_deref_mut()
+        {
+            packets.injected(message.split, at);
+        }
         let mut ready = at;
         if self.injection_channel {
             // The header crosses the injection channel, then the source router's pipeline.

@@ -57,7 +57,10 @@ impl Engine {
                 );
                 assert_eq!(self.vc_src[out as usize], vc as u32);
             }
-            assert!(self.vc_count[vc] <= self.depth.max(self.lengths.longest()), "buffer overflow");
+            // An injection VC holds a whole message (or reply).
+            let longest =
+                self.lengths.longest().max(self.replies.as_deref().map_or(0, |r| r.length));
+            assert!(self.vc_count[vc] <= self.depth.max(longest), "buffer overflow");
             if let Some(timing) = self.timing.as_deref() {
                 // Flits on their way count in the buffer; credits on their way are no room.
                 assert!(
@@ -70,6 +73,17 @@ impl Engine {
                         "VC {vc} over its credits"
                     );
                 }
+            }
+            if let Some(replies) = self.replies.as_deref()
+                && vc < self.network_vcs as usize
+            {
+                // Requests hold VCs 0..V/2 only, replies V/2..V (`replies`).
+                let v = vc as u32 % self.v;
+                let base = u32::from(self.messages[id as usize].vc_base);
+                assert!(
+                    base <= v && v < base + replies.class_vcs,
+                    "VC {vc} (class VC {v}) held by message {id} of the class from {base}"
+                );
             }
             if vc < self.network_vcs as usize {
                 let channel = vc / self.v as usize;
@@ -106,8 +120,10 @@ impl Engine {
         }
         assert_eq!(queued, self.queued);
         assert!(owned_injection <= in_network);
+        // Messages split into packets (`packets`) count once, their packets once each.
+        let extra = self.packets.as_deref().map_or(0, |p| p.extra);
         assert_eq!(
-            self.generated_total,
+            self.generated_total + extra,
             self.delivered_total + self.switching.dropped + self.in_network + self.queued
         );
         // The batches hold the messages' latencies, or with broadcasts the broadcasts'.
@@ -129,6 +145,42 @@ impl Engine {
             assert_eq!(listed, bit, "active bitmap out of sync at channel {ch}");
         }
         self.check_fault_invariants();
+    }
+
+    /// Request-reply traffic: the most requests one node has waiting for replies.
+    pub(crate) fn most_outstanding_requests(&self) -> u32 {
+        self.replies.as_deref().map_or(0, |r| r.outstanding.iter().copied().max().unwrap_or(0))
+    }
+
+    /// Packets of split messages in flight beyond one per message (`packets`).
+    pub(crate) fn packets_in_flight_beyond_one(&self) -> u64 {
+        self.packets.as_deref().map_or(0, |p| p.extra)
+    }
+
+    /// Virtual cut-through's promise: a packet that has been granted a VC has room there, by
+    /// its credits, for every flit of it that has not entered yet, so its flits never wait
+    /// for a credit and a blocked packet gathers in one buffer. Panics where a packet's rest
+    /// does not fit (wormhole switching's normal state); `checked` counts the packets seen.
+    pub(crate) fn check_cut_through(&self, checked: &mut u64) {
+        for vc in 0..self.vc_owner.len() {
+            let out = self.vc_out[vc];
+            if out >= EJECT {
+                continue;
+            }
+            let id = self.vc_owner[vc];
+            let length = self.messages[id as usize].length;
+            let o = out as usize;
+            let owed = self.timing.as_deref().map_or(0, |t| t.owed[o]);
+            let rest = length - self.vc_received[o];
+            let room = self.depth - self.vc_count[o] - owed;
+            assert!(
+                rest <= room,
+                "cycle {}: message {id} has {rest} flits to send into VC {out}, which has room \
+                 for {room}",
+                self.now
+            );
+            *checked += 1;
+        }
     }
 
     /// The front message of `vc`'s buffer: its flits there, and the flits of it that have

@@ -4,9 +4,9 @@
 
 use crate::scenario::Ejection;
 
-use super::super::network::hop::Candidate;
+use super::super::network::hop::{Candidate, Header};
 use super::switching::{SCOUTING, WORMHOLE};
-use super::{EJECT, Engine, Message, NONE, Pending};
+use super::{EJECT, Engine, NONE, Pending};
 
 impl Engine {
     /// Routes the pending headers whose delay has passed, oldest first, keeping those still
@@ -48,12 +48,12 @@ impl Engine {
     pub(super) fn try_route<const S: u8>(&mut self, p: Pending) -> bool {
         let vc = p.vc;
         let id = self.vc_owner[vc as usize];
-        let message = self.messages[id as usize];
+        let header = self.messages[id as usize].header();
         let cur = self.node_of(vc);
-        if cur == message.dest {
+        if cur == header.dest {
             return self.route_to_ejection(vc, cur);
         }
-        let level = self.prepare_candidates::<S>(vc, id, cur, &message);
+        let level = self.prepare_candidates::<S>(vc, id, cur, header);
         let base = (cur * self.geometry.ports) as usize;
         let Some((channel, v)) = self.select(base, false).or_else(|| self.select(base, true))
         else {
@@ -82,17 +82,16 @@ impl Engine {
     }
 
     /// Fills `candidates` with the outputs the routing function allows the header of message
-    /// `id` (in `vc`, at router `cur`); returns its routing state (UGAL's decision at the
-    /// source router, taken here).
+    /// `id` (in `vc`, at router `cur`; `header` its routing view); returns its routing state
+    /// (UGAL's decision at the source router, taken here).
     #[inline(always)]
     pub(super) fn prepare_candidates<const S: u8>(
         &mut self,
         vc: u32,
         id: u32,
         cur: u32,
-        message: &Message,
+        mut header: Header,
     ) -> u32 {
-        let mut header = message.header();
         if self.router.decides_at_source {
             // UGAL at the source router: the occupancy of an output port is the flits held in
             // its channel's downstream VC buffers.
@@ -108,13 +107,52 @@ impl Engine {
             header.level = self.router.decide(&self.geometry, cur, header, occupancy);
         }
         self.router.candidates(&self.geometry, cur, header, &mut self.candidates);
-        if let Some(faults) = &self.faults {
-            faults.retain(&self.geometry, cur, message.dest, &mut self.candidates);
+        if self.filter_candidates {
+            self.filter(cur, id, header.dest);
         }
         if S == SCOUTING {
             self.skip_failed_outputs(id, vc);
         }
         header.level
+    }
+
+    /// The candidates' rare filters, behind one test: the outputs towards faulty nodes
+    /// (`faults`), a reply's VC class (`replies`), virtual cut-through's room for the whole
+    /// packet of message `id` (to `dest`, at router `cur`).
+    #[inline(never)]
+    fn filter(&mut self, cur: u32, id: u32, dest: u32) {
+        if let Some(faults) = &self.faults {
+            faults.retain(&self.geometry, cur, dest, &mut self.candidates);
+        }
+        let message = &self.messages[id as usize];
+        let (vc_base, length) = (message.vc_base, message.length);
+        if vc_base != 0 {
+            self.shift_to_reply_class(vc_base);
+        }
+        if self.cut_through_room {
+            self.keep_room_for(cur, length);
+        }
+    }
+
+    /// Virtual cut-through with `tail_sent` reallocation: takes out of the candidates at
+    /// router `cur` every VC whose buffer, as its credits say, cannot take a whole packet of
+    /// `length` flits (one the last message's tail has been sent into, whose flits and owed
+    /// credits leave less room). A VC granted so takes the packet without waiting for a credit.
+    fn keep_room_for(&mut self, cur: u32, length: u32) {
+        let (v, base) = (self.v as usize, (cur * self.geometry.ports) as usize);
+        let owed = self.timing.as_deref().map(|t| t.owed.as_slice());
+        for c in &mut self.candidates {
+            let first = (base + c.port as usize) * v;
+            let mut short = 0u64;
+            for i in 0..v {
+                let held = self.vc_count[first + i] + owed.map_or(0, |o| o[first + i]);
+                if held + length > self.depth {
+                    short |= 1 << i;
+                }
+            }
+            c.mask &= !short;
+            c.fallback &= !short;
+        }
     }
 
     /// Grants VC `v` of `channel` (an output of router `cur`) to the header of message `id`
@@ -147,14 +185,16 @@ impl Engine {
         let busy = self.ch_busy[channel as usize] | 1 << v;
         self.set_busy(channel, busy);
         let port = channel - cur * self.geometry.ports;
-        let level = self.router.after_hop(&self.geometry, cur, port, v, level);
+        // The routing function's own VC number (a reply's class starts at `vc_base`).
+        let class_v = v - u32::from(self.messages[id as usize].vc_base);
+        let level = self.router.after_hop(&self.geometry, cur, port, class_v, level);
         self.messages[id as usize].level = level;
         if self.window.open {
             let w = &mut self.window;
             w.hop_requests += 1;
             w.blocked_cycles += self.now - p.ready;
             w.hops_blocked += u64::from(self.now > p.ready);
-            w.escape_hops += u64::from(self.router.is_escape(v));
+            w.escape_hops += u64::from(self.router.is_escape(class_v));
         }
     }
 

@@ -226,7 +226,7 @@ impl Engine {
         }
     }
 
-    fn close_window(&mut self) {
+    pub(crate) fn close_window(&mut self) {
         let now = self.now;
         for ch in 0..self.ch_busy.len() {
             if self.geometry.downstream(ch as u32) != NO_LINK {

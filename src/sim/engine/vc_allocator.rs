@@ -87,13 +87,13 @@ impl Engine {
                 continue;
             }
             let id = self.vc_owner[p.vc as usize];
-            let message = self.messages[id as usize];
+            let header = self.messages[id as usize].header();
             let cur = self.node_of(p.vc);
-            if cur == message.dest {
+            if cur == header.dest {
                 va.done[i] = self.route_to_ejection(p.vc, cur);
                 continue;
             }
-            va.levels[i] = self.prepare_candidates::<WORMHOLE>(p.vc, id, cur, &message);
+            va.levels[i] = self.prepare_candidates::<WORMHOLE>(p.vc, id, cur, header);
             let base = cur * self.geometry.ports;
             for fallback in [false, true] {
                 let first = va.requests.len();

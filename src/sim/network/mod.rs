@@ -15,7 +15,7 @@
 //! A new family is a file here implementing [`Network`], plus one variant of
 //! `topology::Family` and its arms in `topology` (sizes, construction, dispatch).
 
-use crate::scenario::{Scenario, Switching};
+use crate::scenario::Scenario;
 
 use super::SimError;
 use hop::Step;
@@ -72,7 +72,8 @@ pub(crate) trait Network {
     fn link_class(&self, router: u32, port: u32, downstream: u32) -> String;
 }
 
-/// The checks a family with its own routing cases shares: wormhole switching only, and no
+/// The checks a family with its own routing cases shares: wormhole or virtual cut-through
+/// switching only, and no
 /// `escape_channels` (its routings fix their own VC use). `network` names it in messages
 /// (`the dragonfly`), `no_escape` says why the routing has no such setting.
 pub(crate) fn wormhole_without_escape_channels(
@@ -80,9 +81,9 @@ pub(crate) fn wormhole_without_escape_channels(
     network: &str,
     no_escape: &str,
 ) -> Result<(), SimError> {
-    if scenario.switching != Switching::Wormhole {
+    if !scenario.switching.buffers_flits() {
         return Err(SimError(format!(
-            "{network} is simulated with wormhole switching, got {}",
+            "{network} is simulated with wormhole or virtual cut-through switching, got {}",
             scenario.switching.kind()
         )));
     }

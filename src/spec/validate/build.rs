@@ -167,6 +167,7 @@ fn switching(
     let switching = match get(&c.switching, index[SWITCHING])? {
         SwitchingKind::Wormhole => Switching::Wormhole,
         SwitchingKind::Circuit => Switching::Circuit,
+        SwitchingKind::VirtualCutThrough => Switching::VirtualCutThrough,
         SwitchingKind::Scouting => {
             used[SCOUTING] = true;
             match get(&c.scouting_distance, index[SCOUTING]) {

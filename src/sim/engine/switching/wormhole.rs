@@ -17,7 +17,10 @@ pub(in crate::sim::engine) const WORMHOLE: u8 = 0;
 /// The code path a switching technique runs.
 pub(super) fn technique(switching: Switching) -> u8 {
     match switching {
-        Switching::Wormhole | Switching::Scouting { scouting_distance: 0 } => WORMHOLE,
+        // Virtual cut-through is wormhole with a stricter VC grant (`Engine::cut_through`).
+        Switching::Wormhole
+        | Switching::VirtualCutThrough
+        | Switching::Scouting { scouting_distance: 0 } => WORMHOLE,
         Switching::Scouting { .. } => SCOUTING,
         Switching::Circuit => CIRCUIT,
     }
