@@ -20,13 +20,16 @@ use crate::sim::{self, SimOptions};
   runner simulate channel_latency=2 credit_delay=1 buffer_depth=8 injection=channel --rate 0.005
   runner simulate vc_reallocation=tail_sent buffer_depth=8 --rate 0.01
   runner simulate router_delay=1 vc_allocation_delay=1 switch_delay=2 credit_delay=1 --rate 0.005
-  runner simulate router=booksim message_length=16 --rate 0.005")]
+  runner simulate router=booksim message_length=16 --rate 0.005
+  runner simulate router=booksim switching=virtual_cut_through message_length=8 --rate 0.01
+  runner simulate message_length=32 packet_size=8 --rate 0.002
+  runner simulate virtual_channels=4 reply_length=8 outstanding_requests=4 --rate 0.05")]
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
     /// escape_channels, buffer_depth, router_delay, input_speedup, channel_latency,
     /// credit_delay, switch_delay, vc_allocation_delay, vc_reallocation, switch_allocator,
-    /// injection, message_length, ejection, ...); router=booksim sets BookSim's router knobs
-    /// that no other pair gives.
+    /// injection, message_length, packet_size, reply_length, outstanding_requests, ejection,
+    /// ...); router=booksim sets BookSim's router knobs that no other pair gives.
     /// Default: an 8x8 torus, dimension_order routing, V = 2, M = 32. Circuit switching also
     /// takes circuit_backoff (cycles, default 0) and circuit_retry_limit (default 10000), and
     /// hypercube broadcasts (broadcast_fraction > 0) broadcast_order (random, the default, or
