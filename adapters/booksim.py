@@ -14,7 +14,13 @@ log file.
 --config-out DIR also write the configuration to DIR/<task id>.cfg (for tests)
 
 What it translates (anything else is `unsupported`, with the reason):
-- topology: torus and mesh (k, n), as BookSim's `torus` and `mesh` with one node per router.
+- topology: torus and mesh (k, n), as BookSim's `torus` and `mesh` with one node per router;
+  the balanced dragonfly (a = 2p, h = p) as `dragonflynew` (k = p, n = 1) with `min` routing,
+  which needs runner's `minimal` with `vc_classes: one_per_class` (BookSim's local hops before
+  the global hop on VC 0, the rest on VC 1), `channel_latency: 10` and
+  `global_channel_latency: 100` (BookSim's fixed channel latencies) and `group_shift` or
+  `uniform_with_self` traffic (`bad_dragon`, `uniform`); BookSim's `ugal_dragonflynew` is
+  another UGAL than runner's and is not translated.
   Tori get `use_noc_latency = 0`: BookSim's default gives a torus's channels a latency of 2
   cycles (a folded layout), runner's channels take one cycle by default.
 - channel_latency: 1 (or unset), and on a torus also 2 (BookSim's `use_noc_latency = 1`);
@@ -136,9 +142,73 @@ def translate(request):
         if s.get(field) not in accepted:
             raise Unsupported(f"{field} = {s.get(field)!r} has no BookSim counterpart here")
     topology = s["topology"]
-    if topology not in ("torus", "mesh"):
-        raise Unsupported(f"the {topology} topology (this adapter translates tori and meshes)")
+    if topology == "dragonfly":
+        cfg = dragonfly(s)
+    elif topology not in ("torus", "mesh"):
+        raise Unsupported(
+            f"the {topology} topology (this adapter translates tori, meshes and dragonflies)"
+        )
+    else:
+        cfg = cube(s)
+    v = s["virtual_channels"]
+    cfg["vc_buf_size"] = s["buffer_depth"]
+    routing = s["routing"]
+    reallocation = s.get("vc_reallocation") or "drained"
+    if reallocation == "tail_sent" and routing == "duato":
+        raise Unsupported(
+            "vc_reallocation = tail_sent with duato (BookSim reallocates min_adapt's adaptive VCs "
+            "once the tail is sent too; runner keeps them drained, as Duato's condition needs)"
+        )
+    cfg["wait_for_tail_credit"] = 0 if reallocation == "tail_sent" else 1
+    router(s, cfg)
+    speedup = s.get("input_speedup")
+    cfg["input_speedup"] = v if speedup is None else speedup
+    return traffic_and_run(request, s, cfg)
+
+
+def dragonfly(s):
+    """The topology and routing settings of a dragonfly: BookSim's `dragonflynew` (a = 2p,
+    h = p, local channels of 10 cycles and global ones of 100) with `min` routing."""
+    p, a, h = s["terminals_per_router"], s["routers_per_group"], s["global_links_per_router"]
+    if (a, h) != (2 * p, p):
+        raise Unsupported(
+            f"a dragonfly with p = {p}, a = {a}, h = {h} (BookSim's dragonflynew is the balanced "
+            "one only: a = 2p, h = p)"
+        )
+    local, globl = s.get("channel_latency") or 1, s.get("global_channel_latency")
+    globl = globl or local
+    if (local, globl) != (10, 100):
+        raise Unsupported(
+            f"channel_latency = {local}, global_channel_latency = {globl} (BookSim's "
+            "dragonflynew fixes its local channels at 10 cycles and its global ones at 100)"
+        )
+    routing = s["routing"]
+    if routing != "minimal":
+        raise Unsupported(
+            f"{routing} routing on the dragonfly (BookSim's ugal_dragonflynew is another UGAL: an "
+            "intermediate node, not group, weighs 1 x the minimal queue against 2 x the other "
+            "and numbers its VC phases otherwise; this adapter translates minimal)"
+        )
+    if s.get("vc_classes") != "one_per_class":
+        raise Unsupported(
+            "vc_classes = spread on the dragonfly (BookSim's min_dragonflynew puts the local hops "
+            "before the global hop on VC 0 and the rest on VC 1: vc_classes one_per_class)"
+        )
+    return {
+        "topology": "dragonflynew",
+        "k": p,
+        "n": 1,
+        "routing_function": "min",
+        "num_vcs": s["virtual_channels"],
+    }
+
+
+def cube(s):
+    """The topology and routing settings of a torus or a mesh."""
+    topology = s["topology"]
     k, n, v = s["radix"], s["dimensions"], s["virtual_channels"]
+    if s.get("vc_classes") not in (None, "spread"):
+        raise Unsupported(f"vc_classes = {s.get('vc_classes')} (the dragonfly's only)")
     cfg = {"topology": topology, "k": k, "n": n}
     latency = s.get("channel_latency") or 1
     if topology == "torus" and latency in (1, 2):
@@ -182,15 +252,11 @@ def translate(request):
             cfg["num_vcs"] = 4
     else:
         raise Unsupported(f"{routing} routing (this adapter translates dimension_order and duato)")
+    return cfg
 
-    cfg["vc_buf_size"] = s["buffer_depth"]
-    reallocation = s.get("vc_reallocation") or "drained"
-    if reallocation == "tail_sent" and routing == "duato":
-        raise Unsupported(
-            "vc_reallocation = tail_sent with duato (BookSim reallocates min_adapt's adaptive VCs "
-            "once the tail is sent too; runner keeps them drained, as Duato's condition needs)"
-        )
-    cfg["wait_for_tail_credit"] = 0 if reallocation == "tail_sent" else 1
+
+def router(s, cfg):
+    """The router's settings: the pipeline and the allocators."""
     delay = s["router_delay"]
     knobs = ("vc_allocation_delay", "switch_delay", "credit_delay")
     pipeline = tuple(s.get(k) or 0 for k in knobs)
@@ -210,14 +276,15 @@ def translate(request):
             "router_delay 1 (0 with routing_delay = 0), vc_allocation_delay 1, switch_delay 2, "
             "credit_delay 1; without the pipeline knobs, router_delay 4 or 3)"
         )
-    speedup = s.get("input_speedup")
-    cfg["input_speedup"] = v if speedup is None else speedup
     if s.get("switch_allocator") == "islip":
         cfg["sw_allocator"] = "islip"
         cfg["alloc_iters"] = s.get("switch_allocator_iterations") or 1
     if s.get("vc_allocator") == "islip":
         cfg["vc_allocator"] = "islip"
 
+
+def traffic_and_run(request, s, cfg):
+    """The traffic, the packets and the run's settings, added to `cfg`; returns it."""
     if s.get("ejection") != "interleaved":
         raise Unsupported(
             f"ejection = {s.get('ejection')} (BookSim ejects one flit per cycle, interleaving "
@@ -229,9 +296,13 @@ def translate(request):
             "uniform traffic without the source (BookSim's uniform includes the source: use "
             "traffic uniform_with_self)"
         )
-    if traffic not in TRAFFIC:
+    patterns = dict(TRAFFIC)
+    if cfg["topology"] == "dragonflynew":
+        # A random node of the next group: BookSim's bad_dragon (`traffic.cpp`).
+        patterns = {"uniform_with_self": "uniform", "group_shift": "bad_dragon"}
+    if traffic not in patterns:
         raise Unsupported(f"{traffic} traffic (no BookSim pattern with the same destinations)")
-    cfg["traffic"] = TRAFFIC[traffic]
+    cfg["traffic"] = patterns[traffic]
     process = s.get("injection_process")
     if process not in (None, "poisson", "bernoulli"):
         raise Unsupported(f"injection_process = {process} (BookSim injects by Bernoulli trials)")

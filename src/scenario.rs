@@ -358,6 +358,46 @@ impl fields::Named for VcAllocator {
     }
 }
 
+/// How the dragonfly's routings put their VC classes (a message's class rises with the global
+/// hops it takes) on the virtual channels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VcClasses {
+    /// Each class spread over the VCs: local hops of class c on the VCs v with v mod 2 = c
+    /// (minimal) or v mod 3 = c (valiant, ugal), global hops on every VC (minimal) or v mod 2 =
+    /// c (the default).
+    #[default]
+    Spread,
+    /// One VC per class, the rest idle: a route's VC is the number of global hops it has
+    /// started, so its local hops before the first global hop take VC 0 and the global hop
+    /// and everything after it VC 1 (valiant, ugal: the second global hop and after, VC 2).
+    /// BookSim's dragonfly (`dragonflynew`).
+    OnePerClass,
+}
+
+impl VcClasses {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            VcClasses::Spread => "spread",
+            VcClasses::OnePerClass => "one_per_class",
+        }
+    }
+
+    /// Whether it is the default, `spread` (left out of the serialized form).
+    pub fn is_spread(&self) -> bool {
+        *self == VcClasses::Spread
+    }
+}
+
+impl fields::Named for VcClasses {
+    const ALL: &'static [VcClasses] = &[VcClasses::Spread, VcClasses::OnePerClass];
+
+    fn as_str(&self) -> &'static str {
+        VcClasses::as_str(self)
+    }
+}
+
 /// A router whose knobs a spec (`router: booksim`) or the command line (`router=booksim`) sets
 /// in one word. Each knob it names applies where the key is left out; a key given overrides
 /// it. It is no scenario field: the scenario holds the knobs it set, and so do the results.
@@ -594,6 +634,10 @@ pub struct Scenario {
     /// serialized form when `sequential` (the default).
     #[serde(skip_serializing_if = "VcAllocator::is_sequential")]
     pub vc_allocator: VcAllocator,
+    /// How the dragonfly's VC classes use the virtual channels (simulator only). Left out of
+    /// the serialized form when `spread` (the default).
+    #[serde(skip_serializing_if = "VcClasses::is_spread")]
+    pub vc_classes: VcClasses,
     /// Ejection port capacity.
     pub ejection: Ejection,
     /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
@@ -657,6 +701,7 @@ impl Scenario {
             switch_allocator: SwitchAllocator::Greedy,
             switch_allocator_iterations: None,
             vc_allocator: VcAllocator::Sequential,
+            vc_classes: VcClasses::Spread,
             ejection: Ejection::Single,
             dateline: None,
             tie_break: None,

@@ -73,8 +73,8 @@ pub struct Cache {
 /// timing columns `channel_latency`, `global_channel_latency` and `credit_delay`; 12:
 /// `injection`; 13: `vc_reallocation`; 14: `switch_delay` and `vc_allocation_delay`; 15:
 /// `switch_allocator` and `switch_allocator_iterations`; 16: `vc_allocator`; 17: `packet_size`; 18:
-/// `reply_length`, `outstanding_requests` and `round_trip_latency`.
-const FORMAT: u32 = 18;
+/// `reply_length`, `outstanding_requests` and `round_trip_latency`; 19: `vc_classes`.
+const FORMAT: u32 = 19;
 
 /// The largest entry read, in bytes (entries are 1-10 KB, a simulation's a few KB more with its
 /// binned histograms and, with `link_loads`, one count per link; a Curve entry holds up to
@@ -312,7 +312,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "f1e4f93b8473e58c";
+    const ROW_SHAPE: &str = "648d778637aa297b";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

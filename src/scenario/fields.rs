@@ -268,6 +268,13 @@ macro_rules! each_scenario_key {
             /// BookSim's default: a header may lose a VC to a conflict). Wormhole switching.
             vc_allocator: $crate::scenario::VcAllocator =
                 $crate::scenario::VcAllocator::Sequential, copy;
+            /// How the dragonfly's routings put their VC classes on the virtual channels (simulator):
+            /// `spread` (each class over several VCs: local hops of class c on VCs v mod 2 = c for
+            /// minimal, v mod 3 = c for valiant and ugal; global hops on every VC for minimal) or
+            /// `one_per_class` (a route's VC is the number of global hops it has started, BookSim's
+            /// dragonfly: minimal's local hops before its global hop on VC 0, the global hop and the
+            /// rest on VC 1; VCs beyond the classes idle). Dragonfly only.
+            vc_classes: $crate::scenario::VcClasses = $crate::scenario::VcClasses::Spread, copy;
             /// Message length M in flits (the mean, with `message_length_second_moment`).
             message_length: u32 = $crate::scenario::fields::DEFAULT_MESSAGE_LENGTH, own;
             /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
@@ -394,6 +401,9 @@ macro_rules! each_column {
             switch_allocator_iterations: OptU32;
             /// `islip` with a separable VC allocator (simulator); null: `sequential`, the default.
             vc_allocator: OptStr;
+            /// `one_per_class` when the dragonfly's VC classes take one VC each (simulator); null:
+            /// `spread`, the default.
+            vc_classes: OptStr;
             /// Message length M (flits).
             message_length: U32;
             /// E[M^2] for random message lengths; null for fixed length.
@@ -671,6 +681,11 @@ pub const FIELDS: &[Field] = &[
     })
     .simulator()
     .header(header("VC allocator", "", "VC allocator", "")),
+    field("vc_classes", Value::Name, |s| {
+        maybe_text((!s.vc_classes.is_spread()).then(|| s.vc_classes.as_str().to_owned()))
+    })
+    .simulator()
+    .header(header("VC classes", "", "VC classes", "")),
     field("message_length", count(1, MAX_COUNT), |s| whole(s.message_length))
         .described()
         .display(display("M", "message length", "flits"))

@@ -15,7 +15,7 @@ use crate::model::ModelName;
 use crate::scenario::{
     BroadcastOrder, Dateline, Ejection, Injection, InjectionProcessKind, LengthDistributionKind,
     RouterPreset, Routing, SwitchAllocator, SwitchingKind, TieBreak, TopologyKind, VcAllocator,
-    VcReallocation,
+    VcClasses, VcReallocation,
 };
 
 /// A sweepable spec field with its source location.
@@ -517,6 +517,7 @@ named_values!(
     VcReallocation,
     SwitchAllocator,
     VcAllocator,
+    VcClasses,
     Ejection,
     LengthDistributionKind,
     InjectionProcessKind,

@@ -12,6 +12,20 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The configurations the adapter wrote to `configs/` (`--config-out`), each without its seed
+/// line (it follows the task's seed), sorted.
+fn translated(scratch: &Scratch) -> Vec<String> {
+    let mut configs: Vec<String> = std::fs::read_dir(scratch.path().join("configs"))
+        .expect("configs")
+        .map(|entry| std::fs::read_to_string(entry.expect("entry").path()).expect("config"))
+        .map(|text| {
+            text.lines().filter(|l| !l.starts_with("seed = ")).map(|l| format!("{l}\n")).collect()
+        })
+        .collect();
+    configs.sort();
+    configs
+}
+
 /// Three translatable scenarios (torus dimension order, mesh and torus Duato) and their
 /// `uniform` twins, which BookSim cannot express (its uniform includes the source).
 const REPLAY: &str = "\
@@ -64,14 +78,7 @@ fn the_booksim_adapter_translates_scenarios_and_maps_booksim_output_onto_runner_
 
     // The translation: one configuration per translatable task, each the reviewed one (the
     // seed line aside: it follows the task's seed).
-    let mut configs: Vec<String> = std::fs::read_dir(scratch.path().join("configs"))
-        .expect("configs")
-        .map(|entry| std::fs::read_to_string(entry.expect("entry").path()).expect("config"))
-        .map(|text| {
-            text.lines().filter(|l| !l.starts_with("seed = ")).map(|l| format!("{l}\n")).collect()
-        })
-        .collect();
-    configs.sort();
+    let configs = translated(&scratch);
     let mut expected: Vec<String> =
         ["mesh_min_adapt.cfg", "torus_dim_order.cfg", "torus_min_adapt.cfg"]
             .iter()
@@ -128,6 +135,62 @@ fn the_booksim_adapter_translates_scenarios_and_maps_booksim_output_onto_runner_
         assert_eq!((row.status.as_str(), row.latency), ("saturated", None), "{row:?}");
         assert!(row.error.as_deref().is_some_and(|e| e.contains("unstable")), "{row:?}");
         assert_eq!(row.measure.as_deref(), Some("latency"));
+    }
+}
+
+/// The dragonfly: BookSim's `dragonflynew` with `min` routing, as configured alike (its
+/// 10/100-cycle channels, one VC per class, BookSim's router, `group_shift` as its
+/// `bad_dragon`), translated to the reviewed configuration; runner's spread VC classes and
+/// its UGAL refused with the reason.
+#[test]
+fn the_booksim_adapter_translates_the_dragonfly() {
+    let scratch = Scratch::new();
+    copy_in(&scratch, "adapters/booksim.py", "adapters/booksim.py");
+    copy_in(
+        &scratch,
+        "tests/fixtures/booksim/torus_throughput_low.txt",
+        "booksim/torus_throughput_low.txt",
+    );
+    std::fs::create_dir_all(scratch.path().join("configs")).expect("mkdir");
+    // REPLAY's throughput method (its recorded output stands in for BookSim's; only the
+    // configurations written matter here).
+    let methods = &REPLAY[REPLAY.find("methods:").expect("methods")
+        ..REPLAY.find("    - name: booksim_latency").expect("second method")];
+    let spec = format!(
+        "\
+name: booksim_dragonfly
+seed: 5
+scenario:
+  topology: {{kind: dragonfly, terminals_per_router: 2}}
+  routing: [minimal, minimal, ugal]
+  vc_classes: [one_per_class, spread, one_per_class]
+  zip: [[routing, vc_classes]]
+  router: booksim
+  virtual_channels: 3
+  message_length: 4
+  channel_latency: 10
+  global_channel_latency: 100
+  traffic: {{pattern: group_shift, injection_process: bernoulli}}
+load: {{rates: [0.001]}}
+{methods}report: {{figures: []}}
+"
+    );
+    scratch.spec("dragonfly.yaml", &spec);
+    let output = scratch.run(&["run", "dragonfly.yaml", "--quiet"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(translated(&scratch), vec![fixture("dragonfly_min.cfg")]);
+    let rows = crate::common::comparable(scratch.rows("booksim_dragonfly"));
+    let refused: Vec<_> =
+        rows.iter().filter(|r| r.replication.is_none() && r.status == "unsupported").collect();
+    assert_eq!(refused.len(), 2, "{rows:?}");
+    for (needle, routing) in [("one_per_class", "minimal"), ("intermediate node", "ugal")] {
+        assert!(
+            refused
+                .iter()
+                .any(|r| r.routing == routing
+                    && r.error.as_deref().is_some_and(|e| e.contains(needle))),
+            "{routing}: {refused:?}"
+        );
     }
 }
 

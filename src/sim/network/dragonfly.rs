@@ -69,6 +69,11 @@
 //! - `valiant` and `ugal`: local classes 0, 1, 2 (VC index mod 3), global classes 0 and 1 (VC
 //!   index mod 2). Needs V >= 3.
 //!
+//! With `vc_classes: one_per_class` (BookSim's dragonfly) each class has one VC instead: a
+//! route's VC is the number of global hops it has started, local class c on VC c and global
+//! class c on VC c + 1 (minimal: VC 0 before the global hop, VC 1 from it on; valiant and
+//! ugal: VCs 0, 1, 2), and the VCs beyond them idle.
+//!
 //! Along every route the channel classes strictly increase in the order local 0 < global 0 <
 //! local 1 < global 1 < local 2 (a route never takes two local hops in a row within a group:
 //! the group is fully connected), terminal links only begin or end a route, so the
@@ -88,7 +93,7 @@
 //! legs, `[x_s != gw(G_s, I)] + 1 + [land(I, G_s) != gw(I, G_d)] + 1 + [land(G_d, I) != x_d]`
 //! (the tests check both for every pair and intermediate group of small dragonflies).
 
-use crate::scenario::{Routing, Scenario};
+use crate::scenario::{Routing, Scenario, VcClasses};
 
 use super::super::SimError;
 use super::super::rng::Rng;
@@ -375,6 +380,13 @@ impl Routes {
             _ => None,
         };
         let name = scenario.routing.as_str();
+        if !scenario.vc_classes.is_spread() && scenario.topology.dragonfly().is_none() {
+            return Err(SimError(format!(
+                "vc_classes places the dragonfly's VC classes, but the topology is {}: leave it \
+                 spread",
+                scenario.topology.kind()
+            )));
+        }
         let Some((p, a, h)) = scenario.topology.dragonfly() else {
             return match mode {
                 Some(_) => Err(SimError(format!(
@@ -417,15 +429,24 @@ impl Routes {
             )));
         }
         let all = class_bits(v, 1, 0);
-        let routes = match mode {
-            Mode::Minimal => Routes {
+        let routes = match (mode, scenario.vc_classes) {
+            // A route's VC is the number of global hops it has started (BookSim's dragonfly):
+            // local class c on VC c, global class c on VC c + 1.
+            (_, VcClasses::OnePerClass) => Routes {
+                mode,
+                local: [1, 2, if mode == Mode::Minimal { 0 } else { 4 }],
+                global: [2, if mode == Mode::Minimal { 0 } else { 4 }],
+                all,
+                threshold: if mode == Mode::Minimal { 0 } else { u64::from(scenario.buffer_depth) },
+            },
+            (Mode::Minimal, VcClasses::Spread) => Routes {
                 mode,
                 local: [class_bits(v, 2, 0), class_bits(v, 2, 1), 0],
                 global: [all, all],
                 all,
                 threshold: 0,
             },
-            _ => Routes {
+            (_, VcClasses::Spread) => Routes {
                 mode,
                 local: [class_bits(v, 3, 0), class_bits(v, 3, 1), class_bits(v, 3, 2)],
                 global: [class_bits(v, 2, 0), class_bits(v, 2, 1)],

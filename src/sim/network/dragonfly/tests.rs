@@ -10,7 +10,7 @@ use super::super::super::topology::Geometry;
 use super::super::super::{Measure, SimOptions, check, simulate};
 use super::*;
 use crate::measurement::Status;
-use crate::scenario::{Ejection, Routing, Scenario, Topology, Traffic};
+use crate::scenario::{Ejection, Routing, Scenario, Topology, Traffic, VcClasses};
 
 /// A dragonfly (p, a, h) with `routing`, V and M.
 pub(crate) fn dragonfly(p: u32, a: u32, h: u32, routing: Routing, v: u32, m: u32) -> Scenario {
@@ -206,15 +206,75 @@ pub(crate) fn cyclic(edges: &[(u32, u32)]) -> bool {
 fn vc_classes_leave_no_cycle_of_channel_dependencies() {
     for (p, a, h) in [(1, 2, 1), (2, 4, 2), (1, 3, 2)] {
         for (routing, v) in [(Routing::Minimal, 2), (Routing::Valiant, 3), (Routing::Ugal, 3)] {
-            let s = dragonfly(p, a, h, routing, v, 4);
-            let edges = dependencies(&s, true);
-            assert!(!edges.is_empty());
-            assert!(!cyclic(&edges), "{routing:?} on ({p}, {a}, {h}) has a dependency cycle");
-            if routing != Routing::Minimal && a > 2 {
-                assert!(cyclic(&dependencies(&s, false)), "{routing:?} ({p}, {a}, {h})");
+            for vc_classes in [VcClasses::Spread, VcClasses::OnePerClass] {
+                let s = Scenario { vc_classes, ..dragonfly(p, a, h, routing, v + 1, 4) };
+                let edges = dependencies(&s, true);
+                assert!(!edges.is_empty());
+                assert!(!cyclic(&edges), "{s:?} has a dependency cycle");
+                if routing != Routing::Minimal && a > 2 {
+                    assert!(cyclic(&dependencies(&s, false)), "{routing:?} ({p}, {a}, {h})");
+                }
             }
         }
     }
+}
+
+/// `vc_classes: one_per_class` (BookSim's dragonfly): along every route the VC is the number
+/// of global hops started, so minimal routing's local hops before the global hop take VC 0
+/// and the global hop and the rest VC 1; under load the VCs beyond the classes carry nothing
+/// between routers (a terminal's links use every VC), and flits are conserved.
+#[test]
+fn one_vc_per_class_puts_a_route_on_its_global_hop_count() {
+    let s = Scenario {
+        vc_classes: VcClasses::OnePerClass,
+        ejection: Ejection::Interleaved,
+        ..dragonfly(2, 4, 2, Routing::Minimal, 3, 4)
+    };
+    check(&s).unwrap();
+    let g = Geometry::new(&s.topology).unwrap();
+    let r = Router::new(&s, &g.size).unwrap();
+    let Family::Dragonfly(df) = &g.family else { panic!("a dragonfly") };
+    let mut out = Vec::new();
+    for (source, dest) in [(0, 71), (0, 3), (5, 40)] {
+        let (mut cur, mut level) = (source, 0);
+        while cur != dest {
+            r.candidates(&g, cur, Header { source, dest, level, ties: NO_GROUP }, &mut out);
+            let c = out[0];
+            let expected = if cur < df.terminals || c.port < df.p {
+                0b111
+            } else {
+                let global = u32::from(df.is_global(cur, c.port));
+                1 << ((level & GLOBALS) + global)
+            };
+            assert_eq!(c.mask, expected, "{source}->{dest} at {cur} port {}", c.port);
+            level = r.after_hop(&g, cur, c.port, c.mask.trailing_zeros(), level);
+            cur = g.downstream(cur * g.ports + c.port);
+        }
+    }
+    let mut engine = Engine::new(&s, 0.1, 3, &RunPlan::fixed(0, 4_000)).unwrap();
+    engine.open_window();
+    for cycle in 1..=4_000 {
+        engine.step();
+        if cycle % 97 == 0 {
+            engine.check_invariants();
+        }
+    }
+    let idle: u64 = (0..g.channel_slots() as u32)
+        .filter(|&c| {
+            let router = c / g.ports;
+            router >= df.terminals && c % g.ports >= df.p && g.downstream(c) != NO_LINK
+        })
+        .map(|c| engine.window.vc_flits[(c * 3 + 2) as usize])
+        .sum();
+    assert_eq!(idle, 0, "VC 2 carried flits between routers");
+    assert!(engine.window.delivered > 1_000);
+    let spread = Scenario { vc_classes: VcClasses::Spread, ..s.clone() };
+    let torus = Scenario {
+        vc_classes: VcClasses::OnePerClass,
+        ..Scenario::new(Topology::Torus { radix: 4, dimensions: 2 })
+    };
+    assert!(check(&spread).is_ok());
+    assert!(check(&torus).unwrap_err().0.contains("vc_classes"));
 }
 
 #[test]
