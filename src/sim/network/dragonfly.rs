@@ -404,7 +404,7 @@ impl Routes {
             )));
         };
         let dragonfly = Dragonfly::new(p, a, h)?;
-        super::wormhole_without_escape_channels(
+        super::flit_buffered_without_escape_channels(
             scenario,
             "the dragonfly",
             "has no escape channels (its VC classes by global hops taken are deadlock-free)",

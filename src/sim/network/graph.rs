@@ -448,7 +448,7 @@ impl Routes {
                 )));
             }
         };
-        super::wormhole_without_escape_channels(
+        super::flit_buffered_without_escape_channels(
             scenario,
             "a graph",
             "on a graph has no escape_channels setting (minimal's escape is VC 0)",

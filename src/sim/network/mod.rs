@@ -76,7 +76,7 @@ pub(crate) trait Network {
 /// switching only, and no
 /// `escape_channels` (its routings fix their own VC use). `network` names it in messages
 /// (`the dragonfly`), `no_escape` says why the routing has no such setting.
-pub(crate) fn wormhole_without_escape_channels(
+pub(crate) fn flit_buffered_without_escape_channels(
     scenario: &Scenario,
     network: &str,
     no_escape: &str,
