@@ -137,10 +137,11 @@ impl Allocator {
         let inputs = self.accept_ptr.len() as u32;
         let outputs = self.grant_ptr.len() as u32;
         for iteration in 0..self.iterations {
-            // Grant: each unmatched output picks the unmatched input first from its pointer.
+            // Grant: each unmatched output picks the unmatched input first from its pointer
+            // (in the first iteration nothing is matched yet).
             for (k, r) in self.requests.iter().enumerate() {
                 let (o, i) = (r.output as usize, r.input as usize);
-                if self.output_match[o] != NONE || self.input_match[i] != NONE {
+                if iteration > 0 && (self.output_match[o] != NONE || self.input_match[i] != NONE) {
                     continue;
                 }
                 let best = self.best_grant[o];

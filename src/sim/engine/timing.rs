@@ -36,7 +36,8 @@
 //! credit loop is `L + S` cycles out, `L + credit_delay` back, and a buffer shallower than
 //! the loop starves (the default loop, 2 cycles, needs a depth of 2).
 //!
-//! Events are kept in a timing wheel with one slot per cycle of the longest credit loop, so
+//! Events are kept in a timing wheel with a slot per cycle of the longest credit loop (rounded
+//! up to a power of two, so a slot is a mask, not a division), so
 //! nothing is allocated once the slots have grown to a cycle's events. An event due in cycle
 //! t' is applied at the end of cycle t' - 1 (after `traverse`), which is where the default
 //! engine applies the same effects (in phase B), in the order they were scheduled: with every
@@ -65,8 +66,10 @@ pub(super) struct Timing {
     pub(super) transit: Vec<u32>,
     /// Per VC: credits of flits that left its buffer, not yet back at the upstream router.
     pub(super) owed: Vec<u32>,
-    /// Events due in cycle t sit in `wheel[t % wheel.len()]`.
+    /// Events due in cycle t sit in `wheel[t & wheel_mask]`: a power of two of slots, at
+    /// least one more than the longest delay (a mask, not a division, per event).
     wheel: Vec<Vec<u64>>,
+    wheel_mask: u64,
     /// Cycles a message's delivery waits beyond its tail's ejection: the destination router's
     /// switch pipeline where the node is its own router, else 0.
     pub(super) eject: u32,
@@ -97,7 +100,8 @@ impl Timing {
             credit,
             transit: vec![0; total_vcs],
             owed: vec![0; total_vcs],
-            wheel: vec![Vec::new(); longest + 1],
+            wheel: vec![Vec::new(); (longest + 1).next_power_of_two()],
+            wheel_mask: (longest + 1).next_power_of_two() as u64 - 1,
             eject,
             allocation_delay,
             head_ready: if allocation_delay > 0 { vec![0; total_vcs] } else { Vec::new() },
@@ -107,7 +111,7 @@ impl Timing {
     /// Schedules an event of `kind` for `vc`, due `after` cycles from `now` (`after >= 1`).
     #[inline(always)]
     fn schedule(&mut self, now: u64, after: u32, kind: u64, vc: u32) {
-        let slot = ((now + u64::from(after)) % self.wheel.len() as u64) as usize;
+        let slot = ((now + u64::from(after)) & self.wheel_mask) as usize;
         self.wheel[slot].push(kind << 32 | u64::from(vc));
     }
 
@@ -223,7 +227,7 @@ impl Engine {
         let Some(timing) = self.timing.as_deref_mut() else {
             return false;
         };
-        let slot = ((self.now + 1) % timing.wheel.len() as u64) as usize;
+        let slot = ((self.now + 1) & timing.wheel_mask) as usize;
         let mut due = std::mem::take(&mut timing.wheel[slot]);
         let any = !due.is_empty();
         for &event in &due {
