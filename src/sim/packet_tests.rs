@@ -11,6 +11,9 @@
 //! granted only a VC with room for its whole packet, so no packet ever waits for a credit
 //! between two routers (checked every cycle past saturation, where wormhole switching breaks
 //! the same check), and deadlock-free routings still deliver past saturation.
+//!
+//! Random combinations of both with request-reply traffic and the router knobs keep the
+//! engine's invariants every cycle.
 
 use super::engine::{Engine, RunPlan};
 use super::network::dragonfly::tests::dragonfly;
@@ -291,4 +294,74 @@ fn packets_and_cut_through_are_checked() {
     let default = Scenario::new(Topology::Torus { radix: 4, dimensions: 2 });
     let json = serde_json::to_string(&default).unwrap();
     assert!(!json.contains("packet"), "{json}");
+}
+
+/// Random combinations of the router knobs (BookSim's router, long links) with packets,
+/// virtual cut-through and request-reply traffic keep the engine's invariants, and virtual
+/// cut-through its promise, every cycle under load.
+#[test]
+fn random_configurations_with_packets_cut_through_and_replies_keep_the_invariants() {
+    let mut rng = super::rng::Rng::new(2026);
+    let mut pick = |n: u64| rng.below(n) as u32;
+    let (mut checked, mut tries) = (0, 0);
+    // Configurations run with virtual cut-through, packets, replies, BookSim's router.
+    let mut covered = [0; 4];
+    while checked < 30 && tries < 5_000 {
+        tries += 1;
+        let topology = match pick(3) {
+            0 => Topology::Torus { radix: 4, dimensions: 2 },
+            1 => Topology::Mesh { radix: 4, dimensions: 2 },
+            _ => Topology::Hypercube { dimensions: 4 },
+        };
+        let routing = [Routing::DimensionOrder, Routing::Duato][pick(2) as usize];
+        let mut s = network(topology, routing, 2 + pick(5), 1 + pick(12));
+        s.buffer_depth = 2 + pick(10);
+        if pick(2) == 0 {
+            s = booksim(s, 4 + pick(8));
+        }
+        if pick(2) == 0 {
+            s.packet_size = Some(1 + pick(6));
+        }
+        if pick(2) == 0 {
+            s.switching = Switching::VirtualCutThrough;
+        }
+        if pick(2) == 0 {
+            s.reply_length = Some(1 + pick(8));
+            if pick(2) == 0 {
+                s.outstanding_requests = Some(1 + pick(4));
+            }
+        }
+        if pick(3) == 0 {
+            s.channel_latency = Some(1 + pick(3));
+        }
+        if check(&s).is_err() {
+            continue;
+        }
+        let rate = f64::from(1 + pick(10)) * 0.04 / f64::from(s.message_length);
+        let mut engine =
+            Engine::new(&s, rate, u64::from(pick(1000)), &RunPlan::fixed(0, 2_000)).unwrap();
+        engine.open_window();
+        let mut seen = 0;
+        for cycle in 1..=2_000 {
+            engine.step();
+            if s.switching == Switching::VirtualCutThrough {
+                engine.check_cut_through(&mut seen);
+            }
+            if cycle % 97 == 0 {
+                engine.check_invariants();
+            }
+        }
+        assert!(engine.window.flit_hops > 0, "{s:?}: nothing moved");
+        checked += 1;
+        for (count, on) in covered.iter_mut().zip([
+            s.switching == Switching::VirtualCutThrough,
+            s.packet_size.is_some_and(|p| p < s.message_length),
+            s.reply_length.is_some(),
+            s.switch_delay.is_some(),
+        ]) {
+            *count += u32::from(on);
+        }
+    }
+    assert_eq!(checked, 30, "too few configurations passed the check");
+    assert!(covered.iter().all(|&c| c >= 3), "a feature was hardly drawn: {covered:?}");
 }
