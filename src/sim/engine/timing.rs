@@ -224,7 +224,8 @@ impl Engine {
     /// Applies the events due next cycle (at the end of this one, see the module docs);
     /// returns whether there were any (flits and credits on their way are progress).
     pub(super) fn advance_timing(&mut self) -> bool {
-        let Some(timing) = self.timing.as_deref_mut() else {
+        // Taken out for the loop (`end_grant` reads no timing), so each event borrows nothing.
+        let Some(mut timing) = self.timing.take() else {
             return false;
         };
         let slot = ((self.now + 1) & timing.wheel_mask) as usize;
@@ -232,16 +233,15 @@ impl Engine {
         let any = !due.is_empty();
         for &event in &due {
             let vc = event as u32;
-            match (event >> 32, self.timing.as_deref_mut()) {
-                (ARRIVAL, Some(timing)) => timing.transit[vc as usize] -= 1,
-                (CREDIT, Some(timing)) => timing.owed[vc as usize] -= 1,
+            match event >> 32 {
+                ARRIVAL => timing.transit[vc as usize] -= 1,
+                CREDIT => timing.owed[vc as usize] -= 1,
                 _ => self.end_grant(vc),
             }
         }
         due.clear();
-        if let Some(timing) = self.timing.as_deref_mut() {
-            timing.wheel[slot] = due;
-        }
+        timing.wheel[slot] = due;
+        self.timing = Some(timing);
         any
     }
 }
