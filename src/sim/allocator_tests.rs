@@ -38,21 +38,29 @@ fn pipeline(s: Scenario) -> Scenario {
     }
 }
 
+/// Asserts that a lone message takes the same latency and hops in `s` as in `other` between
+/// a few pairs of the 4x4 networks here.
+fn same_lone_messages(s: &Scenario, other: &Scenario) {
+    check(s).unwrap();
+    for (source, dest) in [(0, 5), (3, 12), (7, 8), (15, 0)] {
+        assert_eq!(
+            lone_message_with(s, source, dest, None),
+            lone_message_with(other, source, dest, None),
+            "{source}->{dest}"
+        );
+    }
+}
+
 /// A lone message meets no conflict: every pair's latency is the greedy allocator's, with
 /// and without the pipeline and an injection channel.
 #[test]
 fn zero_load_latency_is_the_greedy_allocator_s() {
     let pipeline = pipeline(islip(2));
     for s in [islip(2), pipeline] {
-        check(&s).unwrap();
-        let greedy = Scenario { switch_allocator: SwitchAllocator::Greedy, ..s.clone() };
-        for (source, dest) in [(0, 5), (3, 12), (7, 8), (15, 0)] {
-            assert_eq!(
-                lone_message_with(&s, source, dest, None),
-                lone_message_with(&greedy, source, dest, None),
-                "{source}->{dest}"
-            );
-        }
+        same_lone_messages(
+            &s,
+            &Scenario { switch_allocator: SwitchAllocator::Greedy, ..s.clone() },
+        );
     }
 }
 
@@ -135,15 +143,7 @@ fn the_separable_vc_allocator_keeps_latency_and_the_invariants() {
     let va = |s: Scenario| Scenario { vc_allocator: VcAllocator::Islip, ..s };
     let pipeline = pipeline(islip(2));
     for s in [va(islip(2)), va(pipeline)] {
-        check(&s).unwrap();
-        let sequential = Scenario { vc_allocator: VcAllocator::Sequential, ..s.clone() };
-        for (source, dest) in [(0, 5), (3, 12), (7, 8), (15, 0)] {
-            assert_eq!(
-                lone_message_with(&s, source, dest, None),
-                lone_message_with(&sequential, source, dest, None),
-                "{source}->{dest}"
-            );
-        }
+        same_lone_messages(&s, &Scenario { vc_allocator: VcAllocator::Sequential, ..s.clone() });
     }
     let cases = [
         va(islip(4)),

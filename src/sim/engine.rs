@@ -210,7 +210,7 @@ struct Pending {
 }
 
 /// One message in flight or in a source queue (slab record).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Message {
     source: u32,
     dest: u32,
@@ -246,6 +246,39 @@ struct Message {
 }
 
 impl Message {
+    /// A message from `source` to `dest` generated in cycle `generated`, not yet queued or
+    /// injected: the links and ids it does not have yet are `NONE` (not the 0 a default
+    /// would give, which is a valid id), its counters 0; a broadcast copy, a packet or a reply
+    /// sets its own fields on top.
+    fn new(
+        source: u32,
+        dest: u32,
+        ties: u32,
+        length: u32,
+        generated: u64,
+        measured: bool,
+    ) -> Message {
+        Message {
+            source,
+            dest,
+            length,
+            generated,
+            injected: 0,
+            hops: 0,
+            level: 0,
+            ties,
+            delivered: 0,
+            next: NONE,
+            head_vc: NONE,
+            broadcast: NONE,
+            position: 0,
+            split: NONE,
+            vc_base: 0,
+            request_latency: 0,
+            measured,
+        }
+    }
+
     /// What the routing function needs to know about the message.
     #[inline]
     fn header(&self) -> Header {

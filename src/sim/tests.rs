@@ -42,30 +42,12 @@ pub(crate) fn delivered_checking_invariants(
     engine.delivered_total - before
 }
 
-/// `s` with BookSim's router (`router: booksim`: every knob of `RouterPreset::knobs`) and
-/// `depth`-flit buffers.
-pub(crate) fn booksim_router(s: Scenario, depth: u32) -> Scenario {
-    use crate::scenario::{
-        Injection, SwitchAllocator, VcAllocator, VcReallocation, fields::FromWord,
-    };
-    let preset = crate::scenario::RouterPreset::Booksim;
-    let knob = |key: &str| preset.value::<u32>(key).unwrap();
-    assert_eq!(preset.knobs().len(), 11, "a knob of the preset is missing here");
-    let named = |key: &str| preset.knobs().iter().find(|(k, _)| *k == key).unwrap().1;
-    Scenario {
-        buffer_depth: depth,
-        router_delay: knob("router_delay"),
-        vc_allocation_delay: Some(knob("vc_allocation_delay")),
-        switch_delay: Some(knob("switch_delay")),
-        credit_delay: Some(knob("credit_delay")),
-        input_speedup: Some(knob("input_speedup")),
-        switch_allocator: SwitchAllocator::from_word(named("switch_allocator")).unwrap(),
-        vc_allocator: VcAllocator::from_word(named("vc_allocator")).unwrap(),
-        vc_reallocation: VcReallocation::from_word(named("vc_reallocation")).unwrap(),
-        injection: Injection::from_word(named("injection")).unwrap(),
-        ejection: Ejection::from_word(named("ejection")).unwrap(),
-        ..s
-    }
+/// `s` with BookSim's router and `depth`-flit buffers, as `runner simulate router=booksim
+/// buffer_depth=D` sets them (the one list, `RouterPreset::knobs`).
+pub(crate) fn booksim_router(mut s: Scenario, depth: u32) -> Scenario {
+    let pairs = ["router=booksim".to_owned(), format!("buffer_depth={depth}")];
+    crate::cli::scenario_args::apply(&mut s, &pairs).unwrap();
+    s
 }
 
 /// Runs `s` at `rate` for `cycles` cycles with the window open, checking the engine's

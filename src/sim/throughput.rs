@@ -131,15 +131,15 @@ impl Tracker {
         *len = len.saturating_sub(1);
     }
 
-    /// A message of `length` flits was delivered to `node` during the window (a message split
-    /// into packets: 0, its flits counted by [`Tracker::delivered_flits`]).
+    /// A message was delivered to `node` during the window (its flits are counted by
+    /// [`Tracker::delivered_flits`], packet by packet).
     #[inline]
-    pub(crate) fn delivered(&mut self, node: u32, length: u32) {
+    pub(crate) fn delivered(&mut self, node: u32) {
         self.node_messages[node as usize] += 1;
-        self.node_flits[node as usize] += i64::from(length);
     }
 
-    /// A packet of `length` flits of a split message was delivered to `node` during the window.
+    /// A packet of `length` flits (a whole message unless it was split) was delivered to
+    /// `node` during the window.
     #[inline]
     pub(crate) fn delivered_flits(&mut self, node: u32, length: u32) {
         self.node_flits[node as usize] += i64::from(length);

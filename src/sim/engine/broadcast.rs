@@ -241,18 +241,9 @@ impl Engine {
         self.generated_total += 1;
         let ties = if self.router.random_ties() { self.rng.next_u64() as u32 } else { u32::MAX };
         let id = self.allocate(Message {
-            source: node,
-            dest,
-            ties,
-            length: self.length,
-            generated: at,
-            next: NONE,
-            head_vc: NONE,
-            measured: false,
             broadcast: b,
             position: p,
-            split: NONE,
-            ..Message::default()
+            ..Message::new(node, dest, ties, self.length, at, false)
         });
         self.enqueue(node, id, at);
     }

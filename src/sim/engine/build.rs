@@ -72,9 +72,11 @@ impl Engine {
         let has_faults = faults.is_some();
         let cut_through_room = scenario.switching == Switching::VirtualCutThrough
             && scenario.vc_reallocation == VcReallocation::TailSent;
+        // With request-reply traffic each class's VCs are atomic where the routing's are.
+        let class_atomic = router.atomic_vcs();
         let atomic = match scenario.reply_length {
-            Some(_) => router.atomic_vcs() << (v / 2) | router.atomic_vcs(),
-            None => router.atomic_vcs(),
+            Some(_) => class_atomic << (v / 2) | class_atomic,
+            None => class_atomic,
         };
         Ok(Engine {
             router,

@@ -67,23 +67,18 @@ impl Engine {
             self.eject_busy[node] = false;
         }
         self.in_network -= 1;
+        // Flits count where each packet is delivered (a message's own, unless it was split).
+        self.count_delivered_flits(&message);
         let mut hops = f64::from(message.hops);
         if message.split != NONE
             && let Some(packets) = self.packets.as_deref_mut()
         {
             // A packet of a split message: the message is delivered with its last packet.
-            match packets.delivered(message.split, message.hops) {
-                Some(whole) => {
-                    self.count_packet_flits(&message);
-                    (message.length, message.injected, hops) =
-                        (whole.length, whole.injected, whole.hops);
-                }
-                None => {
-                    self.count_packet_flits(&message);
-                    self.free.push(id);
-                    return;
-                }
-            }
+            let Some(whole) = packets.delivered(message.split, message.hops) else {
+                self.free.push(id);
+                return;
+            };
+            (message.length, message.injected, hops) = (whole.length, whole.injected, whole.hops);
         }
         self.delivered_total += 1;
         // Delivered at the end of this cycle, plus the ejection channel's cycle if any and the
@@ -99,14 +94,8 @@ impl Engine {
             w.delivered += 1;
             self.batches.accepted(self.now - w.start);
             w.node_messages[node] += 1;
-            if message.split == NONE {
-                w.node_flits[node] += u64::from(message.length);
-                if let Some(t) = &mut self.throughput {
-                    t.delivered(message.dest, message.length);
-                }
-            } else if let Some(t) = &mut self.throughput {
-                // Its packets' flits were counted as each was delivered.
-                t.delivered(message.dest, 0);
+            if let Some(t) = &mut self.throughput {
+                t.delivered(message.dest);
             }
         }
         if message.measured {
@@ -139,10 +128,9 @@ impl Engine {
         }
     }
 
-    /// The flits of a delivered packet of a split message, counted per node in the window: a
-    /// message's flits are its packets', each counted where it is delivered (the message
-    /// itself is counted with its last packet).
-    fn count_packet_flits(&mut self, packet: &super::Message) {
+    /// The flits of a delivered packet (a whole message unless it was split), counted per node
+    /// in the window; the message itself is counted with its last packet.
+    fn count_delivered_flits(&mut self, packet: &super::Message) {
         let w = &mut self.window;
         if w.open {
             w.node_flits[packet.dest as usize] += u64::from(packet.length);

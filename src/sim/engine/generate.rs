@@ -127,20 +127,7 @@ impl Engine {
             // A request: outstanding until its reply is delivered.
             replies.outstanding[source as usize] += 1;
         }
-        let record = Message {
-            source,
-            dest,
-            ties,
-            length,
-            generated: now,
-            next: NONE,
-            head_vc: NONE,
-            broadcast: NONE,
-            split: NONE,
-            measured,
-            ..Message::default()
-        };
-        self.queue_message(record, now);
+        self.queue_message(Message::new(source, dest, ties, length, now, measured), now);
     }
 
     /// Stores message `record` (split into packets with `packet_size`) and queues it at its

@@ -1,7 +1,7 @@
 //! Bookkeeping invariants checked by the tests (flit conservation, VC chains, counters, and
 //! with static faults: nothing in or through a faulty node).
 
-use super::{EJECT, Engine, NONE};
+use super::{EJECT, Engine, NONE, packets};
 
 impl Engine {
     /// Flits already handed to the destination node by messages not yet complete.
@@ -121,7 +121,7 @@ impl Engine {
         assert_eq!(queued, self.queued);
         assert!(owned_injection <= in_network);
         // Messages split into packets (`packets`) count once, their packets once each.
-        let extra = self.packets.as_deref().map_or(0, |p| p.extra);
+        let extra = self.packets_in_flight_beyond_one();
         assert_eq!(
             self.generated_total + extra,
             self.delivered_total + self.switching.dropped + self.in_network + self.queued
@@ -154,7 +154,7 @@ impl Engine {
 
     /// Packets of split messages in flight beyond one per message (`packets`).
     pub(crate) fn packets_in_flight_beyond_one(&self) -> u64 {
-        self.packets.as_deref().map_or(0, |p| p.extra)
+        self.packets.as_deref().map_or(0, packets::Packets::in_flight_beyond_one)
     }
 
     /// Virtual cut-through's promise: a packet that has been granted a VC has room there, by
@@ -170,9 +170,8 @@ impl Engine {
             let id = self.vc_owner[vc];
             let length = self.messages[id as usize].length;
             let o = out as usize;
-            let owed = self.timing.as_deref().map_or(0, |t| t.owed[o]);
             let rest = length - self.vc_received[o];
-            let room = self.depth - self.vc_count[o] - owed;
+            let room = self.credits(o);
             assert!(
                 rest <= room,
                 "cycle {}: message {id} has {rest} flits to send into VC {out}, which has room \

@@ -127,19 +127,9 @@ impl Engine {
         let ties = self.router.draw(&self.geometry, source, dest, &mut self.rng);
         let latency = u32::try_from(delivered - request.generated).unwrap_or(u32::MAX);
         let record = Message {
-            source,
-            dest,
-            ties,
-            length,
-            generated: delivered,
-            next: NONE,
-            head_vc: NONE,
-            broadcast: NONE,
-            split: NONE,
             vc_base,
             request_latency: latency,
-            measured,
-            ..Message::default()
+            ..Message::new(source, dest, ties, length, delivered, measured)
         };
         self.queue_message(record, delivered);
     }

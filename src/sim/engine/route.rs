@@ -140,19 +140,22 @@ impl Engine {
     /// credits leave less room). A VC granted so takes the packet without waiting for a credit.
     fn keep_room_for(&mut self, cur: u32, length: u32) {
         let (v, base) = (self.v as usize, (cur * self.geometry.ports) as usize);
-        let owed = self.timing.as_deref().map(|t| t.owed.as_slice());
-        for c in &mut self.candidates {
-            let first = (base + c.port as usize) * v;
-            let mut short = 0u64;
-            for i in 0..v {
-                let held = self.vc_count[first + i] + owed.map_or(0, |o| o[first + i]);
-                if held + length > self.depth {
-                    short |= 1 << i;
-                }
-            }
+        for k in 0..self.candidates.len() {
+            let first = (base + self.candidates[k].port as usize) * v;
+            let short = (0..v)
+                .filter(|&i| self.credits(first + i) < length)
+                .fold(0u64, |mask, i| mask | 1 << i);
+            let c = &mut self.candidates[k];
             c.mask &= !short;
             c.fallback &= !short;
         }
+    }
+
+    /// The flits network VC `vc`'s buffer can still take, as the upstream router's credits
+    /// say: its depth less the flits in it or on their way and the credits not back yet.
+    pub(super) fn credits(&self, vc: usize) -> u32 {
+        let owed = self.timing.as_deref().map_or(0, |t| t.owed[vc]);
+        self.depth - self.vc_count[vc] - owed
     }
 
     /// Grants VC `v` of `channel` (an output of router `cur`) to the header of message `id`

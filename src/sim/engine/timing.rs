@@ -95,13 +95,14 @@ impl Timing {
         let latency: Vec<u32> = link.iter().zip(switch).map(|(&l, &s)| l + s).collect();
         let credit: Vec<u32> = link.iter().map(|&l| l + credit_delay).collect();
         let longest = latency.iter().chain(&credit).copied().max().unwrap_or(1) as usize;
+        let slots = (longest + 1).next_power_of_two();
         Timing {
             latency,
             credit,
             transit: vec![0; total_vcs],
             owed: vec![0; total_vcs],
-            wheel: vec![Vec::new(); (longest + 1).next_power_of_two()],
-            wheel_mask: (longest + 1).next_power_of_two() as u64 - 1,
+            wheel: vec![Vec::new(); slots],
+            wheel_mask: slots as u64 - 1,
             eject,
             allocation_delay,
             head_ready: if allocation_delay > 0 { vec![0; total_vcs] } else { Vec::new() },
