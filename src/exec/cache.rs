@@ -73,8 +73,11 @@ pub struct Cache {
 /// timing columns `channel_latency`, `global_channel_latency` and `credit_delay`; 12:
 /// `injection`; 13: `vc_reallocation`; 14: `switch_delay` and `vc_allocation_delay`; 15:
 /// `switch_allocator` and `switch_allocator_iterations`; 16: `vc_allocator`; 17: `packet_size`; 18:
-/// `reply_length`, `outstanding_requests` and `round_trip_latency`; 19: `vc_classes`.
-const FORMAT: u32 = 19;
+/// `reply_length`, `outstanding_requests` and `round_trip_latency`; 19: `vc_classes`; 20: no
+/// new field, but the results of `injection: channel` (now BookSim's source) and of
+/// `router_delay` on the families whose terminals are not routers moved while `sim::VERSION`
+/// did not (no default moved), so their cached entries must not be read.
+const FORMAT: u32 = 20;
 
 /// The largest entry read, in bytes (entries are 1-10 KB, a simulation's a few KB more with its
 /// binned histograms and, with `link_loads`, one count per link; a Curve entry holds up to

@@ -2,7 +2,8 @@
 //!
 //! State is struct-of-arrays indexed by integer ids: virtual channel `vc` is either a network
 //! VC (`channel * V + v`, its buffer sits at the downstream router) or an injection VC
-//! (`network_vcs + node * V + v`, holding the whole message at the source). A VC belongs to
+//! (`network_vcs + node * V + v`, holding the whole message at the source; fed flit by flit
+//! with `injection: channel`, `source`). A VC belongs to
 //! one message from the moment a header is granted it until the message's tail flit leaves its
 //! buffer, so a buffer only ever holds flits of one message and is described by counters
 //! (`vc_count` flits buffered, `vc_received` flits that entered) instead of flit objects.
@@ -33,7 +34,8 @@
 //! the remaining slots to outputs in `active` order: an output whose round-robin candidate's
 //! port is full moves on to its next candidate. Unset, nothing is counted. With
 //! `injection: channel` the same accounting caps a node's injection port at one flit per
-//! cycle (its network ports at `s`, or unlimited).
+//! cycle (its network ports at `s`, or unlimited), and its source feeds those VCs one flit per
+//! cycle, one message at a time (`source`, a step between 2 and 3).
 //!
 //! Multi-cycle links, credit loops and the router pipeline (`channel_latency`,
 //! `credit_delay`, `switch_delay`, `vc_allocation_delay`) are the `timing` module: flits and
@@ -97,6 +99,7 @@ mod reallocation;
 mod replies;
 mod route;
 mod run;
+mod source;
 mod switching;
 mod timing;
 
@@ -401,7 +404,8 @@ pub(crate) struct Engine {
     // Per virtual channel (network VCs, then injection VCs).
     /// Message holding the VC, or `NONE`.
     vc_owner: Vec<u32>,
-    /// Flits in the buffer (for an injection VC: flits not yet sent).
+    /// Flits in the buffer (for an injection VC: flits not yet sent; with a source that feeds
+    /// it, those fed and not yet sent).
     vc_count: Vec<u32>,
     /// Flits that have entered the buffer.
     vc_received: Vec<u32>,
@@ -498,6 +502,10 @@ pub(crate) struct Engine {
     /// Multi-cycle links and the credit loop (`timing`); `None` with one-cycle links and
     /// credits, the default, which schedules nothing.
     timing: Option<Box<timing::Timing>>,
+    /// `injection: channel`: the sources that send one message at a time, feeding the
+    /// router's local port flit by flit where the nodes are routers (`source`); `None` with
+    /// the parallel source.
+    source: Option<Box<source::Source>>,
     /// `vc_reallocation: tail_sent`: the messages queued behind each buffer's front one
     /// (`reallocation`); `None` by default (a buffer holds one message). Implies `timing`.
     queues: Option<Box<reallocation::Queues>>,
@@ -533,6 +541,15 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
+    /// Whether network VC `vc`'s buffer sits at a terminal that is not a router (the last hop
+    /// of a dragonfly's, a tree's or a graph's route).
+    #[inline]
+    fn buffer_at_terminal(&self, vc: u32) -> bool {
+        vc < self.network_vcs
+            && !self.geometry.nodes_are_routers()
+            && self.geometry.downstream(vc / self.v) < self.geometry.nodes
+    }
+
     /// The router a VC's buffer sits at.
     #[inline]
     fn node_of(&self, vc: u32) -> u32 {

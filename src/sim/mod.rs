@@ -55,9 +55,12 @@
 //!   packet's injection, and its hop count is its packets' mean (`engine/packets.rs`).
 //! - Injection: unbounded source queue per node, V injection VCs (no shared injection link,
 //!   as in the models' M/G/1 queue with rate lambda/V; `injection: parallel`). With
-//!   `injection: channel` the injection VCs share one flit per cycle, the header crosses the
-//!   one-cycle injection channel and waits the source router's `router_delay`, and a
-//!   one-cycle ejection channel follows the ejection port (BookSim's terminal channels).
+//!   `injection: channel` the source is BookSim's (`engine/source.rs`): it sends one message
+//!   at a time, flit by flit over a one-flit-per-cycle injection channel, into the router's
+//!   local input port, whose VCs are `buffer_depth` deep; the header waits the source
+//!   router's `router_delay`, and a one-cycle ejection channel follows the ejection port
+//!   (BookSim's terminal channels). Where terminals are not routers the terminal link is the
+//!   channel, and the terminal sends one message at a time over it.
 //!   Ejection: `single` (one message at a time, one flit per cycle), `interleaved` (one flit
 //!   per cycle per node, round-robin over the messages that reached it, as BookSim's port) or
 //!   `unlimited` (every message at once); `docs/router.md` measures what the choice does to
@@ -132,7 +135,7 @@
 //!   `single` and `unlimited` ejection coincide (tested); with V > 1 `unlimited` is the
 //!   paper's "immediately consumed" (assumption 4). A message from `s` to `d` crosses
 //!   `2h` links, h the level of their lowest common ancestors, so its zero-load latency is
-//!   exactly `2h + M + router_delay 2h` (derived and tested per pair in `network/fat_tree/tests.rs`).
+//!   exactly `2h + M + router_delay (2h - 1)` (derived and tested per pair in `network/fat_tree/tests.rs`).
 //! - Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008; `network::dragonfly`): groups of `a`
 //!   routers, `p` terminals and `h` global links per router, `g = a h + 1` groups, absolute
 //!   global-link arrangement; terminals are the nodes (ids `0..N`, `N = p a g`), routers the
@@ -140,7 +143,7 @@
 //!   `valiant` (via a random intermediate group drawn per message) and `ugal` (UGAL-L: at the
 //!   source router, minimal iff `q_min H_min <= q_val H_val + buffer_depth`, q the flits in the
 //!   output channel's downstream buffers); VC classes by global hops taken (V >= 2 minimal,
-//!   V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay hops` with
+//!   V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay (hops - 1)` with
 //!   `hops = 2 +` the router-to-router links (derived and tested per pair and intermediate
 //!   group in `network/dragonfly/tests.rs`). Traffic `group_shift` is its adversarial pattern.
 //! - k-ary n-tree (Petrini and Vanneschi, IPPS 1997; `network::kary_ntree`): the folded-Clos
@@ -149,13 +152,13 @@
 //!   no faults. `up_down` climbs by any free up port (adaptive) to the nearest common ancestor
 //!   level and descends deterministically; `up_down_random` draws the up port per message and
 //!   hop instead (also on the butterfly fat-tree). Zero-load latency exactly
-//!   `2h + M + router_delay 2h`, h the nearest-common-ancestor level (derived and tested per
+//!   `2h + M + router_delay (2h - 1)`, h the nearest-common-ancestor level (derived and tested per
 //!   pair in `network/kary_ntree/tests.rs`).
 //! - Graph (`network::graph`, `docs/graph.md`): routers, their terminals and links from a file;
 //!   terminals are the nodes (ids `0..N`, router by router in file order), routers the further
 //!   ids. Wormhole only. `up_down` (up*/down* on a BFS spanning tree, shortest legal routes)
 //!   and `minimal` (adaptive VCs on every minimal port, VC 0 an up*/down* escape, V >= 2).
-//!   Zero-load latency exactly `hops + M + router_delay hops` with `hops = 2 +` the
+//!   Zero-load latency exactly `hops + M + router_delay (hops - 1)` with `hops = 2 +` the
 //!   router-to-router links (tested per pair in `network/graph/tests.rs`).
 //!
 //! - Hypercube broadcast (`broadcast_fraction` beta > 0, Shahrabi, Ould-Khaoua and Mackenzie,
@@ -223,6 +226,8 @@ mod pipeline_tests;
 mod reallocation_tests;
 #[cfg(test)]
 mod reply_tests;
+#[cfg(test)]
+mod source_tests;
 #[cfg(test)]
 mod timing_tests;
 

@@ -118,10 +118,10 @@ fn zero_load_latency_with_an_injection_channel_and_booksim_s_pipeline() {
 
 /// On the dragonfly the terminals are not routers: the link out of a source terminal has no
 /// switch before it, every other link leaves a router (S), and the destination terminal adds
-/// none. `router_delay` d and the VC allocation A are charged wherever a header arrives, the
-/// destination terminal included (as `router_delay` always was). A minimal route costs
-/// `2 (1 + d + A) + locals (L + d + A) + globals (G + d + A) + (hops - 1) S + M`, for every
-/// ordered pair.
+/// none. `router_delay` d and the VC allocation A are charged at every router a header
+/// arrives at, not at the destination terminal (no router: the flits arrive over its ejection
+/// channel). A minimal route costs `(1 + d + A) + 1 + locals (L + d + A) + globals (G + d +
+/// A) + (hops - 1) S + M`, for every ordered pair.
 #[test]
 fn zero_load_latency_charges_the_switch_of_routers_only_on_a_dragonfly() {
     let (p, a, h) = (2, 4, 2);
@@ -145,7 +145,8 @@ fn zero_load_latency_charges_the_switch_of_routers_only_on_a_dragonfly() {
                 let hops = hops as u32;
                 let globals = u32::from(source / (p * a) != dest / (p * a));
                 let locals = hops - 2 - globals;
-                let expected = 2 * (1 + delay)
+                let expected = (1 + delay)
+                    + 1
                     + locals * (local + delay)
                     + globals * (global + delay)
                     + (hops - 1) * switch;

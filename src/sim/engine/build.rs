@@ -19,7 +19,7 @@ use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimError, rng::Rng};
 use super::{
     BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, allocator, broadcast, packets, reallocation,
-    replies, switching, timing, vc_allocator,
+    replies, source, switching, timing, vc_allocator,
 };
 
 impl Engine {
@@ -176,7 +176,11 @@ impl Engine {
                 source_waits: Histogram::new(),
                 ..Window::default()
             },
-            timing: timing::of(scenario, &geometry, total_vcs),
+            timing: timing::of(scenario, &geometry, total_vcs, channel),
+            source: (scenario.injection == Injection::Channel).then(|| {
+                let classes = if scenario.reply_length.is_some() { 2 } else { 1 };
+                Box::new(source::Source::new(nodes, classes, v, channel))
+            }),
             queues: (scenario.vc_reallocation == VcReallocation::TailSent)
                 .then(|| Box::new(reallocation::Queues::new(total_vcs, atomic))),
             allocator: (scenario.switch_allocator == SwitchAllocator::Islip).then(|| {

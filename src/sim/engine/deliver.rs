@@ -11,10 +11,22 @@ impl Engine {
     /// credit is back, see `timing`; with `tail_sent` reallocation its grant has ended already,
     /// and the next message in the buffer takes the front, see `reallocation`).
     pub(super) fn release<const T: bool>(&mut self, vc: u32) {
-        if T && vc < self.network_vcs && self.queues_messages(vc) {
-            // The next message in the buffer, if any, takes the front (`reallocation`).
-            self.leave_buffer(vc);
-            return;
+        if T && self.queues_messages(vc) {
+            if vc < self.network_vcs {
+                // The next message in the buffer, if any, takes the front (`reallocation`).
+                self.leave_buffer(vc);
+                return;
+            }
+            if self.source.as_deref().is_some_and(|s| s.feeds()) {
+                // An injection VC fed by its source queues messages too (`source`).
+                self.leave_buffer(vc);
+                if self.vc_owner[vc as usize] == NONE {
+                    let (node, v) =
+                        ((vc - self.network_vcs) / self.v, (vc - self.network_vcs) % self.v);
+                    self.inj_busy[node as usize] &= !(1 << v);
+                }
+                return;
+            }
         }
         let vcu = vc as usize;
         let out = self.vc_out[vcu];
@@ -34,28 +46,38 @@ impl Engine {
             let node = (vc - self.network_vcs) / self.v;
             let v = (vc - self.network_vcs) % self.v;
             self.inj_busy[node as usize] &= !(1 << v);
-            let head = self.queue_head[node as usize];
-            if head != NONE {
-                let next = self.messages[head as usize].next;
-                self.queue_head[node as usize] = next;
-                if next == NONE {
-                    self.queue_tail[node as usize] = NONE;
-                }
-                self.queued -= 1;
-                if let Some(t) = &mut self.throughput {
-                    t.dequeued(node);
-                }
-                if let Some(replies) = self.replies.as_deref_mut()
-                    && replies.last_reply[node as usize] == head
-                {
-                    replies.last_reply[node as usize] = NONE;
-                }
+            if self.source_idle(node)
+                && let Some(head) = self.dequeue(node)
+            {
                 // With `tail_sent` reallocation the source sends the next message's header
                 // over its injection channel right behind the tail, as BookSim's does: it
                 // has reached the router when the tail leaves.
                 self.inject(node, v, head, self.now + 1, self.queues.is_some());
             }
         }
+    }
+
+    /// Takes the message at the head of `node`'s source queue out of it, if there is one.
+    pub(super) fn dequeue(&mut self, node: u32) -> Option<u32> {
+        let head = self.queue_head[node as usize];
+        if head == NONE {
+            return None;
+        }
+        let next = self.messages[head as usize].next;
+        self.queue_head[node as usize] = next;
+        if next == NONE {
+            self.queue_tail[node as usize] = NONE;
+        }
+        self.queued -= 1;
+        if let Some(t) = &mut self.throughput {
+            t.dequeued(node);
+        }
+        if let Some(replies) = self.replies.as_deref_mut()
+            && replies.last_reply[node as usize] == head
+        {
+            replies.last_reply[node as usize] = NONE;
+        }
+        Some(head)
     }
 
     /// The tail of message `id` has been ejected from `vc`.

@@ -165,7 +165,7 @@ impl Engine {
     pub(super) fn enqueue(&mut self, node: u32, id: u32, at: u64) {
         let n = node as usize;
         let free_vcs = !self.inj_busy[n] & self.full_mask;
-        if free_vcs != 0 && self.queue_head[n] == NONE {
+        if free_vcs != 0 && self.queue_head[n] == NONE && self.source_idle(node) {
             self.inject(node, free_vcs.trailing_zeros(), id, at, false);
         } else {
             if self.messages[id as usize].vc_base != 0 {
@@ -182,12 +182,16 @@ impl Engine {
             if let Some(t) = &mut self.throughput {
                 t.enqueued(node);
             }
+            // A source that feeds its router starts the message (`source`).
+            let class = u32::from(self.messages[id as usize].vc_base != 0);
+            self.source_queued(node, class);
         }
     }
 
     /// Puts message `id` into injection VC `v` of `node`; its header may route at `at`. With an
     /// injection channel the header crosses it first, unless it `followed` the tail of the
-    /// message that held the VC over the channel (it is at the router already).
+    /// message that held the VC over the channel (it is at the router already). (A source
+    /// that feeds its router, `source`, starts its messages itself.)
     pub(super) fn inject(&mut self, node: u32, v: u32, id: u32, at: u64, followed: bool) {
         let vc = self.network_vcs + node * self.v + v;
         let length = self.messages[id as usize].length;
@@ -211,6 +215,11 @@ impl Engine {
         {
             packets.injected(message.split, at);
         }
+        if self.in_network == 0 {
+            // The watchdog measures idle time while messages are in the network only.
+            self.last_move = self.now;
+        }
+        self.in_network += 1;
         let mut ready = at;
         if self.injection_channel {
             // The header crosses the injection channel, then the source router's pipeline.
@@ -222,10 +231,5 @@ impl Engine {
             self.copy_started(broadcast, at);
         }
         self.pending.push(Pending { vc, ready });
-        if self.in_network == 0 {
-            // The watchdog measures idle time while messages are in the network only.
-            self.last_move = self.now;
-        }
-        self.in_network += 1;
     }
 }

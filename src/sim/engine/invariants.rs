@@ -46,6 +46,10 @@ impl Engine {
             buffered[id as usize] += u64::from(front);
             if vc >= self.network_vcs as usize {
                 owned_injection += 1;
+                // Flits not fed yet are at the source (`source`; none with the parallel one).
+                let receiving = self.receiving(vc as u32) as usize;
+                let length = self.messages[receiving].length;
+                buffered[receiving] += u64::from(length - self.vc_received[vc]);
             }
             let out = self.vc_out[vc];
             if out < EJECT {
@@ -67,7 +71,8 @@ impl Engine {
                     timing.transit[vc] <= self.vc_count[vc],
                     "VC {vc}: more in transit than sent"
                 );
-                if vc < self.network_vcs as usize {
+                let fed = self.source.as_deref().is_some_and(|s| s.feeds());
+                if vc < self.network_vcs as usize || fed {
                     assert!(
                         self.vc_count[vc] + timing.owed[vc] <= self.depth,
                         "VC {vc} over its credits"
@@ -96,6 +101,7 @@ impl Engine {
                 }
             }
         }
+        self.check_sources();
         let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
         let mut in_network = 0u64;
         for (id, message) in self.messages.iter().enumerate() {

@@ -75,7 +75,11 @@ impl Engine {
         }
         self.vc_out[vc as usize] = EJECT;
         self.ejecting.push(vc);
-        if let Some(timing) = self.timing.as_deref_mut() {
+        // A router allocates its ejection port; a terminal that is not a router has no
+        // allocator (the flits arrived over its ejection channel).
+        if let Some(timing) = self.timing.as_deref_mut()
+            && self.geometry.nodes_are_routers()
+        {
             timing.granted(self.now, vc);
         }
         true

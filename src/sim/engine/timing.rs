@@ -44,7 +44,7 @@
 //! latency 1 and no credit delay the timed engine gives the default engine's results exactly
 //! (a test holds it to that).
 
-use crate::scenario::Scenario;
+use crate::scenario::{Injection, Scenario};
 
 use super::super::topology::{Geometry, LinkKind};
 use super::Engine;
@@ -64,8 +64,12 @@ pub(super) struct Timing {
     credit: Vec<u32>,
     /// Per VC: flits on the link into its buffer that have not arrived yet.
     pub(super) transit: Vec<u32>,
-    /// Per VC: credits of flits that left its buffer, not yet back at the upstream router.
+    /// Per VC: credits of flits that left its buffer, not yet back at the upstream router (or,
+    /// for an injection VC fed over an injection channel, at the source: `source`).
     pub(super) owed: Vec<u32>,
+    /// Cycles an injection VC's credit takes back to a source that feeds it over its
+    /// injection channel (`1 + credit_delay`), or 0 when the sources do not feed (`source`).
+    source_credit: u32,
     /// Events due in cycle t sit in `wheel[t & wheel_mask]`: a power of two of slots, at
     /// least one more than the longest delay (a mask, not a division, per event).
     wheel: Vec<Vec<u64>>,
@@ -94,13 +98,16 @@ impl Timing {
     ) -> Timing {
         let latency: Vec<u32> = link.iter().zip(switch).map(|(&l, &s)| l + s).collect();
         let credit: Vec<u32> = link.iter().map(|&l| l + credit_delay).collect();
-        let longest = latency.iter().chain(&credit).copied().max().unwrap_or(1) as usize;
+        let longest = latency.iter().chain(&credit).copied().max().unwrap_or(1);
+        // A fed injection VC's credit crosses a one-cycle channel.
+        let longest = longest.max(1 + credit_delay) as usize;
         let slots = (longest + 1).next_power_of_two();
         Timing {
             latency,
             credit,
             transit: vec![0; total_vcs],
             owed: vec![0; total_vcs],
+            source_credit: 0,
             wheel: vec![Vec::new(); slots],
             wheel_mask: slots as u64 - 1,
             eject,
@@ -147,6 +154,23 @@ impl Timing {
         self.schedule(now, self.credit[channel as usize], CREDIT, vc);
     }
 
+    /// A flit left injection VC `vc` in cycle `now`: where the source feeds it (`source`), its
+    /// credit goes back over the injection channel; else nothing is owed.
+    #[inline(always)]
+    pub(super) fn departed_injection(&mut self, now: u64, vc: u32) {
+        if self.source_credit > 0 {
+            self.owed[vc as usize] += 1;
+            self.schedule(now, self.source_credit, CREDIT, vc);
+        }
+    }
+
+    /// A flit was fed into injection VC `vc` in cycle `now` over the one-cycle injection
+    /// channel (`source`): it may leave the buffer from `now + 1`.
+    pub(super) fn fed(&mut self, now: u64, vc: u32) {
+        self.transit[vc as usize] += 1;
+        self.schedule(now, 1, ARRIVAL, vc);
+    }
+
     /// The tail left network VC `vc` of `channel` in cycle `now`: the VC is free for another
     /// message once its credit is back.
     pub(super) fn drained(&mut self, now: u64, vc: u32, channel: u32) {
@@ -180,13 +204,15 @@ pub(crate) fn timed(scenario: &Scenario) -> bool {
     file || knobs(scenario) != (1, 1, 0, 0, 0) || !scenario.vc_reallocation.is_drained()
 }
 
-/// The timing of `scenario`'s network, `None` when every link and credit takes one cycle.
+/// The timing of `scenario`'s network, `None` when every link and credit takes one cycle
+/// and no source `feeds` its injection VCs over an injection channel (`source`).
 pub(super) fn of(
     scenario: &Scenario,
     geometry: &Geometry,
     total_vcs: usize,
+    feeds: bool,
 ) -> Option<Box<Timing>> {
-    timed(scenario).then(|| build(scenario, geometry, total_vcs))
+    (timed(scenario) || feeds).then(|| build(scenario, geometry, total_vcs))
 }
 
 /// The timing of `scenario`'s network, built even where every latency is 1.
@@ -197,7 +223,12 @@ pub(super) fn build(scenario: &Scenario, geometry: &Geometry, total_vcs: usize) 
         .map(|c| if geometry.leaves_terminal(c) { 0 } else { switch_delay })
         .collect();
     let eject = if geometry.nodes_are_routers() { switch_delay } else { 0 };
-    Box::new(Timing::new(&link, &switch, credit_delay, eject, allocation_delay, total_vcs))
+    let mut timing = Timing::new(&link, &switch, credit_delay, eject, allocation_delay, total_vcs);
+    if scenario.injection == Injection::Channel && geometry.nodes_are_routers() {
+        // The sources feed their injection VCs over the channel (`source`).
+        timing.source_credit = 1 + credit_delay;
+    }
+    Box::new(timing)
 }
 
 /// The latency of each channel slot: `channel_latency` for a link between two routers (a

@@ -187,10 +187,12 @@ impl Engine {
                 }
                 moved = true;
                 self.vc_count[vc as usize] -= 1;
-                if T && vc < self.network_vcs {
+                if T && let Some(timing) = self.timing.as_deref_mut() {
                     let (now, channel) = (self.now, vc / self.v);
-                    if let Some(timing) = self.timing.as_deref_mut() {
+                    if vc < self.network_vcs {
                         timing.departed(now, vc, channel);
+                    } else {
+                        timing.departed_injection(now, vc);
                     }
                 }
                 let id = self.vc_owner[vc as usize];
@@ -244,6 +246,8 @@ impl Engine {
                 timing.sent(self.now, out as u32, (out / v) as u32);
                 if src < self.network_vcs as usize {
                     timing.departed(self.now, src as u32, (src / v) as u32);
+                } else {
+                    timing.departed_injection(self.now, src as u32);
                 }
                 // Behind the front message (`reallocation`).
                 if let Some(q) = self.queues.as_deref_mut()
@@ -306,9 +310,12 @@ impl Engine {
             } else {
                 1
             };
+            // No router at a terminal that is not one (dragonflies, trees, graphs): its header
+            // takes the ejection port on arrival.
+            let delay = if self.delay > 0 && self.buffer_at_terminal(out) { 0 } else { self.delay };
             // Behind another message, the header waits to be at the front (`reallocation`).
             if !(T && self.header_behind(out, id, link)) {
-                self.pending.push(Pending { vc: out, ready: self.now + link + self.delay });
+                self.pending.push(Pending { vc: out, ready: self.now + link + delay });
             }
             self.messages[id as usize].head_vc = out;
             if counting {

@@ -84,9 +84,9 @@
 //!
 //! A route crosses `hops = 2 + H` links: the terminal's link to its router, the `H`
 //! router-to-router links, and the ejection link. In the engine's conventions (module `sim`:
-//! one cycle per link, `router_delay` at every router entered over a link, destination
-//! terminal included, one ejection cycle, the tail `M - 1` cycles behind) the zero-load
-//! latency is exactly `hops + M + router_delay hops`. For `minimal` from terminal `s` at router
+//! one cycle per link, `router_delay` at every router entered over a link, not at the
+//! destination terminal, one ejection cycle, the tail `M - 1` cycles behind) the zero-load
+//! latency is exactly `hops + M + router_delay (hops - 1)`. For `minimal` from terminal `s` at router
 //! `(G_s, x_s)` to `d != s` at `(G_d, x_d)`: `H = 0` on the same router, `H = 1` in the same
 //! group, and otherwise `H = [x_s != gw(G_s, G_d)] + 1 + [land(G_d, G_s) != x_d]` with
 //! `gw(G, T) = land(G, T) = floor(l(G, T) / h)`. Via group `I`, `H` is the sum of the two

@@ -75,9 +75,9 @@
 //! link, with `H = ud(r_s, r_d)` for `up_down` and `H = dist(r_s, r_d)` for `minimal` (at zero
 //! load every adaptive VC is free, so the message never takes the escape channels). In the
 //! engine's conventions (module `sim`: one cycle per link, `router_delay` at every router
-//! entered over a link, destination terminal included, one ejection cycle, the tail `M - 1`
+//! entered over a link, not at the destination terminal, one ejection cycle, the tail `M - 1`
 //! cycles behind, `buffer_depth >= 2`) the zero-load latency is exactly
-//! `hops + M + router_delay hops` (tested for every pair on several irregular graphs).
+//! `hops + M + router_delay (hops - 1)` (tested for every pair on several irregular graphs).
 
 use std::collections::VecDeque;
 

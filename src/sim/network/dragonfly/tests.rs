@@ -127,7 +127,7 @@ fn zero_load_latency_is_exact_for_every_pair_and_intermediate_group() {
                     let hops = 2 + expected_router_hops(*p, *a, *h, source, dest, route);
                     let (latency, measured_hops) = lone_message_with(s, source, dest, Some(via));
                     assert_eq!(measured_hops, f64::from(hops), "{source}->{dest} via {via}");
-                    let zero = hops + s.message_length + s.router_delay * hops;
+                    let zero = hops + s.message_length + s.router_delay * (hops - 1);
                     assert_eq!(latency, f64::from(zero), "{s:?} {source}->{dest} via {via}");
                 }
             }

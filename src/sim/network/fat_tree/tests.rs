@@ -201,15 +201,15 @@ fn lone_message(scenario: &Scenario, source: u32, dest: u32) -> (f64, f64) {
 /// the link `<0,1>`; each link takes one cycle, and a header that entered a router over a link
 /// is routed `1 + router_delay` cycles after it moved, so the header reaches the destination
 /// processor's buffer at the end of cycle `g + 2h - 1 + (2h - 1) router_delay` (the delay is
-/// paid at the `2h - 1` switches and once more at the destination) and is ejected in cycle
-/// `g + 2h + 2h router_delay`. With `buffer_depth >= 2` (or one flit) the flits follow
-/// one per cycle, so the tail is ejected `M - 1` cycles later and the latency (delivery at the
-/// end of that cycle, minus `g`) is `2h + M + 2h router_delay`, the same `hops + M +
-/// router_delay hops` as on the tori. Greenberg and Guan's `M + D - 1` (eq. 1, 25) omits the
+/// paid at the `2h - 1` switches; the destination processor is no router) and is ejected in
+/// cycle `g + 2h + (2h - 1) router_delay`. With `buffer_depth >= 2` (or one flit) the flits
+/// follow one per cycle, so the tail is ejected `M - 1` cycles later and the latency
+/// (delivery at the end of that cycle, minus `g`) is `2h + M + (2h - 1) router_delay`: `hops +
+/// M + router_delay` per router crossed, as on the tori. Greenberg and Guan's `M + D - 1` (eq. 1, 25) omits the
 /// ejection cycle, so with `D = 2h` the simulator is exactly one cycle above it per pair.
 fn zero_load_latency(s: u32, d: u32, scenario: &Scenario) -> f64 {
     let hops = 2 * lca_level(s, d);
-    f64::from(hops + scenario.message_length + scenario.router_delay * hops)
+    f64::from(hops + scenario.message_length + scenario.router_delay * (hops - 1))
 }
 
 #[test]

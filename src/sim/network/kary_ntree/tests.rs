@@ -201,12 +201,12 @@ fn channel_dependencies_are_acyclic() {
 /// engine's conventions exactly as for the butterfly fat-tree (`network/fat_tree/tests.rs`):
 /// the route has `2h` links, h the nearest-common-ancestor level; the header is routed onto
 /// the terminal's link in its generation cycle `g`, each link takes one cycle and each router
-/// after a link adds `router_delay` before routing (the `2h - 1` switches and the destination
-/// terminal), so the header is ejected in cycle `g + 2h + 2h router_delay`, the tail `M - 1`
-/// cycles later: latency `2h + M + 2h router_delay`.
+/// after a link adds `router_delay` before routing (the `2h - 1` switches; the destination
+/// terminal is no router), so the header is ejected in cycle `g + 2h + (2h - 1)
+/// router_delay`, the tail `M - 1` cycles later: latency `2h + M + (2h - 1) router_delay`.
 fn zero_load_latency(k: u32, s: u32, d: u32, scenario: &Scenario) -> f64 {
     let hops = 2 * nca_level(k, s, d);
-    f64::from(hops + scenario.message_length + scenario.router_delay * hops)
+    f64::from(hops + scenario.message_length + scenario.router_delay * (hops - 1))
 }
 
 #[test]

@@ -1,0 +1,340 @@
+//! The source of `injection: channel`, BookSim's network interface: a node sends one message
+//! at a time (per message class), flit by flit over its injection channel (one flit per
+//! cycle), into its router's local input port, whose VCs are `buffer_depth` flits deep like
+//! every other port's (BookSim's `TrafficManager::_Step`).
+//!
+//! With `injection: parallel` (the default, the models' source) a message that takes an
+//! injection VC is there whole at once: the V injection VCs are V parallel queues. With
+//! `injection: channel`:
+//! - where the nodes are routers (tori, meshes, hypercubes) the injection VCs are the router's
+//!   local input buffers, and their flits come over the channel. Every message joins the
+//!   source queue; a node with messages queued takes, round-robin from the VC it used last,
+//!   an injection VC that is available (empty and its credits back; with `tail_sent`
+//!   reallocation, also one whose last message's tail has been fed, the next message queueing
+//!   behind it in the buffer as in any VC, `reallocation`) and has a credit, and feeds the
+//!   front message's head into it in the same cycle. Then one flit per cycle while the buffer
+//!   has room by its credits (`vc_count + owed < depth`; a flit leaving an injection VC
+//!   returns its credit over the channel in `1 + credit_delay` cycles). A flit fed in cycle t
+//!   is in transit until t + 1 (it may leave the buffer from then) and the header may be
+//!   routed from t + 1 + `router_delay`. The next message starts in the cycle after the tail
+//!   has been fed: a message whose header waits at its source router holds the messages
+//!   behind it at the source once its buffer is full (head-of-line blocking at the source,
+//!   which the parallel source does not have). With request-reply traffic each class (requests,
+//!   replies) has its own message being fed and its own VCs; the classes share the channel's
+//!   flit per cycle round-robin;
+//! - where the terminals are not routers (dragonflies, k-ary n-trees, graphs with terminals)
+//!   the terminal link is the injection channel already and its VCs sit at the router; the
+//!   source sends one message at a time there too: the next once the last one's tail has left
+//!   the terminal.
+//!
+//! The feed is the cycle's step between routing and traversal, over the nodes with a message
+//! queued or being fed only; it runs on the timed engine (`timing`), whose transit and credit
+//! counts it uses. Without `injection: channel` the engine holds no `Source` and the step is
+//! one `None` test.
+
+use super::{Engine, NONE, Pending};
+
+/// A source slot with a message queued and no VC yet.
+const WAITING: u32 = NONE - 1;
+
+/// The sources of `injection: channel`.
+pub(super) struct Source {
+    /// Per node and message class (`node * classes + class`): the injection VC whose message
+    /// is being fed, `WAITING`, or `NONE` (nothing queued). Where the nodes are routers.
+    vc: Vec<u32>,
+    /// Per node and class: the injection VC (`0..V`) given to a message last.
+    last_vc: Vec<u32>,
+    /// Per node: the class that sent the last flit.
+    last_class: Vec<u32>,
+    /// The nodes with a class waiting or being fed, in no particular order (removed by
+    /// swapping), and per node whether it is listed.
+    feeding: Vec<u32>,
+    listed: Vec<bool>,
+    /// Message classes: 2 with request-reply traffic (requests, replies), else 1.
+    classes: u32,
+    /// Whether the flits are fed over the channel (the nodes are routers); else the terminal's
+    /// injection VC is the source, and only one may be busy.
+    feeds: bool,
+}
+
+impl Source {
+    /// The sources of a network of `nodes` nodes with `classes` message classes, feeding
+    /// their routers' local ports where `feeds` (the nodes are routers).
+    pub(super) fn new(nodes: usize, classes: u32, v: u32, feeds: bool) -> Source {
+        let (slots, n) = if feeds { (nodes * classes as usize, nodes) } else { (0, 0) };
+        Source {
+            vc: vec![NONE; slots],
+            last_vc: vec![v - 1; slots],
+            last_class: vec![classes - 1; n],
+            feeding: Vec::with_capacity(n),
+            listed: vec![false; n],
+            classes,
+            feeds,
+        }
+    }
+
+    /// Whether the flits are fed over the channel.
+    pub(super) fn feeds(&self) -> bool {
+        self.feeds
+    }
+}
+
+impl Engine {
+    /// Whether `node`'s source may start a message now, outside the feed: always with the
+    /// parallel source; where the terminals are not routers when none of the node's messages
+    /// holds an injection VC; never where the source feeds (the feed starts them).
+    #[inline]
+    pub(super) fn source_idle(&self, node: u32) -> bool {
+        match self.source.as_deref() {
+            None => true,
+            Some(s) if s.feeds => false,
+            Some(_) => self.inj_busy[node as usize] == 0,
+        }
+    }
+
+    /// A message of class `class` joined `node`'s source queue: the class waits for a VC
+    /// unless it is being fed.
+    pub(super) fn source_queued(&mut self, node: u32, class: u32) {
+        let Some(s) = self.source.as_deref_mut().filter(|s| s.feeds) else { return };
+        let slot = (node * s.classes + class) as usize;
+        if s.vc[slot] == NONE {
+            s.vc[slot] = WAITING;
+        }
+        if !s.listed[node as usize] {
+            s.listed[node as usize] = true;
+            s.feeding.push(node);
+        }
+    }
+
+    /// The feed of this cycle: every listed node sends one flit, of the first class in
+    /// round-robin order (from the one after the class that sent last) that can send one: a
+    /// waiting class whose next message has been generated and finds an available injection
+    /// VC sends that message's head, a class being fed sends its message's next flit if the
+    /// buffer has room by its credits. Returns whether a flit was fed.
+    pub(super) fn feed(&mut self) -> bool {
+        let mut fed = false;
+        let mut i = 0;
+        loop {
+            let Some(s) = self.source.as_deref() else { return false };
+            let Some(&node) = s.feeding.get(i) else { break };
+            let classes = s.classes;
+            let first = s.last_class[node as usize] + 1;
+            let mut idle = true;
+            for k in 0..classes {
+                let class = (first + k) % classes;
+                let slot = (node * classes + class) as usize;
+                let Some(state) = self.source.as_deref().map(|s| s.vc[slot]) else { break };
+                let vc = match state {
+                    NONE => continue,
+                    WAITING => {
+                        idle = false;
+                        match self.start_message(node, class, slot) {
+                            Some(vc) => vc,
+                            None => continue,
+                        }
+                    }
+                    vc => {
+                        idle = false;
+                        if !self.has_credit(vc) {
+                            continue;
+                        }
+                        vc
+                    }
+                };
+                self.feed_flit(node, class, slot, vc);
+                fed = true;
+                break;
+            }
+            if idle && let Some(s) = self.source.as_deref_mut() {
+                // Nothing queued or being fed at the node.
+                s.listed[node as usize] = false;
+                s.feeding.swap_remove(i);
+                continue;
+            }
+            i += 1;
+        }
+        fed
+    }
+
+    /// Whether injection VC `vc`'s buffer has room for a flit by its credits.
+    #[inline]
+    fn has_credit(&self, vc: u32) -> bool {
+        let owed = self.timing.as_deref().map_or(0, |t| t.owed[vc as usize]);
+        self.vc_count[vc as usize] + owed < self.depth
+    }
+
+    /// A waiting class of `node` starts its next message if it has been generated and an
+    /// injection VC of the class is available (round-robin from the one used last): the
+    /// message takes it (behind the last message's tail, with `tail_sent`). Returns the VC.
+    fn start_message(&mut self, node: u32, class: u32, slot: usize) -> Option<u32> {
+        let id = self.class_head(node, class)?;
+        if self.messages[id as usize].generated > self.now {
+            // A reply generated at its request's delivery, a few cycles ahead.
+            return None;
+        }
+        let (base, count) = match self.replies.as_deref() {
+            Some(r) => (class * r.class_vcs, r.class_vcs),
+            None => (0, self.v),
+        };
+        let last = self.source.as_deref().map_or(0, |s| s.last_vc[slot]);
+        let first = self.network_vcs + node * self.v;
+        let v = (1..=count).map(|k| base + (last + k - base) % count).find(|&v| {
+            let vc = first + v;
+            // Free once drained and its credits are back, or (`tail_sent`) once the last
+            // message's tail has been fed.
+            let empty = self.vc_owner[vc as usize] == NONE;
+            let owed = self.timing.as_deref().map_or(0, |t| t.owed[vc as usize]);
+            self.has_credit(vc) && (self.queues_messages(vc) || empty && owed == 0)
+        })?;
+        let vc = first + v;
+        self.take_class_head(node, class);
+        if !self.grant_behind(vc, id) {
+            let vcu = vc as usize;
+            self.vc_owner[vcu] = id;
+            self.vc_received[vcu] = 0;
+            self.vc_out[vcu] = NONE;
+        }
+        self.inj_busy[node as usize] |= 1 << v;
+        let now = self.now;
+        let message = &mut self.messages[id as usize];
+        message.injected = now;
+        message.head_vc = vc;
+        if message.split != NONE
+            && let Some(packets) = self.packets.as_deref_mut()
+        {
+            packets.injected(message.split, now);
+        }
+        if self.in_network == 0 {
+            // The watchdog measures idle time while messages are in the network only.
+            self.last_move = now;
+        }
+        self.in_network += 1;
+        if let Some(s) = self.source.as_deref_mut() {
+            s.vc[slot] = vc;
+            s.last_vc[slot] = v;
+        }
+        Some(vc)
+    }
+
+    /// Feeds the next flit of the message class `class` of `node` is feeding into `vc`.
+    fn feed_flit(&mut self, node: u32, class: u32, slot: usize, vc: u32) {
+        let vcu = vc as usize;
+        let id = self.receiving(vc);
+        self.vc_count[vcu] += 1;
+        self.vc_received[vcu] += 1;
+        if let Some(q) = self.queues.as_deref_mut()
+            && q.back[vcu] != NONE
+        {
+            // Behind the front message (`reallocation`).
+            q.behind[vcu] += 1;
+        }
+        if let Some(timing) = self.timing.as_deref_mut() {
+            timing.fed(self.now, vc);
+        }
+        if self.vc_received[vcu] == 1 && !self.header_behind(vc, id, 1) {
+            // The header: at the router next cycle, routed after its pipeline.
+            self.pending.push(Pending { vc, ready: self.now + 1 + self.delay });
+        }
+        let tail = self.vc_received[vcu] == self.messages[id as usize].length;
+        let more = tail && self.class_head(node, class).is_some();
+        if let Some(s) = self.source.as_deref_mut() {
+            s.last_class[node as usize] = class;
+            if tail {
+                // The next message may start next cycle.
+                s.vc[slot] = if more { WAITING } else { NONE };
+            }
+        }
+    }
+
+    /// The first message of class `class` in `node`'s source queue (replies are queued ahead
+    /// of the requests, `replies`).
+    fn class_head(&self, node: u32, class: u32) -> Option<u32> {
+        let head = self.queue_head[node as usize];
+        let last_reply = self.replies.as_deref().map_or(NONE, |r| r.last_reply[node as usize]);
+        let id = match (class, last_reply) {
+            (0, NONE) => head,
+            (0, reply) => self.messages[reply as usize].next,
+            (_, NONE) => NONE,
+            _ => head,
+        };
+        (id != NONE).then_some(id)
+    }
+
+    /// Takes the first message of class `class` out of `node`'s source queue (it is there).
+    fn take_class_head(&mut self, node: u32, class: u32) {
+        let n = node as usize;
+        let last_reply = self.replies.as_deref().map_or(NONE, |r| r.last_reply[n]);
+        if class == 1 || last_reply == NONE {
+            self.dequeue(node);
+            return;
+        }
+        // The first request, behind the last queued reply.
+        let id = self.messages[last_reply as usize].next;
+        let next = self.messages[id as usize].next;
+        self.messages[last_reply as usize].next = next;
+        if self.queue_tail[n] == id {
+            self.queue_tail[n] = last_reply;
+        }
+        self.queued -= 1;
+        if let Some(t) = &mut self.throughput {
+            t.dequeued(node);
+        }
+    }
+}
+
+#[cfg(test)]
+impl Engine {
+    /// Test builds: the flits in `node`'s injection VCs' buffers.
+    pub(crate) fn injection_buffered(&self, node: u32) -> u32 {
+        let first = (self.network_vcs + node * self.v) as usize;
+        self.vc_count[first..first + self.v as usize].iter().sum()
+    }
+
+    /// Test builds: each source sends one message at a time. Where it feeds: per class, the
+    /// only injection VC whose receiving message is not all fed is the one the class feeds;
+    /// a class with messages queued is waiting or being fed; the listed nodes are those with a
+    /// class waiting or fed, once each. Else a node holds at most one injection VC.
+    pub(super) fn check_sources(&self) {
+        let Some(source) = self.source.as_deref() else {
+            return;
+        };
+        for node in 0..self.geometry.nodes {
+            let busy = self.inj_busy[node as usize];
+            if !source.feeds {
+                assert!(busy.count_ones() <= 1, "node {node} sends two messages at once");
+                continue;
+            }
+            let count = self.v / source.classes;
+            let mut active = false;
+            for class in 0..source.classes {
+                let slot = (node * source.classes + class) as usize;
+                let first = self.network_vcs + node * self.v + class * count;
+                let unfed: Vec<u32> = (first..first + count)
+                    .filter(|&vc| {
+                        let owner = self.vc_owner[vc as usize];
+                        owner != NONE && {
+                            let id = self.receiving(vc);
+                            self.vc_received[vc as usize] < self.messages[id as usize].length
+                        }
+                    })
+                    .collect();
+                let state = source.vc[slot];
+                match unfed[..] {
+                    // A message is fed its head when it starts.
+                    [] => assert!(
+                        state == NONE || state == WAITING,
+                        "node {node} class {class}: VC {state} fed, but nothing unfed there"
+                    ),
+                    [vc] => assert_eq!(vc, state, "node {node} class {class} feeds another VC"),
+                    _ => panic!("node {node} class {class} feeds two messages: VCs {unfed:?}"),
+                }
+                let queued = self.class_head(node, class).is_some();
+                assert!(!queued || state != NONE, "node {node} class {class}: queued, idle");
+                active |= state != NONE;
+            }
+            let listed = source.feeding.iter().filter(|&&n| n == node).count();
+            assert_eq!(listed, usize::from(source.listed[node as usize]), "node {node} listed");
+            assert!(!active || listed == 1, "node {node} active but not listed");
+        }
+    }
+}
