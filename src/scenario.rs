@@ -216,10 +216,12 @@ pub enum Injection {
     /// links, with no router pipeline at the source (the models' source; the default).
     #[default]
     Parallel,
-    /// One injection channel of one flit per cycle into the router's local input port: the
-    /// header crosses it in a cycle and waits the source router's `router_delay`, as at every
-    /// router; the tail reaches the node over a one-cycle ejection channel (BookSim's terminal
-    /// channels).
+    /// One injection channel of one flit per cycle into the router's local input port, whose
+    /// VCs are `buffer_depth` flits deep, fed by a source that sends one message at a time
+    /// (BookSim's network interface): the header crosses it in a cycle and waits the source
+    /// router's `router_delay`, as at every router; the tail reaches the node over a one-cycle
+    /// ejection channel (BookSim's terminal channels). Where terminals are not routers, their
+    /// link is the channel: a terminal sends one message at a time over it.
     Channel,
 }
 
