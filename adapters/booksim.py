@@ -19,8 +19,9 @@ What it translates (anything else is `unsupported`, with the reason):
   which needs runner's `minimal` with `vc_classes: one_per_class` (BookSim's local hops before
   the global hop on VC 0, the rest on VC 1), `channel_latency: 10` and
   `global_channel_latency: 100` (BookSim's fixed channel latencies) and `group_shift` or
-  `uniform_with_self` traffic (`bad_dragon`, `uniform`); BookSim's `ugal_dragonflynew` is
-  another UGAL than runner's and is not translated.
+  `uniform_with_self` traffic (`bad_dragon`, `uniform`), and runner's `ugal_booksim` with 3
+  VCs as BookSim's `ugal` (`ugal_dragonflynew`); runner's `ugal` (UGAL-L) is another UGAL and
+  is not translated.
   Tori get `use_noc_latency = 0`: BookSim's default gives a torus's channels a latency of 2
   cycles (a folded layout), runner's channels take one cycle by default.
 - channel_latency: 1 (or unset), and on a torus also 2 (BookSim's `use_noc_latency = 1`);
@@ -168,7 +169,7 @@ def translate(request):
 
 def dragonfly(s):
     """The topology and routing settings of a dragonfly: BookSim's `dragonflynew` (a = 2p,
-    h = p, local channels of 10 cycles and global ones of 100) with `min` routing."""
+    h = p, local channels of 10 cycles and global ones of 100) with `min` or `ugal` routing."""
     p, a, h = s["terminals_per_router"], s["routers_per_group"], s["global_links_per_router"]
     if (a, h) != (2 * p, p):
         raise Unsupported(
@@ -183,11 +184,25 @@ def dragonfly(s):
             "dragonflynew fixes its local channels at 10 cycles and its global ones at 100)"
         )
     routing = s["routing"]
+    if routing == "ugal_booksim":
+        # BookSim's ugal_dragonflynew asserts exactly 3 VCs (one per phase).
+        if s["virtual_channels"] != 3:
+            raise Unsupported(
+                f"ugal_booksim with virtual_channels = {s['virtual_channels']} (BookSim's "
+                "ugal_dragonflynew needs exactly 3)"
+            )
+        return {
+            "topology": "dragonflynew",
+            "k": p,
+            "n": 1,
+            "routing_function": "ugal",
+            "num_vcs": 3,
+        }
     if routing != "minimal":
         raise Unsupported(
-            f"{routing} routing on the dragonfly (BookSim's ugal_dragonflynew is another UGAL: an "
-            "intermediate node, not group, weighs 1 x the minimal queue against 2 x the other "
-            "and numbers its VC phases otherwise; this adapter translates minimal)"
+            f"{routing} routing on the dragonfly (BookSim's ugal_dragonflynew is runner's "
+            "ugal_booksim, not UGAL-L: an intermediate router, 1 x the minimal queue against "
+            "2 x the other plus 30; this adapter translates minimal and ugal_booksim)"
         )
     if s.get("vc_classes") != "one_per_class":
         raise Unsupported(

@@ -137,11 +137,15 @@ pub enum Routing {
     /// Dragonfly UGAL-L: minimal or Valiant per message, chosen at the source router from the
     /// occupancy of its two candidate output ports.
     Ugal,
+    /// BookSim 2's dragonfly UGAL (`ugal_dragonflynew`): via a random intermediate router
+    /// instead of a group, minimal iff the minimal port's occupancy is at most twice the other
+    /// port's plus 30 flits, decided once at the source router, a VC class per phase.
+    UgalBooksim,
 }
 
 impl Routing {
     /// Every routing, in the order the CLI lists them.
-    pub const ALL: [Routing; 11] = [
+    pub const ALL: [Routing; 12] = [
         Routing::DimensionOrder,
         Routing::Adaptive,
         Routing::Duato,
@@ -153,6 +157,7 @@ impl Routing {
         Routing::Minimal,
         Routing::Valiant,
         Routing::Ugal,
+        Routing::UgalBooksim,
     ];
 
     /// The name used in specs, rows and on the command line.
@@ -169,6 +174,7 @@ impl Routing {
             Routing::Minimal => "minimal",
             Routing::Valiant => "valiant",
             Routing::Ugal => "ugal",
+            Routing::UgalBooksim => "ugal_booksim",
         }
     }
 }

@@ -444,6 +444,7 @@ const VALUE_NAMES: &[(&str, &str, &str)] = &[
     ("routing", "minimal", "MIN"),
     ("routing", "valiant", "VAL"),
     ("routing", "ugal", "UGAL-L"),
+    ("routing", "ugal_booksim", "UGAL (BookSim)"),
     ("topology", "fat_tree", "fat tree"),
     ("topology", "kary_ntree", "k-ary n-tree"),
 ];

@@ -368,7 +368,7 @@ macro_rules! each_column {
             /// Scouting distance K; null unless switching is scouting.
             scouting_distance: OptU32;
             /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `west_first`, `odd_even`, or on
-            /// the dragonfly `minimal`, `valiant` or `ugal`.
+            /// the dragonfly `minimal`, `valiant`, `ugal` or `ugal_booksim`.
             routing: Str;
             /// Virtual channels per physical channel V.
             virtual_channels: U32;

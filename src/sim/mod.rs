@@ -142,8 +142,9 @@
 //!   further ids, as on the fat-tree. Wormhole only. `minimal` (local, global, local),
 //!   `valiant` (via a random intermediate group drawn per message) and `ugal` (UGAL-L: at the
 //!   source router, minimal iff `q_min H_min <= q_val H_val + buffer_depth`, q the flits in the
-//!   output channel's downstream buffers); VC classes by global hops taken (V >= 2 minimal,
-//!   V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay (hops - 1)` with
+//!   output channel's downstream buffers), and `ugal_booksim` (BookSim's UGAL: via a random
+//!   intermediate router, `q_min <= 2 q_nonmin + 30`, a VC class per phase); VC classes by
+//!   global hops taken (V >= 2 minimal, V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay (hops - 1)` with
 //!   `hops = 2 +` the router-to-router links (derived and tested per pair and intermediate
 //!   group in `network/dragonfly/tests.rs`). Traffic `group_shift` is its adversarial pattern.
 //! - k-ary n-tree (Petrini and Vanneschi, IPPS 1997; `network::kary_ntree`): the folded-Clos

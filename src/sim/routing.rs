@@ -103,7 +103,8 @@
 //!
 //!   Both need a mesh: the turn model alone does not break the cycles that a torus's
 //!   wrap-around links close, so `Router::new` refuses them elsewhere.
-//! - `minimal`, `valiant` and `ugal` (dragonfly only, and the only routings there): one port
+//! - `minimal`, `valiant`, `ugal` and `ugal_booksim` (dragonfly only, and the only routings
+//!   there): one port
 //!   per hop, the VCs of the class given by the global hops taken so far; the routing cases,
 //!   the classes, UGAL's choice at the source router and the intermediate group drawn per
 //!   message (kept in the header's `ties`) are in `network::dragonfly`.
@@ -129,6 +130,9 @@ pub(crate) struct Router {
     cases: Cases,
     /// UGAL: the engine asks [`Router::decide`] before routing a header.
     pub(crate) decides_at_source: bool,
+    /// BookSim's UGAL: the state [`Router::decide`] returns is kept at once (the choice is
+    /// made once, at the header's first routing attempt), not only with the VC grant.
+    pub(crate) decides_once: bool,
     /// The routing's name, for deadlock reports.
     pub(crate) name: &'static str,
 }
@@ -270,15 +274,26 @@ impl Router {
         let name = scenario.routing.as_str();
         // A network family with its own routing cases (`network/`).
         if let Some(routes) = graph::Routes::new(scenario)? {
-            return Ok(Router { cases: Cases::Graph(routes), decides_at_source: false, name });
+            return Ok(Router {
+                cases: Cases::Graph(routes),
+                decides_at_source: false,
+                decides_once: false,
+                name,
+            });
         }
         if let Some(routes) = dragonfly::Routes::new(scenario)? {
-            let decides_at_source = routes.decides_at_source();
-            return Ok(Router { cases: Cases::Dragonfly(routes), decides_at_source, name });
+            let (decides_at_source, decides_once) =
+                (routes.decides_at_source(), routes.decides_once());
+            return Ok(Router {
+                cases: Cases::Dragonfly(routes),
+                decides_at_source,
+                decides_once,
+                name,
+            });
         }
         refuse_unsupported(scenario, size)?;
         let cube = Cube::new(scenario, size)?;
-        Ok(Router { cases: Cases::Cube(cube), decides_at_source: false, name })
+        Ok(Router { cases: Cases::Cube(cube), decides_at_source: false, decides_once: false, name })
     }
 
     /// Whether messages draw random tie-break bits (the torus's `tie_break: random`).
@@ -316,7 +331,7 @@ impl Router {
         match (&self.cases, &geometry.family) {
             (Cases::Cube(cube), _) if cube.random_ties || cube.random_up => rng.next_u64() as u32,
             (Cases::Dragonfly(routes), Family::Dragonfly(df)) if routes.draws_intermediate() => {
-                df.intermediate(source, dest, rng)
+                routes.draw(df, source, dest, rng)
             }
             _ => NO_GROUP,
         }
@@ -551,7 +566,7 @@ impl Cube {
                 Cube { adaptive: all & !bits(0, levels), nbc_levels: levels, ..none }
             }
             // `dragonfly::Routes::new` took these (or refused them off the dragonfly).
-            Routing::Minimal | Routing::Valiant | Routing::Ugal => {
+            Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::UgalBooksim => {
                 return Err(SimError(format!(
                     "routing {} is for the dragonfly",
                     scenario.routing.as_str()

@@ -183,7 +183,7 @@ load: {{rates: [0.001]}}
     let refused: Vec<_> =
         rows.iter().filter(|r| r.replication.is_none() && r.status == "unsupported").collect();
     assert_eq!(refused.len(), 2, "{rows:?}");
-    for (needle, routing) in [("one_per_class", "minimal"), ("intermediate node", "ugal")] {
+    for (needle, routing) in [("one_per_class", "minimal"), ("ugal_booksim", "ugal")] {
         assert!(
             refused
                 .iter()

@@ -544,7 +544,7 @@ fn dragonfly_routings_fields_and_traffic_are_located() {
 name: ok
 scenario:
   topology: {kind: dragonfly, terminals_per_router: 1}
-  routing: [minimal, valiant, ugal]
+  routing: [minimal, valiant, ugal, ugal_booksim]
   virtual_channels: 3
   traffic: {pattern: [uniform, group_shift]}
 load: {rates: [0.01]}
@@ -554,8 +554,15 @@ methods: {simulation: {}}
     let err = flat(&rejected(VALID.replace("routing: duato", "routing: ugal").as_bytes()));
     assert!(err.contains("routing `ugal` does not fit topology `torus`"), "{err}");
     assert!(err.contains("bad.yaml:4:"), "{err}");
-    let err = flat(&rejected(dragonfly.replace("[minimal, valiant, ugal]", "duato").as_bytes()));
-    assert!(err.contains("use `routing: minimal`, `valiant` or `ugal` on the dragonfly"), "{err}");
+    let err = flat(&rejected(
+        dragonfly.replace("[minimal, valiant, ugal, ugal_booksim]", "duato").as_bytes(),
+    ));
+    assert!(
+        err.contains(
+            "use `routing: minimal`, `valiant`, `ugal` or `ugal_booksim` on the dragonfly"
+        ),
+        "{err}"
+    );
     let err =
         flat(&rejected(dragonfly.replace("virtual_channels: 3", "virtual_channels: 2").as_bytes()));
     assert!(err.contains("needs virtual_channels >= 3"), "{err}");

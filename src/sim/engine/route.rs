@@ -108,7 +108,12 @@ impl Engine {
                     self.timing.as_deref().map_or(0, |t| t.owed[first..first + v].iter().sum());
                 held + owed
             };
-            header.level = self.router.decide(&self.geometry, cur, header, occupancy);
+            let decided = self.router.decide(&self.geometry, cur, header, occupancy);
+            if self.router.decides_once && decided != header.level {
+                // BookSim's UGAL: the choice (or reaching the intermediate router) holds.
+                self.messages[id as usize].level = decided;
+            }
+            header.level = decided;
         }
         self.router.candidates(&self.geometry, cur, header, &mut self.candidates);
         if self.filter_candidates {

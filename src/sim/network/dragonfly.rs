@@ -57,6 +57,13 @@
 //!   threshold `T` is one VC buffer (`buffer_depth` flits), so that at low load a passing
 //!   message does not tip a message onto the long route. A header that waits re-evaluates
 //!   every cycle until it is granted an output VC; from then on the choice is fixed.
+//! - `ugal_booksim`: BookSim 2's `ugal_dragonflynew` (commit 28f4329, `dragonfly.cpp`), for
+//!   cross-checks. The intermediate is a terminal drawn uniformly among all `N` at generation
+//!   (none, a minimal route, when the destination or that terminal lies in the source's group;
+//!   kept in `ties`), and the detour heads for that terminal's router ([`REACHED`] set there),
+//!   then minimally on. At the source router, at the header's first routing attempt and only
+//!   then, the route is minimal iff `q_min <= 2 q_nonmin + 30` (BookSim's fixed weights and
+//!   `adaptive_threshold`, `q` the occupancy as for `ugal`).
 //!
 //! # Virtual-channel classes (deadlock freedom)
 //!
@@ -68,6 +75,12 @@
 //!   odd VCs; the one global hop uses every VC. Needs V >= 2.
 //! - `valiant` and `ugal`: local classes 0, 1, 2 (VC index mod 3), global classes 0 and 1 (VC
 //!   index mod 2). Needs V >= 3.
+//!
+//! `ugal_booksim` has BookSim's VC phases instead: phase 0 on the detour up to the intermediate
+//! router, 1 in the minimal phase up to its global hop, 2 from it on and within the source's
+//! group (VCs `v mod 3 = phase`, or VC `phase` with `one_per_class`). Its detour keeps phase 0
+//! over local, global and local hops, so its channel-dependency graph is cyclic (a test shows
+//! it): as in BookSim, deadlock freedom is not by construction.
 //!
 //! With `vc_classes: one_per_class` (BookSim's dragonfly) each class has one VC instead: a
 //! route's VC is the number of global hops it has started, local class c on VC c and global
@@ -108,6 +121,10 @@ pub(crate) const GLOBALS: u32 = 0b11;
 const DECIDED: u32 = 1 << 2;
 /// Routing state bit: the route is minimal (UGAL's choice; the intermediate group is ignored).
 const MINIMAL: u32 = 1 << 3;
+/// Routing state bit (`ugal_booksim`): the detour has reached its intermediate router.
+const REACHED: u32 = 1 << 4;
+/// `ugal_booksim`: BookSim's `adaptive_threshold`, in flits.
+const BOOKSIM_THRESHOLD: u64 = 30;
 
 /// A built dragonfly: its sizes (the neighbour table is `Geometry`'s).
 #[derive(Clone, Debug)]
@@ -348,6 +365,8 @@ enum Mode {
     Minimal,
     Valiant,
     Ugal,
+    /// BookSim's `ugal_dragonflynew` (see the module docs).
+    UgalBooksim,
 }
 
 /// A configured dragonfly routing: its mode and VC classes (see the module docs).
@@ -377,6 +396,7 @@ impl Routes {
             Routing::Minimal => Some(Mode::Minimal),
             Routing::Valiant => Some(Mode::Valiant),
             Routing::Ugal => Some(Mode::Ugal),
+            Routing::UgalBooksim => Some(Mode::UgalBooksim),
             _ => None,
         };
         let name = scenario.routing.as_str();
@@ -400,7 +420,7 @@ impl Routes {
         };
         let Some(mode) = mode else {
             return Err(SimError(format!(
-                "the dragonfly routes minimal, valiant or ugal, got routing {name}"
+                "the dragonfly routes minimal, valiant, ugal or ugal_booksim, got routing {name}"
             )));
         };
         let dragonfly = Dragonfly::new(p, a, h)?;
@@ -413,6 +433,9 @@ impl Routes {
         let (needed, why) = match mode {
             Mode::Minimal => {
                 (2, "two VC classes for the local hops before and after the global hop")
+            }
+            Mode::UgalBooksim => {
+                (3, "a VC class per phase: the detour, minimal, after its global hop")
             }
             _ => (3, "three VC classes for the local hops and two for the global hops of a detour"),
         };
@@ -430,6 +453,17 @@ impl Routes {
         }
         let all = class_bits(v, 1, 0);
         let routes = match (mode, scenario.vc_classes) {
+            // A VC class per phase (`local`), the VCs `v mod 3 = phase` or one VC each.
+            (Mode::UgalBooksim, classes) => Routes {
+                mode,
+                local: match classes {
+                    VcClasses::Spread => [0, 1, 2].map(|phase| class_bits(v, 3, phase)),
+                    VcClasses::OnePerClass => [1, 2, 4],
+                },
+                global: [0, 0],
+                all,
+                threshold: BOOKSIM_THRESHOLD,
+            },
             // A route's VC is the number of global hops it has started (BookSim's dragonfly):
             // local class c on VC c, global class c on VC c + 1.
             (_, VcClasses::OnePerClass) => Routes {
@@ -464,7 +498,68 @@ impl Routes {
 
     /// Whether the routing decides per message at the source router (UGAL).
     pub(crate) fn decides_at_source(&self) -> bool {
-        self.mode == Mode::Ugal
+        matches!(self.mode, Mode::Ugal | Mode::UgalBooksim)
+    }
+
+    /// Whether the decision is kept from the first routing attempt (BookSim's UGAL; UGAL-L
+    /// re-evaluates a waiting header every cycle).
+    pub(crate) fn decides_once(&self) -> bool {
+        self.mode == Mode::UgalBooksim
+    }
+
+    /// The per-message draw: the intermediate group (`valiant`, `ugal`), or for
+    /// `ugal_booksim` an intermediate terminal uniform among all `N` (BookSim's
+    /// `RandomInt(N - 1)`), drawn only when the destination is in another group, and
+    /// `NO_GROUP` (a minimal route) when it lies in the source's group.
+    pub(crate) fn draw(&self, df: &Dragonfly, source: u32, dest: u32, rng: &mut Rng) -> u32 {
+        if self.mode != Mode::UgalBooksim {
+            return df.intermediate(source, dest, rng);
+        }
+        let group = df.group_of(source);
+        if df.group_of(dest) == group {
+            return NO_GROUP;
+        }
+        let intermediate = rng.below(u64::from(df.terminals)) as u32;
+        if df.group_of(intermediate) == group { NO_GROUP } else { intermediate }
+    }
+
+    /// `ugal_booksim`: whether the header at `cur` is on its detour to the intermediate router
+    /// of terminal `via` and has not reached it (at that router it has, even before its
+    /// state says so).
+    #[inline]
+    fn detouring(df: &Dragonfly, cur: u32, level: u32, via: u32) -> bool {
+        level & DECIDED != 0
+            && level & (MINIMAL | REACHED) == 0
+            && via != NO_GROUP
+            && cur != df.terminals + via / df.p
+    }
+
+    /// `ugal_booksim`: the port from `cur` towards the intermediate router of terminal `via`.
+    #[inline]
+    fn towards_intermediate(df: &Dragonfly, cur: u32, via: u32) -> u32 {
+        let router = via / df.p;
+        // The first terminal of that router stands for it (`step` stops before its link).
+        df.step(cur, router / df.a, router * df.p)
+    }
+
+    /// `ugal_booksim`: the VCs of the hop from `cur` through `port`: BookSim's phase, 0 on the
+    /// detour, 2 in a minimal phase that has started its global hop (or stays in the source's
+    /// group), 1 otherwise; every VC on a terminal link.
+    #[inline]
+    fn phase_mask(&self, df: &Dragonfly, cur: u32, port: u32, header: Header) -> u64 {
+        let Header { dest, level, ties: via, .. } = header;
+        if cur < df.terminals || port < df.p {
+            return self.all;
+        }
+        if Routes::detouring(df, cur, level, via) {
+            return self.local[0];
+        }
+        let detoured =
+            level & REACHED != 0 || (level & (DECIDED | MINIMAL) == DECIDED && via != NO_GROUP);
+        let globals = (level & GLOBALS) - u32::from(detoured);
+        let group = (cur - df.terminals) / df.a;
+        let stays = !detoured && level & GLOBALS == 0 && df.group_of(dest) == group;
+        if df.is_global(cur, port) || globals >= 1 || stays { self.local[2] } else { self.local[1] }
     }
 
     /// The group the route from `cur` heads for next (`via` first unless the route is minimal
@@ -499,6 +594,25 @@ impl Routes {
         out: &mut Vec<Candidate>,
     ) {
         let Header { dest, level, ties: via, .. } = header;
+        if self.mode == Mode::UgalBooksim {
+            let port = if Routes::detouring(df, cur, level, via) {
+                Routes::towards_intermediate(df, cur, via)
+            } else {
+                df.step(cur, df.group_of(dest), dest)
+            };
+            out.push(Candidate { port, mask: self.phase_mask(df, cur, port, header), fallback: 0 });
+            if level & DECIDED == 0 && via != NO_GROUP && cur >= df.terminals {
+                // Undecided (as the deadlock analysis sees a header at its source router):
+                // the detour's first port too.
+                let detour = Routes::towards_intermediate(df, cur, via);
+                let mask = self.local[0];
+                match out.iter_mut().find(|c| c.port == detour) {
+                    Some(candidate) => candidate.mask |= mask,
+                    None => out.push(Candidate { port: detour, mask, fallback: 0 }),
+                }
+            }
+            return;
+        }
         let globals = level & GLOBALS;
         let port = df.step(cur, self.target(df, dest, level, via), dest);
         out.push(Candidate { port, mask: self.mask(df, cur, port, globals), fallback: 0 });
@@ -524,6 +638,9 @@ impl Routes {
         occupancy: impl Fn(u32) -> u32,
     ) -> u32 {
         let Header { dest, level, ties: via, .. } = header;
+        if self.mode == Mode::UgalBooksim {
+            return self.decide_as_booksim(df, cur, header, occupancy);
+        }
         if self.mode != Mode::Ugal || level & DECIDED != 0 || cur < df.terminals {
             return level;
         }
@@ -541,6 +658,39 @@ impl Routes {
         } else {
             level | DECIDED
         }
+    }
+
+    /// BookSim's UGAL: at the source router minimal iff there is no intermediate router
+    /// (the destination or the intermediate terminal in the source's group) or `q_min <= 2
+    /// q_nonmin + 30`, `q` the occupancy of the minimal port and of the port towards the
+    /// intermediate router; at the intermediate router the detour is over.
+    fn decide_as_booksim(
+        &self,
+        df: &Dragonfly,
+        cur: u32,
+        header: Header,
+        occupancy: impl Fn(u32) -> u32,
+    ) -> u32 {
+        let Header { dest, level, ties: via, .. } = header;
+        if cur < df.terminals {
+            return level;
+        }
+        if level & DECIDED == 0 {
+            if via == NO_GROUP {
+                return level | DECIDED | MINIMAL;
+            }
+            let q_min = u64::from(occupancy(df.step(cur, df.group_of(dest), dest)));
+            let q_nonmin = u64::from(occupancy(Routes::towards_intermediate(df, cur, via)));
+            return if q_min <= 2 * q_nonmin + self.threshold {
+                level | DECIDED | MINIMAL
+            } else {
+                level | DECIDED
+            };
+        }
+        if level & (MINIMAL | REACHED) == 0 && cur == df.terminals + via / df.p {
+            return level | REACHED;
+        }
+        level
     }
 
     /// The routing state after a hop from `cur` through `port`: one more global hop after a

@@ -222,19 +222,22 @@ fn routing(
         );
         return None;
     }
-    let dragonfly_routing = matches!(routing, Routing::Minimal | Routing::Valiant | Routing::Ugal);
+    let dragonfly_routing = matches!(
+        routing,
+        Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::UgalBooksim
+    );
     if !on_graph && dragonfly_routing != topology.dragonfly().is_some() {
         diags.error(
             routing_location,
             format!(
-                "routing `{}` does not fit topology `{}`: minimal, valiant and ugal are the dragonfly's routings, and the dragonfly routes with them only",
+                "routing `{}` does not fit topology `{}`: minimal, valiant, ugal and ugal_booksim are the dragonfly's routings, and the dragonfly routes with them only",
                 routing.as_str(),
                 topology.kind()
             ),
             Some(if dragonfly_routing {
                 "use `topology.kind: dragonfly`, or a routing of this topology".into()
             } else {
-                "use `routing: minimal`, `valiant` or `ugal` on the dragonfly".into()
+                "use `routing: minimal`, `valiant`, `ugal` or `ugal_booksim` on the dragonfly".into()
             }),
         );
         return None;

@@ -109,6 +109,7 @@ fn zero_load_latency_is_exact_for_every_pair_and_intermediate_group() {
         ),
         (2, 4, 2, dragonfly(2, 4, 2, Routing::Ugal, 4, 3)),
         (1, 3, 2, dragonfly(1, 3, 2, Routing::Valiant, 3, 2)),
+        (2, 4, 2, Scenario { router_delay: 1, ..dragonfly(2, 4, 2, Routing::UgalBooksim, 3, 4) }),
     ];
     for (p, a, h, s) in &cases {
         let n = s.nodes() as u32;
@@ -120,10 +121,14 @@ fn zero_load_latency_is_exact_for_every_pair_and_intermediate_group() {
                     Routing::Minimal => vec![NO_GROUP],
                     // At zero load UGAL takes the minimal route (empty queues, T >= 0).
                     Routing::Ugal => vec![(0..groups).find(|&g| g != gs && g != gd).unwrap()],
+                    // BookSim's UGAL, via the first terminal of another group (or none).
+                    Routing::UgalBooksim if gs == gd => vec![NO_GROUP],
+                    Routing::UgalBooksim => vec![if gs == 0 { p * a } else { 0 }],
                     _ => (0..groups).filter(|&g| g != gs && g != gd).collect(),
                 };
                 for via in vias {
-                    let route = if s.routing == Routing::Ugal { NO_GROUP } else { via };
+                    let minimal = matches!(s.routing, Routing::Ugal | Routing::UgalBooksim);
+                    let route = if minimal { NO_GROUP } else { via };
                     let hops = 2 + expected_router_hops(*p, *a, *h, source, dest, route);
                     let (latency, measured_hops) = lone_message_with(s, source, dest, Some(via));
                     assert_eq!(measured_hops, f64::from(hops), "{source}->{dest} via {via}");
@@ -150,7 +155,20 @@ fn dependencies(s: &Scenario, classes: bool) -> Vec<(u32, u32)> {
         for dest in (0..g.nodes).filter(|&d| d != source) {
             let (gs, gd) = (df.group_of(source), df.group_of(dest));
             let mut starts = vec![(NO_GROUP, 0)];
-            if s.routing != Routing::Minimal {
+            let booksim = s.routing == Routing::UgalBooksim;
+            if booksim {
+                // Via the first terminal of every router of the other groups (the detour goes
+                // to the router), or none within a group.
+                starts.clear();
+                if gs == gd {
+                    starts.push((NO_GROUP, DECIDED | MINIMAL));
+                }
+                let vias = (0..df.terminals).step_by(df.p as usize);
+                for via in vias.filter(|&x| gs != gd && df.group_of(x) != gs) {
+                    starts.push((via, DECIDED));
+                    starts.push((via, DECIDED | MINIMAL));
+                }
+            } else if s.routing != Routing::Minimal {
                 starts.clear();
                 for via in (0..df.groups()).filter(|&x| x != gs && x != gd) {
                     if s.routing == Routing::Ugal {
@@ -168,6 +186,11 @@ fn dependencies(s: &Scenario, classes: bool) -> Vec<(u32, u32)> {
                 while cur != dest {
                     if cur >= df.terminals {
                         level |= decided;
+                        if booksim {
+                            // At the intermediate router the detour ends (`decide`).
+                            let header = Header { source, dest, level, ties: via };
+                            level = r.decide(&g, cur, header, |_| 0);
+                        }
                     }
                     r.candidates(&g, cur, Header { source, dest, level, ties: via }, &mut out);
                     assert_eq!(out.len(), 1, "{source}->{dest} via {via} at {cur}");
@@ -185,7 +208,7 @@ fn dependencies(s: &Scenario, classes: bool) -> Vec<(u32, u32)> {
                     held = Some((channel, c.mask));
                     cur = g.downstream(channel);
                     steps += 1;
-                    assert!(steps <= 7, "{source}->{dest} via {via}: route too long");
+                    assert!(steps <= 8, "{source}->{dest} via {via}: route too long");
                 }
             }
         }
@@ -201,16 +224,27 @@ pub(crate) fn cyclic(edges: &[(u32, u32)]) -> bool {
 
 /// Deadlock freedom by construction, checked: with the VC classes the channel-dependency
 /// graph of every routing is acyclic; without them (every VC of a channel alike) Valiant's and
-/// UGAL's are cyclic, so the check can fail.
+/// UGAL's are cyclic, so the check can fail. BookSim's UGAL (`ugal_booksim`) is cyclic even
+/// with its classes: its detour keeps VC 0 from the source router to the intermediate router,
+/// so a local channel that one message enters after its global hop (towards its intermediate
+/// router) another leaves its source group by (towards its gateway), and global, local,
+/// global, ... close a cycle across groups. Kept as BookSim has it (it is a cross-check);
+/// runner reports a deadlock if one forms.
 #[test]
 fn vc_classes_leave_no_cycle_of_channel_dependencies() {
     for (p, a, h) in [(1, 2, 1), (2, 4, 2), (1, 3, 2)] {
-        for (routing, v) in [(Routing::Minimal, 2), (Routing::Valiant, 3), (Routing::Ugal, 3)] {
+        for (routing, v) in [
+            (Routing::Minimal, 2),
+            (Routing::Valiant, 3),
+            (Routing::Ugal, 3),
+            (Routing::UgalBooksim, 3),
+        ] {
             for vc_classes in [VcClasses::Spread, VcClasses::OnePerClass] {
                 let s = Scenario { vc_classes, ..dragonfly(p, a, h, routing, v + 1, 4) };
                 let edges = dependencies(&s, true);
                 assert!(!edges.is_empty());
-                assert!(!cyclic(&edges), "{s:?} has a dependency cycle");
+                let booksim = routing == Routing::UgalBooksim;
+                assert_eq!(cyclic(&edges), booksim, "{s:?}: a dependency cycle iff BookSim's UGAL");
                 if routing != Routing::Minimal && a > 2 {
                     assert!(cyclic(&dependencies(&s, false)), "{routing:?} ({p}, {a}, {h})");
                 }
@@ -283,8 +317,8 @@ fn too_few_virtual_channels_and_foreign_routings_are_refused() {
         (dragonfly(2, 4, 2, Routing::Minimal, 1, 4), "virtual_channels >= 2"),
         (dragonfly(2, 4, 2, Routing::Valiant, 2, 4), "virtual_channels >= 3"),
         (dragonfly(2, 4, 2, Routing::Ugal, 2, 4), "virtual_channels >= 3"),
-        (dragonfly(2, 4, 2, Routing::Duato, 4, 4), "minimal, valiant or ugal"),
-        (dragonfly(2, 4, 2, Routing::UpDown, 4, 4), "minimal, valiant or ugal"),
+        (dragonfly(2, 4, 2, Routing::Duato, 4, 4), "minimal, valiant, ugal or ugal_booksim"),
+        (dragonfly(2, 4, 2, Routing::UpDown, 4, 4), "minimal, valiant, ugal or ugal_booksim"),
         (dragonfly(1, 1, 1, Routing::Valiant, 3, 4), "g = a h + 1 >= 3"),
         (dragonfly(2, 4, 2, Routing::Minimal, 2, 0), "message_length"),
         (
@@ -397,4 +431,70 @@ fn adversarial_traffic_collapses_minimal_routing_only() {
         let flits = accepted(routing, 4);
         assert!(flits > 0.3, "{routing:?} accepts {flits} flits/terminal/cycle");
     }
+}
+
+/// BookSim's UGAL (`ugal_booksim`, `ugal_dragonflynew`): at the source router the route is
+/// minimal iff `q_min <= 2 q_nonmin + 30`; a detour takes VC 0 up to its intermediate router,
+/// then VC 1 up to its global hop and VC 2 from it on; a route within one group takes VC 2;
+/// terminal links take any VC.
+#[test]
+fn ugal_booksim_follows_booksim_s_threshold_and_phases() {
+    let s = dragonfly(2, 4, 2, Routing::UgalBooksim, 3, 4);
+    check(&s).unwrap();
+    let g = Geometry::new(&s.topology).unwrap();
+    let r = Router::new(&s, &g.size).unwrap();
+    let Family::Dragonfly(df) = &g.family else { panic!("a dragonfly") };
+    let (source, dest, via) = (0, 71, 42);
+    let first = df.terminals + source / df.p;
+    let minimal = df.step(first, df.group_of(dest), dest);
+    let detour = Routes::towards_intermediate(df, first, via);
+    assert_ne!(minimal, detour);
+    let header = Header { source, dest, level: 0, ties: via };
+    for (q_min, q_nonmin, takes_minimal) in
+        [(0, 0, true), (30, 0, true), (31, 0, false), (50, 10, true), (51, 10, false)]
+    {
+        let occupancy = |port: u32| match port {
+            p if p == minimal => q_min,
+            p if p == detour => q_nonmin,
+            _ => 0,
+        };
+        let level = r.decide(&g, first, header, occupancy);
+        assert_eq!(level & MINIMAL != 0, takes_minimal, "q_min {q_min}, q_nonmin {q_nonmin}");
+        assert_ne!(level & DECIDED, 0);
+    }
+    // The VCs along a route, decided as `decided`, with no occupancy.
+    let route = |dest: u32, via: u32, decided: u32| {
+        let mut out = Vec::new();
+        let (mut cur, mut level, mut masks) = (source, 0, Vec::new());
+        while cur != dest {
+            if cur >= df.terminals {
+                level |= decided;
+                level = r.decide(&g, cur, Header { source, dest, level, ties: via }, |_| 0);
+            }
+            r.candidates(&g, cur, Header { source, dest, level, ties: via }, &mut out);
+            assert_eq!(out.len(), 1);
+            masks.push(out[0].mask);
+            level = r.after_hop(&g, cur, out[0].port, out[0].mask.trailing_zeros(), level);
+            cur = g.downstream(cur * g.ports + out[0].port);
+        }
+        masks
+    };
+    // Terminal 0 at router 0 of group 0; terminal 42 at router 21 (group 5, local index 1),
+    // terminal 71 at router 35 (group 8, local index 3).
+    let masks = route(dest, via, DECIDED);
+    assert_eq!(masks.first(), Some(&0b111));
+    assert_eq!(masks.last(), Some(&0b111));
+    let inner = &masks[1..masks.len() - 1];
+    // VC 0 to the intermediate router, then VC 1, then VC 2 from the second global hop.
+    let phases: Vec<u32> = inner.iter().map(|m| m.trailing_zeros()).collect();
+    assert!(phases.is_sorted(), "{phases:?}");
+    assert_eq!(phases.first(), Some(&0), "{phases:?}");
+    assert_eq!(phases.last(), Some(&2), "{phases:?}");
+    assert!(inner.iter().all(|m| m.count_ones() == 1), "{inner:?}");
+    // Minimal: VC 1 before the global hop, VC 2 from it on; within the group: VC 2.
+    let phases: Vec<u32> =
+        route(dest, via, DECIDED | MINIMAL).iter().map(|m| m.trailing_zeros()).collect();
+    assert_eq!(phases, [0, 1, 2, 2, 0], "{phases:?}");
+    let phases: Vec<u32> = route(5, NO_GROUP, 0).iter().map(|m| m.trailing_zeros()).collect();
+    assert_eq!(phases, [0, 2, 0], "{phases:?}");
 }
