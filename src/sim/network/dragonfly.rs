@@ -628,7 +628,10 @@ impl Routes {
 
     /// UGAL at the source router: the routing state with the choice made, from `occupancy`,
     /// the flits held in the downstream buffers of an output port of `cur` (see the module
-    /// docs). Other states and routings are returned unchanged.
+    /// docs): UGAL-L weighs each port's occupancy by its route's router hops, BookSim's UGAL
+    /// the minimal one by 1 and the one towards the intermediate router by 2. BookSim's
+    /// detour ends at its intermediate router. Other states and routings are returned
+    /// unchanged.
     #[inline]
     pub(crate) fn decide(
         &self,
@@ -638,59 +641,32 @@ impl Routes {
         occupancy: impl Fn(u32) -> u32,
     ) -> u32 {
         let Header { dest, level, ties: via, .. } = header;
-        if self.mode == Mode::UgalBooksim {
-            return self.decide_as_booksim(df, cur, header, occupancy);
-        }
-        if self.mode != Mode::Ugal || level & DECIDED != 0 || cur < df.terminals {
+        let booksim = self.mode == Mode::UgalBooksim;
+        if !booksim && self.mode != Mode::Ugal || cur < df.terminals {
             return level;
+        }
+        if level & DECIDED != 0 {
+            let reached =
+                booksim && level & (MINIMAL | REACHED) == 0 && cur == df.terminals + via / df.p;
+            return if reached { level | REACHED } else { level };
         }
         if via == NO_GROUP {
             return level | DECIDED | MINIMAL;
         }
         let minimal_port = df.step(cur, df.group_of(dest), dest);
-        let valiant_port = df.step(cur, via, dest);
-        let minimal_hops = u64::from(df.router_hops(cur, dest, NO_GROUP));
-        let valiant_hops = u64::from(df.router_hops(cur, dest, via));
+        let (other_port, minimal_weight, other_weight) = if booksim {
+            (Routes::towards_intermediate(df, cur, via), 1, 2)
+        } else {
+            let hops = |via| u64::from(df.router_hops(cur, dest, via));
+            (df.step(cur, via, dest), hops(NO_GROUP), hops(via))
+        };
         let q_min = u64::from(occupancy(minimal_port));
-        let q_val = u64::from(occupancy(valiant_port));
-        if q_min * minimal_hops <= q_val * valiant_hops + self.threshold {
+        let q_other = u64::from(occupancy(other_port));
+        if q_min * minimal_weight <= q_other * other_weight + self.threshold {
             level | DECIDED | MINIMAL
         } else {
             level | DECIDED
         }
-    }
-
-    /// BookSim's UGAL: at the source router minimal iff there is no intermediate router
-    /// (the destination or the intermediate terminal in the source's group) or `q_min <= 2
-    /// q_nonmin + 30`, `q` the occupancy of the minimal port and of the port towards the
-    /// intermediate router; at the intermediate router the detour is over.
-    fn decide_as_booksim(
-        &self,
-        df: &Dragonfly,
-        cur: u32,
-        header: Header,
-        occupancy: impl Fn(u32) -> u32,
-    ) -> u32 {
-        let Header { dest, level, ties: via, .. } = header;
-        if cur < df.terminals {
-            return level;
-        }
-        if level & DECIDED == 0 {
-            if via == NO_GROUP {
-                return level | DECIDED | MINIMAL;
-            }
-            let q_min = u64::from(occupancy(df.step(cur, df.group_of(dest), dest)));
-            let q_nonmin = u64::from(occupancy(Routes::towards_intermediate(df, cur, via)));
-            return if q_min <= 2 * q_nonmin + self.threshold {
-                level | DECIDED | MINIMAL
-            } else {
-                level | DECIDED
-            };
-        }
-        if level & (MINIMAL | REACHED) == 0 && cur == df.terminals + via / df.p {
-            return level | REACHED;
-        }
-        level
     }
 
     /// The routing state after a hop from `cur` through `port`: one more global hop after a
