@@ -266,6 +266,7 @@ pub(crate) const DISPLAY: &[DisplayEntry] = &[
     ("flit_throughput_min", "", "accepted throughput, least-served node", "flits/node/cycle"),
     ("flit_throughput_max", "", "accepted throughput, best-served node", "flits/node/cycle"),
     ("source_drops", "", "messages dropped at the source", "messages"),
+    ("throttled_requests", "", "requests held back by the closed loop", "messages"),
     // Intermediates shared by several models and the simulator.
     ("p_v", "P_V", "all-VCs-busy probability", ""),
     ("v_bar", "V\u{304}", "multiplexing degree", ""),

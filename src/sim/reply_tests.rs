@@ -143,6 +143,10 @@ fn the_closed_loop_bounds_the_outstanding_requests() {
         let m = simulate(&s, 0.5, &options, 1, None).unwrap();
         assert_eq!(m.status, Status::Ok, "{:?}", m.detail);
         assert!(m.round_trip_latency.unwrap() > 0.0);
+        // The closed loop reports the arrivals it held back (here most of them).
+        let held = m.intermediates.iter().find(|(k, _)| k == "throttled_requests").map(|e| e.1);
+        let offered = 0.5 * 16.0 * 10_000.0;
+        assert!(held.is_some_and(|h| h > offered / 2.0 && h < offered), "{held:?}");
     }
 }
 

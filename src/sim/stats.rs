@@ -266,6 +266,10 @@ pub(crate) fn summarize(engine: &Engine, outcome: Outcome) -> Measurement {
         add(&format!("p_busy_{v}"), ratio(t, total_busy));
     }
     add("source_backlog", engine.backlog_per_node());
+    if let Some(replies) = engine.replies.as_deref().filter(|r| r.closed_loop()) {
+        // Closed-loop sources: the arrivals of the window that were not requests.
+        add("throttled_requests", replies.throttled as f64);
+    }
     if let Some(cycles) = engine.longest_credit_loop() {
         // The buffer depth a VC needs to stream at one flit per cycle on the slowest link.
         add("credit_loop_cycles", f64::from(cycles));

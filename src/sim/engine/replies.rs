@@ -83,6 +83,11 @@ impl Replies {
         true
     }
 
+    /// Whether the loop is closed (`outstanding_requests` bounds the requests in flight).
+    pub(crate) fn closed_loop(&self) -> bool {
+        self.limit != u32::MAX
+    }
+
     /// The mean round trip of the measured requests, if any was answered.
     pub(crate) fn round_trip_latency(&self) -> Option<f64> {
         (self.round_trips > 0).then(|| self.round_trip_sum / self.round_trips as f64)
