@@ -176,7 +176,7 @@ impl Engine {
                 source_waits: Histogram::new(),
                 ..Window::default()
             },
-            timing: timing::of(scenario, &geometry, total_vcs, channel),
+            timing: timing::of(scenario, &geometry, total_vcs),
             source: (scenario.injection == Injection::Channel).then(|| {
                 let classes = if scenario.reply_length.is_some() { 2 } else { 1 };
                 Box::new(source::Source::new(nodes, classes, v, channel))

@@ -65,13 +65,18 @@ impl Engine {
             let longest =
                 self.lengths.longest().max(self.replies.as_deref().map_or(0, |r| r.length));
             assert!(self.vc_count[vc] <= self.depth.max(longest), "buffer overflow");
+            // A source that feeds its router's local port fills its buffers as a link does.
+            let fed = self.source.as_deref().is_some_and(|s| s.feeds());
+            assert!(
+                !fed || vc < self.network_vcs as usize || self.vc_count[vc] <= self.depth,
+                "injection VC {vc} over its depth"
+            );
             if let Some(timing) = self.timing.as_deref() {
                 // Flits on their way count in the buffer; credits on their way are no room.
                 assert!(
                     timing.transit[vc] <= self.vc_count[vc],
                     "VC {vc}: more in transit than sent"
                 );
-                let fed = self.source.as_deref().is_some_and(|s| s.feeds());
                 if vc < self.network_vcs as usize || fed {
                     assert!(
                         self.vc_count[vc] + timing.owed[vc] <= self.depth,

@@ -254,7 +254,8 @@ impl Engine {
     fn step_with<const S: u8>(&mut self) -> bool {
         self.generate();
         self.route::<S>();
-        // `injection: channel`: the sources feed their routers' local ports (`source`).
+        // `injection: channel`: the sources choose what they feed their routers' local
+        // ports this cycle (`source`); it enters the buffers after the traversal.
         let fed = self.source.is_some() && self.feed();
         let ports = self.speedup.is_some() || self.injection_channel;
         let mut moved = match (ports, self.walk_bitmap, self.timing.is_some()) {
@@ -269,7 +270,10 @@ impl Engine {
             (false, true, true) => self.traverse::<S, BITMAP, true>() | self.advance_timing(),
             (false, false, true) => self.traverse::<S, ACTIVE, true>() | self.advance_timing(),
         };
-        moved |= fed;
+        if fed {
+            self.feed_due();
+            moved = true;
+        }
         if S != WORMHOLE {
             moved |=
                 std::mem::take(&mut self.switching.moved) || self.switching.busy_until > self.now;

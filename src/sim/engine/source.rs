@@ -27,10 +27,13 @@
 //!   source sends one message at a time there too: the next once the last one's tail has left
 //!   the terminal.
 //!
-//! The feed is the cycle's step between routing and traversal, over the nodes with a message
-//! queued or being fed only; it runs on the timed engine (`timing`), whose transit and credit
-//! counts it uses. Without `injection: channel` the engine holds no `Source` and the step is
-//! one `None` test.
+//! The feed is chosen between routing and traversal, from the buffers and credits as the cycle
+//! found them, over the nodes with a message queued or being fed only, and its flits enter
+//! the buffers after the traversal (so they leave from the next cycle, as over any one-cycle
+//! link, and need no timing events). With a timing (`timing`) a flit leaving a fed injection
+//! VC owes its credit for `1 + credit_delay` cycles; without one the credit loop is the
+//! default one-cycle loop and the buffer's count is its credit. Without `injection: channel`
+//! the engine holds no `Source` and the step is one `None` test.
 
 use super::{Engine, NONE, Pending};
 
@@ -50,6 +53,9 @@ pub(super) struct Source {
     /// swapping), and per node whether it is listed.
     feeding: Vec<u32>,
     listed: Vec<bool>,
+    /// This cycle's flits to feed, chosen before the traversal and fed after it:
+    /// (node, class, slot, VC).
+    due: Vec<(u32, u32, u32, u32)>,
     /// Message classes: 2 with request-reply traffic (requests, replies), else 1.
     classes: u32,
     /// Whether the flits are fed over the channel (the nodes are routers); else the terminal's
@@ -68,6 +74,7 @@ impl Source {
             last_class: vec![classes - 1; n],
             feeding: Vec::with_capacity(n),
             listed: vec![false; n],
+            due: Vec::with_capacity(n),
             classes,
             feeds,
         }
@@ -106,11 +113,14 @@ impl Engine {
         }
     }
 
-    /// The feed of this cycle: every listed node sends one flit, of the first class in
+    /// The feed of this cycle, chosen before the traversal (from the buffers and credits as
+    /// the cycle found them): every listed node sends one flit, of the first class in
     /// round-robin order (from the one after the class that sent last) that can send one: a
     /// waiting class whose next message has been generated and finds an available injection
     /// VC sends that message's head, a class being fed sends its message's next flit if the
-    /// buffer has room by its credits. Returns whether a flit was fed.
+    /// buffer has room by its credits. The flits enter their buffers after the traversal
+    /// (`Engine::feed_due`): a flit fed in cycle t leaves from t + 1, as over any one-cycle
+    /// link. Returns whether a flit is to be fed.
     pub(super) fn feed(&mut self) -> bool {
         let mut fed = false;
         let mut i = 0;
@@ -141,7 +151,10 @@ impl Engine {
                         vc
                     }
                 };
-                self.feed_flit(node, class, slot, vc);
+                if let Some(s) = self.source.as_deref_mut() {
+                    s.due.push((node, class, slot as u32, vc));
+                    s.last_class[node as usize] = class;
+                }
                 fed = true;
                 break;
             }
@@ -216,8 +229,19 @@ impl Engine {
         Some(vc)
     }
 
+    /// After the traversal: the flits chosen by [`Engine::feed`] enter their buffers.
+    pub(super) fn feed_due(&mut self) {
+        let Some(mut source) = self.source.take() else { return };
+        for k in 0..source.due.len() {
+            let (node, class, slot, vc) = source.due[k];
+            self.feed_flit(&mut source, node, class, slot as usize, vc);
+        }
+        source.due.clear();
+        self.source = Some(source);
+    }
+
     /// Feeds the next flit of the message class `class` of `node` is feeding into `vc`.
-    fn feed_flit(&mut self, node: u32, class: u32, slot: usize, vc: u32) {
+    fn feed_flit(&mut self, source: &mut Source, node: u32, class: u32, slot: usize, vc: u32) {
         let vcu = vc as usize;
         let id = self.receiving(vc);
         self.vc_count[vcu] += 1;
@@ -228,21 +252,14 @@ impl Engine {
             // Behind the front message (`reallocation`).
             q.behind[vcu] += 1;
         }
-        if let Some(timing) = self.timing.as_deref_mut() {
-            timing.fed(self.now, vc);
-        }
         if self.vc_received[vcu] == 1 && !self.header_behind(vc, id, 1) {
             // The header: at the router next cycle, routed after its pipeline.
             self.pending.push(Pending { vc, ready: self.now + 1 + self.delay });
         }
-        let tail = self.vc_received[vcu] == self.messages[id as usize].length;
-        let more = tail && self.class_head(node, class).is_some();
-        if let Some(s) = self.source.as_deref_mut() {
-            s.last_class[node as usize] = class;
-            if tail {
-                // The next message may start next cycle.
-                s.vc[slot] = if more { WAITING } else { NONE };
-            }
+        if self.vc_received[vcu] == self.messages[id as usize].length {
+            // The tail is sent: the next message may start next cycle.
+            let more = self.class_head(node, class).is_some();
+            source.vc[slot] = if more { WAITING } else { NONE };
         }
     }
 

@@ -164,13 +164,6 @@ impl Timing {
         }
     }
 
-    /// A flit was fed into injection VC `vc` in cycle `now` over the one-cycle injection
-    /// channel (`source`): it may leave the buffer from `now + 1`.
-    pub(super) fn fed(&mut self, now: u64, vc: u32) {
-        self.transit[vc as usize] += 1;
-        self.schedule(now, 1, ARRIVAL, vc);
-    }
-
     /// The tail left network VC `vc` of `channel` in cycle `now`: the VC is free for another
     /// message once its credit is back.
     pub(super) fn drained(&mut self, now: u64, vc: u32, channel: u32) {
@@ -204,15 +197,13 @@ pub(crate) fn timed(scenario: &Scenario) -> bool {
     file || knobs(scenario) != (1, 1, 0, 0, 0) || !scenario.vc_reallocation.is_drained()
 }
 
-/// The timing of `scenario`'s network, `None` when every link and credit takes one cycle
-/// and no source `feeds` its injection VCs over an injection channel (`source`).
+/// The timing of `scenario`'s network, `None` when every link and credit takes one cycle.
 pub(super) fn of(
     scenario: &Scenario,
     geometry: &Geometry,
     total_vcs: usize,
-    feeds: bool,
 ) -> Option<Box<Timing>> {
-    (timed(scenario) || feeds).then(|| build(scenario, geometry, total_vcs))
+    timed(scenario).then(|| build(scenario, geometry, total_vcs))
 }
 
 /// The timing of `scenario`'s network, built even where every latency is 1.
