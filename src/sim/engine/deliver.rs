@@ -49,10 +49,7 @@ impl Engine {
             if self.source_idle(node)
                 && let Some(head) = self.dequeue(node)
             {
-                // With `tail_sent` reallocation the source sends the next message's header
-                // over its injection channel right behind the tail, as BookSim's does: it
-                // has reached the router when the tail leaves.
-                self.inject(node, v, head, self.now + 1, self.queues.is_some());
+                self.inject(node, v, head, self.now + 1);
             }
         }
     }

@@ -166,7 +166,7 @@ impl Engine {
         let n = node as usize;
         let free_vcs = !self.inj_busy[n] & self.full_mask;
         if free_vcs != 0 && self.queue_head[n] == NONE && self.source_idle(node) {
-            self.inject(node, free_vcs.trailing_zeros(), id, at, false);
+            self.inject(node, free_vcs.trailing_zeros(), id, at);
         } else {
             if self.messages[id as usize].vc_base != 0 {
                 // A reply goes ahead of the queued requests (`replies`).
@@ -188,11 +188,10 @@ impl Engine {
         }
     }
 
-    /// Puts message `id` into injection VC `v` of `node`; its header may route at `at`. With an
-    /// injection channel the header crosses it first, unless it `followed` the tail of the
-    /// message that held the VC over the channel (it is at the router already). (A source
-    /// that feeds its router, `source`, starts its messages itself.)
-    pub(super) fn inject(&mut self, node: u32, v: u32, id: u32, at: u64, followed: bool) {
+    /// Puts message `id`, whole, into injection VC `v` of `node`; its header may route at `at`
+    /// (the parallel source, and a terminal that is no router; a source that feeds its router
+    /// over an injection channel starts its messages itself, `source`).
+    pub(super) fn inject(&mut self, node: u32, v: u32, id: u32, at: u64) {
         let vc = self.network_vcs + node * self.v + v;
         let length = self.messages[id as usize].length;
         let vcu = vc as usize;
@@ -221,10 +220,6 @@ impl Engine {
         }
         self.in_network += 1;
         let mut ready = at;
-        if self.injection_channel {
-            // The header crosses the injection channel, then the source router's pipeline.
-            ready += u64::from(!followed) + self.delay;
-        }
         if broadcast != NONE {
             // A broadcast copy: the send's start-up (Delta) before the header may route.
             ready += self.broadcasts.as_ref().map_or(0, |b| b.startup);
