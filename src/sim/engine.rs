@@ -35,7 +35,7 @@
 //! port is full moves on to its next candidate. Unset, nothing is counted. With
 //! `injection: channel` the same accounting caps a node's injection port at one flit per
 //! cycle (its network ports at `s`, or unlimited), and its source feeds those VCs one flit per
-//! cycle, one message at a time (`source`, a step between 2 and 3).
+//! cycle, one message at a time (`source`: chosen between 2 and 3, fed after 3).
 //!
 //! Multi-cycle links, credit loops and the router pipeline (`channel_latency`,
 //! `credit_delay`, `switch_delay`, `vc_allocation_delay`) are the `timing` module: flits and
