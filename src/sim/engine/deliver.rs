@@ -56,25 +56,38 @@ impl Engine {
 
     /// Takes the message at the head of `node`'s source queue out of it, if there is one.
     pub(super) fn dequeue(&mut self, node: u32) -> Option<u32> {
-        let head = self.queue_head[node as usize];
-        if head == NONE {
+        self.unlink(node, NONE)
+    }
+
+    /// Takes the message after `before` (`NONE`: the head) out of `node`'s source queue, if
+    /// there is one.
+    pub(super) fn unlink(&mut self, node: u32, before: u32) -> Option<u32> {
+        let n = node as usize;
+        let id = match before {
+            NONE => self.queue_head[n],
+            before => self.messages[before as usize].next,
+        };
+        if id == NONE {
             return None;
         }
-        let next = self.messages[head as usize].next;
-        self.queue_head[node as usize] = next;
+        let next = self.messages[id as usize].next;
+        match before {
+            NONE => self.queue_head[n] = next,
+            before => self.messages[before as usize].next = next,
+        }
         if next == NONE {
-            self.queue_tail[node as usize] = NONE;
+            self.queue_tail[n] = before;
         }
         self.queued -= 1;
         if let Some(t) = &mut self.throughput {
             t.dequeued(node);
         }
         if let Some(replies) = self.replies.as_deref_mut()
-            && replies.last_reply[node as usize] == head
+            && replies.last_reply[n] == id
         {
-            replies.last_reply[node as usize] = NONE;
+            replies.last_reply[n] = before;
         }
-        Some(head)
+        Some(id)
     }
 
     /// The tail of message `id` has been ejected from `vc`.

@@ -188,6 +188,24 @@ impl Engine {
         }
     }
 
+    /// Message `id` entered injection VC `vc` in cycle `at`: its injection time and first VC,
+    /// its packet's (`packets`), and one more message in the network.
+    pub(super) fn entered(&mut self, id: u32, vc: u32, at: u64) {
+        let message = &mut self.messages[id as usize];
+        message.injected = at;
+        message.head_vc = vc;
+        if message.split != NONE
+            && let Some(packets) = self.packets.as_deref_mut()
+        {
+            packets.injected(message.split, at);
+        }
+        if self.in_network == 0 {
+            // The watchdog measures idle time while messages are in the network only.
+            self.last_move = self.now;
+        }
+        self.in_network += 1;
+    }
+
     /// Puts message `id`, whole, into injection VC `v` of `node`; its header may route at `at`
     /// (the parallel source, and a terminal that is no router; a source that feeds its router
     /// over an injection channel starts its messages itself, `source`).
@@ -203,22 +221,10 @@ impl Engine {
         if self.switching.kind != WORMHOLE {
             self.switching.start(id, vc);
         }
-        let message = &mut self.messages[id as usize];
         // A reply generated at its request's delivery, a few cycles ahead, leaves no earlier.
-        let at = at.max(message.generated);
-        message.injected = at;
-        message.head_vc = vc;
-        let broadcast = message.broadcast;
-        if message.split != NONE
-            && let Some(packets) = self.packets.as_deref_mut()
-        {
-            packets.injected(message.split, at);
-        }
-        if self.in_network == 0 {
-            // The watchdog measures idle time while messages are in the network only.
-            self.last_move = self.now;
-        }
-        self.in_network += 1;
+        let at = at.max(self.messages[id as usize].generated);
+        self.entered(id, vc, at);
+        let broadcast = self.messages[id as usize].broadcast;
         let mut ready = at;
         if broadcast != NONE {
             // A broadcast copy: the send's start-up (Delta) before the header may route.

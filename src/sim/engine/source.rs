@@ -208,20 +208,7 @@ impl Engine {
             self.vc_out[vcu] = NONE;
         }
         self.inj_busy[node as usize] |= 1 << v;
-        let now = self.now;
-        let message = &mut self.messages[id as usize];
-        message.injected = now;
-        message.head_vc = vc;
-        if message.split != NONE
-            && let Some(packets) = self.packets.as_deref_mut()
-        {
-            packets.injected(message.split, now);
-        }
-        if self.in_network == 0 {
-            // The watchdog measures idle time while messages are in the network only.
-            self.last_move = now;
-        }
-        self.in_network += 1;
+        self.entered(id, vc, self.now);
         if let Some(s) = self.source.as_deref_mut() {
             s.vc[slot] = vc;
             s.last_vc[slot] = v;
@@ -277,25 +264,11 @@ impl Engine {
         (id != NONE).then_some(id)
     }
 
-    /// Takes the first message of class `class` out of `node`'s source queue (it is there).
+    /// Takes the first message of class `class` out of `node`'s source queue: the head, or
+    /// for a request the one behind the last queued reply.
     fn take_class_head(&mut self, node: u32, class: u32) {
-        let n = node as usize;
-        let last_reply = self.replies.as_deref().map_or(NONE, |r| r.last_reply[n]);
-        if class == 1 || last_reply == NONE {
-            self.dequeue(node);
-            return;
-        }
-        // The first request, behind the last queued reply.
-        let id = self.messages[last_reply as usize].next;
-        let next = self.messages[id as usize].next;
-        self.messages[last_reply as usize].next = next;
-        if self.queue_tail[n] == id {
-            self.queue_tail[n] = last_reply;
-        }
-        self.queued -= 1;
-        if let Some(t) = &mut self.throughput {
-            t.dequeued(node);
-        }
+        let last_reply = self.replies.as_deref().map_or(NONE, |r| r.last_reply[node as usize]);
+        self.unlink(node, if class == 1 { NONE } else { last_reply });
     }
 }
 
