@@ -67,6 +67,12 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
     row.intermediates = with_interval_parts(&row.intermediates, interval, consistency);
     row.throughput_ci95 = combined_interval(replications, |r| (r.throughput, r.throughput_ci95));
     aggregate_percentiles(&mut row, replications);
+    if first.is_saturation_search() {
+        // The searches' mean: the offered rate at their maxima too, and the flits' interval.
+        row.rate = replications.iter().map(|r| r.rate).sum::<f64>() / replications.len() as f64;
+        let flits = combined_interval(replications, |r| (r.flit_throughput, None));
+        row.intermediates = with_number(&row.intermediates, "flit_throughput_ci95", flits);
+    }
     if let Some(consistency) = consistency.filter(|c| !c.consistent)
         && row.status == "ok"
     {
@@ -76,6 +82,17 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
     row.link_loads = LinkLoads::sum(replications.iter().map(|r| r.link_loads.as_ref()));
     row.histograms = LatencyHistograms::sum(replications.iter().map(|r| r.histograms.as_ref()));
     Ok(row)
+}
+
+/// `intermediates` (a JSON object) with `key` set to `value` (left as it is for `None` or a
+/// value JSON cannot hold).
+fn with_number(intermediates: &str, key: &str, value: Option<f64>) -> String {
+    let mut map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(intermediates).unwrap_or_default();
+    if let Some(number) = value.and_then(serde_json::Number::from_f64) {
+        map.insert(key.into(), serde_json::Value::Number(number));
+    }
+    serde_json::Value::Object(map).to_string()
 }
 
 /// The sum of a count over the replications, `None` unless every replication has it; a sum

@@ -6,11 +6,13 @@
 //!
 //! 1. the versions the bundle was produced with equal this binary's (`sim::VERSION`,
 //!    `model::VERSION`), and the spec file's SHA-256 equals the one the bundle recorded;
-//! 2. every Saturation task is re-evaluated (the fractions of saturation need them);
-//! 3. up to `per_kind` Simulate, Solve, Curve and Aggregate tasks are drawn in a seeded order
-//!    (the order of `blake3(seed, task id)`), skipping Simulate tasks whose recorded wall
-//!    time exceeds a limit; an Aggregate is recomputed from the committed rows of its
-//!    replications, so the statistics code is checked without re-simulating them;
+//! 2. every Saturation task is re-evaluated (the fractions of saturation need them); where the
+//!    loads are fractions of the simulator's saturation, its committed mean is taken;
+//! 3. up to `per_kind` Simulate, Search, Solve, Curve and Aggregate tasks are drawn in a
+//!    seeded order (the order of `blake3(seed, task id)`), skipping Simulate and Search tasks
+//!    whose recorded wall time exceeds a limit; an Aggregate is recomputed from the committed
+//!    rows of its replications or searches, so the statistics code is checked without
+//!    re-simulating them;
 //! 4. their rows, gathered as `runner run` gathers them and passed through Parquet, must equal
 //!    the committed rows of the same tasks in every column except `wall_seconds`.
 //!
@@ -31,11 +33,11 @@ use crate::store::row::Row;
 /// What to sample.
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
-    /// Tasks drawn per kind (Simulate, Solve, Curve, Aggregate).
+    /// Tasks drawn per kind (Simulate, Search, Solve, Curve, Aggregate).
     pub per_kind: usize,
     /// Seed of the draw.
     pub seed: u64,
-    /// Simulate tasks that took longer than this when the bundle was produced (its
+    /// Simulate and Search tasks that took longer than this when the bundle was produced (its
     /// `wall_seconds`) are passed over, so the check stays cheap.
     pub max_task_seconds: f64,
 }
@@ -92,14 +94,30 @@ pub fn check_sample(
     for node in plan.saturation.iter().flatten() {
         states[node.index()] = run(experiment, plan, *node, None, &[]);
     }
+    // The simulator's saturation, where loads are fractions of it, is the committed mean of
+    // its searches (re-running them all would cost the run; a sample of them is checked below).
+    for &node in plan.load_saturation.iter().flatten() {
+        if plan.graph[node].kind == TaskKind::Aggregate
+            && let Some(rows) = by_id.get(plan.graph[node].id.as_str())
+        {
+            let rows = rows.iter().map(|row| (*row).clone()).collect();
+            states[node.index()] = TaskState::Done(super::cache::Output::Rows(rows));
+        }
+    }
     let saturation = |plan: &Plan, states: &[TaskState], node: NodeIndex| {
         let task = &plan.graph[node];
         task.scenario
             .filter(|_| task.needs_saturation())
-            .and_then(|s| super::saturation_rate(plan, states, s))
+            .and_then(|s| super::load_saturation(plan, states, s))
     };
     let mut report = CheckReport::default();
-    for kind in [TaskKind::Simulate, TaskKind::Solve, TaskKind::Curve, TaskKind::Aggregate] {
+    for kind in [
+        TaskKind::Simulate,
+        TaskKind::Search,
+        TaskKind::Solve,
+        TaskKind::Curve,
+        TaskKind::Aggregate,
+    ] {
         let mut candidates: Vec<(blake3::Hash, NodeIndex)> = plan
             .graph
             .node_indices()
@@ -113,7 +131,7 @@ pub fn check_sample(
                 break;
             }
             let task = &plan.graph[node];
-            if kind == TaskKind::Simulate {
+            if matches!(kind, TaskKind::Simulate | TaskKind::Search) {
                 let seconds = by_id.get(task.id.as_str()).and_then(|rows| rows.first());
                 if seconds.is_none_or(|row| row.wall_seconds > options.max_task_seconds) {
                     continue;
@@ -182,7 +200,7 @@ fn replication_rows(
     let mut rows = Vec::new();
     for replica in replicas {
         let task = &plan.graph[replica];
-        if task.kind != TaskKind::Simulate {
+        if !matches!(task.kind, TaskKind::Simulate | TaskKind::Search) {
             continue;
         }
         let committed = by_id.get(task.id.as_str())?;

@@ -1,6 +1,6 @@
 //! Running one task: where the pipeline calls `model` and `sim` (a Solve batch's points
-//! through [`super::batch`]), and external programs (through [`super::external`]); an
-//! Aggregate is [`super::aggregate`]'s. Rows are built by `store::build`.
+//! through [`super::batch`], a saturation search through [`super::search`]), and external
+//! programs (through [`super::external`]); an Aggregate is [`super::aggregate`]'s. Rows are built by `store::build`.
 //!
 //! Evaluator errors become rows with `status = failed`; a panic inside an
 //! evaluator is caught and reported the same way (as a bug), so one bad point
@@ -146,6 +146,17 @@ fn evaluate_inner(
             let rate = resolve_rate(scenario, task.load, saturation)?;
             super::external::evaluate(method, task, scenario, rate, saturation, log, interrupt)
         }
+        TaskKind::Search => match task.method {
+            None => super::search::simulator(experiment, task, scenario, interrupt),
+            Some(method) => {
+                let method = experiment.external.get(method).ok_or("search without its method")?;
+                let found = super::external::search(method, task, scenario, log, interrupt)?;
+                let mut row =
+                    super::search::row(scenario, task, &method.name, method.evaluator(), &found);
+                row.wall_seconds = started.elapsed().as_secs_f64();
+                Ok(Output::Rows(vec![row]))
+            }
+        },
         TaskKind::Aggregate => Ok(Output::Rows(vec![super::aggregate::aggregate(inputs, task)?])),
         TaskKind::Gather | TaskKind::Report => Err("not a compute task".into()),
     }
@@ -154,7 +165,7 @@ fn evaluate_inner(
 /// Whether a simulation started at `started`, `done` of `planned` cycles in, goes on: always
 /// until `interrupt` is set; after that only while it would end within [`GRACE`] of the moment
 /// the interrupt was first seen (`interrupted_at`).
-fn keep_going(
+pub(crate) fn keep_going(
     interrupt: Option<&AtomicBool>,
     interrupted_at: &OnceLock<Instant>,
     started: Instant,

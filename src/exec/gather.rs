@@ -17,6 +17,7 @@ use crate::store::row::Row;
 /// that status and the error; tasks not run (interrupted) give no row.
 pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec<Row> {
     let saturation_rate = |scenario: usize| super::saturation_rate(plan, states, scenario);
+    let load_saturation = |scenario: usize| super::load_saturation(plan, states, scenario);
     let mut rows = Vec::with_capacity(plan.row_nodes.len());
     // The rows of each Solve batch, built when its first point is reached and taken in order.
     let mut batches: HashMap<NodeIndex, std::vec::IntoIter<Row>> = HashMap::new();
@@ -38,7 +39,8 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
             }
             TaskState::Failed(error) | TaskState::Skipped(error) => {
                 let scenario = &experiment.scenarios[scenario_index].scenario;
-                let rate = task.load.map_or(f64::NAN, |load| load.rate(scenario, saturation));
+                let of = load_saturation(scenario_index);
+                let rate = task.load.map_or(f64::NAN, |load| load.rate(scenario, of));
                 let model = matches!(task.kind, TaskKind::Solve | TaskKind::Curve);
                 let external = task.method.and_then(|m| experiment.external.get(m));
                 let method = match external {
@@ -57,6 +59,11 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                 row.replication = task.replication;
                 row.seed = task.seed;
                 row.fault_seed = task.fault_seed;
+                if task.kind == TaskKind::Search
+                    || (task.kind == TaskKind::Aggregate && task.load.is_none())
+                {
+                    row.measure = Some(crate::store::row::SATURATION_SEARCH.into());
+                }
                 row.evaluator = match (task.kind, &experiment.model, external) {
                     (_, _, Some(external)) => external.evaluator(),
                     (TaskKind::Solve | TaskKind::Curve, Some(m), None) => {
@@ -77,7 +84,7 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                 row.graph.clone_from(&graph_file);
             }
             row.saturation_rate = saturation;
-            if row.fraction_of_saturation.is_none() {
+            if row.fraction_of_saturation.is_none() && !row.is_saturation_search() {
                 row.fraction_of_saturation = saturation.filter(|s| *s > 0.0).map(|s| row.rate / s);
             }
         }

@@ -19,6 +19,7 @@ pub mod external;
 mod gather;
 pub mod guard;
 pub mod lock;
+mod search;
 pub mod slurm;
 
 pub use gather::gather;
@@ -191,7 +192,7 @@ pub fn run(
             let task = graph[node].clone();
             let saturation = task
                 .scenario
-                .and_then(|scenario| saturation_rate(plan, &states, scenario))
+                .and_then(|scenario| load_saturation(plan, &states, scenario))
                 .filter(|_| task.needs_saturation());
             let inputs = aggregate_inputs(plan, &states, node);
             let sender = sender.clone();
@@ -288,6 +289,30 @@ pub fn saturation_rate(plan: &Plan, states: &[TaskState], scenario: usize) -> Op
     match &states[node.index()] {
         TaskState::Done(Output::Saturation(rate)) => Some(*rate),
         _ => None,
+    }
+}
+
+/// The saturation that scenario `scenario`'s loads given as fractions are fractions of, once
+/// the node giving it is done ([`Plan::load_saturation`]).
+pub fn load_saturation(plan: &Plan, states: &[TaskState], scenario: usize) -> Option<f64> {
+    let node = plan.load_saturation.get(scenario).copied().flatten()?;
+    match &states[node.index()] {
+        TaskState::Done(output) => saturation_of_output(output),
+        _ => None,
+    }
+}
+
+/// The saturation a finished node gives the loads that are fractions of it: a `Saturation`
+/// task's rate, or the mean saturation throughput (messages/node/cycle) of an Aggregate of
+/// saturation searches.
+pub fn saturation_of_output(output: &Output) -> Option<f64> {
+    match output {
+        Output::Saturation(rate) => Some(*rate),
+        Output::Rows(rows) => match rows.as_slice() {
+            [row] if row.is_saturation_search() => row.throughput.filter(|t| *t > 0.0),
+            _ => None,
+        },
+        Output::Points(_) => None,
     }
 }
 

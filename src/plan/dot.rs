@@ -43,6 +43,7 @@ pub fn to_dot(plan: &Plan, experiment: &Experiment) -> String {
             TaskKind::Curve => "style=filled, fillcolor=\"#CC79A7\"",
             TaskKind::Simulate => "style=filled, fillcolor=\"#009E73\"",
             TaskKind::External => "style=filled, fillcolor=\"#0072B2\", fontcolor=white",
+            TaskKind::Search => "style=filled, fillcolor=\"#D55E00\", fontcolor=white",
             TaskKind::Aggregate => "style=filled, fillcolor=\"#F0E442\"",
             TaskKind::Gather | TaskKind::Report => "style=filled, fillcolor=\"#CCCCCC\"",
         };

@@ -135,10 +135,13 @@ pub const CURVE_TOP: f64 = 0.995;
 
 /// Id of one simulation replication. `fault_seed` is part of the id only when set (only
 /// scenarios with `fault_rate > 0` have one), so the ids of fault-free tasks are unchanged.
+/// `load` comes with the id of the task whose saturation it is a fraction of when that is not
+/// the model's (`load.saturation: simulation`: the Aggregate of the simulator's searches,
+/// whose id holds everything the saturation depends on); only then is it part of the id.
 pub fn simulate(
     scenario: &Scenario,
     simulation: &SimulationChoice,
-    load: LoadPoint,
+    (load, saturation): (LoadPoint, Option<&str>),
     replication: u32,
     seed: u64,
     fault_seed: Option<u64>,
@@ -150,6 +153,8 @@ pub fn simulate(
         options: &'a sim::SimOptions,
         version: &'static str,
         load: LoadPoint,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        saturation: Option<&'a str>,
         replication: u32,
         seed: u64,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,6 +166,51 @@ pub fn simulate(
         options: &simulation.options,
         version: sim::VERSION,
         load,
+        saturation,
+        replication,
+        seed,
+        fault_seed,
+    })
+}
+
+/// Version of the saturation search (`sim::saturation`'s bisection, its tolerance and point
+/// cap, and the search rows); part of a Search task's id.
+const SEARCH_VERSION: u32 = 1;
+
+/// The plan's cost estimate of one search, in points simulated at about saturation.
+pub const SEARCH_COST_POINTS: f64 = 10.0;
+
+/// Id of one saturation search of the simulator: the scenario, the simulation options (its
+/// window), the simulator's version, the search's version, resolution and point cap, the
+/// search's index and seeds.
+pub fn search(
+    scenario: &Scenario,
+    options: &sim::SimOptions,
+    replication: u32,
+    seed: u64,
+    fault_seed: Option<u64>,
+) -> String {
+    #[derive(Serialize)]
+    struct Key<'a> {
+        kind: TaskKind,
+        search: u32,
+        tolerance: f64,
+        max_points: usize,
+        scenario: &'a Scenario,
+        options: &'a sim::SimOptions,
+        version: &'static str,
+        replication: u32,
+        seed: u64,
+        fault_seed: Option<u64>,
+    }
+    hash(&Key {
+        kind: TaskKind::Search,
+        search: SEARCH_VERSION,
+        tolerance: sim::saturation::TOLERANCE,
+        max_points: sim::saturation::MAX_POINTS,
+        scenario,
+        options,
+        version: sim::VERSION,
         replication,
         seed,
         fault_seed,
@@ -179,7 +229,53 @@ pub const EXTERNAL_PROTOCOL: u32 = 1;
 pub fn external(
     scenario: &Scenario,
     method: &ExternalChoice,
-    load: LoadPoint,
+    (load, saturation): (LoadPoint, Option<&str>),
+    replication: Option<u32>,
+    seed: Option<u64>,
+    fault_seed: Option<u64>,
+) -> String {
+    external_key(
+        TaskKind::External,
+        scenario,
+        method,
+        Some(load),
+        saturation,
+        replication,
+        seed,
+        fault_seed,
+    )
+}
+
+/// Id of one saturation search of an external simulation: its External key without a load,
+/// with the search's version, resolution and point cap (the window is the method's options).
+pub fn external_search(
+    scenario: &Scenario,
+    method: &ExternalChoice,
+    replication: u32,
+    seed: u64,
+    fault_seed: Option<u64>,
+) -> String {
+    let key = external_key(
+        TaskKind::Search,
+        scenario,
+        method,
+        None,
+        None,
+        Some(replication),
+        Some(seed),
+        fault_seed,
+    );
+    hash(&(key, SEARCH_VERSION, sim::saturation::TOLERANCE, sim::saturation::MAX_POINTS))
+}
+
+/// The key of [`external`] and [`external_search`], hashed.
+#[allow(clippy::too_many_arguments)]
+fn external_key(
+    kind: TaskKind,
+    scenario: &Scenario,
+    method: &ExternalChoice,
+    load: Option<LoadPoint>,
+    saturation: Option<&str>,
     replication: Option<u32>,
     seed: Option<u64>,
     fault_seed: Option<u64>,
@@ -199,14 +295,17 @@ pub fn external(
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         throughput: bool,
         scenario: &'a Scenario,
-        load: LoadPoint,
+        /// Always present for an External task (the JSON of `Some(load)` is that of `load`).
+        load: Option<LoadPoint>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        saturation: Option<&'a str>,
         replication: Option<u32>,
         seed: Option<u64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         fault_seed: Option<u64>,
     }
     hash(&Key {
-        kind: TaskKind::External,
+        kind,
         protocol: EXTERNAL_PROTOCOL,
         name: &method.name,
         method_kind: method.kind.as_str(),
@@ -218,6 +317,7 @@ pub fn external(
         throughput: method.throughput,
         scenario,
         load,
+        saturation,
         replication,
         seed,
         fault_seed,
@@ -334,8 +434,12 @@ mod tests {
         // A fault-free task's key serializes exactly as before fault seeds existed.
         let options = serde_json::to_string(&sim::SimOptions::default()).unwrap_or_default();
         assert!(!options.contains("fault_seed"), "{options}");
-        let simulation = SimulationChoice { options: sim::SimOptions::default(), replications: 1 };
-        let load = LoadPoint::Rate(0.01);
+        let simulation = SimulationChoice {
+            options: sim::SimOptions::default(),
+            replications: 1,
+            saturation_searches: 0,
+        };
+        let load = (LoadPoint::Rate(0.01), None);
         let id = simulate(&faulty, &simulation, load, 0, 5, first);
         assert_ne!(id, simulate(&faulty, &simulation, load, 0, 5, fault_seed(7, &faulty, 1)));
     }

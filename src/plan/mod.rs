@@ -5,11 +5,13 @@
 //! scenario, one row per load), `Curve` (the model's
 //! dense curve of one scenario, for the figures), `Simulate` (one replication at
 //! one load), `External` (one run of an external method's program at one load, one
-//! per replication for `kind: simulation`), `Aggregate` (replications -> mean and
-//! 95% CI), `Gather` (all rows -> results.parquet) and `Report` (the bundle). Edges
-//! carry data dependencies only: a `Solve`, `Simulate` or `External` at a fraction of
-//! saturation, and every `Curve`, wait for their scenario's `Saturation`; `Gather`
-//! waits for everything.
+//! per replication for `kind: simulation`), `Search` (one saturation search of one scenario by
+//! the simulator or an external simulation, one seed), `Aggregate` (replications or searches
+//! -> mean and 95% CI), `Gather` (all rows -> results.parquet) and `Report` (the bundle).
+//! Edges carry data dependencies only: a `Solve`, `Simulate` or `External` at a fraction of
+//! saturation waits for the node that gives its scenario's saturation (the model's
+//! `Saturation`, or with `load.saturation: simulation` the Aggregate of the simulator's
+//! searches), every `Curve` for its `Saturation`; `Gather` waits for everything.
 //!
 //! **Invariant:** a task's id is a blake3 hash of its kind, its fully resolved
 //! inputs, its seed and its evaluator's version ([`identity`]); a simulation
@@ -46,6 +48,9 @@ pub enum TaskKind {
     /// One run of an external method's program (`methods.external`): at one load, and for
     /// `kind: simulation` one replication.
     External,
+    /// One saturation search of one scenario by the simulator or an external simulation
+    /// (`saturation_searches`): throughput-mode points bisecting the offered load, one seed.
+    Search,
     /// Replications -> mean and 95% confidence interval.
     Aggregate,
     /// All rows -> results.parquet.
@@ -56,10 +61,11 @@ pub enum TaskKind {
 
 impl TaskKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [TaskKind; 8] = [
+    pub const ALL: [TaskKind; 9] = [
         TaskKind::Saturation,
         TaskKind::Solve,
         TaskKind::Curve,
+        TaskKind::Search,
         TaskKind::Simulate,
         TaskKind::External,
         TaskKind::Aggregate,
@@ -75,6 +81,7 @@ impl TaskKind {
             TaskKind::Curve => "Curve",
             TaskKind::Simulate => "Simulate",
             TaskKind::External => "External",
+            TaskKind::Search => "Search",
             TaskKind::Aggregate => "Aggregate",
             TaskKind::Gather => "Gather",
             TaskKind::Report => "Report",
@@ -89,7 +96,7 @@ impl TaskKind {
     /// Whether the Slurm executor sends tasks of this kind to the cluster (the costly ones:
     /// simulations and external programs); the rest run where `runner run` runs.
     pub fn is_remote(&self) -> bool {
-        matches!(self, TaskKind::Simulate | TaskKind::External)
+        matches!(self, TaskKind::Simulate | TaskKind::External | TaskKind::Search)
     }
 }
 
@@ -221,6 +228,11 @@ pub struct Plan {
     pub report: NodeIndex,
     /// Saturation node per scenario, when the model runs.
     pub saturation: Vec<Option<NodeIndex>>,
+    /// Per scenario, the node whose output is the saturation that loads given as fractions of
+    /// it are fractions of: its `Saturation` node, or with `load.saturation: simulation` the
+    /// Aggregate of the simulator's saturation searches
+    /// (`exec::saturation_of_output`).
+    pub load_saturation: Vec<Option<NodeIndex>>,
     /// Where each row comes from, in row order: per scenario, per load, the Solve batch's point,
     /// then the Simulate replications, then the Aggregate, then each external method's runs
     /// (and their Aggregate); after all scenarios, the Curve
@@ -270,7 +282,10 @@ struct Builder<'a> {
     simulation: Option<&'a SimulationChoice>,
     /// Whether the loads are fractions of the saturation rate.
     fractions: bool,
+    /// Whether they are fractions of the simulator's saturation throughput.
+    of_simulation: bool,
     saturation: Vec<Option<NodeIndex>>,
+    load_saturation: Vec<Option<NodeIndex>>,
     row_nodes: Vec<RowRef>,
     curves: Vec<NodeIndex>,
     /// The tasks Gather waits for.
@@ -286,7 +301,9 @@ impl<'a> Builder<'a> {
             run_model: experiment.model.is_some() && only != Some(Only::Simulation),
             simulation: experiment.simulation.as_ref().filter(|_| only != Some(Only::Model)),
             fractions: matches!(experiment.load, Load::FractionOfSaturation(_)),
+            of_simulation: !experiment.saturation_of.is_model(),
             saturation: Vec::with_capacity(experiment.scenarios.len()),
+            load_saturation: Vec::with_capacity(experiment.scenarios.len()),
             row_nodes: Vec::new(),
             curves: Vec::new(),
             tail: Vec::new(),
@@ -295,10 +312,15 @@ impl<'a> Builder<'a> {
 
     /// The tasks of scenario `index`: the model's, then each load point's.
     fn scenario(&mut self, index: usize, scenario: &Scenario) {
-        let sat = self.saturation_task(index, scenario);
-        self.saturation.push(sat);
-        self.tail.extend(sat);
-        self.curve(index, scenario, sat);
+        let model_sat = self.saturation_task(index, scenario);
+        self.saturation.push(model_sat);
+        self.tail.extend(model_sat);
+        self.curve(index, scenario, model_sat);
+        let searched = self.searches(index, scenario);
+        let sat = if self.of_simulation { searched } else { model_sat };
+        self.load_saturation.push(sat);
+        let saturation_id = sat.filter(|_| self.of_simulation).map(|n| self.graph[n].id.clone());
+        let saturation_id = saturation_id.as_deref();
         let loads = load_points(&self.experiment.load);
         let batches = self.solve_batches(index, scenario, sat, &loads);
         for (point, load) in loads.into_iter().enumerate() {
@@ -306,6 +328,7 @@ impl<'a> Builder<'a> {
                 let point = Some((point % SOLVE_BATCH) as u32);
                 self.row_nodes.push(RowRef { node: solve, point });
             }
+            let sat = (sat, saturation_id);
             if let Some(simulation) = self.simulation {
                 self.simulations(index, scenario, sat, load, simulation);
             }
@@ -315,10 +338,91 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The scenario's saturation searches: the simulator's (when it runs, or when the loads
+    /// are fractions of its saturation) and each external simulation's, each method's searches
+    /// and their Aggregate; returns the simulator's Aggregate.
+    fn searches(&mut self, index: usize, scenario: &Scenario) -> Option<NodeIndex> {
+        let spec_seed = self.experiment.seed;
+        let seeds = |count: u32| {
+            (0..count).map(move |r| {
+                let seed = identity::saturation_search_seed(spec_seed, scenario, r);
+                (r, seed, identity::fault_seed(spec_seed, scenario, r))
+            })
+        };
+        let mut simulator = None;
+        let simulation = match self.of_simulation {
+            true => self.experiment.simulation.as_ref(),
+            false => self.simulation,
+        };
+        if let Some(simulation) = simulation.filter(|s| s.saturation_searches > 0) {
+            let mut searches = Vec::new();
+            for (replication, seed, fault_seed) in seeds(simulation.saturation_searches) {
+                let id =
+                    identity::search(scenario, &simulation.options, replication, seed, fault_seed);
+                let cost = identity::SEARCH_COST_POINTS
+                    * identity::simulation_cost(
+                        scenario,
+                        &simulation.options,
+                        LoadPoint::FractionOfSaturation(1.0),
+                    );
+                searches.push(self.search(index, id, cost, replication, seed, fault_seed, None));
+            }
+            simulator = Some(self.aggregate(index, None, None, &searches));
+        }
+        for (method, external) in self.experiment.external.iter().enumerate() {
+            if external.kind != ExternalKind::Simulation
+                || external.saturation_searches == 0
+                || self.only == Some(Only::Model)
+            {
+                continue;
+            }
+            let mut searches = Vec::new();
+            for (replication, seed, fault_seed) in seeds(external.saturation_searches) {
+                let id =
+                    identity::external_search(scenario, external, replication, seed, fault_seed);
+                let cost = identity::SEARCH_COST_POINTS * external.cost_seconds;
+                searches.push(self.search(
+                    index,
+                    id,
+                    cost,
+                    replication,
+                    seed,
+                    fault_seed,
+                    Some(method),
+                ));
+            }
+            self.aggregate(index, None, Some(method), &searches);
+        }
+        simulator
+    }
+
+    /// One Search task.
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &mut self,
+        index: usize,
+        id: String,
+        cost: f64,
+        replication: u32,
+        seed: u64,
+        fault_seed: Option<u64>,
+        method: Option<usize>,
+    ) -> NodeIndex {
+        let node = self.graph.add_node(Task {
+            replication: Some(replication),
+            seed: Some(seed),
+            fault_seed,
+            method,
+            ..task(TaskKind::Search, id, Some(index), cost)
+        });
+        self.row_nodes.push(RowRef { node, point: None });
+        node
+    }
+
     /// The scenario's Saturation task, when the model runs or the loads are fractions of it.
     fn saturation_task(&mut self, index: usize, scenario: &Scenario) -> Option<NodeIndex> {
         match &self.experiment.model {
-            Some(model) if self.run_model || self.fractions => {
+            Some(model) if self.run_model || (self.fractions && !self.of_simulation) => {
                 let id = identity::saturation(scenario, model);
                 Some(self.graph.add_node(task(TaskKind::Saturation, id, Some(index), 2e-3)))
             }
@@ -379,7 +483,7 @@ impl<'a> Builder<'a> {
         &mut self,
         index: usize,
         scenario: &Scenario,
-        sat: Option<NodeIndex>,
+        (sat, saturation_id): (Option<NodeIndex>, Option<&str>),
         load: LoadPoint,
         simulation: &SimulationChoice,
     ) {
@@ -389,7 +493,14 @@ impl<'a> Builder<'a> {
         for replication in 0..simulation.replications {
             let seed = identity::seed(spec_seed, scenario, load, replication);
             let fault_seed = identity::fault_seed(spec_seed, scenario, replication);
-            let id = identity::simulate(scenario, simulation, load, replication, seed, fault_seed);
+            let id = identity::simulate(
+                scenario,
+                simulation,
+                (load, saturation_id),
+                replication,
+                seed,
+                fault_seed,
+            );
             let cost = identity::simulation_cost(scenario, &simulation.options, load);
             let node = self.graph.add_node(Task {
                 load: Some(load),
@@ -404,7 +515,7 @@ impl<'a> Builder<'a> {
             self.row_nodes.push(RowRef { node, point: None });
             replicas.push(node);
         }
-        self.aggregate(index, load, None, &replicas);
+        self.aggregate(index, Some(load), None, &replicas);
     }
 
     /// An external method's runs at one load point: one for `kind: model`, one per replication
@@ -413,7 +524,7 @@ impl<'a> Builder<'a> {
         &mut self,
         index: usize,
         scenario: &Scenario,
-        sat: Option<NodeIndex>,
+        (sat, saturation_id): (Option<NodeIndex>, Option<&str>),
         load: LoadPoint,
         method: usize,
         external: &ExternalChoice,
@@ -430,7 +541,14 @@ impl<'a> Builder<'a> {
         for replication in replications {
             let seed = replication.map(|r| identity::seed(spec_seed, scenario, load, r));
             let fault_seed = replication.and_then(|r| identity::fault_seed(spec_seed, scenario, r));
-            let id = identity::external(scenario, external, load, replication, seed, fault_seed);
+            let id = identity::external(
+                scenario,
+                external,
+                (load, saturation_id),
+                replication,
+                seed,
+                fault_seed,
+            );
             let node = self.graph.add_node(Task {
                 load: Some(load),
                 replication,
@@ -446,24 +564,25 @@ impl<'a> Builder<'a> {
             replicas.push(node);
         }
         if simulated {
-            self.aggregate(index, load, Some(method), &replicas);
+            self.aggregate(index, Some(load), Some(method), &replicas);
         } else {
             self.tail.extend(replicas);
         }
     }
 
-    /// The Aggregate of `replicas` (of the simulator, or of external method `method`).
+    /// The Aggregate of `replicas` (of the simulator, or of external method `method`): at a
+    /// load, or of saturation searches (no load).
     fn aggregate(
         &mut self,
         index: usize,
-        load: LoadPoint,
+        load: Option<LoadPoint>,
         method: Option<usize>,
         replicas: &[NodeIndex],
-    ) {
+    ) -> NodeIndex {
         let ids: Vec<&str> = replicas.iter().map(|&n| self.graph[n].id.as_str()).collect();
         let id = identity::aggregate(&ids);
         let aggregate = self.graph.add_node(Task {
-            load: Some(load),
+            load,
             method,
             ..task(TaskKind::Aggregate, id, Some(index), 1e-5)
         });
@@ -472,11 +591,13 @@ impl<'a> Builder<'a> {
         }
         self.row_nodes.push(RowRef { node: aggregate, point: None });
         self.tail.push(aggregate);
+        aggregate
     }
 
     /// The dense curves' rows last, then Gather (after every task) and Report.
     fn finish(self) -> Plan {
-        let Builder { mut graph, saturation, mut row_nodes, curves, tail, .. } = self;
+        let Builder { mut graph, saturation, load_saturation, mut row_nodes, curves, tail, .. } =
+            self;
         row_nodes.extend(curves.into_iter().map(|node| RowRef { node, point: None }));
         let cost = 1e-6 * row_nodes.len() as f64;
         let gather = graph.add_node(task(TaskKind::Gather, String::from("gather"), None, cost));
@@ -485,7 +606,7 @@ impl<'a> Builder<'a> {
         }
         let report = graph.add_node(task(TaskKind::Report, String::from("report"), None, 0.5));
         graph.add_edge(gather, report, ());
-        Plan { graph, gather, report, saturation, row_nodes }
+        Plan { graph, gather, report, saturation, load_saturation, row_nodes }
     }
 }
 
@@ -530,6 +651,14 @@ methods: METHODS
                   inputs: [adapters/md1_channel.py], version: '1', replications: 3}, \
                  {name: b, kind: model, command: [python3, adapters/md1_channel.py], version: '1'}]}",
             ),
+            ("{rates: [0.01]}", "{simulation: {saturation_searches: 1}}"),
+            (
+                "{fraction_of_saturation: [0.1, 0.5], saturation: simulation}",
+                "{simulation: {replications: 2, saturation_searches: 3}, external: [\
+                 {name: a, kind: simulation, command: [python3, adapters/md1_channel.py], \
+                  inputs: [adapters/md1_channel.py], version: '1', replications: 2, \
+                  saturation_searches: 2}]}",
+            ),
         ] {
             let text = base.replace("LOAD", load).replace("METHODS", methods);
             let source = SpecSource { path: "count.yaml".into(), text, sha256: String::new() };
@@ -544,6 +673,79 @@ methods: METHODS
             let plan = build(&experiment, None);
             assert_eq!(planned, plan.graph.node_count() as u64, "{methods}");
         }
+    }
+
+    /// With `load.saturation: simulation` every task at a fraction of saturation waits for the
+    /// Aggregate of the simulator's searches, and its id holds that Aggregate's: searching
+    /// otherwise (another window) gives the load points other ids, while their seeds stay.
+    #[test]
+    fn loads_of_the_simulated_saturation_wait_for_the_searches_and_hash_them() {
+        let text = "\
+name: searched
+scenario:
+  topology: {kind: torus, radix: 4, dimensions: 2}
+  routing: dimension_order
+  virtual_channels: 2
+load: {fraction_of_saturation: [0.3, 0.6], saturation: simulation}
+methods:
+  simulation: {replications: 2, saturation_searches: 3, cycles: CYCLES}
+";
+        let plan_of = |cycles: &str| {
+            let text = text.replace("CYCLES", cycles);
+            let source = SpecSource { path: "s.yaml".into(), text, sha256: String::new() };
+            let experiment = spec::parse(&source).unwrap_or_else(|e| panic!("{e}"));
+            build(&experiment, None)
+        };
+        let plan = plan_of("2000");
+        let searched = plan.load_saturation[0].expect("the searches' Aggregate");
+        assert_eq!(plan.saturation[0], None, "no model");
+        let aggregate = &plan.graph[searched];
+        assert_eq!((aggregate.kind, aggregate.load), (super::TaskKind::Aggregate, None));
+        let searches: Vec<_> =
+            plan.graph.neighbors_directed(searched, petgraph::Direction::Incoming).collect();
+        assert_eq!(searches.len(), 3);
+        assert!(searches.iter().all(|&n| plan.graph[n].kind == super::TaskKind::Search));
+        let simulations: Vec<_> = plan
+            .graph
+            .node_indices()
+            .filter(|&n| plan.graph[n].kind == super::TaskKind::Simulate)
+            .collect();
+        assert_eq!(simulations.len(), 4);
+        for &node in &simulations {
+            let inputs: Vec<_> =
+                plan.graph.neighbors_directed(node, petgraph::Direction::Incoming).collect();
+            assert_eq!(inputs, vec![searched], "waits for the searches' mean");
+        }
+        let other = plan_of("3000");
+        let ids = |plan: &super::Plan, kind| -> Vec<(String, Option<u64>)> {
+            plan.graph
+                .node_weights()
+                .filter(|t| t.kind == kind)
+                .map(|t| (t.id.clone(), t.seed))
+                .collect()
+        };
+        for (a, b) in ids(&plan, super::TaskKind::Simulate)
+            .iter()
+            .zip(&ids(&other, super::TaskKind::Simulate))
+        {
+            assert_ne!(a.0, b.0, "the window changes the searches, so the loads");
+            assert_eq!(a.1, b.1, "a load point's seed is its own");
+        }
+        // The searches' seeds are those of `runner simulate --saturation --seed 1`.
+        let scenario = &spec::parse(&SpecSource {
+            path: "s.yaml".into(),
+            text: text.replace("CYCLES", "2000"),
+            sha256: String::new(),
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+        .scenarios[0]
+            .scenario;
+        let mut seeds: Vec<u64> = searches.iter().filter_map(|&n| plan.graph[n].seed).collect();
+        seeds.sort_unstable();
+        let mut expected: Vec<u64> =
+            (0..3).map(|r| super::identity::saturation_search_seed(1, scenario, r)).collect();
+        expected.sort_unstable();
+        assert_eq!(seeds, expected);
     }
 
     /// A graph file is part of the task ids by its content only: two copies under different

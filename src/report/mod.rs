@@ -373,6 +373,7 @@ fn render_files(
         input
             .rows
             .iter()
+            .filter(|row| !row.is_saturation_search())
             .map(|row| figure::PlotRow {
                 row,
                 json: figure::plot_json(row, &plot_columns),
@@ -416,8 +417,11 @@ fn render_files(
     }
 
     // Tables and the summary show the load points the spec asked for; the dense model
-    // curves are drawing aids for the figures (and stay in results.parquet).
-    let table_rows = spec_grid_rows(input.rows);
+    // curves are drawing aids for the figures (and stay in results.parquet). The rows of
+    // saturation searches are no load points: only the saturation table reads them.
+    let grid_rows = spec_grid_rows(input.rows);
+    let grid_rows: &[Row] = &grid_rows;
+    let table_rows = load_point_rows(grid_rows);
     let table_rows: &[Row] = &table_rows;
     let mut agreement_table = None;
     let mut results_table = None;
@@ -464,7 +468,7 @@ fn render_files(
                     Some(write_table(&tables_dir, "results", table, csv, input, written)?);
             }
             TableKind::Saturation if saturation_table.is_none() => {
-                let lines = saturation::compute(table_rows);
+                let lines = saturation::compute(grid_rows);
                 let (table, csv) = (saturation::table(&lines), saturation::csv(&lines));
                 let csv = |out: &mut dyn io::Write| out.write_all(tables::sanitize(csv).as_bytes());
                 saturation_table =
@@ -521,6 +525,17 @@ fn spec_grid_rows(rows: &[Row]) -> std::borrow::Cow<'_, [Row]> {
         Some(_) => {
             std::borrow::Cow::Owned(rows.iter().filter(|row| !row.is_dense()).cloned().collect())
         }
+    }
+}
+
+/// The rows of load points: `rows` without the saturation searches' rows, borrowed when it
+/// has none.
+fn load_point_rows(rows: &[Row]) -> std::borrow::Cow<'_, [Row]> {
+    if rows.iter().any(Row::is_saturation_search) {
+        let points = rows.iter().filter(|row| !row.is_saturation_search()).cloned().collect();
+        std::borrow::Cow::Owned(points)
+    } else {
+        std::borrow::Cow::Borrowed(rows)
     }
 }
 

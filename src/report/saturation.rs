@@ -14,6 +14,13 @@
 //! load grid brackets. The model's figure is
 //! `saturation_rate`, which the run fills in whenever the model ran. Like every table it reads
 //! rows only.
+//!
+//! Where a method ran saturation searches (`saturation_searches`: rows with `measure =
+//! saturation`), its line is their mean instead: the saturation throughput each search found
+//! by bisecting the offered load to 1% of the knee, with the 95% Student-t half-width over
+//! the searches (of the saturation throughput itself this time, not of one load), in messages
+//! and in flits, the mean offered rate at the searches' maxima, and the number of searches;
+//! the load grid's points are then not counted (a search does not need them).
 
 use std::collections::BTreeMap;
 
@@ -24,7 +31,7 @@ use super::tables::{Cell, Table, csv_field};
 use crate::store::row::Row;
 
 /// One scenario's line.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct SaturationLine {
     pub(crate) scenario_id: String,
     pub(crate) label: String,
@@ -40,10 +47,15 @@ pub(crate) struct SaturationLine {
     /// The 95% half-width of `simulated` (`throughput_ci95` of its row), when it has one.
     pub(crate) simulated_ci95: Option<f64>,
     pub(crate) flits: Option<f64>,
+    /// The 95% half-width of `flits`, for a line from saturation searches.
+    pub(crate) flits_ci95: Option<f64>,
     pub(crate) offered: Option<f64>,
-    /// Throughput-mode points, and how many of them were saturated.
-    pub(crate) points: usize,
-    pub(crate) saturated: usize,
+    /// The number of saturation searches behind the line; `None` for a line from load points.
+    pub(crate) searches: Option<usize>,
+    /// Throughput-mode points, and how many of them were saturated (`None` for a line from
+    /// saturation searches).
+    pub(crate) points: Option<usize>,
+    pub(crate) saturated: Option<usize>,
 }
 
 /// The lines of the table, in scenario order (first appearance among the rows).
@@ -58,7 +70,9 @@ pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
         entry.push(row);
     }
     let relevant = |rows: &[&Row]| {
-        rows.iter().any(|row| is_throughput_point(row) || row.saturation_rate.is_some())
+        rows.iter().any(|row| {
+            is_throughput_point(row) || row.is_saturation_search() || row.saturation_rate.is_some()
+        })
     };
     let shown: Vec<(&str, &Vec<&Row>)> = order
         .iter()
@@ -79,6 +93,29 @@ pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
         };
         let model = rows.iter().find_map(|row| row.saturation_rate);
         for method in methods(rows) {
+            let line = SaturationLine {
+                scenario_id: (*id).to_owned(),
+                json: first.clone(),
+                label: label.clone(),
+                method: method.to_owned(),
+                model,
+                ..SaturationLine::default()
+            };
+            let searched = rows.iter().find(|row| {
+                row.method == method && row.is_saturation_search() && row.throughput.is_some()
+            });
+            if let Some(row) = searched {
+                lines.push(SaturationLine {
+                    simulated: row.throughput,
+                    simulated_ci95: row.throughput_ci95,
+                    flits: row.flit_throughput,
+                    flits_ci95: row.intermediate("flit_throughput_ci95"),
+                    offered: Some(row.rate),
+                    searches: Some(row.replications.map_or(1, |n| n as usize)),
+                    ..line
+                });
+                continue;
+            }
             let points: Vec<&&Row> = rows
                 .iter()
                 .filter(|row| row.method == method && is_throughput_point(row))
@@ -89,28 +126,25 @@ pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
                 .filter(|(t, _)| t.is_finite())
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             lines.push(SaturationLine {
-                scenario_id: (*id).to_owned(),
-                json: first.clone(),
-                label: label.clone(),
-                method: method.to_owned(),
-                model,
                 simulated: best.map(|(t, _)| t),
                 simulated_ci95: best.and_then(|(_, row)| Estimate::Throughput.half_width(row)),
                 flits: best.and_then(|(_, row)| row.flit_throughput),
                 offered: best.map(|(_, row)| row.rate),
-                points: points.len(),
-                saturated: points.iter().filter(|row| row.status == "saturated").count(),
+                points: Some(points.len()),
+                saturated: Some(points.iter().filter(|row| row.status == "saturated").count()),
+                ..line
             });
         }
     }
     lines
 }
 
-/// The methods with throughput-mode rows in a scenario, the built-in simulator first and then
-/// in order of appearance; just `simulation` when there are none (a model-only line).
+/// The methods with throughput-mode rows or saturation searches in a scenario, the built-in
+/// simulator first and then in order of appearance; just `simulation` when there are none (a
+/// model-only line).
 fn methods<'a>(rows: &[&'a Row]) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
-    for row in rows.iter().filter(|row| is_throughput_point(row)) {
+    for row in rows.iter().filter(|row| is_throughput_point(row) || row.is_saturation_search()) {
         if !out.contains(&row.method.as_str()) {
             out.push(row.method.as_str());
         }
@@ -152,6 +186,7 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
         "simulated_over_model",
         "offered_at_max",
         "flit_throughput_at_max",
+        "saturation_searches",
         "throughput_points",
         "saturated_points",
     ] {
@@ -172,9 +207,10 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
                 Cell::with_interval(line.simulated, line.simulated_ci95),
                 Cell::number(ratio(line)),
                 Cell::number(line.offered),
-                Cell::number(line.flits),
-                Cell::count(line.points),
-                Cell::count(line.saturated),
+                Cell::with_interval(line.flits, line.flits_ci95),
+                optional_count(line.searches),
+                optional_count(line.points),
+                optional_count(line.saturated),
             ]);
             cells
         })
@@ -197,6 +233,15 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
          was not swept past saturation: its maximum is a lower bound."
             .to_owned()
     };
+    if lines.iter().any(|line| line.searches.is_some()) {
+        note.push_str(&format!(
+            " A line with searches is the mean of independent saturation searches \
+             (saturation_searches), each bisecting the offered load until the knee is bracketed \
+             within {:.0}% and taking the highest accepted rate over its points, with the 95% \
+             Student-t half-width over the searches.",
+            100.0 * crate::sim::saturation::TOLERANCE
+        ));
+    }
     if !labelled && let Some(first) = lines.first() {
         let constant: Vec<&str> = columns::DESCRIBE_COLUMNS
             .iter()
@@ -215,14 +260,23 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
     table
 }
 
+/// A count cell, empty for `None`.
+fn optional_count(value: Option<usize>) -> Cell {
+    match value {
+        Some(count) => Cell::count(count),
+        None => Cell::number(None),
+    }
+}
+
 /// The table as CSV, unrounded.
 pub(crate) fn csv(lines: &[SaturationLine]) -> String {
     let mut out = String::from(
         "scenario_id,scenario,method,model_saturation_rate,simulated_max_throughput,\
          simulated_max_throughput_ci95,simulated_over_model,offered_at_max,flit_throughput_at_max,\
-         throughput_points,saturated_points\n",
+         flit_throughput_at_max_ci95,saturation_searches,throughput_points,saturated_points\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
+    let count = |value: Option<usize>| value.map(|value| value.to_string()).unwrap_or_default();
     for line in lines {
         let fields = [
             csv_field(&line.scenario_id),
@@ -234,8 +288,10 @@ pub(crate) fn csv(lines: &[SaturationLine]) -> String {
             number(ratio(line)),
             number(line.offered),
             number(line.flits),
-            line.points.to_string(),
-            line.saturated.to_string(),
+            number(line.flits_ci95),
+            count(line.searches),
+            count(line.points),
+            count(line.saturated),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
@@ -290,16 +346,50 @@ mod tests {
         assert_eq!(lines.len(), 2, "{lines:?}");
         let a = &lines[0];
         assert_eq!((a.simulated, a.offered, a.model), (Some(0.016), Some(0.02), None));
-        assert_eq!((a.points, a.saturated), (3, 2));
+        assert_eq!((a.points, a.saturated), (Some(3), Some(2)));
         assert_eq!(a.flits, Some(32.0 * 0.016));
         assert_eq!(a.simulated_ci95, None);
         let b = &lines[1];
-        assert_eq!((b.simulated, b.model, b.saturated), (Some(0.01), Some(0.02), 0));
+        assert_eq!((b.simulated, b.model, b.saturated), (Some(0.01), Some(0.02), Some(0)));
         assert_eq!(ratio(b), Some(0.5));
         let text = csv(&lines);
         assert_eq!(text.lines().count(), 3);
         assert_eq!(table(&lines).rows.len(), 2);
         assert!(table(&[]).note.unwrap().contains("measure: throughput"));
+    }
+
+    /// A method's saturation searches make its line: their mean and interval, in messages and
+    /// flits, and their count; its load points are then not counted, and the other method
+    /// keeps its line from throughput points.
+    #[test]
+    fn searches_make_the_line_of_their_method() {
+        let mut searched = row("a", "simulation", 0.018, 0.017, "ok");
+        searched.measure = Some(crate::store::row::SATURATION_SEARCH.into());
+        searched.replications = Some(3);
+        searched.throughput_ci95 = Some(0.0004);
+        searched.intermediates = r#"{"flit_throughput_ci95":0.0128}"#.into();
+        let mut one_search = searched.clone();
+        one_search.replication = Some(0);
+        let mut booksim = row("a", "booksim", 0.02, 0.016, "saturated");
+        booksim.measure = Some("throughput".into());
+        let rows = vec![row("a", "simulation", 0.01, 0.01, "ok"), one_search, searched, booksim];
+        let lines = compute(&rows);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let ours = &lines[0];
+        assert_eq!(ours.method, "simulation");
+        assert_eq!((ours.simulated, ours.simulated_ci95), (Some(0.017), Some(0.0004)));
+        assert_eq!((ours.flits, ours.flits_ci95), (Some(32.0 * 0.017), Some(0.0128)));
+        assert_eq!((ours.offered, ours.searches), (Some(0.018), Some(3)));
+        assert_eq!((ours.points, ours.saturated), (None, None));
+        let theirs = &lines[1];
+        assert_eq!((theirs.method.as_str(), theirs.searches), ("booksim", None));
+        assert_eq!((theirs.points, theirs.saturated), (Some(1), Some(1)));
+        let shown = table(&lines);
+        let headers: Vec<&str> = shown.columns.iter().map(|c| c.header.as_str()).collect();
+        assert!(headers.contains(&"Searches"), "{headers:?}");
+        assert!(shown.note.as_deref().is_some_and(|n| n.contains("saturation_searches")));
+        let text = csv(&lines);
+        assert!(text.lines().nth(1).is_some_and(|l| l.ends_with(",0.0128,3,,")), "{text}");
     }
 
     /// The scenario by its fields that vary, never its id; a simulation-only run shows no
@@ -364,7 +454,7 @@ mod tests {
         assert_eq!(methods, ["simulation", "booksim"]);
         assert_eq!(
             (lines[1].simulated, lines[1].offered, lines[1].saturated),
-            (Some(0.014), Some(0.02), 1)
+            (Some(0.014), Some(0.02), Some(1))
         );
         let shown = table(&lines);
         let headers: Vec<&str> = shown.columns.iter().map(|c| c.header.as_str()).collect();

@@ -140,6 +140,10 @@ pub struct Field {
     pub display: Option<Display>,
     /// Table header (every column).
     pub header: Option<Header>,
+    /// The name a null cell stands for, for a field whose default is left null in the rows
+    /// (so that results from before the field existed stay bit for bit): `drained` for
+    /// `vc_reallocation`. A figure's `select` names the default by it.
+    pub null_is: Option<&'static str>,
     /// The field's value in a scenario, as its result column holds it (`Cell::Null` where it
     /// does not apply; also for `processors`, which the `nodes` column reports).
     pub of: fn(&Scenario) -> Cell,
@@ -518,6 +522,7 @@ const fn field(name: &'static str, value: Value, of: fn(&Scenario) -> Cell) -> F
         evaluators: Evaluators::Both,
         display: None,
         header: None,
+        null_is: None,
         of,
     }
 }
@@ -537,6 +542,11 @@ impl Field {
 
     const fn header(self, header: Option<Header>) -> Field {
         Field { header, ..self }
+    }
+
+    /// A null cell stands for the default `name`.
+    const fn null_is(self, name: &'static str) -> Field {
+        Field { null_is: Some(name), ..self }
     }
 
     /// A result column derived from the scenario, not written in a spec.
@@ -661,6 +671,7 @@ pub const FIELDS: &[Field] = &[
     field("vc_reallocation", Value::Name, |s| {
         maybe_text((!s.vc_reallocation.is_drained()).then(|| s.vc_reallocation.as_str().to_owned()))
     })
+    .null_is("drained")
     .simulator()
     .header(header("VC reallocation", "", "VC reallocation", "")),
     field("switch_allocator", Value::Name, |s| {
@@ -668,6 +679,7 @@ pub const FIELDS: &[Field] = &[
             (!s.switch_allocator.is_greedy()).then(|| s.switch_allocator.as_str().to_owned()),
         )
     })
+    .null_is("greedy")
     .simulator()
     .header(header("Switch allocator", "", "Switch allocator", "")),
     field("switch_allocator_iterations", count(1, 64), |s| {
@@ -679,11 +691,13 @@ pub const FIELDS: &[Field] = &[
     field("vc_allocator", Value::Name, |s| {
         maybe_text((!s.vc_allocator.is_sequential()).then(|| s.vc_allocator.as_str().to_owned()))
     })
+    .null_is("sequential")
     .simulator()
     .header(header("VC allocator", "", "VC allocator", "")),
     field("vc_classes", Value::Name, |s| {
         maybe_text((!s.vc_classes.is_spread()).then(|| s.vc_classes.as_str().to_owned()))
     })
+    .null_is("spread")
     .simulator()
     .header(header("VC classes", "", "VC classes", "")),
     field("message_length", count(1, MAX_COUNT), |s| whole(s.message_length))
@@ -736,6 +750,7 @@ pub const FIELDS: &[Field] = &[
     field("injection", Value::Name, |s| {
         maybe_text((!s.injection.is_parallel()).then(|| s.injection.as_str().to_owned()))
     })
+    .null_is("parallel")
     .simulator()
     .header(header("Injection", "", "Injection", "")),
     field("ejection", Value::Name, |s| text(s.ejection.as_str()))

@@ -109,10 +109,11 @@ pub fn saturation_throughput(
         options.measure = Measure::THROUGHPUT;
     }
     let bound = injection_bound(scenario);
-    let mut points: Vec<Point> = Vec::new();
     let planned = PROGRESS_PER_POINT * MAX_POINTS as u64;
-    let run = |rate: f64, points: &mut Vec<Point>| -> Result<Status, SimError> {
-        let before = PROGRESS_PER_POINT * points.len() as u64;
+    let mut done = 0u64;
+    search(bound, |rate| {
+        let before = PROGRESS_PER_POINT * done;
+        done += 1;
         if let Some(report) = progress
             && report(before, planned).is_break()
         {
@@ -127,17 +128,33 @@ pub fn saturation_throughput(
         };
         let m =
             simulate(scenario, rate, &options, seed, progress.map(|_| &within as Progress<'_>))?;
-        points.push(Point {
+        Ok(Point {
             rate,
             status: m.status,
             throughput: m.throughput,
             flit_throughput: m.intermediate("flit_throughput"),
             source_drops: m.intermediate("source_drops"),
-        });
-        Ok(m.status)
+        })
+    })
+}
+
+/// The search itself, over any simulator: `run` simulates one offered rate in throughput mode
+/// and gives its [`Point`] (runner's simulator for [`saturation_throughput`], an external
+/// program's for the pipeline's searches of an external method). Starts at `bound`, the most a
+/// node can offer, then bisects as the module says; an error of `run` ends the search.
+pub fn search(
+    bound: f64,
+    mut run: impl FnMut(f64) -> Result<Point, SimError>,
+) -> Result<Saturation, SimError> {
+    let mut points: Vec<Point> = Vec::new();
+    let mut step = |rate: f64, points: &mut Vec<Point>| -> Result<Status, SimError> {
+        let point = run(rate)?;
+        let status = point.status;
+        points.push(point);
+        Ok(status)
     };
     let (mut lo, mut hi) = (0.0_f64, None::<f64>);
-    let status = run(bound, &mut points)?;
+    let status = step(bound, &mut points)?;
     classify(bound, status, &mut lo, &mut hi);
     let overload = points[0].throughput.filter(|t| *t > 0.0 && *t < bound);
     let mut next = overload;
@@ -149,7 +166,7 @@ pub fn saturation_throughput(
             Some(rate) if rate > lo && rate < upper => rate,
             _ => 0.5 * (lo + upper),
         };
-        let status = run(rate, &mut points)?;
+        let status = step(rate, &mut points)?;
         classify(rate, status, &mut lo, &mut hi);
     }
     let best = points

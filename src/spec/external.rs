@@ -54,6 +54,8 @@ pub struct ExternalChoice {
     pub version: String,
     /// Replications per load point (1 for a model).
     pub replications: u32,
+    /// Saturation searches per scenario (`kind: simulation`; 0: none).
+    pub saturation_searches: u32,
     /// Seconds one evaluation may run.
     pub timeout_seconds: u64,
     /// The plan's estimate of one evaluation, in seconds.
@@ -204,6 +206,24 @@ pub fn choices(methods: &MethodsSpec, diags: &mut Vec<Diagnostic>) -> Vec<Extern
                 r.value
             }
         };
+        let saturation_searches = match (&method.saturation_searches, kind) {
+            (None, _) => 0,
+            (Some(n), ExternalKind::Model) => {
+                diags.push(error(
+                    n.referenced,
+                    "`saturation_searches` applies to `kind: simulation` only: a model's \
+                     saturation is not searched by simulating loads",
+                    Some("remove `saturation_searches`, or set `kind: simulation`"),
+                ));
+                0
+            }
+            (Some(n), ExternalKind::Simulation) => {
+                if let Err(message) = crate::spec::validate::check_saturation_searches(n.value) {
+                    diags.push(error(n.referenced, message, None));
+                }
+                n.value
+            }
+        };
         let measure = method.measure.as_ref().map(|m| m.value);
         if let Some(m) = &method.measure
             && kind == ExternalKind::Model
@@ -267,6 +287,7 @@ pub fn choices(methods: &MethodsSpec, diags: &mut Vec<Diagnostic>) -> Vec<Extern
                 .collect(),
             version: version.to_string(),
             replications,
+            saturation_searches,
             timeout_seconds,
             cost_seconds,
             throughput: measure == Some(MeasureName::Throughput),

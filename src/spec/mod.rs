@@ -22,6 +22,7 @@ use sha2::{Digest, Sha256};
 
 pub use error::{Diagnostic, SpecError};
 use report::ReportSpec;
+pub use types::SaturationOf;
 
 use crate::model::{ModelName, ModelOptions};
 use crate::scenario::Scenario;
@@ -44,6 +45,9 @@ pub struct Experiment {
     /// they are exactly its points: a copy of a 100,000-point sweep stays three lines).
     #[serde(serialize_with = "serialize_load")]
     pub load: Load,
+    /// Whose saturation a load given as `fraction_of_saturation` is a fraction of.
+    #[serde(skip_serializing_if = "SaturationOf::is_model")]
+    pub saturation_of: SaturationOf,
     /// The analytical model, if requested.
     pub model: Option<ModelChoice>,
     /// The simulator settings, if requested.
@@ -157,6 +161,8 @@ pub struct SimulationChoice {
     pub options: SimOptions,
     /// Independent replications per load point.
     pub replications: u32,
+    /// Independent saturation searches per scenario (0: none).
+    pub saturation_searches: u32,
 }
 
 /// A spec file read from disk: its text and hash, before parsing.

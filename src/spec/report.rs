@@ -223,10 +223,14 @@ pub enum SelectedValue {
 }
 
 impl SelectedValue {
-    /// Whether a scenario column's value (as JSON) is this value.
-    pub fn matches(&self, value: &serde_json::Value) -> bool {
+    /// Whether the value (as JSON) of scenario column `column` is this value; a null cell of
+    /// a field whose default rows leave null is its default's name (`fields::Field::null_is`).
+    pub fn matches(&self, column: &str, value: &serde_json::Value) -> bool {
         match self {
             SelectedValue::Number(number) => value.as_f64() == Some(*number),
+            SelectedValue::Text(text) if value.is_null() => crate::scenario::fields::get(column)
+                .and_then(|field| field.null_is)
+                .is_some_and(|name| name == text),
             SelectedValue::Text(text) => value.as_str() == Some(text.as_str()),
         }
     }
@@ -326,7 +330,10 @@ impl FigureSpec {
     pub fn selects(&self, scenario: &serde_json::Value) -> bool {
         self.select.as_ref().is_none_or(|select| {
             select.value.iter().all(|(column, selection)| {
-                selection.values().iter().any(|value| value.matches(&scenario[column.as_str()]))
+                selection
+                    .values()
+                    .iter()
+                    .any(|value| value.matches(column, &scenario[column.as_str()]))
             })
         })
     }

@@ -280,10 +280,19 @@ pub struct LoadSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>")]
     pub rates: Option<Field<f64>>,
-    /// Loads as fractions of the model's saturation rate for each scenario (0 < f).
+    /// Loads as fractions of each scenario's saturation (0 < f): the model's saturation rate,
+    /// or the simulator's saturation throughput with `saturation: simulation`.
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>")]
     pub fraction_of_saturation: Option<Field<f64>>,
+    /// With `fraction_of_saturation`: whose saturation the fractions are of, `model` (the
+    /// model's saturation rate, the default) or `simulation` (the simulator's saturation
+    /// throughput: the mean of `methods.simulation.saturation_searches` searches, so every
+    /// method is evaluated at the same offered loads, those fractions of what the simulator
+    /// accepts).
+    #[serde(default)]
+    #[schemars(with = "Option<SaturationOf>", extend("default" = "model"))]
+    pub saturation: Option<Spanned<SaturationOf>>,
     /// `traffic.pattern: trace` only, and then required: time scale factors s > 0 of the
     /// replay, the load axis of a trace. A message recorded at cycle t is generated at
     /// round(t * s): s < 1 compresses time (a higher load), s > 1 stretches it. The rows'
@@ -291,6 +300,24 @@ pub struct LoadSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>")]
     pub trace_time_scale: Option<Field<f64>>,
+}
+
+/// `load.saturation`: whose saturation `fraction_of_saturation` is a fraction of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SaturationOf {
+    /// The model's saturation rate (`methods.model`).
+    #[default]
+    Model,
+    /// The simulator's saturation throughput, found by `methods.simulation.saturation_searches`.
+    Simulation,
+}
+
+impl SaturationOf {
+    /// Whether it is the default, the model's.
+    pub fn is_model(&self) -> bool {
+        *self == SaturationOf::Model
+    }
 }
 
 /// `methods:` at least one of `model`, `simulation` and `external`.
@@ -364,6 +391,13 @@ pub struct ExternalMethod {
     #[serde(default)]
     #[schemars(with = "Option<MeasureName>", extend("default" = "latency"))]
     pub measure: Option<Spanned<MeasureName>>,
+    /// `kind: simulation` only: independent saturation searches per scenario (0 to 100;
+    /// default 0), as `methods.simulation.saturation_searches`, with runner bisecting the
+    /// offered load and the program evaluating each point (a request with `measure:
+    /// throughput`). The seeds are the built-in simulator's searches' seeds.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", extend("default" = 0))]
+    pub saturation_searches: Option<Spanned<u32>>,
     /// Free-form settings handed to the program in the request's `options`; part of the task id.
     #[serde(default)]
     pub options: std::collections::BTreeMap<String, serde_json::Value>,
@@ -444,6 +478,16 @@ pub struct SimulationMethod {
     #[serde(default)]
     #[schemars(with = "Option<MeasureName>", extend("default" = "latency"))]
     pub measure: Option<Spanned<MeasureName>>,
+    /// Independent saturation searches per scenario (0 to 100; default 0, none). Each search
+    /// finds the saturation throughput as `runner simulate --saturation` does: throughput-mode
+    /// points from the injection bound down, the offered load bisected until the knee's bracket
+    /// is within 1% of its upper end, the highest accepted rate over its points; the searches'
+    /// seeds are those of `runner simulate --saturation --seed <spec seed> --replications N`.
+    /// Each gives a row (`measure = saturation`) and their mean a row with its 95% Student-t
+    /// interval over the searches, which the `saturation` table shows.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", extend("default" = 0))]
+    pub saturation_searches: Option<Spanned<u32>>,
     /// Throughput mode: messages one node's source queue holds at most (>= 1); a message
     /// generated for a full queue is dropped and counted.
     #[serde(default)]

@@ -195,7 +195,8 @@ macro_rules! row {
             pub fault_map: Option<String>,
 
             /// What the simulation measured: `latency` or `throughput` (`methods.simulation.measure`,
-            /// or an external simulation's `measure`); null for model rows.
+            /// or an external simulation's `measure`), or `saturation` for a saturation search's
+            /// row and the mean of a method's searches (no load point); null for model rows.
             #[serde(default)]
             pub measure: Option<String>,
             /// Offered load the simulation generated in its window, messages dropped at full source
@@ -318,7 +319,16 @@ pub const SPEC_GRID: &str = "spec";
 /// [`Row::load_grid`] of a point of the model's dense curve.
 pub const DENSE_GRID: &str = "dense";
 
+/// The `measure` of a saturation search's rows (`saturation_searches`).
+pub const SATURATION_SEARCH: &str = "saturation";
+
 impl Row {
+    /// Whether the row is a saturation search's, or the mean of a method's searches
+    /// (`measure = saturation`): a scenario's saturation throughput, not a load point.
+    pub fn is_saturation_search(&self) -> bool {
+        self.measure.as_deref() == Some(SATURATION_SEARCH)
+    }
+
     /// Whether the row is a point of the model's dense curve (not one the spec asked for).
     pub fn is_dense(&self) -> bool {
         self.load_grid.as_deref() == Some(DENSE_GRID)

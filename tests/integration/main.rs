@@ -13,6 +13,7 @@ mod layers;
 mod reader_properties;
 mod reproductions;
 mod router_preset;
+mod searches;
 mod slurm;
 mod spec_errors;
 mod spec_properties;

@@ -439,6 +439,57 @@ fn throughput_options_are_checked_where_they_stand() {
 }
 
 #[test]
+fn loads_of_the_simulated_saturation_need_its_searches() {
+    let searched = VALID
+        .replace(
+            "load: {rates: [0.01]}",
+            "load: {fraction_of_saturation: [0.3, 0.6], saturation: simulation}",
+        )
+        .replace("simulation: {}", "simulation: {saturation_searches: 3}");
+    accepted(&searched);
+    // No search to take the saturation from.
+    let err = flat(&rejected(searched.replace("{saturation_searches: 3}", "{}").as_bytes()));
+    assert!(err.contains("no search is planned"), "{err}");
+    assert!(err.contains("add `saturation_searches: 3`"), "{err}");
+    assert!(err.contains("bad.yaml:6:"), "{err}");
+    // Fractions of nothing: no model and no searched saturation.
+    let err = flat(&rejected(searched.replace(", saturation: simulation", "").as_bytes()));
+    assert!(err.contains("`fraction_of_saturation` needs a model"), "{err}");
+    assert!(err.contains("saturation: simulation"), "{err}");
+    // `saturation` without fractions, and too many searches.
+    let err = flat(&rejected(
+        VALID
+            .replace("load: {rates: [0.01]}", "load: {rates: [0.01], saturation: simulation}")
+            .replace("simulation: {}", "simulation: {saturation_searches: 101}")
+            .as_bytes(),
+    ));
+    assert!(err.contains("the load gives no fractions"), "{err}");
+    assert!(err.contains("must be 0 to 100, found 101"), "{err}");
+    // A misspelt value is named with the ones there are.
+    let err = flat(&rejected(
+        searched.replace("saturation: simulation", "saturation: simulator").as_bytes(),
+    ));
+    assert!(err.contains("simulator"), "{err}");
+}
+
+/// A field whose default rows leave null (`vc_reallocation: drained`) is selected by its
+/// default's name, and a refused `select` names that default, not `null`.
+#[test]
+fn a_figure_selects_a_default_left_null_by_its_name() {
+    let spec = VALID.replace("routing: duato", "routing: dimension_order").replace(
+        "virtual_channels: 3",
+        "virtual_channels: 2\n  vc_reallocation: [tail_sent, drained]",
+    ) + "report:\n  figures:\n    - {x: rate, y: latency, select: {vc_reallocation: drained}}\n";
+    accepted(&spec);
+    let err = flat(&rejected(
+        spec.replace("select: {vc_reallocation: drained}", "select: {vc_reallocation: tail_send}")
+            .as_bytes(),
+    ));
+    assert!(err.contains("`vc_reallocation` is tail_sent, drained"), "{err}");
+    assert!(!err.contains("null"), "{err}");
+}
+
+#[test]
 fn broadcast_order_needs_broadcasts() {
     let hypercube = "\
 name: ok

@@ -95,9 +95,11 @@ pub struct Request {
     pub scenario: ScenarioColumns,
     /// Offered load in messages per node per cycle.
     pub rate: f64,
-    /// The load as a fraction of the model's saturation rate, when the spec gives it so.
+    /// The load as a fraction of a saturation, when the spec gives it so.
     pub fraction_of_saturation: Option<f64>,
-    /// The model's saturation rate of the scenario, when the spec's loads are fractions of it.
+    /// The saturation the fraction is of, when the spec's loads are fractions: the model's
+    /// saturation rate, or (`load.saturation: simulation`) the simulator's saturation
+    /// throughput, the mean of its searches (messages/node/cycle).
     pub saturation_rate: Option<f64>,
     /// The replication's random seed (`kind: simulation`; null for a model).
     pub seed: Option<u64>,
@@ -202,8 +204,28 @@ pub fn evaluate(
 ) -> Result<Output, Failure> {
     let started = Instant::now();
     let request = request(method, task, scenario, rate, saturation);
+    let response = exchange(method, &request, log, interrupt)?;
+    let mut row = base_row(scenario, task, rate, &method.name);
+    row.evaluator = method.evaluator();
+    row.replication = task.replication;
+    row.seed = task.seed;
+    row.fault_seed = task.fault_seed;
+    fill_row(&mut row, &response);
+    row.measure = measure(method).map(str::to_string);
+    row.wall_seconds = started.elapsed().as_secs_f64();
+    Ok(Output::Rows(vec![row]))
+}
+
+/// One exchange with the program of `method`: `request` in, its checked [`Response`] out,
+/// standard error to `log`; a failure names the problem and the log.
+fn exchange(
+    method: &ExternalChoice,
+    request: &Request,
+    log: Option<&Path>,
+    interrupt: Option<&AtomicBool>,
+) -> Result<Response, Failure> {
     let bytes =
-        serde_json::to_vec(&request).map_err(|e| format!("cannot encode the request: {e}"))?;
+        serde_json::to_vec(request).map_err(|e| format!("cannot encode the request: {e}"))?;
     // The task id holds the hashes of the program file and the inputs taken when the spec was
     // loaded: what runs must be that content, so they are hashed again before and after.
     let changed = |when: &str| {
@@ -262,15 +284,47 @@ pub fn evaluate(
             ));
         }
     };
-    let mut row = base_row(scenario, task, rate, &method.name);
-    row.evaluator = method.evaluator();
-    row.replication = task.replication;
-    row.seed = task.seed;
-    row.fault_seed = task.fault_seed;
-    fill_row(&mut row, &response);
-    row.measure = measure(method).map(str::to_string);
-    row.wall_seconds = started.elapsed().as_secs_f64();
-    Ok(Output::Rows(vec![row]))
+    Ok(response)
+}
+
+/// Runs the Search `task` of `method`: runner's saturation search (`sim::saturation::search`)
+/// with the program evaluating each point, a request at that rate with `measure:
+/// throughput` and the search's seed. The log holds the last point's standard error.
+pub fn search(
+    method: &ExternalChoice,
+    task: &Task,
+    scenario: &Scenario,
+    log: Option<&Path>,
+    interrupt: Option<&AtomicBool>,
+) -> Result<crate::sim::saturation::Saturation, Failure> {
+    let bound = crate::sim::saturation::injection_bound(scenario);
+    let found = crate::sim::saturation::search(bound, |rate| {
+        let mut request = request(method, task, scenario, rate, None);
+        request.measure = Some("throughput".into());
+        let response = exchange(method, &request, log, interrupt).map_err(crate::sim::SimError)?;
+        if response.status == ResponseStatus::Unsupported {
+            let why = response.detail.clone().unwrap_or_default();
+            return Err(crate::sim::SimError(format!(
+                "external method `{}` cannot evaluate this scenario: {why}",
+                method.name
+            )));
+        }
+        let mut row = base_row(scenario, task, rate, &method.name);
+        fill_row(&mut row, &response);
+        let status = match row.status.as_str() {
+            "saturated" => Status::Saturated,
+            "deadlock" => Status::Deadlock,
+            _ => Status::Ok,
+        };
+        Ok(crate::sim::saturation::Point {
+            rate,
+            status,
+            throughput: row.throughput,
+            flit_throughput: row.flit_throughput,
+            source_drops: row.source_drops.map(|d| d as f64),
+        })
+    });
+    found.map_err(|e| e.0)
 }
 
 /// The first `chars` characters of `text`, with `...` when cut.

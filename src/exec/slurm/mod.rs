@@ -750,7 +750,7 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
         }
         let saturation = task
             .scenario
-            .and_then(|scenario| super::saturation_rate(job.plan, states, scenario))
+            .and_then(|scenario| super::load_saturation(job.plan, states, scenario))
             .filter(|_| task.needs_saturation());
         let inputs = super::aggregate_inputs(job.plan, states, node);
         let log = job.cache.log_path(&task.id);

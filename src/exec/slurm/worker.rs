@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::record::RecordDir;
-use crate::exec::cache::{Cache, Output};
+use crate::exec::cache::Cache;
 use crate::exec::evaluate;
 use crate::exec::executor::ExecError;
 use crate::files::write_atomic;
@@ -84,11 +84,9 @@ pub fn run_element(
         let task = &plan.graph[node];
         let saturation = match (task.needs_saturation(), task.scenario) {
             (true, Some(scenario)) => {
-                plan.saturation.get(scenario).copied().flatten().and_then(|n| {
-                    match cache.get(&plan.graph[n].id, plan.graph[n].kind) {
-                        Some(Output::Saturation(rate)) => Some(rate),
-                        _ => None,
-                    }
+                plan.load_saturation.get(scenario).copied().flatten().and_then(|n| {
+                    let output = cache.get(&plan.graph[n].id, plan.graph[n].kind)?;
+                    crate::exec::saturation_of_output(&output)
                 })
             }
             _ => None,

@@ -138,7 +138,10 @@ impl FigureBounds {
         let Some(select) = &figure.select else { return Ok(()) };
         for (column, selection) in &select.value {
             for value in selection.values() {
-                if !self.scenarios.iter().any(|scenario| value.matches(&scenario[column.as_str()]))
+                if !self
+                    .scenarios
+                    .iter()
+                    .any(|scenario| value.matches(column, &scenario[column.as_str()]))
                 {
                     let mut present: Vec<&serde_json::Value> =
                         self.scenarios.iter().map(|scenario| &scenario[column.as_str()]).collect();
@@ -151,6 +154,9 @@ impl FigureBounds {
                         .iter()
                         .map(|value| match value {
                             serde_json::Value::String(text) => text.clone(),
+                            serde_json::Value::Null => fields::get(column)
+                                .and_then(|field| field.null_is)
+                                .map_or_else(|| "null".to_owned(), str::to_owned),
                             other => other.to_string(),
                         })
                         .collect();

@@ -2,9 +2,56 @@
 
 use super::*;
 
+/// `load.saturation`: whose saturation the fractions are of. `simulation` needs the loads as
+/// fractions, the simulator with at least one saturation search, and no model (the model's
+/// rows would need their own identities at the simulator's loads: not built).
+pub(super) fn saturation_of(
+    load: &Spanned<LoadSpec>,
+    model: Option<&ModelChoice>,
+    simulation: Option<&SimulationChoice>,
+    diags: &mut Diags,
+) -> SaturationOf {
+    let Some(of) = &load.value.saturation else { return SaturationOf::Model };
+    if of.value.is_model() {
+        return SaturationOf::Model;
+    }
+    if load.value.fraction_of_saturation.is_none() {
+        diags.error(
+            of.referenced,
+            "`saturation` says whose saturation `fraction_of_saturation` is a fraction of, \
+             and the load gives no fractions",
+            Some("give the load as `fraction_of_saturation: [...]`, or remove `saturation`".into()),
+        );
+    }
+    match simulation {
+        Some(simulation) if simulation.saturation_searches > 0 => {}
+        _ => diags.error(
+            of.referenced,
+            "`saturation: simulation` takes the simulator's saturation throughput, which \
+             `methods.simulation.saturation_searches` finds, and no search is planned",
+            Some("add `saturation_searches: 3` to `methods.simulation`".into()),
+        ),
+    }
+    if let Some(model) = model {
+        diags.error(
+            model.location,
+            "the model cannot be evaluated at fractions of the simulator's saturation \
+             (`load.saturation: simulation`): not supported yet",
+            Some(
+                "run the model in a spec of its own, or give the loads as fractions of the \
+                 model's saturation (`saturation: model`)"
+                    .into(),
+            ),
+        );
+    }
+    SaturationOf::Simulation
+}
+
+/// The load points. `saturation_known`: whether a method computes the saturation the
+/// fractions are of (a model, or the simulator's searches).
 pub(super) fn load(
     load: &Spanned<LoadSpec>,
-    has_model: bool,
+    saturation_known: bool,
     replays: bool,
     diags: &mut Diags,
 ) -> Option<Load> {
@@ -76,11 +123,16 @@ pub(super) fn load(
                 .then(|| Load::Rates(values.into_iter().map(|v| v.0).collect()))
         }
         (None, Some(fractions)) => {
-            if !has_model {
+            if !saturation_known {
                 diags.error(
                     fractions.referenced,
-                    "`fraction_of_saturation` needs a model to compute the saturation rate",
-                    Some("add `methods.model`, or give the load as `rates:`".into()),
+                    "`fraction_of_saturation` needs a model to compute the saturation rate, or \
+                     the simulator's saturation searches",
+                    Some(
+                        "add `methods.model`, or `saturation: simulation` with \
+                         `methods.simulation.saturation_searches`, or give the load as `rates:`"
+                            .into(),
+                    ),
                 );
                 return None;
             }

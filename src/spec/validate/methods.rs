@@ -108,6 +108,12 @@ pub(super) fn simulation_choice(
             Some("raise `max_cycles` above `warmup_cycles`".into()),
         );
     }
+    let saturation_searches = method.saturation_searches.as_ref().map_or(0, |n| n.value);
+    if let Some(n) = &method.saturation_searches
+        && let Err(message) = check_saturation_searches(n.value)
+    {
+        diags.error(n.referenced, message, None);
+    }
     let defaults = SimOptions::default();
     Some(SimulationChoice {
         options: SimOptions {
@@ -125,7 +131,23 @@ pub(super) fn simulation_choice(
             ..defaults
         },
         replications,
+        saturation_searches,
     })
+}
+
+/// The most saturation searches per scenario and method.
+pub const MAX_SATURATION_SEARCHES: u32 = 100;
+
+/// The one rule for `saturation_searches`, of the simulator and of external simulations.
+pub fn check_saturation_searches(searches: u32) -> Result<(), String> {
+    if searches <= MAX_SATURATION_SEARCHES {
+        Ok(())
+    } else {
+        Err(format!(
+            "`saturation_searches` must be 0 to {MAX_SATURATION_SEARCHES}, found {searches} \
+             (three give a 95% interval)"
+        ))
+    }
 }
 
 /// `methods.simulation.measure` and its `source_queue_capacity`.

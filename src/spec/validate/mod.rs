@@ -42,7 +42,10 @@ use expand::*;
 use figures::*;
 use load::*;
 use methods::*;
-pub use methods::{DEFAULT_CURVE_POINTS, MAX_CURVE_POINTS, check_target_precision};
+pub use methods::{
+    DEFAULT_CURVE_POINTS, MAX_CURVE_POINTS, MAX_SATURATION_SEARCHES, check_saturation_searches,
+    check_target_precision,
+};
 
 /// Scenario field names in expansion order (the sweep axes of [`fields::FIELDS`]); also the
 /// result columns they fill.
@@ -137,8 +140,12 @@ pub(super) fn validate(
             Some("add `model: {name: ...}` (see `runner models`), `simulation: {}` and/or `external: [...]`".into()),
         );
     }
-    let load = load(&spec.load, model.is_some(), columns.replays, diags);
-    if let (Some(Load::FractionOfSaturation(_)), Some(model)) = (&load, &model) {
+    let saturation_of = saturation_of(&spec.load, model.as_ref(), simulation.as_ref(), diags);
+    let load =
+        load(&spec.load, model.is_some() || !saturation_of.is_model(), columns.replays, diags);
+    if let (Some(Load::FractionOfSaturation(_)), Some(model), true) =
+        (&load, &model, saturation_of.is_model())
+    {
         fraction_of_saturation_needs_poisson(&columns, model, diags);
     }
     if columns.replays {
@@ -260,6 +267,7 @@ pub(super) fn validate(
         seed: spec.seed.unwrap_or(DEFAULT_SEED),
         scenarios,
         load,
+        saturation_of,
         model,
         simulation,
         external,
@@ -274,7 +282,8 @@ pub(super) fn validate(
 /// [`super::SOLVE_BATCH`] load points; per scenario and
 /// load point the replications plus their Aggregate (simulation), and per
 /// external method one evaluation (`kind: model`) or its replications plus their Aggregate
-/// (`kind: simulation`); then Gather and Report.
+/// (`kind: simulation`); per scenario and method with `saturation_searches` its searches plus
+/// their Aggregate; then Gather and Report.
 pub fn planned_tasks(
     scenarios: usize,
     loads: usize,
@@ -283,6 +292,13 @@ pub fn planned_tasks(
     external: &[super::external::ExternalChoice],
 ) -> u64 {
     let (scenarios, loads) = (scenarios as u64, loads as u64);
+    let searches = |n: u32| if n == 0 { 0 } else { u64::from(n) + 1 };
+    let search_tasks = simulation.map_or(0, |s| searches(s.saturation_searches))
+        + external
+            .iter()
+            .filter(|e| e.kind == ExternalKind::Simulation)
+            .map(|e| searches(e.saturation_searches))
+            .sum::<u64>();
     let external: u64 = external
         .iter()
         .map(|e| match e.kind {
@@ -295,6 +311,7 @@ pub fn planned_tasks(
     // The model: a Saturation, a Curve when it has points, and the Solve batches.
     let batches = loads.div_ceil(super::SOLVE_BATCH as u64);
     let per_scenario = model.map_or(0, |m| 1 + u64::from(m.curve_points > 0) + batches);
+    let per_scenario = per_scenario + search_tasks;
     scenarios
         .saturating_mul(loads)
         .saturating_mul(per_point)
@@ -385,6 +402,16 @@ fn refuse_with_trace(
             "`target_precision` does not apply to trace traffic: a replay is measured over the \
              fixed window of `cycles` (closed early when the trace ends)",
             Some("leave `target_precision` out".into()),
+        );
+    }
+    if let Some(n) = methods.simulation.as_ref().and_then(|s| s.saturation_searches.as_ref())
+        && n.value > 0
+    {
+        diags.error(
+            n.referenced,
+            "`saturation_searches` does not apply to trace traffic: a trace offers its own \
+             load, so there is no offered load to search",
+            Some("leave `saturation_searches` out".into()),
         );
     }
     if let (Some(first), Some(entry)) = (external.first(), methods.external.first()) {
