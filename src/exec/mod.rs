@@ -302,14 +302,19 @@ pub fn load_saturation(plan: &Plan, states: &[TaskState], scenario: usize) -> Op
     }
 }
 
-/// The saturation a finished node gives the loads that are fractions of it: a `Saturation`
-/// task's rate, or the mean saturation throughput (messages/node/cycle) of an Aggregate of
-/// saturation searches.
+/// The saturation rate a finished node gives the loads that are fractions of it: a `Saturation`
+/// task's rate, or for an Aggregate of saturation searches the knee they bracketed, the mean
+/// over the searches of the largest offered rate each found stable (`stable_rate`,
+/// messages/node/cycle). The knee, not the saturation throughput: under some traffic (the
+/// torus under transpose) the network accepts more under overload than at the knee, and a
+/// fraction of that would lie past saturation.
 pub fn saturation_of_output(output: &Output) -> Option<f64> {
     match output {
         Output::Saturation(rate) => Some(*rate),
         Output::Rows(rows) => match rows.as_slice() {
-            [row] if row.is_saturation_search() => row.throughput.filter(|t| *t > 0.0),
+            [row] if row.is_saturation_search() => {
+                row.intermediate("stable_rate").filter(|rate| *rate > 0.0)
+            }
             _ => None,
         },
         Output::Points(_) => None,

@@ -29,6 +29,11 @@ use crate::spec::external::ExternalChoice;
 use crate::spec::types::ExternalKind;
 use crate::spec::{Experiment, Load, SimulationChoice};
 
+/// What of the simulator's searches a load given as a fraction of its saturation is a fraction
+/// of: the knee (`exec::saturation_of_output`). Part of such a load's id, with the searches'
+/// Aggregate's id, so that another reading of the same searches gives other ids.
+pub const SEARCHED_SATURATION: &str = "knee";
+
 /// What a task does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -319,7 +324,9 @@ impl<'a> Builder<'a> {
         let searched = self.searches(index, scenario);
         let sat = if self.of_simulation { searched } else { model_sat };
         self.load_saturation.push(sat);
-        let saturation_id = sat.filter(|_| self.of_simulation).map(|n| self.graph[n].id.clone());
+        let saturation_id = sat
+            .filter(|_| self.of_simulation)
+            .map(|n| format!("{SEARCHED_SATURATION}:{}", self.graph[n].id));
         let saturation_id = saturation_id.as_deref();
         let loads = load_points(&self.experiment.load);
         let batches = self.solve_batches(index, scenario, sat, &loads);

@@ -110,6 +110,7 @@ const HEADERS: &[Header] = &[
         "Flits",
         "(flits/node/cycle)",
     ),
+    header("knee_rate", "Knee (largest stable)", "msg/node/cycle", "Knee", "(msg/node/cycle)"),
     header("saturation_searches", "Searches", "", "Searches", ""),
     header("throughput_points", "Points", "", "Points", ""),
     header("saturated_points", "Saturated points", "", "Saturated", "points"),

@@ -50,6 +50,10 @@ pub(crate) struct SaturationLine {
     /// The 95% half-width of `flits`, for a line from saturation searches.
     pub(crate) flits_ci95: Option<f64>,
     pub(crate) offered: Option<f64>,
+    /// The knee the searches bracketed: the mean of their largest stable offered rates (the
+    /// saturation rate that `load.saturation: simulation` takes); `None` for a line from load
+    /// points.
+    pub(crate) knee: Option<f64>,
     /// The number of saturation searches behind the line; `None` for a line from load points.
     pub(crate) searches: Option<usize>,
     /// Throughput-mode points, and how many of them were saturated (`None` for a line from
@@ -111,6 +115,7 @@ pub(crate) fn compute(rows: &[Row]) -> Vec<SaturationLine> {
                     flits: row.flit_throughput,
                     flits_ci95: row.intermediate("flit_throughput_ci95"),
                     offered: Some(row.rate),
+                    knee: row.intermediate("stable_rate"),
                     searches: Some(row.replications.map_or(1, |n| n as usize)),
                     ..line
                 });
@@ -186,6 +191,7 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
         "simulated_over_model",
         "offered_at_max",
         "flit_throughput_at_max",
+        "knee_rate",
         "saturation_searches",
         "throughput_points",
         "saturated_points",
@@ -208,6 +214,7 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
                 Cell::number(ratio(line)),
                 Cell::number(line.offered),
                 Cell::with_interval(line.flits, line.flits_ci95),
+                Cell::number(line.knee),
                 optional_count(line.searches),
                 optional_count(line.points),
                 optional_count(line.saturated),
@@ -238,7 +245,8 @@ pub(crate) fn table(lines: &[SaturationLine]) -> Table {
             " A line with searches is the mean of independent saturation searches \
              (saturation_searches), each bisecting the offered load until the knee is bracketed \
              within {:.0}% and taking the highest accepted rate over its points, with the 95% \
-             Student-t half-width over the searches.",
+             Student-t half-width over the searches; its knee is the mean of the largest \
+             offered rates the searches found stable.",
             100.0 * crate::sim::saturation::TOLERANCE
         ));
     }
@@ -273,7 +281,8 @@ pub(crate) fn csv(lines: &[SaturationLine]) -> String {
     let mut out = String::from(
         "scenario_id,scenario,method,model_saturation_rate,simulated_max_throughput,\
          simulated_max_throughput_ci95,simulated_over_model,offered_at_max,flit_throughput_at_max,\
-         flit_throughput_at_max_ci95,saturation_searches,throughput_points,saturated_points\n",
+         flit_throughput_at_max_ci95,knee_rate,saturation_searches,throughput_points,\
+         saturated_points\n",
     );
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
     let count = |value: Option<usize>| value.map(|value| value.to_string()).unwrap_or_default();
@@ -289,6 +298,7 @@ pub(crate) fn csv(lines: &[SaturationLine]) -> String {
             number(line.offered),
             number(line.flits),
             number(line.flits_ci95),
+            number(line.knee),
             count(line.searches),
             count(line.points),
             count(line.saturated),
@@ -367,7 +377,7 @@ mod tests {
         searched.measure = Some(crate::store::row::SATURATION_SEARCH.into());
         searched.replications = Some(3);
         searched.throughput_ci95 = Some(0.0004);
-        searched.intermediates = r#"{"flit_throughput_ci95":0.0128}"#.into();
+        searched.intermediates = r#"{"flit_throughput_ci95":0.0128,"stable_rate":0.0169}"#.into();
         let mut one_search = searched.clone();
         one_search.replication = Some(0);
         let mut booksim = row("a", "booksim", 0.02, 0.016, "saturated");
@@ -380,6 +390,7 @@ mod tests {
         assert_eq!((ours.simulated, ours.simulated_ci95), (Some(0.017), Some(0.0004)));
         assert_eq!((ours.flits, ours.flits_ci95), (Some(32.0 * 0.017), Some(0.0128)));
         assert_eq!((ours.offered, ours.searches), (Some(0.018), Some(3)));
+        assert_eq!(ours.knee, Some(0.0169));
         assert_eq!((ours.points, ours.saturated), (None, None));
         let theirs = &lines[1];
         assert_eq!((theirs.method.as_str(), theirs.searches), ("booksim", None));
@@ -389,7 +400,7 @@ mod tests {
         assert!(headers.contains(&"Searches"), "{headers:?}");
         assert!(shown.note.as_deref().is_some_and(|n| n.contains("saturation_searches")));
         let text = csv(&lines);
-        assert!(text.lines().nth(1).is_some_and(|l| l.ends_with(",0.0128,3,,")), "{text}");
+        assert!(text.lines().nth(1).is_some_and(|l| l.ends_with(",0.0128,0.0169,3,,")), "{text}");
     }
 
     /// The scenario by its fields that vary, never its id; a simulation-only run shows no

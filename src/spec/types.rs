@@ -280,16 +280,16 @@ pub struct LoadSpec {
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>")]
     pub rates: Option<Field<f64>>,
-    /// Loads as fractions of each scenario's saturation (0 < f): the model's saturation rate,
-    /// or the simulator's saturation throughput with `saturation: simulation`.
+    /// Loads as fractions of each scenario's saturation rate (0 < f): the model's, or the
+    /// simulator's with `saturation: simulation`.
     #[serde(default)]
     #[schemars(with = "Option<Sweep<f64>>")]
     pub fraction_of_saturation: Option<Field<f64>>,
-    /// With `fraction_of_saturation`: whose saturation the fractions are of, `model` (the
-    /// model's saturation rate, the default) or `simulation` (the simulator's saturation
-    /// throughput: the mean of `methods.simulation.saturation_searches` searches, so every
-    /// method is evaluated at the same offered loads, those fractions of what the simulator
-    /// accepts).
+    /// With `fraction_of_saturation`: whose saturation rate the fractions are of, `model` (the
+    /// model's, the default) or `simulation` (the simulator's: the knee its
+    /// `methods.simulation.saturation_searches` searches bracket, the mean of the largest
+    /// offered rate each found stable; every method is then evaluated at the same offered
+    /// loads, those fractions of where the simulator saturates).
     #[serde(default)]
     #[schemars(with = "Option<SaturationOf>", extend("default" = "model"))]
     pub saturation: Option<Spanned<SaturationOf>>,

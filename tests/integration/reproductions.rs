@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::common::{SIM_SPEC, Scratch, stderr, stdout};
 
 /// The bundles committed to git (`reports/README.md` gives their verdicts).
-const COMMITTED: [&str; 10] = [
+const COMMITTED: [&str; 11] = [
     "nbc_torus",
     "ss_torus",
     "cs_torus_faults",
@@ -15,6 +15,7 @@ const COMMITTED: [&str; 10] = [
     "bft",
     "quickstart",
     "crosscheck_booksim",
+    "crosscheck_booksim_dragonfly",
     "coverage",
     "coverage_broadcast",
     "dragonfly",

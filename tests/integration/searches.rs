@@ -67,8 +67,9 @@ fn searches_find_the_saturation_and_the_loads_are_fractions_of_the_simulators() 
     let simulator = searches("simulation");
     assert_eq!(simulator.len(), 3);
     let mean = simulator.iter().find(|r| r.replication.is_none()).expect("the mean");
-    let saturation = mean.throughput.expect("a saturation throughput");
-    assert!(saturation > 0.0 && saturation < 0.25, "{saturation}");
+    let throughput = mean.throughput.expect("a saturation throughput");
+    let saturation = mean.intermediate("stable_rate").expect("the knee");
+    assert!(saturation > 0.0 && saturation <= 1.01 * throughput, "{saturation} {throughput}");
     let points: Vec<_> = rows.iter().filter(|r| !r.is_saturation_search()).collect();
     assert_eq!(points.len(), 4, "one load: a replication and its mean per method");
     for row in &points {
@@ -86,6 +87,8 @@ fn searches_find_the_saturation_and_the_loads_are_fractions_of_the_simulators() 
     assert_eq!(lines.len(), 2, "{table}");
     assert!(lines[0].contains(",simulation,") && lines[0].ends_with(",2,,"), "{table}");
     assert!(lines[1].contains(",capacity,") && lines[1].ends_with(",3,,"), "{table}");
+    let knee = format!(",{saturation},2,,");
+    assert!(lines[0].ends_with(&knee), "the knee the loads are fractions of: {table}");
     let results =
         std::fs::read_to_string(scratch.path().join("reports/searched/tables/results.csv"))
             .expect("results table");

@@ -375,22 +375,22 @@ const CLAIMS: &[Claim] = &[
         uncovered: &[],
     },
     Claim {
-        key: "booksim zero load",
-        bundle: "crosscheck_booksim",
-        expected: booksim_zero_load,
-        uncovered: &[],
-    },
-    Claim {
         key: "booksim saturation",
         bundle: "crosscheck_booksim",
         expected: booksim_saturation,
-        uncovered: &["2 VCs", "`wait_for_tail_credit = 0`"],
+        uncovered: &["3%"],
     },
     Claim {
-        key: "booksim duato",
+        key: "booksim latency",
         bundle: "crosscheck_booksim",
-        expected: booksim_duato,
-        uncovered: &[],
+        expected: booksim_latency,
+        uncovered: &["3%", "0.3, 0.6 and 0.8"],
+    },
+    Claim {
+        key: "booksim dragonfly",
+        bundle: "crosscheck_booksim_dragonfly",
+        expected: booksim_dragonfly,
+        uncovered: &["5%"],
     },
 ];
 
@@ -832,89 +832,95 @@ fn bft_caption_throughput() -> Vec<String> {
     vec![format!("the model's maximum, {} lower", bft_shortfall())]
 }
 
-// --- BookSim 2 cross-check (crosscheck_booksim) ----------------------------------------
+// --- BookSim 2 cross-checks (crosscheck_booksim, crosscheck_booksim_dragonfly) -----------
 
-/// The aggregate rows of a method in the cross-check.
-fn booksim_rows(method: &str) -> Vec<&'static Row> {
-    rows("crosscheck_booksim")
-        .iter()
-        .filter(|r| r.method == method && r.replication.is_none())
-        .collect()
+/// A mean with its 95% half-width.
+type Estimate = (f64, Option<f64>);
+
+/// runner's estimate and BookSim's of the same quantity.
+type SideBySide = (Estimate, Estimate);
+
+/// A value of runner and BookSim with their 95% half-widths: whether they agree within
+/// `tolerance` (relative to BookSim's) or their intervals overlap, and the relative
+/// difference (runner - BookSim) / BookSim.
+fn side_by_side(runner: Estimate, booksim: Estimate, tolerance: f64) -> (bool, f64) {
+    let difference = (runner.0 - booksim.0) / booksim.0;
+    let overlap =
+        (runner.0 - booksim.0).abs() <= runner.1.unwrap_or(0.0) + booksim.1.unwrap_or(0.0);
+    (difference.abs() <= tolerance || overlap, difference)
 }
 
-fn booksim_zero_load() -> Vec<String> {
-    let runner = booksim_rows("simulation");
-    let booksim = booksim_rows("booksim");
-    let lowest = runner.iter().map(|r| r.rate).fold(f64::INFINITY, f64::min);
-    let differences: Vec<f64> = runner
-        .iter()
-        .filter(|r| r.rate == lowest)
-        .filter_map(|r| {
-            let other =
-                booksim.iter().find(|b| b.scenario_id == r.scenario_id && b.rate == r.rate)?;
-            Some(other.latency? - r.latency?)
-        })
-        .collect();
-    let mean = differences.iter().sum::<f64>() / differences.len() as f64;
-    let low = differences.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = differences.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    vec![format!(
-        "BookSim - runner = {mean:.2} cycles on average over the {} configurations at {lowest} ({low:.1} to {high:.1})",
-        differences.len()
-    )]
-}
-
-/// Per scenario, BookSim's highest accepted throughput over runner's, with the routing.
-fn booksim_ratios() -> Vec<(String, f64)> {
-    let best = |rows: &[&Row], id: &str| {
-        rows.iter()
-            .filter(|r| r.scenario_id == id && r.measure.as_deref() == Some("throughput"))
-            .filter(|r| matches!(r.status.as_str(), "ok" | "saturated"))
-            .filter_map(|r| r.throughput)
-            .fold(f64::NAN, f64::max)
+/// Per scenario, the two simulators' mean saturation throughputs (the Aggregates of their
+/// searches) with their half-widths: (runner, BookSim).
+fn searched_saturations(bundle: &'static str) -> Vec<SideBySide> {
+    let searched = |method: &str| -> HashMap<&str, Estimate> {
+        rows(bundle)
+            .iter()
+            .filter(|r| r.method == method && r.replication.is_none() && r.is_saturation_search())
+            .filter_map(|r| Some((r.scenario_id.as_str(), (r.throughput?, r.throughput_ci95))))
+            .collect()
     };
-    let runner = booksim_rows("simulation");
-    let booksim = booksim_rows("booksim");
-    let mut ids: Vec<(&str, &str)> =
-        runner.iter().map(|r| (r.scenario_id.as_str(), r.routing.as_str())).collect();
+    let (runner, booksim) = (searched("simulation"), searched("booksim"));
+    let mut ids: Vec<&&str> = runner.keys().collect();
     ids.sort_unstable();
-    ids.dedup();
-    ids.into_iter()
-        .map(|(id, routing)| (routing.to_owned(), best(&booksim, id) / best(&runner, id)))
-        .collect()
+    ids.into_iter().filter_map(|id| Some((runner[*id], *booksim.get(*id)?))).collect()
 }
 
-fn booksim_saturation() -> Vec<String> {
-    let ratios: Vec<f64> = booksim_ratios()
-        .into_iter()
-        .filter(|(routing, _)| routing == "dimension_order")
-        .map(|(_, ratio)| ratio)
-        .collect();
-    let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+/// Per scenario and load, the two simulators' mean latencies with their half-widths.
+fn latencies(bundle: &'static str) -> Vec<SideBySide> {
+    let aggregates = |method: &str| -> HashMap<(&str, u64), Estimate> {
+        rows(bundle)
+            .iter()
+            .filter(|r| r.method == method && r.replication.is_none() && !r.is_saturation_search())
+            .filter(|r| matches!(r.status.as_str(), "ok" | "imprecise"))
+            .filter_map(|r| {
+                Some(((r.scenario_id.as_str(), r.rate.to_bits()), (r.latency?, r.latency_ci95)))
+            })
+            .collect()
+    };
+    let (runner, booksim) = (aggregates("simulation"), aggregates("booksim"));
+    let mut keys: Vec<&(&str, u64)> = runner.keys().collect();
+    keys.sort_unstable();
+    keys.into_iter().filter_map(|key| Some((runner[key], *booksim.get(key)?))).collect()
+}
+
+/// "N of M within T% or with overlapping intervals", and the farthest difference.
+fn agreement(pairs: &[SideBySide], tolerance: f64) -> Vec<String> {
+    let verdicts: Vec<(bool, f64)> =
+        pairs.iter().map(|&(a, b)| side_by_side(a, b, tolerance)).collect();
+    let agreeing = verdicts.iter().filter(|(agrees, _)| *agrees).count();
+    let farthest = verdicts.iter().map(|(_, d)| *d).max_by(|a, b| a.abs().total_cmp(&b.abs()));
     vec![
-        format!(
-            "median {:.2} over {} configurations ({low:.2} to {high:.2})",
-            median(ratios.clone()),
-            ratios.len()
-        ),
-        format!(
-            "{} of {} within 6%",
-            ratios.iter().filter(|r| (*r - 1.0).abs() <= 0.06).count(),
-            ratios.len()
-        ),
+        format!("{agreeing} of {}", verdicts.len()),
+        format!("the farthest {:+.1}%", 100.0 * farthest.unwrap_or(f64::NAN)),
     ]
 }
 
-fn booksim_duato() -> Vec<String> {
-    let ratios: Vec<f64> = booksim_ratios()
-        .into_iter()
-        .filter(|(routing, _)| routing != "dimension_order")
-        .map(|(_, ratio)| ratio)
-        .collect();
+fn booksim_saturation() -> Vec<String> {
+    let pairs = searched_saturations("crosscheck_booksim");
+    let ratios: Vec<f64> = pairs.iter().map(|(a, b)| a.0 / b.0).collect();
     let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
     let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    vec![format!("BookSim / runner {low:.2} to {high:.2}")]
+    let mut expected = vec![format!(
+        "runner / BookSim median {:.3} over {} configurations ({low:.3} to {high:.3})",
+        median(ratios.clone()),
+        ratios.len()
+    )];
+    expected.extend(agreement(&pairs, 0.03));
+    expected
+}
+
+fn booksim_latency() -> Vec<String> {
+    agreement(&latencies("crosscheck_booksim"), 0.03)
+}
+
+fn booksim_dragonfly() -> Vec<String> {
+    let saturation = agreement(&searched_saturations("crosscheck_booksim_dragonfly"), 0.05);
+    let latency = agreement(&latencies("crosscheck_booksim_dragonfly"), 0.05);
+    vec![
+        format!("saturation {}, {}", saturation[0], saturation[1]),
+        format!("latency {}, {}", latency[0], latency[1]),
+    ]
 }
 
 // --- Checking text ----------------------------------------------------------------------

@@ -97,9 +97,9 @@ pub struct Request {
     pub rate: f64,
     /// The load as a fraction of a saturation, when the spec gives it so.
     pub fraction_of_saturation: Option<f64>,
-    /// The saturation the fraction is of, when the spec's loads are fractions: the model's
-    /// saturation rate, or (`load.saturation: simulation`) the simulator's saturation
-    /// throughput, the mean of its searches (messages/node/cycle).
+    /// The saturation rate the fraction is of, when the spec's loads are fractions: the
+    /// model's, or (`load.saturation: simulation`) the simulator's, the knee its searches
+    /// bracket (messages/node/cycle).
     pub saturation_rate: Option<f64>,
     /// The replication's random seed (`kind: simulation`; null for a model).
     pub seed: Option<u64>,
