@@ -850,14 +850,18 @@ fn side_by_side(runner: Estimate, booksim: Estimate, tolerance: f64) -> (bool, f
     (difference.abs() <= tolerance || overlap, difference)
 }
 
-/// Per scenario, the two simulators' mean saturation throughputs (the Aggregates of their
-/// searches) with their half-widths: (runner, BookSim).
+/// Per scenario, the two simulators' mean saturation throughputs in flits (the Aggregates of
+/// their searches, as the saturation table gives them) with their half-widths: (runner,
+/// BookSim).
 fn searched_saturations(bundle: &'static str) -> Vec<SideBySide> {
     let searched = |method: &str| -> HashMap<&str, Estimate> {
         rows(bundle)
             .iter()
             .filter(|r| r.method == method && r.replication.is_none() && r.is_saturation_search())
-            .filter_map(|r| Some((r.scenario_id.as_str(), (r.throughput?, r.throughput_ci95))))
+            .filter_map(|r| {
+                let half = r.intermediate("flit_throughput_ci95");
+                Some((r.scenario_id.as_str(), (r.flit_throughput?, half)))
+            })
             .collect()
     };
     let (runner, booksim) = (searched("simulation"), searched("booksim"));
@@ -884,14 +888,14 @@ fn latencies(bundle: &'static str) -> Vec<SideBySide> {
     keys.into_iter().filter_map(|key| Some((runner[key], *booksim.get(key)?))).collect()
 }
 
-/// "N of M within T% or with overlapping intervals", and the farthest difference.
+/// "N of M agree" (within T% or with overlapping intervals), and the farthest difference.
 fn agreement(pairs: &[SideBySide], tolerance: f64) -> Vec<String> {
     let verdicts: Vec<(bool, f64)> =
         pairs.iter().map(|&(a, b)| side_by_side(a, b, tolerance)).collect();
     let agreeing = verdicts.iter().filter(|(agrees, _)| *agrees).count();
     let farthest = verdicts.iter().map(|(_, d)| *d).max_by(|a, b| a.abs().total_cmp(&b.abs()));
     vec![
-        format!("{agreeing} of {}", verdicts.len()),
+        format!("{agreeing} of {} agree", verdicts.len()),
         format!("the farthest {:+.1}%", 100.0 * farthest.unwrap_or(f64::NAN)),
     ]
 }
