@@ -438,9 +438,11 @@ fn every_plottable_quantity_has_a_display_name() {
         let scenario = &point.scenario;
         let mut rate = match &experiment.load {
             crate::spec::Load::Rates(rates) => rates[0],
-            crate::spec::Load::FractionOfSaturation(_) | crate::spec::Load::TraceTimeScale(_) => {
-                0.0
+            // Fractions of the simulator's own saturation: a light load under the bound.
+            crate::spec::Load::FractionOfSaturation(_) => {
+                0.05 * crate::sim::saturation::injection_bound(scenario)
             }
+            crate::spec::Load::TraceTimeScale(_) => 0.0,
         };
         if let Some(model) = &experiment.model {
             let saturation = crate::model::saturation_rate(model.name, scenario, &model.options)
