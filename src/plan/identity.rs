@@ -135,9 +135,10 @@ pub const CURVE_TOP: f64 = 0.995;
 
 /// Id of one simulation replication. `fault_seed` is part of the id only when set (only
 /// scenarios with `fault_rate > 0` have one), so the ids of fault-free tasks are unchanged.
-/// `load` comes with the id of the task whose saturation it is a fraction of when that is not
-/// the model's (`load.saturation: simulation`: the Aggregate of the simulator's searches,
-/// whose id holds everything the saturation depends on); only then is it part of the id.
+/// `load` comes with the id of the task whose saturation it is a fraction of, when it is a
+/// fraction: the model's Saturation task, or (`load.saturation: simulation`) the Aggregate of
+/// the simulator's searches with what of them is read (`plan::SEARCHED_SATURATION`); ids that
+/// hold everything the saturation depends on. A rate has none.
 pub fn simulate(
     scenario: &Scenario,
     simulation: &SimulationChoice,

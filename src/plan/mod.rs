@@ -324,9 +324,14 @@ impl<'a> Builder<'a> {
         let searched = self.searches(index, scenario);
         let sat = if self.of_simulation { searched } else { model_sat };
         self.load_saturation.push(sat);
-        let saturation_id = sat
-            .filter(|_| self.of_simulation)
-            .map(|n| format!("{SEARCHED_SATURATION}:{}", self.graph[n].id));
+        // A load given as a fraction is a rate only with its saturation: the id of the task
+        // that gives it (the model's Saturation, or the simulator's searches read at their
+        // knee) is part of the load's id, so another model, model option or search is another
+        // load point.
+        let saturation_id = sat.filter(|_| self.fractions).map(|n| match self.of_simulation {
+            true => format!("{SEARCHED_SATURATION}:{}", self.graph[n].id),
+            false => self.graph[n].id.clone(),
+        });
         let saturation_id = saturation_id.as_deref();
         let loads = load_points(&self.experiment.load);
         let batches = self.solve_batches(index, scenario, sat, &loads);
@@ -753,6 +758,39 @@ methods:
             (0..3).map(|r| super::identity::saturation_search_seed(1, scenario, r)).collect();
         expected.sort_unstable();
         assert_eq!(seeds, expected);
+    }
+
+    /// A simulation at a fraction of the model's saturation is at another rate when the model
+    /// reads its equations otherwise (`literal_eq22`): its id holds the model's Saturation
+    /// task's, so a cached run at the other rate is never taken for it; at a rate it has none.
+    #[test]
+    fn a_fraction_of_the_models_saturation_hashes_the_model() {
+        let text = "\
+name: bft
+scenario:
+  topology: {kind: fat_tree, processors: 64}
+  routing: up_down
+  message_length: 16
+load: LOAD
+methods:
+  model: {name: fat_tree, literal_eq22: LITERAL}
+  simulation: {}
+";
+        let ids = |load: &str, literal: &str| -> Vec<String> {
+            let text = text.replace("LOAD", load).replace("LITERAL", literal);
+            let source = SpecSource { path: "b.yaml".into(), text, sha256: String::new() };
+            let experiment = spec::parse(&source).unwrap_or_else(|e| panic!("{e}"));
+            let plan = build(&experiment, None);
+            plan.graph
+                .node_weights()
+                .filter(|t| t.kind == super::TaskKind::Simulate)
+                .map(|t| t.id.clone())
+                .collect()
+        };
+        let fractions = "{fraction_of_saturation: [0.5]}";
+        assert_ne!(ids(fractions, "false"), ids(fractions, "true"));
+        let rates = "{rates: [0.001]}";
+        assert_eq!(ids(rates, "false"), ids(rates, "true"), "a rate is a rate");
     }
 
     /// A graph file is part of the task ids by its content only: two copies under different
