@@ -14,8 +14,9 @@
 //! searches), every `Curve` for its `Saturation`; `Gather` waits for everything.
 //!
 //! **Invariant:** a task's id is a blake3 hash of its kind, its fully resolved
-//! inputs, its seed and its evaluator's version ([`identity`]); a simulation
-//! seed derives from the spec seed and the task's inputs only, never from
+//! inputs, its seed and its evaluator's version ([`identity`]); a load given as a fraction
+//! of a saturation counts the id of the task that gives the saturation among its inputs. A
+//! simulation seed derives from the spec seed and the task's inputs only, never from
 //! scheduling order. Equal ids mean equal results, so ids key the cache.
 
 pub mod dot;
