@@ -89,3 +89,78 @@ pub(crate) fn row(
     }
     row
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measurement::Status;
+    use crate::plan::TaskKind;
+    use crate::scenario::Topology;
+    use crate::sim::saturation::Point;
+
+    fn task() -> Task {
+        Task {
+            kind: TaskKind::Search,
+            id: "search".into(),
+            scenario: Some(0),
+            load: None,
+            loads: None,
+            replication: Some(1),
+            seed: Some(42),
+            fault_seed: None,
+            cost: 0.0,
+            method: None,
+        }
+    }
+
+    fn found(bracket_width: Option<f64>) -> Saturation {
+        let point = Point {
+            rate: 0.02,
+            status: Status::Saturated,
+            throughput: Some(0.018),
+            flit_throughput: Some(0.576),
+            source_drops: None,
+        };
+        Saturation {
+            saturation_throughput: 0.018,
+            flit_saturation_throughput: Some(0.576),
+            offered_at_maximum: 0.02,
+            stable_rate: 0.0175,
+            saturated_rate: Some(0.0177),
+            bracket_width,
+            points: vec![point; 9],
+        }
+    }
+
+    /// A search's row: its saturation throughput, the offered rate at it, the bracket in the
+    /// intermediates, `measure = saturation`; `imprecise`, saying why, when the search stopped
+    /// with its bracket wider than the tolerance; a search with no knee below the bound is ok.
+    #[test]
+    fn a_search_row_holds_its_bracket_and_says_when_it_stopped_short() {
+        let scenario = Scenario::new(Topology::Torus { radix: 4, dimensions: 2 });
+        let evaluator = String::from("simulator@test");
+        let searched = row(&scenario, &task(), "simulation", evaluator.clone(), &found(Some(0.01)));
+        assert!(searched.is_saturation_search());
+        assert_eq!(
+            (searched.throughput, searched.flit_throughput, searched.rate),
+            (Some(0.018), Some(0.576), 0.02)
+        );
+        assert_eq!(
+            (searched.replication, searched.seed, searched.status.as_str()),
+            (Some(1), Some(42), "ok")
+        );
+        assert_eq!(searched.intermediate("stable_rate"), Some(0.0175));
+        assert_eq!(searched.intermediate("saturated_rate"), Some(0.0177));
+        assert_eq!(searched.intermediate("search_points"), Some(9.0));
+        assert_eq!(searched.intermediate("tolerance"), Some(TOLERANCE));
+        let short = row(&scenario, &task(), "simulation", evaluator.clone(), &found(Some(0.03)));
+        assert_eq!(short.status, "imprecise");
+        assert!(short.error.as_deref().is_some_and(|e| e.contains("3.0%")), "{:?}", short.error);
+        let no_knee = Saturation { saturated_rate: None, ..found(None) };
+        let open = row(&scenario, &task(), "simulation", evaluator, &no_knee);
+        assert_eq!((open.status.as_str(), open.intermediate("saturated_rate")), ("ok", None));
+        // The knee is what loads given as fractions of the simulator's saturation take.
+        let output = Output::Rows(vec![row(&scenario, &task(), "x", "x@1".into(), &found(None))]);
+        assert_eq!(super::super::saturation_of_output(&output), Some(0.0175));
+    }
+}
