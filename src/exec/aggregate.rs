@@ -5,6 +5,7 @@
 use super::evaluate::Failure;
 use crate::measurement::{LatencyHistograms, LinkLoads};
 use crate::plan::Task;
+use crate::store::build::with_numbers;
 use crate::store::row::Row;
 
 use crate::statistics::t_quantile_975;
@@ -71,7 +72,7 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
         // The searches' mean: the offered rate at their maxima too, and the flits' interval.
         row.rate = replications.iter().map(|r| r.rate).sum::<f64>() / replications.len() as f64;
         let flits = combined_interval(replications, |r| (r.flit_throughput, None));
-        row.intermediates = with_number(&row.intermediates, "flit_throughput_ci95", flits);
+        row.intermediates = with_numbers(&row.intermediates, &[("flit_throughput_ci95", flits)]);
     }
     if let Some(consistency) = consistency.filter(|c| !c.consistent)
         && row.status == "ok"
@@ -82,17 +83,6 @@ pub(crate) fn aggregate(replications: &[Row], task: &Task) -> Result<Row, Failur
     row.link_loads = LinkLoads::sum(replications.iter().map(|r| r.link_loads.as_ref()));
     row.histograms = LatencyHistograms::sum(replications.iter().map(|r| r.histograms.as_ref()));
     Ok(row)
-}
-
-/// `intermediates` (a JSON object) with `key` set to `value` (left as it is for `None` or a
-/// value JSON cannot hold).
-fn with_number(intermediates: &str, key: &str, value: Option<f64>) -> String {
-    let mut map: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(intermediates).unwrap_or_default();
-    if let Some(number) = value.and_then(serde_json::Number::from_f64) {
-        map.insert(key.into(), serde_json::Value::Number(number));
-    }
-    serde_json::Value::Object(map).to_string()
 }
 
 /// The sum of a count over the replications, `None` unless every replication has it; a sum
@@ -374,18 +364,15 @@ fn with_interval_parts(
     interval: Interval,
     consistency: Option<Consistency>,
 ) -> String {
-    let mut map: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(intermediates).unwrap_or_default();
-    let mut put = |key: &str, value: Option<f64>| {
-        if let Some(number) = value.and_then(serde_json::Number::from_f64) {
-            map.insert(key.to_owned(), serde_json::Value::Number(number));
-        }
-    };
-    put("latency_ci95_noise", interval.noise);
-    put("fault_map_sd", interval.fault_map_sd);
-    put("replication_q", consistency.map(|c| c.q));
-    put("replications_consistent", consistency.map(|c| f64::from(u8::from(c.consistent))));
-    serde_json::Value::Object(map).to_string()
+    with_numbers(
+        intermediates,
+        &[
+            ("latency_ci95_noise", interval.noise),
+            ("fault_map_sd", interval.fault_map_sd),
+            ("replication_q", consistency.map(|c| c.q)),
+            ("replications_consistent", consistency.map(|c| f64::from(u8::from(c.consistent)))),
+        ],
+    )
 }
 
 /// Intermediates an aggregate reports as the largest over the replications that have them,

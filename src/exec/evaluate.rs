@@ -149,12 +149,7 @@ fn evaluate_inner(
         TaskKind::Search => match task.method {
             None => super::search::simulator(experiment, task, scenario, interrupt),
             Some(method) => {
-                let method = experiment.external.get(method).ok_or("search without its method")?;
-                let found = super::external::search(method, task, scenario, log, interrupt)?;
-                let mut row =
-                    super::search::row(scenario, task, &method.name, method.evaluator(), &found);
-                row.wall_seconds = started.elapsed().as_secs_f64();
-                Ok(Output::Rows(vec![row]))
+                super::search::external(experiment, task, scenario, method, log, interrupt)
             }
         },
         TaskKind::Aggregate => Ok(Output::Rows(vec![super::aggregate::aggregate(inputs, task)?])),

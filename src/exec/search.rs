@@ -11,6 +11,7 @@
 //! within the tolerance is `imprecise`. The Aggregate of a method's searches is their mean with
 //! a 95% Student-t interval over them (`throughput_ci95`), like any aggregate of replications.
 
+use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -22,7 +23,7 @@ use crate::scenario::Scenario;
 use crate::sim;
 use crate::sim::saturation::{MAX_POINTS, Saturation, TOLERANCE};
 use crate::spec::Experiment;
-use crate::store::build::base_row;
+use crate::store::build::{base_row, with_numbers};
 use crate::store::row::{Row, SATURATION_SEARCH};
 
 /// Runs the simulator's Search `task` with the simulation method's window; once `interrupt` is
@@ -50,6 +51,24 @@ pub(crate) fn simulator(
     Ok(Output::Rows(vec![row]))
 }
 
+/// Runs the Search `task` of external method `method` (an index into the spec's external
+/// methods): runner bisects, the program evaluates each point (`super::external::search`).
+pub(crate) fn external(
+    experiment: &Experiment,
+    task: &Task,
+    scenario: &Scenario,
+    method: usize,
+    log: Option<&Path>,
+    interrupt: Option<&AtomicBool>,
+) -> Result<Output, Failure> {
+    let method = experiment.external.get(method).ok_or("search without its method")?;
+    let started = Instant::now();
+    let found = super::external::search(method, task, scenario, log, interrupt)?;
+    let mut row = row(scenario, task, &method.name, method.evaluator(), &found);
+    row.wall_seconds = started.elapsed().as_secs_f64();
+    Ok(Output::Rows(vec![row]))
+}
+
 /// The row of one search that found `found`.
 pub(crate) fn row(
     scenario: &Scenario,
@@ -66,18 +85,16 @@ pub(crate) fn row(
     row.measure = Some(SATURATION_SEARCH.into());
     row.throughput = Some(found.saturation_throughput);
     row.flit_throughput = found.flit_saturation_throughput;
-    let mut intermediates = serde_json::Map::new();
-    let mut put = |key: &str, value: Option<f64>| {
-        if let Some(number) = value.and_then(serde_json::Number::from_f64) {
-            intermediates.insert(key.into(), serde_json::Value::Number(number));
-        }
-    };
-    put("stable_rate", Some(found.stable_rate));
-    put("saturated_rate", found.saturated_rate);
-    put("bracket_width", found.bracket_width);
-    put("tolerance", Some(TOLERANCE));
-    put("search_points", Some(found.points.len() as f64));
-    row.intermediates = serde_json::Value::Object(intermediates).to_string();
+    row.intermediates = with_numbers(
+        "{}",
+        &[
+            ("stable_rate", Some(found.stable_rate)),
+            ("saturated_rate", found.saturated_rate),
+            ("bracket_width", found.bracket_width),
+            ("tolerance", Some(TOLERANCE)),
+            ("search_points", Some(found.points.len() as f64)),
+        ],
+    );
     if let Some(width) = found.bracket_width.filter(|w| *w > TOLERANCE) {
         row.status = "imprecise".into();
         row.error = Some(format!(

@@ -355,33 +355,19 @@ impl<'a> Builder<'a> {
     /// are fractions of its saturation) and each external simulation's, each method's searches
     /// and their Aggregate; returns the simulator's Aggregate.
     fn searches(&mut self, index: usize, scenario: &Scenario) -> Option<NodeIndex> {
-        let spec_seed = self.experiment.seed;
-        let seeds = |count: u32| {
-            (0..count).map(move |r| {
-                let seed = identity::saturation_search_seed(spec_seed, scenario, r);
-                (r, seed, identity::fault_seed(spec_seed, scenario, r))
-            })
-        };
-        let mut simulator = None;
         let simulation = match self.of_simulation {
             true => self.experiment.simulation.as_ref(),
             false => self.simulation,
         };
-        if let Some(simulation) = simulation.filter(|s| s.saturation_searches > 0) {
-            let mut searches = Vec::new();
-            for (replication, seed, fault_seed) in seeds(simulation.saturation_searches) {
-                let id =
-                    identity::search(scenario, &simulation.options, replication, seed, fault_seed);
-                let cost = identity::SEARCH_COST_POINTS
-                    * identity::simulation_cost(
-                        scenario,
-                        &simulation.options,
-                        LoadPoint::FractionOfSaturation(1.0),
-                    );
-                searches.push(self.search(index, id, cost, replication, seed, fault_seed, None));
-            }
-            simulator = Some(self.aggregate(index, None, None, &searches));
-        }
+        let simulator = simulation.filter(|s| s.saturation_searches > 0).map(|simulation| {
+            let options = &simulation.options;
+            let at_saturation = LoadPoint::FractionOfSaturation(1.0);
+            let cost = identity::SEARCH_COST_POINTS
+                * identity::simulation_cost(scenario, options, at_saturation);
+            self.method_searches(index, scenario, simulation.saturation_searches, None, cost, |r| {
+                identity::search(scenario, options, r.0, r.1, r.2)
+            })
+        });
         for (method, external) in self.experiment.external.iter().enumerate() {
             if external.kind != ExternalKind::Simulation
                 || external.saturation_searches == 0
@@ -389,47 +375,44 @@ impl<'a> Builder<'a> {
             {
                 continue;
             }
-            let mut searches = Vec::new();
-            for (replication, seed, fault_seed) in seeds(external.saturation_searches) {
-                let id =
-                    identity::external_search(scenario, external, replication, seed, fault_seed);
-                let cost = identity::SEARCH_COST_POINTS * external.cost_seconds;
-                searches.push(self.search(
-                    index,
-                    id,
-                    cost,
-                    replication,
-                    seed,
-                    fault_seed,
-                    Some(method),
-                ));
-            }
-            self.aggregate(index, None, Some(method), &searches);
+            let cost = identity::SEARCH_COST_POINTS * external.cost_seconds;
+            let count = external.saturation_searches;
+            self.method_searches(index, scenario, count, Some(method), cost, |r| {
+                identity::external_search(scenario, external, r.0, r.1, r.2)
+            });
         }
         simulator
     }
 
-    /// One Search task.
-    #[allow(clippy::too_many_arguments)]
-    fn search(
+    /// `count` Search tasks of one method (`method`: an external one's index, `None` the
+    /// simulator), each with the id `id_of((index, seed, fault seed))` and the seeds of
+    /// `runner simulate --saturation`, and their Aggregate, which is returned.
+    fn method_searches(
         &mut self,
         index: usize,
-        id: String,
-        cost: f64,
-        replication: u32,
-        seed: u64,
-        fault_seed: Option<u64>,
+        scenario: &Scenario,
+        count: u32,
         method: Option<usize>,
+        cost: f64,
+        id_of: impl Fn((u32, u64, Option<u64>)) -> String,
     ) -> NodeIndex {
-        let node = self.graph.add_node(Task {
-            replication: Some(replication),
-            seed: Some(seed),
-            fault_seed,
-            method,
-            ..task(TaskKind::Search, id, Some(index), cost)
-        });
-        self.row_nodes.push(RowRef { node, point: None });
-        node
+        let spec_seed = self.experiment.seed;
+        let mut searches = Vec::with_capacity(count as usize);
+        for replication in 0..count {
+            let seed = identity::saturation_search_seed(spec_seed, scenario, replication);
+            let fault_seed = identity::fault_seed(spec_seed, scenario, replication);
+            let id = id_of((replication, seed, fault_seed));
+            let node = self.graph.add_node(Task {
+                replication: Some(replication),
+                seed: Some(seed),
+                fault_seed,
+                method,
+                ..task(TaskKind::Search, id, Some(index), cost)
+            });
+            self.row_nodes.push(RowRef { node, point: None });
+            searches.push(node);
+        }
+        self.aggregate(index, None, method, &searches)
     }
 
     /// The scenario's Saturation task, when the model runs or the loads are fractions of it.

@@ -847,6 +847,11 @@ pub fn get(name: &str) -> Option<&'static Field> {
     FIELDS.iter().find(|field| field.name == name)
 }
 
+/// The name a null cell of column `name` stands for ([`Field::null_is`]), if it has one.
+pub fn null_is(name: &str) -> Option<&'static str> {
+    get(name).and_then(|field| field.null_is)
+}
+
 /// Whether two names are equal (`==` on `str` is not `const`).
 const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());

@@ -228,9 +228,9 @@ impl SelectedValue {
     pub fn matches(&self, column: &str, value: &serde_json::Value) -> bool {
         match self {
             SelectedValue::Number(number) => value.as_f64() == Some(*number),
-            SelectedValue::Text(text) if value.is_null() => crate::scenario::fields::get(column)
-                .and_then(|field| field.null_is)
-                .is_some_and(|name| name == text),
+            SelectedValue::Text(text) if value.is_null() => {
+                crate::scenario::fields::null_is(column).is_some_and(|name| name == text)
+            }
             SelectedValue::Text(text) => value.as_str() == Some(text.as_str()),
         }
     }

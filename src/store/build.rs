@@ -148,3 +148,16 @@ pub(crate) fn fill_throughput(row: &mut Row, m: &Measurement, measure: &sim::Mea
 pub(crate) fn finite(value: Option<f64>) -> Option<f64> {
     value.filter(|v| v.is_finite())
 }
+
+/// `intermediates` (a row's JSON object) with each named number set, in order; a `None` or a
+/// value JSON cannot hold leaves its key as it was.
+pub(crate) fn with_numbers(intermediates: &str, numbers: &[(&str, Option<f64>)]) -> String {
+    let mut map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(intermediates).unwrap_or_default();
+    for &(key, value) in numbers {
+        if let Some(number) = value.and_then(serde_json::Number::from_f64) {
+            map.insert(key.to_owned(), serde_json::Value::Number(number));
+        }
+    }
+    serde_json::Value::Object(map).to_string()
+}

@@ -302,26 +302,25 @@ pub fn search(
         let mut request = request(method, task, scenario, rate, None);
         request.measure = Some("throughput".into());
         let response = exchange(method, &request, log, interrupt).map_err(crate::sim::SimError)?;
-        if response.status == ResponseStatus::Unsupported {
-            let why = response.detail.clone().unwrap_or_default();
-            return Err(crate::sim::SimError(format!(
-                "external method `{}` cannot evaluate this scenario: {why}",
-                method.name
-            )));
-        }
-        let mut row = base_row(scenario, task, rate, &method.name);
-        fill_row(&mut row, &response);
-        let status = match row.status.as_str() {
-            "saturated" => Status::Saturated,
-            "deadlock" => Status::Deadlock,
-            _ => Status::Ok,
+        // An imprecise point accepted what it was offered as far as it measured: stable.
+        let status = match response.status {
+            ResponseStatus::Saturated => Status::Saturated,
+            ResponseStatus::Deadlock => Status::Deadlock,
+            ResponseStatus::Ok | ResponseStatus::Imprecise => Status::Ok,
+            ResponseStatus::Unsupported => {
+                let why = response.detail.unwrap_or_default();
+                return Err(crate::sim::SimError(format!(
+                    "external method `{}` cannot evaluate this scenario: {why}",
+                    method.name
+                )));
+            }
         };
         Ok(crate::sim::saturation::Point {
             rate,
             status,
-            throughput: row.throughput,
-            flit_throughput: row.flit_throughput,
-            source_drops: row.source_drops.map(|d| d as f64),
+            throughput: finite(response.throughput),
+            flit_throughput: finite(response.flit_throughput),
+            source_drops: response.source_drops.map(|d| d as f64),
         })
     });
     found.map_err(|e| e.0)

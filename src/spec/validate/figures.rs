@@ -154,9 +154,9 @@ impl FigureBounds {
                         .iter()
                         .map(|value| match value {
                             serde_json::Value::String(text) => text.clone(),
-                            serde_json::Value::Null => fields::get(column)
-                                .and_then(|field| field.null_is)
-                                .map_or_else(|| "null".to_owned(), str::to_owned),
+                            serde_json::Value::Null => {
+                                fields::null_is(column).unwrap_or("null").to_owned()
+                            }
                             other => other.to_string(),
                         })
                         .collect();
