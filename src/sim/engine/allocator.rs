@@ -29,6 +29,11 @@
 //! ids; a round-robin over a router's ports in a fixed order is a round-robin all the same.
 //! Matched moves are emitted in `active` order, so phase B applies them as the `active` walk
 //! does; a matched ejection becomes its node's pick (`eject_pick`).
+//!
+//! With one iteration (BookSim's default) the grant is folded into the walk
+//! (`allocate_once`): an output's grant is decided as its requests are found, so nothing per
+//! request is stored; more iterations go through the full request list (`allocate`), and a
+//! test holds the two to the same results bit for bit.
 
 use super::switching::WORMHOLE;
 use super::{Engine, NONE, before, past};
@@ -72,7 +77,12 @@ pub(super) struct Allocator {
     /// Per VC (network VCs, then injection VCs): the input it sends from, its port split by
     /// VC into the port's inputs.
     input_of: Vec<u32>,
+    /// Per VC: its index in its channel or node (`vc % V`, kept to spare a division).
+    vc_of: Vec<u8>,
     requests: Vec<Request>,
+    /// Runs one iteration through the full request list (`allocate`) rather than the folded
+    /// grant (`allocate_once`): more than one iteration, or a test comparing the two.
+    pub(super) all_requests: bool,
 }
 
 impl Allocator {
@@ -112,7 +122,9 @@ impl Allocator {
             accepted: Vec::new(),
             eject_request: vec![NONE; inputs],
             input_of,
+            vc_of: (0..(slots + nodes) * v).map(|vc| (vc % v) as u8).collect(),
             requests: Vec::new(),
+            all_requests: iterations > 1,
         }
     }
 
@@ -202,6 +214,11 @@ impl Engine {
         let Some(mut alloc) = self.allocator.take() else {
             return;
         };
+        if alloc.iterations == 1 && !alloc.all_requests {
+            self.allocate_once::<S, T>(&mut alloc);
+            self.allocator = Some(alloc);
+            return;
+        }
         let v = self.v;
         alloc.requests.clear();
         for k in 0..self.active.len() {
@@ -214,24 +231,21 @@ impl Engine {
                 let out = channel * v + vv;
                 let Some(src) = self.can_send::<S, T>(out) else { continue };
                 let input = alloc.input_of[src as usize];
+                let vc = u32::from(alloc.vc_of[src as usize]);
                 let same =
                     (first..alloc.requests.len()).find(|&j| alloc.requests[j].input == input);
-                alloc.request(Request { output: channel, input, src, out, vc: src % v }, same);
+                alloc.request(Request { output: channel, input, src, out, vc }, same);
             }
         }
         let ejections = alloc.requests.len();
         for k in 0..self.ejecting.len() {
-            let vc = self.ejecting[k];
-            if !self.can_eject::<T>(vc) {
+            let Some(request) = self.ejection_request::<T>(&alloc, self.ejecting[k]) else {
                 continue;
-            }
-            let input = alloc.input_of[vc as usize];
-            let output = alloc.slots + self.node_of(vc);
-            let same = alloc.eject_request[input as usize];
+            };
+            let same = alloc.eject_request[request.input as usize];
             if same == NONE {
-                alloc.eject_request[input as usize] = alloc.requests.len() as u32;
+                alloc.eject_request[request.input as usize] = alloc.requests.len() as u32;
             }
-            let request = Request { output, input, src: vc, out: NONE, vc: vc % v };
             alloc.request(request, (same != NONE).then_some(same as usize));
         }
         alloc.allocate(v);
@@ -259,6 +273,150 @@ impl Engine {
         self.allocator = Some(alloc);
     }
 
+    /// One iteration of grant and accept (BookSim's `alloc_iters = 1`), with the grant folded
+    /// into the walk: an output's grant goes to the input first from its grant pointer, and of
+    /// that input's VCs asking for it, to the first from the input's VC pointer (the request
+    /// the full list would keep), so each active channel yields at most one grant and nothing
+    /// per request is stored. The matches, pointers and emitted moves are those of the full
+    /// allocation (`allocate`) exactly; a test runs both.
+    fn allocate_once<const S: u8, const T: bool>(&mut self, alloc: &mut Allocator) {
+        let v = self.v;
+        let depth = self.depth;
+        let now = self.now;
+        let Engine { active, ch_busy, vc_src, vc_count, vc_received, switching, timing, .. } =
+            &*self;
+        let (transit, owed): (&[u32], &[u32]) = match timing.as_deref() {
+            Some(timing) if T => (&timing.transit, &timing.owed),
+            _ => (&[], &[]),
+        };
+        let gate: &[u64] = &switching.gate;
+        let Allocator { grant_ptr, vc_ptr, input_of, vc_of, requests: grants, .. } = alloc;
+        let (grant_ptr, vc_ptr, input_of, vc_of): (&[u32], &[u32], &[u32], &[u8]) =
+            (grant_ptr, vc_ptr, input_of, vc_of);
+        grants.clear();
+        for &channel in active {
+            let ptr = grant_ptr[channel as usize];
+            let mut best = Request { output: channel, input: NONE, src: 0, out: 0, vc: 0 };
+            let mut busy = ch_busy[channel as usize];
+            let base = channel * v;
+            while busy != 0 {
+                let out = base + busy.trailing_zeros();
+                busy &= busy - 1;
+                let o = out as usize;
+                let src = vc_src[o];
+                if src == NONE {
+                    continue;
+                }
+                let s = src as usize;
+                let ready = if T {
+                    vc_count[s] > transit[s] && vc_count[o] + owed[o] < depth
+                } else {
+                    vc_count[s] > 0 && vc_count[o] < depth
+                };
+                if !ready || !(S == WORMHOLE || vc_received[o] > 0 || gate[o] <= now) {
+                    continue;
+                }
+                let (input, vc) = (input_of[s], u32::from(vc_of[s]));
+                if best.input == NONE
+                    || before(input, best.input, ptr)
+                    || (input == best.input && before(vc, best.vc, vc_ptr[input as usize]))
+                {
+                    best = Request { output: channel, input, src, out, vc };
+                }
+            }
+            if best.input != NONE {
+                grants.push(best);
+            }
+        }
+        let channel_grants = grants.len();
+        // Ejection ports: the best request of each node's so far is at `best_grant[output]`.
+        for k in 0..self.ejecting.len() {
+            let Some(request) = self.ejection_request::<T>(alloc, self.ejecting[k]) else {
+                continue;
+            };
+            let (input, output) = (request.input, request.output);
+            match alloc.best_grant[output as usize] {
+                NONE => {
+                    alloc.best_grant[output as usize] = alloc.requests.len() as u32;
+                    alloc.requests.push(request);
+                }
+                k => {
+                    let best = alloc.requests[k as usize];
+                    let ptr = alloc.grant_ptr[output as usize];
+                    if before(input, best.input, ptr)
+                        || (input == best.input
+                            && before(request.vc, best.vc, alloc.vc_ptr[input as usize]))
+                    {
+                        alloc.requests[k as usize] = request;
+                    }
+                }
+            }
+        }
+        let Allocator {
+            speedup,
+            slots,
+            grant_ptr,
+            accept_ptr,
+            vc_ptr,
+            best_grant,
+            best_accept,
+            requests: grants,
+            ..
+        } = alloc;
+        let (speedup, slots) = (*speedup, *slots);
+        let (inputs, outputs) = (accept_ptr.len() as u32, grant_ptr.len() as u32);
+        let grants: &[Request] = grants;
+        let best_accept: &mut [u32] = best_accept;
+        // Accept: each input takes the grant first from its accept pointer.
+        for (k, r) in grants.iter().enumerate() {
+            let i = r.input as usize;
+            let best = best_accept[i];
+            if best == NONE || before(r.output, grants[best as usize].output, accept_ptr[i]) {
+                best_accept[i] = k as u32;
+            }
+        }
+        // The accepted grants, channels in `active` order, then the ejections; the pointers
+        // move past them (each input and output is matched once, so in any order).
+        let mut n = 0;
+        let moves: &mut [u64] = &mut self.moves;
+        for (k, r) in grants.iter().enumerate() {
+            let i = r.input as usize;
+            if k >= channel_grants {
+                best_grant[r.output as usize] = NONE;
+            }
+            if best_accept[i] != k as u32 {
+                continue;
+            }
+            best_accept[i] = NONE;
+            grant_ptr[r.output as usize] = past(r.input, inputs);
+            accept_ptr[i] = past(r.output, outputs);
+            let next = r.vc + speedup;
+            vc_ptr[i] = if next >= v { next - v } else { next };
+            if k < channel_grants {
+                moves[n] = u64::from(r.out);
+                n += 1;
+            } else {
+                let node = r.output - slots;
+                self.eject_pick[node as usize] = r.src;
+                self.eject_picked.push(node);
+            }
+        }
+        self.n_moves = n;
+    }
+
+    /// The request of ejecting VC `vc` for its node's ejection port, if it can eject a flit
+    /// this cycle (`can_eject`).
+    #[inline(always)]
+    fn ejection_request<const T: bool>(&self, alloc: &Allocator, vc: u32) -> Option<Request> {
+        self.can_eject::<T>(vc).then(|| Request {
+            output: alloc.slots + self.node_of(vc),
+            input: alloc.input_of[vc as usize],
+            src: vc,
+            out: NONE,
+            vc: u32::from(alloc.vc_of[vc as usize]),
+        })
+    }
+
     /// The VC feeding output VC `out` if it can send a flit this cycle: its oldest flit has
     /// arrived (with `T`: is off its link and, with `vc_allocation_delay`, past its header's
     /// allocation), `out`'s buffer has room (with `T`: counting the credits on their way), and
@@ -272,8 +430,7 @@ impl Engine {
         let (count, room) = (self.vc_count[src as usize], self.vc_count[out as usize]);
         let ready = match self.timing.as_deref() {
             Some(timing) if T => {
-                timing.front_ready(src, count, self.now)
-                    && room + timing.owed[out as usize] < self.depth
+                timing.front_ready(src, count) && room + timing.owed[out as usize] < self.depth
             }
             _ => count > 0 && room < self.depth,
         };

@@ -216,6 +216,17 @@ impl Engine {
         self
     }
 
+    /// Test builds: the separable switch allocator's single iteration run through the full
+    /// request list (`Allocator::allocate`) rather than with its grant folded into the walk,
+    /// to compare the two.
+    #[cfg(test)]
+    pub(crate) fn with_full_allocation(mut self) -> Engine {
+        if let Some(alloc) = self.allocator.as_deref_mut() {
+            alloc.all_requests = true;
+        }
+        self
+    }
+
     /// Test builds: the timed engine (`timing`) even where every link and credit takes one
     /// cycle, to compare it with the default engine.
     #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Bookkeeping invariants checked by the tests (flit conservation, VC chains, counters, and
 //! with static faults: nothing in or through a faulty node).
 
-use super::{EJECT, Engine, NONE, packets};
+use super::{EJECT, Engine, NONE, packets, timing};
 
 impl Engine {
     /// Flits already handed to the destination node by messages not yet complete.
@@ -74,7 +74,7 @@ impl Engine {
             if let Some(timing) = self.timing.as_deref() {
                 // Flits on their way count in the buffer; credits on their way are no room.
                 assert!(
-                    timing.transit[vc] <= self.vc_count[vc],
+                    timing.transit[vc] & !timing::HELD <= self.vc_count[vc],
                     "VC {vc}: more in transit than sent"
                 );
                 if vc < self.network_vcs as usize || fed {
@@ -204,7 +204,7 @@ impl Engine {
         let queued = q.behind_of(vc as u32, front);
         let mut behind = 0;
         for &id in &queued {
-            let flits = if id == q.back[vc] {
+            let flits = if id == q.fifo[vc].back {
                 self.vc_received[vc]
             } else {
                 self.messages[id as usize].length
@@ -212,8 +212,12 @@ impl Engine {
             buffered[id as usize] += u64::from(flits);
             behind += flits;
         }
-        assert_eq!(behind, q.behind[vc], "VC {vc}: flits behind the front miscounted");
-        assert_eq!(queued.last().copied().unwrap_or(NONE), q.back[vc], "VC {vc}: queue's back");
+        assert_eq!(behind, q.fifo[vc].behind, "VC {vc}: flits behind the front miscounted");
+        assert_eq!(
+            queued.last().copied().unwrap_or(NONE),
+            q.fifo[vc].back,
+            "VC {vc}: queue's back"
+        );
         let front_flits = self.vc_count[vc] - behind;
         if queued.is_empty() {
             (front_flits, self.vc_received[vc])

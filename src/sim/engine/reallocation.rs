@@ -8,11 +8,11 @@
 //! arrays describe that message. With `tail_sent` a buffer is a FIFO of messages:
 //! - `vc_owner` is the front message, the one whose flits leave the buffer (`vc_out` is its
 //!   output); the messages behind it are linked through [`Queues::next`] from the front to
-//!   [`Queues::back`], the last one granted the VC, which is still receiving while its tail
+//!   [`Fifo::back`], the last one granted the VC, which is still receiving while its tail
 //!   has not been sent (`vc_src` and `vc_received` are the receiving side: the back message's,
 //!   or the front's when it is alone);
 //! - `vc_count` counts every flit in the buffer (so the room test and the flits on their way
-//!   need nothing new); [`Queues::behind`] counts those of the messages behind the front, so
+//!   need nothing new); [`Fifo::behind`] counts those of the messages behind the front, so
 //!   the front's are `vc_count - behind`. The buffer's oldest flit is the front's whenever the
 //!   front has one, and the front has one whenever a message is behind it (its tail has
 //!   arrived and not left), so phase A's test of the oldest flit is unchanged;
@@ -39,12 +39,19 @@ use super::{EJECT, Engine, NONE, Pending};
 /// `Queues::arrival` of a message whose header has not arrived where it waits.
 const NOT_ARRIVED: u64 = u64::MAX;
 
+/// One VC's queue beyond its front message (`Queues::fifo`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fifo {
+    /// Flits in the buffer of the messages behind the front one.
+    pub(super) behind: u32,
+    /// The last message granted the VC while that is not the front one, else `NONE`.
+    pub(super) back: u32,
+}
+
 /// The messages queued behind the front of each VC's buffer.
 pub(super) struct Queues {
-    /// Per VC: flits in its buffer of the messages behind the front one.
-    pub(super) behind: Vec<u32>,
-    /// Per VC: the last message granted it while that is not the front one, else `NONE`.
-    pub(super) back: Vec<u32>,
+    /// Per VC: its queue (side by side, as a flit sent reads both).
+    pub(super) fifo: Vec<Fifo>,
     /// Per message id: the message behind it in the buffer of the VC that holds its tail, or
     /// `NONE` (grown with the message slab).
     next: Vec<u32>,
@@ -60,8 +67,7 @@ impl Queues {
     pub(super) fn new(total_vcs: usize, atomic: u64) -> Queues {
         Queues {
             atomic,
-            behind: vec![0; total_vcs],
-            back: vec![NONE; total_vcs],
+            fifo: vec![Fifo { behind: 0, back: NONE }; total_vcs],
             next: Vec::new(),
             arrival: Vec::new(),
         }
@@ -76,7 +82,7 @@ impl Queues {
     /// The message whose flits enter `vc`'s buffer: the back one, or the front one (`owner`).
     #[inline(always)]
     pub(super) fn receiving(&self, vc: u32, owner: u32) -> u32 {
-        match self.back[vc as usize] {
+        match self.fifo[vc as usize].back {
             NONE => owner,
             back => back,
         }
@@ -88,14 +94,14 @@ impl Queues {
     #[cfg(test)]
     pub(super) fn behind_of(&self, vc: u32, front: u32) -> Vec<u32> {
         let mut queued = Vec::new();
-        if self.back[vc as usize] == NONE {
+        if self.fifo[vc as usize].back == NONE {
             return queued;
         }
         // The back message may have a link of its own, in the VC of its tail upstream.
         let mut at = self.next.get(front as usize).copied().unwrap_or(NONE);
         while at != NONE {
             queued.push(at);
-            if at == self.back[vc as usize] {
+            if at == self.fifo[vc as usize].back {
                 break;
             }
             at = self.next.get(at as usize).copied().unwrap_or(NONE);
@@ -136,7 +142,7 @@ impl Engine {
             q.arrival.resize(needed, NOT_ARRIVED);
         }
         q.next[last as usize] = id;
-        q.back[out as usize] = id;
+        q.fifo[out as usize].back = id;
         q.arrival[id as usize] = NOT_ARRIVED;
         // The receiving side is the new message's from now on.
         self.vc_received[out as usize] = 0;
@@ -185,32 +191,18 @@ impl Engine {
         }
         q.next[front as usize] = NONE;
         self.vc_owner[vcu] = next;
-        let held = if q.back[vcu] == next {
-            q.back[vcu] = NONE;
+        let held = if q.fifo[vcu].back == next {
+            q.fifo[vcu].back = NONE;
             self.vc_received[vcu]
         } else {
             self.messages[next as usize].length
         };
-        q.behind[vcu] -= held;
+        q.fifo[vcu].behind -= held;
         let arrival = q.arrival[next as usize];
         if arrival != NOT_ARRIVED {
             // Routed from the next cycle (or its arrival), after the router's pipeline.
             let ready = arrival.max(now + 1) + self.delay;
             self.pending.push(Pending { vc, ready });
-        }
-    }
-
-    /// Whether the front message's tail has just left `src` (phase B, after a move out of it):
-    /// none of its flits is left and its tail had entered. Without `T` no buffer queues
-    /// messages, and nothing is looked up.
-    #[inline(always)]
-    pub(super) fn front_left<const T: bool>(&self, src: usize, length: u32) -> bool {
-        match self.queues.as_deref().filter(|_| T) {
-            Some(q) => {
-                self.vc_count[src] == q.behind[src]
-                    && (q.back[src] != NONE || self.vc_received[src] == length)
-            }
-            None => self.vc_count[src] == 0 && self.vc_received[src] == length,
         }
     }
 

@@ -234,10 +234,10 @@ impl Engine {
         self.vc_count[vcu] += 1;
         self.vc_received[vcu] += 1;
         if let Some(q) = self.queues.as_deref_mut()
-            && q.back[vcu] != NONE
+            && q.fifo[vcu].back != NONE
         {
             // Behind the front message (`reallocation`).
-            q.behind[vcu] += 1;
+            q.fifo[vcu].behind += 1;
         }
         if self.vc_received[vcu] == 1 && !self.header_behind(vc, id, 1) {
             // The header: at the router next cycle, routed after its pipeline.

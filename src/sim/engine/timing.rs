@@ -20,7 +20,8 @@
 //!   sent. A node that is its own router (tori, meshes, hypercubes) charges `switch_delay`
 //!   once more when it ejects a message (the destination router's switch);
 //! - a header granted its output VC (or the ejection port) in cycle t may leave its buffer
-//!   from cycle t + `vc_allocation_delay` (`head_ready`): with 1, the switch is allocated the
+//!   from cycle t + `vc_allocation_delay` (its buffer's `transit` holds `HELD` until then, so the
+//!   test of the oldest flit covers it): with 1, the switch is allocated the
 //!   cycle after the VC, as in a router that does not speculate, so a VC freed in cycle t
 //!   carries its next header from t + 1;
 //! - a flit leaving a network VC's buffer in cycle t (to the next link, or ejected) returns
@@ -53,16 +54,29 @@ use super::Engine;
 const ARRIVAL: u64 = 0;
 const CREDIT: u64 = 1;
 const RELEASE: u64 = 2;
+const RESUME: u64 = 3;
+
+/// Added to a VC's `transit` while the header just granted an output from its buffer waits
+/// out `vc_allocation_delay`: no flit of the buffer has arrived as far as the tests of the
+/// oldest flit can tell (a buffer holds far fewer flits than this).
+pub(super) const HELD: u32 = 1 << 31;
+
+/// The delays of one channel (`Timing::delays`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Delays {
+    pub(super) latency: u32,
+    credit: u32,
+}
 
 /// Per-link latencies and the flits and credits on their way.
 pub(super) struct Timing {
     /// Per channel slot: cycles from a flit leaving the upstream buffer to its arrival in the
-    /// downstream one (at least 1): the link's latency plus the upstream router's switch
-    /// pipeline.
-    pub(super) latency: Vec<u32>,
-    /// Per channel slot: cycles a credit takes back (its latency plus `credit_delay`).
-    credit: Vec<u32>,
-    /// Per VC: flits on the link into its buffer that have not arrived yet.
+    /// downstream one (at least 1: the link's latency plus the upstream router's switch
+    /// pipeline), and cycles a credit takes back (the link's latency plus `credit_delay`);
+    /// side by side, as every flit sent needs both.
+    pub(super) delays: Vec<Delays>,
+    /// Per VC: flits on the link into its buffer that have not arrived yet, plus `HELD`
+    /// while a header just granted its output waits out `vc_allocation_delay`.
     pub(super) transit: Vec<u32>,
     /// Per VC: credits of flits that left its buffer, not yet back at the upstream router (or,
     /// for an injection VC fed over an injection channel, at the source: `source`).
@@ -79,9 +93,6 @@ pub(super) struct Timing {
     pub(super) eject: u32,
     /// `vc_allocation_delay`: cycles from a header's grant to its first move.
     pub(super) allocation_delay: u32,
-    /// Per VC: the first cycle in which the header just granted an output VC from this buffer
-    /// may leave it (set only with `allocation_delay > 0`; earlier flits have left by then).
-    pub(super) head_ready: Vec<u64>,
 }
 
 impl Timing {
@@ -96,15 +107,17 @@ impl Timing {
         allocation_delay: u32,
         total_vcs: usize,
     ) -> Timing {
-        let latency: Vec<u32> = link.iter().zip(switch).map(|(&l, &s)| l + s).collect();
-        let credit: Vec<u32> = link.iter().map(|&l| l + credit_delay).collect();
-        let longest = latency.iter().chain(&credit).copied().max().unwrap_or(1);
+        let delays: Vec<Delays> = link
+            .iter()
+            .zip(switch)
+            .map(|(&l, &s)| Delays { latency: l + s, credit: l + credit_delay })
+            .collect();
+        let longest = delays.iter().map(|d| d.latency.max(d.credit)).max().unwrap_or(1);
         // A fed injection VC's credit crosses a one-cycle channel.
-        let longest = longest.max(1 + credit_delay) as usize;
+        let longest = longest.max(1 + credit_delay).max(allocation_delay) as usize;
         let slots = (longest + 1).next_power_of_two();
         Timing {
-            latency,
-            credit,
+            delays,
             transit: vec![0; total_vcs],
             owed: vec![0; total_vcs],
             source_credit: 0,
@@ -112,7 +125,6 @@ impl Timing {
             wheel_mask: slots as u64 - 1,
             eject,
             allocation_delay,
-            head_ready: if allocation_delay > 0 { vec![0; total_vcs] } else { Vec::new() },
         }
     }
 
@@ -124,34 +136,35 @@ impl Timing {
     }
 
     /// The header in `vc`'s buffer was granted its output in cycle `now`: it may leave from
-    /// `now + allocation_delay`.
+    /// `now + allocation_delay` (until then its buffer's `transit` holds `HELD`; earlier
+    /// flits have left the buffer by the time its header is granted).
     #[inline(always)]
     pub(super) fn granted(&mut self, now: u64, vc: u32) {
         if self.allocation_delay > 0 {
-            self.head_ready[vc as usize] = now + u64::from(self.allocation_delay);
+            self.transit[vc as usize] += HELD;
+            self.schedule(now, self.allocation_delay, RESUME, vc);
         }
     }
 
-    /// Whether the oldest flit of `vc`'s buffer has arrived and, if it is a header just
-    /// granted, its VC allocation is over, in cycle `now`.
+    /// Whether the oldest flit of `vc`'s buffer (`count` flits) has arrived and, if it is a
+    /// header just granted, its VC allocation is over.
     #[inline(always)]
-    pub(super) fn front_ready(&self, vc: u32, count: u32, now: u64) -> bool {
+    pub(super) fn front_ready(&self, vc: u32, count: u32) -> bool {
         count > self.transit[vc as usize]
-            && self.head_ready.get(vc as usize).is_none_or(|&ready| ready <= now)
     }
 
     /// A flit was sent in cycle `now` into network VC `vc` of `channel`.
     #[inline(always)]
     pub(super) fn sent(&mut self, now: u64, vc: u32, channel: u32) {
         self.transit[vc as usize] += 1;
-        self.schedule(now, self.latency[channel as usize], ARRIVAL, vc);
+        self.schedule(now, self.delays[channel as usize].latency, ARRIVAL, vc);
     }
 
     /// A flit left network VC `vc` of `channel` in cycle `now`: its credit goes back.
     #[inline(always)]
     pub(super) fn departed(&mut self, now: u64, vc: u32, channel: u32) {
         self.owed[vc as usize] += 1;
-        self.schedule(now, self.credit[channel as usize], CREDIT, vc);
+        self.schedule(now, self.delays[channel as usize].credit, CREDIT, vc);
     }
 
     /// A flit left injection VC `vc` in cycle `now`: where the source feeds it (`source`), its
@@ -167,13 +180,13 @@ impl Timing {
     /// The tail left network VC `vc` of `channel` in cycle `now`: the VC is free for another
     /// message once its credit is back.
     pub(super) fn drained(&mut self, now: u64, vc: u32, channel: u32) {
-        self.schedule(now, self.credit[channel as usize], RELEASE, vc);
+        self.schedule(now, self.delays[channel as usize].credit, RELEASE, vc);
     }
 
     /// The longest credit loop over the links: a flit's way out plus its credit's way
     /// back, the buffer depth a VC needs to stream at one flit per cycle.
     fn longest_loop(&self) -> u32 {
-        self.latency.iter().zip(&self.credit).map(|(l, c)| l + c).max().unwrap_or(2)
+        self.delays.iter().map(|d| d.latency + d.credit).max().unwrap_or(2)
     }
 }
 
@@ -259,6 +272,7 @@ impl Engine {
             match event >> 32 {
                 ARRIVAL => timing.transit[vc as usize] -= 1,
                 CREDIT => timing.owed[vc as usize] -= 1,
+                RESUME => timing.transit[vc as usize] -= HELD,
                 _ => self.end_grant(vc),
             }
         }

@@ -5,7 +5,7 @@
 use crate::scenario::Ejection;
 
 use super::switching::{CIRCUIT, WORMHOLE};
-use super::{ALLOC, BITMAP, Engine, NONE, PORTS, Pending, before};
+use super::{ALLOC, BITMAP, Engine, Message, NONE, PORTS, Pending, before};
 
 impl Engine {
     /// Phase A (choose), ejection and phase B (apply) of switch and link traversal.
@@ -68,12 +68,12 @@ impl Engine {
             timing,
             ..
         } = self;
-        let (transit, owed, head_ready): (&[u32], &[u32], &[u64]) = match timing.as_deref() {
-            Some(timing) if T => (&timing.transit, &timing.owed, &timing.head_ready),
-            _ => (&[], &[], &[]),
+        // A header just granted its VC and waiting `vc_allocation_delay` counts `HELD` in
+        // `transit`, so the test of the oldest flit covers it.
+        let (transit, owed): (&[u32], &[u32]) = match timing.as_deref() {
+            Some(timing) if T => (&timing.transit, &timing.owed),
+            _ => (&[], &[]),
         };
-        // A header just granted its VC waits `vc_allocation_delay` (empty when that is 0).
-        let allocating = !head_ready.is_empty();
         // The slices are taken once: nothing in the loop resizes a vector (the moves go
         // to `moves`, sized for one per channel), so their addresses and lengths stay in
         // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_busy` and
@@ -131,7 +131,6 @@ impl Engine {
                     && (if T {
                         vc_count[src as usize] > transit[src as usize]
                             && vc_count[out] + owed[out] < depth
-                            && (!allocating || head_ready[src as usize] <= now)
                     } else {
                         vc_count[src as usize] > 0 && vc_count[out] < depth
                     })
@@ -219,77 +218,106 @@ impl Engine {
         moved
     }
 
-    /// Phase B: applies this cycle's moves (`moves[..n_moves]`).
+    /// Phase B: applies this cycle's moves (`moves[..n_moves]`), in two passes: the flit
+    /// counts first, move by move (their sums do not depend on the order; nor does whether a
+    /// move carries a header into its output VC or empties its input buffer for good, as a
+    /// buffer that still receives flits is not emptied for good, and each VC is the input of
+    /// one move and the output of one move at most), then the order-dependent events in
+    /// `active` order, as if the moves had been applied one by one in that order: a header
+    /// joins `pending` (whose order is the routing order, and so the order of the random
+    /// draws), a released channel leaves `active`, a released injection VC takes the next
+    /// queued message. Walked in `active` order the moves come in that order; walked in
+    /// memory order (`BITMAP`) each carries its channel's position in `active`, and the
+    /// events are sorted by it. The first pass touches nothing else, so its vectors are
+    /// borrowed once, out of the loop.
     #[inline(always)]
     fn apply<const S: u8, const W: u8, const T: bool>(&mut self) {
         let n_moves = self.n_moves;
         let counting = self.window.open;
-        // Phase B. Walked in `active` order, the moves are applied one by one. Walked in
-        // memory order (`BITMAP`), in two passes: the flit counts first, in that order (their
-        // sums do not depend on it; nor does whether a move carries a header into its output VC
-        // or empties its input buffer for good, as a buffer that still receives flits is not
-        // emptied for good), then these events in `active` order, as if the moves had been
-        // applied one by one in that order: a header joins `pending` (whose order is the
-        // routing order, and so the order of the random draws), a released channel leaves
-        // `active`, a released injection VC takes the next queued message.
-        self.events.clear();
+        let now = self.now;
+        let v = self.v as usize;
+        let network_vcs = self.network_vcs as usize;
+        #[cfg(test)]
         for k in 0..n_moves {
-            let packed = self.moves[k];
-            let (out, pos) = ((packed as u32) as usize, packed >> 32);
-            let src = self.vc_src[out] as usize;
-            #[cfg(test)]
-            self.count_port_flit(src as u32);
-            self.vc_count[src] -= 1;
-            self.vc_count[out] += 1;
-            if T && let Some(timing) = self.timing.as_deref_mut() {
-                let v = self.v as usize;
-                timing.sent(self.now, out as u32, (out / v) as u32);
-                if src < self.network_vcs as usize {
-                    timing.departed(self.now, src as u32, (src / v) as u32);
+            let src = self.vc_src[self.moves[k] as u32 as usize];
+            self.count_port_flit(src);
+        }
+        let Engine {
+            moves,
+            vc_src,
+            vc_count,
+            vc_received,
+            vc_owner,
+            messages,
+            window,
+            timing,
+            queues,
+            events,
+            ..
+        } = self;
+        let moves: &[u64] = &moves[..n_moves];
+        let vc_src: &[u32] = vc_src;
+        let vc_count: &mut [u32] = vc_count;
+        let vc_received: &mut [u32] = vc_received;
+        let vc_owner: &[u32] = vc_owner;
+        let messages: &[Message] = messages;
+        let vc_flits: &mut [u64] = &mut window.vc_flits;
+        // Buffers queue messages (`reallocation`) on the timed paths only.
+        let mut timing = if T { timing.as_deref_mut() } else { None };
+        let mut queues = if T { queues.as_deref_mut() } else { None };
+        events.clear();
+        for (k, &packed) in moves.iter().enumerate() {
+            let out = (packed as u32) as usize;
+            let key = if W == BITMAP { packed >> 32 << 1 } else { (k as u64) << 1 };
+            let src = vc_src[out] as usize;
+            vc_count[src] -= 1;
+            vc_count[out] += 1;
+            if let Some(timing) = timing.as_deref_mut() {
+                timing.sent(now, out as u32, (out / v) as u32);
+                if src < network_vcs {
+                    timing.departed(now, src as u32, (src / v) as u32);
                 } else {
-                    timing.departed_injection(self.now, src as u32);
+                    timing.departed_injection(now, src as u32);
                 }
-                // Behind the front message (`reallocation`).
-                if let Some(q) = self.queues.as_deref_mut()
-                    && q.back[out] != NONE
-                {
-                    q.behind[out] += 1;
-                }
+            }
+            // Behind the front message (`reallocation`).
+            if let Some(q) = queues.as_deref_mut()
+                && q.fifo[out].back != NONE
+            {
+                q.fifo[out].behind += 1;
             }
             if counting {
-                self.window.vc_flits[out] += 1;
+                vc_flits[out] += 1;
             }
-            if self.vc_received[out] == 0 {
-                if W == BITMAP {
-                    self.events.push((pos << 1, out as u32));
-                } else {
-                    self.header_arrived::<S, T>(out as u32, counting);
-                }
+            if vc_received[out] == 0 {
+                events.push((key, out as u32));
             }
-            self.vc_received[out] += 1;
+            vc_received[out] += 1;
             // The message leaving `src`: its front one, which is `out`'s unless buffers queue
             // messages (`reallocation`, on the timed paths only).
-            let id = if T { self.vc_owner[src] } else { self.vc_owner[out] };
-            let length = self.messages[id as usize].length;
-            if self.front_left::<T>(src, length) {
-                if W == BITMAP {
-                    self.events.push((pos << 1 | 1, out as u32));
-                } else {
-                    self.input_emptied::<S, T>(out as u32);
+            let id = if T { vc_owner[src] } else { vc_owner[out] };
+            let length = messages[id as usize].length;
+            // Its tail has just left `src`: none of its flits is left and its tail had entered.
+            let left = match queues.as_deref() {
+                Some(q) => {
+                    vc_count[src] == q.fifo[src].behind
+                        && (q.fifo[src].back != NONE || vc_received[src] == length)
                 }
+                None => vc_count[src] == 0 && vc_received[src] == length,
+            };
+            if left {
+                events.push((key | 1, out as u32));
             }
         }
-        if W == BITMAP {
-            if !self.events.is_sorted_by_key(|e| e.0) {
-                self.events.sort_unstable_by_key(|e| e.0);
-            }
-            for k in 0..self.events.len() {
-                let (key, out) = self.events[k];
-                if key & 1 == 0 {
-                    self.header_arrived::<S, T>(out, counting);
-                } else {
-                    self.input_emptied::<S, T>(out);
-                }
+        if W == BITMAP && !self.events.is_sorted_by_key(|e| e.0) {
+            self.events.sort_unstable_by_key(|e| e.0);
+        }
+        for k in 0..self.events.len() {
+            let (key, out) = self.events[k];
+            if key & 1 == 0 {
+                self.header_arrived::<S, T>(out, counting);
+            } else {
+                self.input_emptied::<S, T>(out);
             }
         }
         self.flit_hops += n_moves as u64;
@@ -306,7 +334,7 @@ impl Engine {
         if S == WORMHOLE {
             let link = if T {
                 let channel = (out / self.v) as usize;
-                self.timing.as_deref().map_or(1, |t| u64::from(t.latency[channel]))
+                self.timing.as_deref().map_or(1, |t| u64::from(t.delays[channel].latency))
             } else {
                 1
             };
@@ -347,7 +375,7 @@ impl Engine {
     pub(super) fn can_eject<const T: bool>(&self, vc: u32) -> bool {
         let count = self.vc_count[vc as usize];
         match self.timing.as_deref() {
-            Some(timing) if T => timing.front_ready(vc, count, self.now),
+            Some(timing) if T => timing.front_ready(vc, count),
             _ => count > 0,
         }
     }
