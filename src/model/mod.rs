@@ -369,11 +369,17 @@ fn bisect_saturation(model: ModelName, m: &dyn Evaluator) -> Result<f64, ModelEr
 /// parameters a model does not model are at their neutral values.
 fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError> {
     let name = model.as_str();
-    if let Topology::Dragonfly { .. } | Topology::KaryNTree { .. } = scenario.topology {
+    if let Topology::Dragonfly { .. } | Topology::KaryNTree { .. } | Topology::HyperX { .. } =
+        scenario.topology
+    {
         return Err(ModelError(format!(
             "{name}: no analytical model here covers the {} (the five papers model tori, \
              hypercubes and the butterfly fat-tree); simulate it instead",
-            if scenario.topology.dragonfly().is_some() { "dragonfly" } else { "k-ary n-tree" }
+            match scenario.topology {
+                Topology::Dragonfly { .. } => "dragonfly",
+                Topology::HyperX { .. } => "HyperX",
+                _ => "k-ary n-tree",
+            }
         )));
     }
     if let Topology::Graph { graph } = &scenario.topology {

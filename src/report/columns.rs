@@ -448,6 +448,7 @@ const VALUE_NAMES: &[(&str, &str, &str)] = &[
     ("routing", "ugal_booksim", "UGAL (BookSim)"),
     ("topology", "fat_tree", "fat tree"),
     ("topology", "kary_ntree", "k-ary n-tree"),
+    ("topology", "hyperx", "HyperX"),
 ];
 
 /// A text column's value as the papers write it, for legends, panel titles and table cells:

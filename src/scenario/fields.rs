@@ -346,16 +346,17 @@ pub(crate) use each_scenario_key;
 macro_rules! each_column {
     ($then:ident) => {
         $then! {
-            /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree` or `graph`.
+            /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `hyperx` or
+            /// `graph`.
             topology: Str;
             /// Radix k (2 for the hypercube, 4 for the fat-tree, the router radix p + a - 1 + h for the
-            /// dragonfly).
+            /// dragonfly, the routers per dimension S for the HyperX).
             radix: U32;
             /// Dimensions n (fat-tree: levels; dragonfly: 2, its local and global links).
             dimensions: U32;
             /// Number of processing nodes (the dragonfly's terminals).
             nodes: U64;
-            /// Dragonfly: terminals per router p; null for other topologies.
+            /// Dragonfly and HyperX: terminals per router (p, T); null for other topologies.
             terminals_per_router: OptU32;
             /// Dragonfly: routers per group a; null for other topologies.
             routers_per_group: OptU32;

@@ -65,6 +65,20 @@ pub enum Topology {
         /// Levels of switches, n >= 1.
         dimensions: u32,
     },
+    /// HyperX (Ahn, Binkert, Davis, McLaren and Schreiber, SC 2009): `S^L` routers at the
+    /// points of an `L`-dimensional array of side `S`, each linked to every router that
+    /// differs from it in one coordinate (a complete graph in each dimension), with `T`
+    /// terminals each; `N = T S^L` terminals. `L = 1` is a fully connected network, `L = 2`
+    /// with `T = S` the flattened butterfly (Kim, Dally and Abts, ISCA 2007).
+    #[serde(rename = "hyperx")]
+    HyperX {
+        /// Routers per dimension S >= 2.
+        radix: u32,
+        /// Number of dimensions L >= 1.
+        dimensions: u32,
+        /// Terminals per router T >= 1.
+        terminals_per_router: u32,
+    },
     /// Any network read from a file (`docs/graph.md`): routers, their terminals and
     /// bidirectional links. Serialized (and so identified) by the file's content hash only.
     Graph {
@@ -93,6 +107,10 @@ pub enum TopologyKind {
     /// `dimensions` n levels of switches, k^n terminals.
     #[serde(rename = "kary_ntree")]
     KaryNTree,
+    /// HyperX (Ahn et al., SC 2009): `radix` S routers per dimension, `dimensions` L,
+    /// `terminals_per_router` T (S when left out: the flattened butterfly's balance).
+    #[serde(rename = "hyperx")]
+    HyperX,
     /// Any network read from a file (`topology.graph`, format in docs/graph.md).
     Graph,
 }
@@ -107,6 +125,7 @@ impl TopologyKind {
             TopologyKind::FatTree => "fat_tree",
             TopologyKind::Dragonfly => "dragonfly",
             TopologyKind::KaryNTree => "kary_ntree",
+            TopologyKind::HyperX => "hyperx",
             TopologyKind::Graph => "graph",
         }
     }
@@ -122,6 +141,7 @@ impl Topology {
             Topology::FatTree { .. } => TopologyKind::FatTree,
             Topology::Dragonfly { .. } => TopologyKind::Dragonfly,
             Topology::KaryNTree { .. } => TopologyKind::KaryNTree,
+            Topology::HyperX { .. } => TopologyKind::HyperX,
             Topology::Graph { .. } => TopologyKind::Graph,
         }
     }
@@ -132,14 +152,16 @@ impl Topology {
     }
 
     /// Radix k for tori and meshes, 2 for the hypercube, 4 for the fat-tree; for the dragonfly
-    /// the router radix `k = p + a - 1 + h` (terminal, local and global ports); for a graph the
-    /// largest router radix (terminals plus links).
+    /// the router radix `k = p + a - 1 + h` (terminal, local and global ports); for the HyperX
+    /// its routers per dimension S; for a graph the largest router radix (terminals plus
+    /// links).
     pub fn radix(&self) -> u32 {
         match *self {
             Topology::Graph { ref graph } => graph.radix(),
             Topology::Torus { radix, .. }
             | Topology::Mesh { radix, .. }
-            | Topology::KaryNTree { radix, .. } => radix,
+            | Topology::KaryNTree { radix, .. }
+            | Topology::HyperX { radix, .. } => radix,
             Topology::Hypercube { .. } => 2,
             Topology::FatTree { .. } => 4,
             Topology::Dragonfly {
@@ -159,7 +181,8 @@ impl Topology {
             Topology::Torus { dimensions, .. }
             | Topology::Mesh { dimensions, .. }
             | Topology::Hypercube { dimensions }
-            | Topology::KaryNTree { dimensions, .. } => dimensions,
+            | Topology::KaryNTree { dimensions, .. }
+            | Topology::HyperX { dimensions, .. } => dimensions,
             Topology::FatTree { processors } => {
                 let mut levels = 0;
                 let mut n = processors.max(1);
@@ -184,6 +207,10 @@ impl Topology {
             }
             Topology::Hypercube { dimensions } => 1u64.checked_shl(dimensions).unwrap_or(u64::MAX),
             Topology::FatTree { processors } => processors as u64,
+            Topology::HyperX { radix, dimensions, terminals_per_router } => (radix as u64)
+                .checked_pow(dimensions)
+                .unwrap_or(u64::MAX)
+                .saturating_mul(u64::from(terminals_per_router)),
             Topology::Dragonfly {
                 terminals_per_router: p,
                 routers_per_group: a,
@@ -225,14 +252,15 @@ macro_rules! each_topology_count {
     ($then:ident) => {
         $then! {
             /// Nodes per dimension k >= 2 (torus, mesh); links down and up per switch k >= 2
-            /// (kary_ntree).
+            /// (kary_ntree); routers per dimension S >= 2 (hyperx).
             radix;
-            /// Number of dimensions n >= 1 (torus, mesh, hypercube); levels of switches n >= 1
-            /// (kary_ntree).
+            /// Number of dimensions n >= 1 (torus, mesh, hypercube, hyperx); levels of
+            /// switches n >= 1 (kary_ntree).
             dimensions;
             /// Number of processors N, a power of 4 (fat_tree).
             processors;
-            /// Terminals per router p >= 1 (dragonfly).
+            /// Terminals per router p >= 1 (dragonfly; hyperx, where it is radix when left
+            /// out).
             terminals_per_router;
             /// Routers per group a >= 1 (dragonfly); 2p, the balanced dragonfly, when left out.
             routers_per_group;
@@ -245,13 +273,14 @@ pub(crate) use each_topology_count;
 
 impl TopologyKind {
     /// Every family, in the order of the spec's documentation.
-    pub const ALL: [TopologyKind; 7] = [
+    pub const ALL: [TopologyKind; 8] = [
         TopologyKind::Torus,
         TopologyKind::Mesh,
         TopologyKind::Hypercube,
         TopologyKind::FatTree,
         TopologyKind::Dragonfly,
         TopologyKind::KaryNTree,
+        TopologyKind::HyperX,
         TopologyKind::Graph,
     ];
 
@@ -267,6 +296,7 @@ impl TopologyKind {
             TopologyKind::Dragonfly => {
                 &["terminals_per_router", "routers_per_group", "global_links_per_router"]
             }
+            TopologyKind::HyperX => &["radix", "dimensions", "terminals_per_router"],
             TopologyKind::Graph => &["graph"],
         }
     }
@@ -293,6 +323,9 @@ impl Topology {
                 routers_per_group: a,
                 global_links_per_router: h,
             } => &[p, a, h],
+            Topology::HyperX { radix, dimensions, terminals_per_router } => {
+                &[radix, dimensions, terminals_per_router]
+            }
             Topology::Graph { .. } => &[],
         };
         keys.iter().copied().zip(values.iter().copied()).collect()
@@ -306,7 +339,8 @@ impl Topology {
     /// The topology of family `kind` with the counts `given` returns for its parameters, and
     /// the family's defaults for those it leaves out (the dragonfly is balanced by default:
     /// `a = 2p`, `h = p`, Kim et al.'s). `Err` names a parameter that has no default; a graph,
-    /// read from its file, is never built here.
+    /// read from its file, is never built here. The HyperX has `T = S` terminals per router by
+    /// default, the flattened butterfly's balance.
     pub fn from_counts(
         kind: TopologyKind,
         mut given: impl FnMut(&'static str) -> Option<u32>,
@@ -332,6 +366,14 @@ impl Topology {
                     global_links_per_router: need("global_links_per_router").unwrap_or(p),
                 }
             }
+            TopologyKind::HyperX => {
+                let radix = need("radix")?;
+                Topology::HyperX {
+                    radix,
+                    dimensions: need("dimensions")?,
+                    terminals_per_router: need("terminals_per_router").unwrap_or(radix),
+                }
+            }
             TopologyKind::Graph => return Err("graph"),
         })
     }
@@ -340,7 +382,8 @@ impl Topology {
     /// (`runner simulate topology=<kind>`): a torus or a mesh keeps the radix and dimensions of
     /// `from` (at least 2 and 1), a hypercube its dimensions, a fat-tree has 4^n processors for
     /// `from`'s n; the dragonfly is the balanced one with p = 2 (72 terminals), and the k-ary
-    /// n-tree the 4-ary 3-tree (64 terminals) unless `from` is one. `None` for a graph, which
+    /// n-tree the 4-ary 3-tree (64 terminals) unless `from` is one, the HyperX keeps the radix
+    /// and dimensions of `from` with as many terminals per router. `None` for a graph, which
     /// its file gives.
     pub fn example(kind: TopologyKind, from: &Topology) -> Option<Topology> {
         let radix = from.radix().max(2);
@@ -359,6 +402,9 @@ impl Topology {
             },
             TopologyKind::KaryNTree if from.family() == kind => from.clone(),
             TopologyKind::KaryNTree => Topology::KaryNTree { radix: 4, dimensions: 3 },
+            TopologyKind::HyperX => {
+                Topology::HyperX { radix, dimensions, terminals_per_router: radix }
+            }
             TopologyKind::Graph => return None,
         })
     }
@@ -392,7 +438,8 @@ impl Topology {
     }
 
     /// The network in the words of a paper: `8-ary 2-cube torus`, `fat-tree N=64`,
-    /// `dragonfly p=2 a=4 h=2`, `graph ring.txt (8 terminals, 8 routers)`.
+    /// `dragonfly p=2 a=4 h=2`, `HyperX S=4 L=2 T=4`, `graph ring.txt (8 terminals, 8
+    /// routers)`.
     pub fn label(&self) -> String {
         match self {
             Topology::Graph { graph } => format!(
@@ -413,6 +460,9 @@ impl Topology {
                 global_links_per_router: h,
             } => format!("dragonfly p={p} a={a} h={h}"),
             Topology::KaryNTree { radix, dimensions } => format!("{radix}-ary {dimensions}-tree"),
+            Topology::HyperX { radix, dimensions, terminals_per_router } => {
+                format!("HyperX S={radix} L={dimensions} T={terminals_per_router}")
+            }
         }
     }
 }
@@ -435,6 +485,7 @@ mod tests {
                 global_links_per_router: 3,
             },
             Topology::KaryNTree { radix: 4, dimensions: 3 },
+            Topology::HyperX { radix: 4, dimensions: 2, terminals_per_router: 2 },
         ]
     }
 
@@ -478,7 +529,15 @@ mod tests {
             }
         }
         let radix: Vec<TopologyKind> = TopologyKind::reading("radix").collect();
-        assert_eq!(radix, [TopologyKind::Torus, TopologyKind::Mesh, TopologyKind::KaryNTree]);
+        assert_eq!(
+            radix,
+            [
+                TopologyKind::Torus,
+                TopologyKind::Mesh,
+                TopologyKind::KaryNTree,
+                TopologyKind::HyperX
+            ]
+        );
     }
 
     #[test]

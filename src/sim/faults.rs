@@ -62,6 +62,7 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
     if let Topology::FatTree { .. }
     | Topology::Dragonfly { .. }
     | Topology::KaryNTree { .. }
+    | Topology::HyperX { .. }
     | Topology::Graph { .. } = scenario.topology
     {
         return Err(SimError(format!(
@@ -70,6 +71,7 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
             match scenario.topology {
                 Topology::Dragonfly { .. } => "dragonfly",
                 Topology::KaryNTree { .. } => "k-ary n-tree",
+                Topology::HyperX { .. } => "HyperX",
                 Topology::Graph { .. } => "graph",
                 _ => "butterfly fat-tree",
             }

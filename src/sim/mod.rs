@@ -155,6 +155,14 @@
 //!   hop instead (also on the butterfly fat-tree). Zero-load latency exactly
 //!   `2h + M + router_delay (2h - 1)`, h the nearest-common-ancestor level (derived and tested per
 //!   pair in `network/kary_ntree/tests.rs`).
+//! - HyperX (Ahn, Binkert, Davis, McLaren and Schreiber, SC 2009; `network::hyperx`,
+//!   `docs/hyperx.md`): `S^L` routers, each linked to every router that differs from it in one
+//!   coordinate, `T` terminals each (`L = 2`, `T = S`: the flattened butterfly); terminals are
+//!   the nodes, routers the further ids. `dimension_order` (one hop per differing dimension,
+//!   lowest first, acyclic with one VC), `adaptive` (every differing dimension, no deadlock
+//!   avoidance) and `duato` (adaptive with a dimension-order escape VC). Zero-load latency
+//!   exactly `hops + M + router_delay (hops - 1)` with `hops = 2 +` the differing coordinates
+//!   (derived and tested per pair in `network/hyperx/tests.rs`).
 //! - Graph (`network::graph`, `docs/graph.md`): routers, their terminals and links from a file;
 //!   terminals are the nodes (ids `0..N`, router by router in file order), routers the further
 //!   ids. Wormhole only. `up_down` (up*/down* on a BFS spanning tree, shortest legal routes)
@@ -944,7 +952,7 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
 /// The fixed benchmark configurations used by `runner bench`: (name, scenario, rate, options).
 /// Each runs for about 1 to 3 seconds in release on a 2-core machine. The first three are
 /// wormhole; then scouting switching (K = 3), circuit switching, the butterfly fat-tree,
-/// hypercube broadcasts, the dragonfly and a graph (a 16 x 16 mesh written as a graph file,
+/// hypercube broadcasts, the dragonfly, the k-ary n-tree, the HyperX and a graph (a 16 x 16 mesh written as a graph file,
 /// built here, under minimal routing with the up*/down* escape).
 pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> {
     let options = |warmup: u64, cycles: u64| SimOptions {
@@ -1088,6 +1096,26 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
                 ..Scenario::new(Topology::KaryNTree { radix: 8, dimensions: 3 })
             },
             0.0333,
+            options(10_000, 100_000),
+        ),
+        (
+            // The HyperX S = 8, L = 2, T = 8 (the flattened butterfly: 512 terminals, 64
+            // routers of radix 22) under dimension order with V = 2, uniform traffic at half
+            // its saturation (0.064 messages/terminal/cycle for M = 8, `runner simulate
+            // --saturation`).
+            "hyperx8_2_t8_dimension_order_v2",
+            Scenario {
+                routing: Routing::DimensionOrder,
+                virtual_channels: 2,
+                buffer_depth: 4,
+                message_length: 8,
+                ..Scenario::new(Topology::HyperX {
+                    radix: 8,
+                    dimensions: 2,
+                    terminals_per_router: 8,
+                })
+            },
+            0.032,
             options(10_000, 100_000),
         ),
         (

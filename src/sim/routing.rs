@@ -452,6 +452,14 @@ fn refuse_unsupported(scenario: &Scenario, size: &Size) -> Result<(), SimError> 
         }
         _ => {}
     }
+    if scenario.routing == Routing::Nbc && matches!(scenario.topology, Topology::HyperX { .. }) {
+        return Err(SimError(
+            "nbc needs a bipartite network (its negative hops go between the two colours of a \
+             checkerboard labelling), and a HyperX is not one (three routers of a dimension \
+             form a triangle): use dimension_order, adaptive or duato"
+                .into(),
+        ));
+    }
     if matches!(scenario.routing, Routing::WestFirst | Routing::OddEven) {
         let dims = size.dims;
         let mesh = matches!(scenario.topology, Topology::Mesh { .. });

@@ -145,6 +145,72 @@ pub(crate) fn fingerprint(mut engine: Engine, cycles: u64) -> (u64, u64, String)
     (engine.flit_hops, engine.delivered_total, format!("{:?}", engine.window))
 }
 
+/// The channel-dependency graph of the minimal routes between every pair of nodes
+/// `0..terminals`: an edge from each channel a route may hold to each channel it may request
+/// next, over every minimal step (`all`) or over the first one only (dimension order).
+pub(crate) fn route_dependencies(
+    g: &Geometry,
+    terminals: u32,
+    all: bool,
+) -> std::collections::HashMap<u32, std::collections::HashSet<u32>> {
+    let mut edges: std::collections::HashMap<u32, std::collections::HashSet<u32>> =
+        std::collections::HashMap::new();
+    for s in 0..terminals {
+        for d in (0..terminals).filter(|&d| d != s) {
+            // (router, channel the header arrived on) pairs still to expand.
+            let mut stack = vec![(s, u32::MAX)];
+            let mut seen = std::collections::HashSet::new();
+            while let Some((cur, held)) = stack.pop() {
+                if cur == d || !seen.insert((cur, held)) {
+                    continue;
+                }
+                let mut first = true;
+                g.minimal_steps(cur, d, |step| {
+                    if !(all || first) {
+                        return;
+                    }
+                    first = false;
+                    let channel = cur * g.ports + step.port;
+                    if held != u32::MAX {
+                        edges.entry(held).or_default().insert(channel);
+                    }
+                    stack.push((g.downstream(channel), channel));
+                });
+            }
+        }
+    }
+    edges
+}
+
+/// Whether a dependency graph (edges from each channel) has a topological order (Kahn's
+/// algorithm). Asserts that it has edges, so that a test of nothing fails.
+pub(crate) fn acyclic(
+    edges: &std::collections::HashMap<u32, std::collections::HashSet<u32>>,
+) -> bool {
+    let mut indegree: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for (&from, tos) in edges {
+        indegree.entry(from).or_default();
+        for &to in tos {
+            *indegree.entry(to).or_default() += 1;
+        }
+    }
+    assert!(!indegree.is_empty(), "no dependencies");
+    let mut ready: Vec<u32> = indegree.iter().filter(|e| *e.1 == 0).map(|e| *e.0).collect();
+    let mut ordered = 0;
+    while let Some(c) = ready.pop() {
+        ordered += 1;
+        for &to in edges.get(&c).into_iter().flatten() {
+            if let Some(left) = indegree.get_mut(&to) {
+                *left -= 1;
+                if *left == 0 {
+                    ready.push(to);
+                }
+            }
+        }
+    }
+    ordered == indegree.len()
+}
+
 /// Breadth-first distances from `source` over all links.
 pub(crate) fn bfs(geometry: &Geometry, source: u32, routers: u32) -> Vec<u32> {
     let mut distance = vec![u32::MAX; routers as usize];

@@ -1,6 +1,6 @@
 //! Network geometry: node ids, links and minimal directions, for every family, dispatched to
 //! the family's own data ([`Family`], one variant per file in `network/`: `torus` for tori and
-//! meshes, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `graph`).
+//! meshes, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `hyperx`, `graph`).
 //!
 //! Every router has `ports` network output ports; physical channel `router * ports + port`
 //! leaves `router` through `port`. Routers `0..nodes` are the traffic endpoints. Tori, meshes
@@ -15,7 +15,8 @@
 //! The dragonfly ([`Family::Dragonfly`], numbering, wiring and routing cases in
 //! `network::dragonfly`) is built the same way: terminals `0..N` are the nodes, its routers
 //! follow them; so are the k-ary n-tree ([`Family::KaryNTree`], numbering, wiring and minimal
-//! steps in `network::kary_ntree`) and a graph read from a file ([`Family::Graph`], numbering,
+//! steps in `network::kary_ntree`), the HyperX ([`Family::HyperX`], `network::hyperx`) and a
+//! graph read from a file ([`Family::Graph`], numbering,
 //! route tables and routing cases in `network::graph`).
 //!
 //! A new family is a file in `network/` implementing `network::Network`, a variant of
@@ -32,6 +33,7 @@ use super::network::fat_tree::{self, FatTree};
 use super::network::graph::GraphNetwork;
 use super::network::hop::{NO_LINK, Step};
 use super::network::hypercube::Hypercube;
+use super::network::hyperx::HyperX;
 use super::network::kary_ntree::KaryNTree;
 use super::network::torus::{Mesh, Torus};
 
@@ -66,6 +68,8 @@ pub(crate) enum Family {
     Dragonfly(Dragonfly),
     /// k-ary n-tree (`radix` k, `dims` its number of switch levels n).
     KaryNTree(KaryNTree),
+    /// HyperX (`radix` S routers per dimension, `dims` L).
+    HyperX(HyperX),
     /// A graph read from a file (`radix` its largest router radix, `dims` its router count).
     Graph(GraphNetwork),
 }
@@ -81,6 +85,7 @@ macro_rules! each_family {
             Family::FatTree($net) => $body,
             Family::Dragonfly($net) => $body,
             Family::KaryNTree($net) => $body,
+            Family::HyperX($net) => $body,
             Family::Graph($net) => $body,
         }
     };
@@ -101,6 +106,9 @@ impl Family {
             } => Family::Dragonfly(Dragonfly::new(p, a, h)?),
             Topology::KaryNTree { radix, dimensions } => {
                 Family::KaryNTree(KaryNTree::new(radix, dimensions)?)
+            }
+            Topology::HyperX { radix, dimensions, terminals_per_router } => {
+                Family::HyperX(HyperX::new(radix, dimensions, terminals_per_router)?)
             }
             Topology::Graph { ref graph } => Family::Graph(GraphNetwork::new(graph)?),
         })
@@ -215,6 +223,16 @@ impl Geometry {
                     channel_slots: u64::from(tree.routers()) * u64::from(tree.ports()),
                 }
             }
+            Topology::HyperX { radix, dimensions, terminals_per_router } => {
+                let hyperx = HyperX::new(radix, dimensions, terminals_per_router)?;
+                Size {
+                    radix,
+                    dims: dimensions,
+                    // Terminal link, one hop per dimension, ejection link.
+                    diameter: dimensions + 2,
+                    channel_slots: u64::from(hyperx.routers()) * u64::from(hyperx.ports()),
+                }
+            }
             Topology::Graph { .. } => return Err(SimError("a graph is checked above".into())),
         };
         if size.dims == 0 {
@@ -248,6 +266,7 @@ impl Geometry {
             Topology::FatTree { .. }
             | Topology::Dragonfly { .. }
             | Topology::KaryNTree { .. }
+            | Topology::HyperX { .. }
             | Topology::Graph { .. } => 1,
         }
     }

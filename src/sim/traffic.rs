@@ -10,7 +10,8 @@
 //! papers'), uniform including the source, a hotspot mix, or a permutation (transpose, bit
 //! complement, bit reverse, tornado, neighbour) precomputed as a table. Permutations address
 //! nodes by digits: coordinates of a torus or mesh, bits of a hypercube, base-4 digits of a
-//! fat-tree processor (tornado needs a torus or mesh). With static node faults, uniform traffic
+//! fat-tree processor, the coordinates of a HyperX terminal's router (the terminal keeping its index
+//! there; tornado needs a torus or mesh). With static node faults, uniform traffic
 //! becomes [`Pattern::Served`]: healthy sources only (so the network-wide rate is `rate` times
 //! the healthy nodes), each sending uniformly to the destinations it reaches over a fault-free minimal
 //! path (see `faults`). Later issues add patterns (broadcast trees) as new
@@ -60,11 +61,21 @@ impl Pattern {
                 )))
             }
         };
-        let digits =
-            |node: u32| -> Vec<u32> { (0..dims).map(|d| geometry.coord(node, d)).collect() };
+        // The coordinates the patterns move: a node's own, or on the HyperX those of its
+        // router (`per_router` terminals each), the terminal keeping its index there.
+        let per_router = match &geometry.family {
+            Family::HyperX(hyperx) => hyperx.terminals_per_router(),
+            _ => 1,
+        };
+        let digits = |node: u32| -> Vec<u32> {
+            (0..dims).map(|d| geometry.coord(node / per_router, d)).collect()
+        };
         let number =
             |digits: &[u32]| -> u32 { digits.iter().rev().fold(0, |n, &digit| n * radix + digit) };
         let table = |f: &dyn Fn(u32) -> u32| Pattern::Permutation((0..nodes).map(f).collect());
+        // A permutation of the coordinates: `f` gives the destination's router (or node).
+        let moved =
+            |f: &dyn Fn(u32) -> u32| table(&|node| f(node) * per_router + node % per_router);
         let coordinates = matches!(spec, Spec::Transpose | Spec::Tornado | Spec::Neighbor);
         if coordinates && matches!(geometry.family, Family::Dragonfly(_)) {
             return Err(SimError(format!(
@@ -104,7 +115,7 @@ impl Pattern {
                     )));
                 }
                 let half = dims as usize / 2;
-                table(&|node| {
+                moved(&|node| {
                     let mut d = digits(node);
                     d.rotate_left(half);
                     number(&d)
@@ -121,7 +132,10 @@ impl Pattern {
             Spec::Tornado => {
                 if matches!(
                     geometry.family,
-                    Family::Hypercube(_) | Family::FatTree(_) | Family::KaryNTree(_)
+                    Family::Hypercube(_)
+                        | Family::FatTree(_)
+                        | Family::KaryNTree(_)
+                        | Family::HyperX(_)
                 ) || radix < 3
                 {
                     return Err(SimError(
@@ -131,12 +145,12 @@ impl Pattern {
                     ));
                 }
                 let shift = radix.div_ceil(2) - 1;
-                table(&|node| {
+                moved(&|node| {
                     let d: Vec<u32> = digits(node).iter().map(|&x| (x + shift) % radix).collect();
                     number(&d)
                 })
             }
-            Spec::Neighbor => table(&|node| {
+            Spec::Neighbor => moved(&|node| {
                 let d: Vec<u32> = digits(node).iter().map(|&x| (x + 1) % radix).collect();
                 number(&d)
             }),

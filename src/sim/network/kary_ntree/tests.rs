@@ -2,11 +2,13 @@
 //! acyclic channel-dependency graph, exact zero-load latency for every pair, the random
 //! up-port choice, and invariants at and past saturation.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 use super::super::super::engine::{Engine, RunPlan};
 use super::super::super::routing::Router;
-use super::super::super::tests::{bfs, lone_message_with, run_checking_invariants};
+use super::super::super::tests::{
+    acyclic, bfs, lone_message_with, route_dependencies, run_checking_invariants,
+};
 use super::super::super::topology::{Family, Geometry};
 use super::super::super::{SimOptions, check, simulate};
 use super::super::hop::Header;
@@ -150,50 +152,8 @@ fn channel_dependencies_are_acyclic() {
     // Every channel a route may hold while it requests the next one, over every route of every
     // pair (every up-port choice): the graph must have a topological order.
     for (k, n) in [(2, 3), (3, 2), (4, 2), (2, 4), (3, 3)] {
-        let g = geometry(k, n);
-        let terminals = k.pow(n);
-        let mut edges: HashMap<u32, HashSet<u32>> = HashMap::new();
-        for s in 0..terminals {
-            for d in (0..terminals).filter(|&d| d != s) {
-                // (router, channel the header arrived on) pairs still to expand.
-                let mut stack = vec![(s, u32::MAX)];
-                let mut seen = HashSet::new();
-                while let Some((cur, held)) = stack.pop() {
-                    if cur == d || !seen.insert((cur, held)) {
-                        continue;
-                    }
-                    g.minimal_steps(cur, d, |step| {
-                        let channel = cur * g.ports + step.port;
-                        if held != u32::MAX {
-                            edges.entry(held).or_default().insert(channel);
-                        }
-                        stack.push((g.downstream(channel), channel));
-                    });
-                }
-            }
-        }
-        // Kahn's algorithm.
-        let mut indegree: HashMap<u32, usize> = HashMap::new();
-        for (&from, tos) in &edges {
-            indegree.entry(from).or_default();
-            for &to in tos {
-                *indegree.entry(to).or_default() += 1;
-            }
-        }
-        let mut ready: Vec<u32> = indegree.iter().filter(|e| *e.1 == 0).map(|e| *e.0).collect();
-        let mut ordered = 0;
-        while let Some(c) = ready.pop() {
-            ordered += 1;
-            for &to in edges.get(&c).into_iter().flatten() {
-                let left = indegree.get_mut(&to).unwrap();
-                *left -= 1;
-                if *left == 0 {
-                    ready.push(to);
-                }
-            }
-        }
-        assert_eq!(ordered, indegree.len(), "{k}-ary {n}-tree: a dependency cycle");
-        assert!(ordered > 0);
+        let edges = route_dependencies(&geometry(k, n), k.pow(n), true);
+        assert!(acyclic(&edges), "{k}-ary {n}-tree: a dependency cycle");
     }
 }
 
