@@ -125,6 +125,10 @@ pub enum Routing {
     UpDown,
     /// Up/down routing on the fat-trees with the up port drawn at random per message and hop.
     UpDownRandom,
+    /// D-mod-k on the k-ary n-tree: up/down with the up port at level `l` the destination's
+    /// base-k digit `l - 1`, `floor(d / k^(l-1)) mod k` (deterministic, by destination).
+    #[serde(rename = "d_mod_k")]
+    DModK,
     /// West-first turn-model routing (2-D mesh; Glass and Ni, 1992).
     WestFirst,
     /// Odd-even turn-model routing (2-D mesh; Chiu, 2000).
@@ -145,13 +149,14 @@ pub enum Routing {
 
 impl Routing {
     /// Every routing, in the order the CLI lists them.
-    pub const ALL: [Routing; 12] = [
+    pub const ALL: [Routing; 13] = [
         Routing::DimensionOrder,
         Routing::Adaptive,
         Routing::Duato,
         Routing::Nbc,
         Routing::UpDown,
         Routing::UpDownRandom,
+        Routing::DModK,
         Routing::WestFirst,
         Routing::OddEven,
         Routing::Minimal,
@@ -169,6 +174,7 @@ impl Routing {
             Routing::Nbc => "nbc",
             Routing::UpDown => "up_down",
             Routing::UpDownRandom => "up_down_random",
+            Routing::DModK => "d_mod_k",
             Routing::WestFirst => "west_first",
             Routing::OddEven => "odd_even",
             Routing::Minimal => "minimal",

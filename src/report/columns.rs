@@ -440,6 +440,7 @@ const VALUE_NAMES: &[(&str, &str, &str)] = &[
     ("routing", "nbc", "Duato-Nbc"),
     ("routing", "up_down", "up*/down*"),
     ("routing", "up_down_random", "up*/down*, random up port"),
+    ("routing", "d_mod_k", "d-mod-k"),
     ("routing", "west_first", "west-first"),
     ("routing", "odd_even", "odd-even"),
     ("routing", "minimal", "MIN"),

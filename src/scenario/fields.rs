@@ -372,8 +372,9 @@ macro_rules! each_column {
             switching: Str;
             /// Scouting distance K; null unless switching is scouting.
             scouting_distance: OptU32;
-            /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `west_first`, `odd_even`, or on
-            /// the dragonfly `minimal`, `valiant`, `ugal` or `ugal_booksim`.
+            /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `up_down_random`, `d_mod_k`,
+            /// `west_first`, `odd_even`, or on the dragonfly `minimal`, `valiant`, `ugal` or
+            /// `ugal_booksim`.
             routing: Str;
             /// Virtual channels per physical channel V.
             virtual_channels: U32;

@@ -58,6 +58,14 @@
 //!   header retries) and the current router's id picks one of the minimal up ports, so a
 //!   message's route is fixed and independent of the network's state (the oblivious random
 //!   choice of the fat-tree literature; a blocked header waits for that port).
+//! - `d_mod_k` (the k-ary n-tree only): the same routes with the up port at level `l` the
+//!   destination's base-k digit `l - 1`, `floor(d / k^(l-1)) mod k` (D-mod-k, the rule of
+//!   InfiniBand's fat-tree routing; Zahavi et al., Concurrency and Computation 2010): every
+//!   message to one destination climbs through the same switches, so the route is a function
+//!   of the destination alone and the descent towards it is never shared with another
+//!   destination's. Messages from one switch to destinations with the same digit share its up
+//!   link (`transpose` on a 2-level tree: all of a switch's terminals on one link), where
+//!   destinations with distinct low digits spread over all of them (`neighbor`).
 //! - `duato`: VCs `0..E` are the escape class (dimension order; on a torus E >= 2 split into
 //!   the two dateline classes by parity, default E = 2, because a torus ring with a single
 //!   escape VC has a cyclic channel dependency); VCs `E..V` are adaptive on every minimal port.
@@ -164,8 +172,18 @@ struct Cube {
     nbc_levels: u32,
     /// A turn-model routing on the 2-D mesh (its VCs are `adaptive`).
     turn_model: Option<TurnModel>,
-    /// `up_down_random`: one minimal up port per hop, picked from the message's draw.
-    random_up: bool,
+    /// `up_down_random` and `d_mod_k`: one minimal up port per hop, picked from the
+    /// message's draw or from the destination; `None`: every up port.
+    up_port: Option<UpPort>,
+}
+
+/// How a fat-tree route picks its one up port per hop (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UpPort {
+    /// `up_down_random`: drawn per message and router.
+    Random,
+    /// `d_mod_k`: the destination's digit of the switch's level (k-ary n-tree).
+    DestinationDigit,
 }
 
 /// The turn-model routings of the 2-D mesh (see the module docs).
@@ -329,7 +347,9 @@ impl Router {
     #[inline]
     pub(crate) fn draw(&self, geometry: &Geometry, source: u32, dest: u32, rng: &mut Rng) -> u32 {
         match (&self.cases, &geometry.family) {
-            (Cases::Cube(cube), _) if cube.random_ties || cube.random_up => rng.next_u64() as u32,
+            (Cases::Cube(cube), _) if cube.random_ties || cube.up_port == Some(UpPort::Random) => {
+                rng.next_u64() as u32
+            }
             (Cases::Dragonfly(routes), Family::Dragonfly(df)) if routes.draws_intermediate() => {
                 routes.draw(df, source, dest, rng)
             }
@@ -429,7 +449,18 @@ fn refuse_unsupported(scenario: &Scenario, size: &Size) -> Result<(), SimError> 
         ));
     }
     let tree = matches!(scenario.topology, Topology::FatTree { .. } | Topology::KaryNTree { .. });
-    let up_down = matches!(scenario.routing, Routing::UpDown | Routing::UpDownRandom);
+    let up_down =
+        matches!(scenario.routing, Routing::UpDown | Routing::UpDownRandom | Routing::DModK);
+    if scenario.routing == Routing::DModK
+        && !matches!(scenario.topology, Topology::KaryNTree { .. })
+    {
+        return Err(SimError(format!(
+            "d_mod_k picks the up port from the destination's base-k digits, which the k-ary \
+             n-tree's switches have (topology kary_ntree), not the {}: use up_down or \
+             up_down_random",
+            scenario.topology.kind()
+        )));
+    }
     match (tree, up_down) {
         (true, false) => {
             return Err(SimError(format!(
@@ -503,7 +534,7 @@ impl Cube {
             dimension_order: [0, 0],
             nbc_levels: 0,
             turn_model: None,
-            random_up: false,
+            up_port: None,
         };
         let cube = match scenario.routing {
             Routing::DimensionOrder => {
@@ -580,7 +611,7 @@ impl Cube {
                     scenario.routing.as_str()
                 )));
             }
-            Routing::UpDown | Routing::UpDownRandom => {
+            Routing::UpDown | Routing::UpDownRandom | Routing::DModK => {
                 if let Some(e) = scenario.escape_channels {
                     return Err(SimError(format!(
                         "{} routing has no escape channels (routes up then down never form a \
@@ -588,7 +619,12 @@ impl Cube {
                         scenario.routing.as_str()
                     )));
                 }
-                Cube { adaptive: all, random_up: scenario.routing == Routing::UpDownRandom, ..none }
+                let up_port = match scenario.routing {
+                    Routing::UpDownRandom => Some(UpPort::Random),
+                    Routing::DModK => Some(UpPort::DestinationDigit),
+                    _ => None,
+                };
+                Cube { adaptive: all, up_port, ..none }
             }
         };
         Ok(cube)
@@ -611,9 +647,18 @@ impl Cube {
             let distance = geometry.minimal_steps(cur, dest, |step| {
                 out.push(Candidate { port: step.port, mask: self.adaptive, fallback: 0 })
             });
-            if self.random_up && out.len() > 1 {
-                // Climbing a fat-tree: keep the one up port this message draws here.
-                let chosen = pick(ties, cur, out.len());
+            if let Some(up_port) = self.up_port
+                && out.len() > 1
+            {
+                // Climbing a fat-tree: keep the one up port this message draws here, or the
+                // one its destination's digit names (the k-ary n-tree lists its up ports in
+                // order, so the port is the index).
+                let chosen = match (up_port, &geometry.family) {
+                    (UpPort::DestinationDigit, Family::KaryNTree(tree)) => {
+                        tree.d_mod_k(cur, dest) as usize
+                    }
+                    _ => pick(ties, cur, out.len()),
+                };
                 out.swap(0, chosen);
                 out.truncate(1);
             }

@@ -131,6 +131,16 @@ impl KaryNTree {
         (offset / self.per_level + 1, offset % self.per_level)
     }
 
+    /// `d_mod_k`'s up port from switch `cur` (climbing) towards terminal `dest`: the
+    /// destination's base-k digit of the switch's level, `floor(dest / k^(l-1)) mod k` at
+    /// level `l`. Every message to `dest` climbs through the same switches, so the route
+    /// depends on the destination alone (D-mod-k of Zahavi et al.).
+    #[inline]
+    pub(crate) fn d_mod_k(&self, cur: u32, dest: u32) -> u32 {
+        let (level, _) = self.position(cur);
+        (dest / self.power(level.saturating_sub(1))) % self.k
+    }
+
     /// `k^e`.
     #[inline]
     fn power(&self, e: u32) -> u32 {

@@ -208,7 +208,7 @@ fn routing(
         );
         return None;
     }
-    let up_down = matches!(routing, Routing::UpDown | Routing::UpDownRandom);
+    let up_down = matches!(routing, Routing::UpDown | Routing::UpDownRandom | Routing::DModK);
     let tree = matches!(topology, Topology::FatTree { .. } | Topology::KaryNTree { .. });
     if !on_graph && up_down != tree {
         diags.error(

@@ -2,7 +2,7 @@
 //! acyclic channel-dependency graph, exact zero-load latency for every pair, the random
 //! up-port choice, and invariants at and past saturation.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use super::super::super::engine::{Engine, RunPlan};
 use super::super::super::routing::Router;
@@ -185,6 +185,7 @@ fn zero_load_latency_is_exact_for_every_pair() {
         ),
         (2, Scenario { buffer_depth: 1, ..tree(2, 4, Routing::UpDownRandom, 3, 1) }),
         (4, tree(4, 3, Routing::UpDown, 2, 32)),
+        (3, Scenario { router_delay: 1, ..tree(3, 3, Routing::DModK, 2, 6) }),
     ];
     for (k, s) in &cases {
         let terminals = s.topology.nodes() as u32;
@@ -236,6 +237,52 @@ fn up_down_random_draws_each_up_port_equally_often_and_keeps_a_route() {
 }
 
 #[test]
+fn d_mod_k_climbs_by_the_destination_s_digits() {
+    // Every pair of the 3-ary 3-tree: the route is minimal, its up port at level l is the
+    // destination's digit l - 1, and so every message to one destination reaches the same
+    // switch at each level whatever its source.
+    let (k, n) = (3, 3);
+    let s = tree(k, n, Routing::DModK, 1, 4);
+    let g = geometry(k, n);
+    let Family::KaryNTree(t) = &g.family else { panic!("a k-ary n-tree") };
+    let router = Router::new(&s, &Geometry::check(&s.topology).unwrap()).unwrap();
+    let terminals = k.pow(n);
+    let mut out = Vec::new();
+    for d in 0..terminals {
+        let mut top_of_level: HashMap<u32, BTreeSet<u32>> = HashMap::new();
+        for src in (0..terminals).filter(|&src| src != d) {
+            let h = nca_level(k, src, d);
+            let (mut cur, mut hops) = (src, 0);
+            while cur != d {
+                let header = Header { source: src, dest: d, level: 0, ties: 7 };
+                router.candidates(&g, cur, header, &mut out);
+                assert_eq!(out.len(), 1, "{src}->{d}: one port");
+                let port = out[0].port;
+                let (l, _) = t.position(cur);
+                if l > 0 && t.is_up(port) {
+                    assert_eq!(port, (d / k.pow(l - 1)) % k, "{src}->{d} at level {l}");
+                }
+                cur = g.downstream(cur * g.ports + port);
+                hops += 1;
+                let (level, _) = t.position(cur);
+                if level == h {
+                    top_of_level.entry(h).or_default().insert(cur);
+                }
+            }
+            assert_eq!(hops, 2 * h, "{src}->{d}: minimal");
+        }
+        // The nearest common ancestor of every source at a level: one switch per level.
+        for (h, tops) in &top_of_level {
+            assert_eq!(tops.len(), 1, "messages to {d} turn at {tops:?} on level {h}");
+        }
+    }
+    // d_mod_k is the k-ary n-tree's: the butterfly fat-tree refuses it.
+    let butterfly =
+        Scenario { routing: Routing::DModK, ..Scenario::new(Topology::FatTree { processors: 64 }) };
+    assert!(check(&butterfly).unwrap_err().to_string().contains("kary_ntree"));
+}
+
+#[test]
 fn invariants_hold_under_load() {
     let cases = [
         (tree(4, 3, Routing::UpDown, 1, 16), 0.02),
@@ -266,6 +313,30 @@ fn the_adaptive_up_port_choice_sustains_more_load_than_the_random_one() {
     let random =
         simulate(&tree(4, 3, Routing::UpDownRandom, 2, 8), rate, &options, 5, None).unwrap();
     assert_eq!(random.status, Status::Saturated, "{:?}", random.detail);
+}
+
+#[test]
+fn d_mod_k_is_conflict_free_under_neighbor_and_not_under_transpose() {
+    // The 4-ary 2-tree, V = 2, 4-flit buffers, M = 8, interleaved ejection. Saturation
+    // (`runner simulate --saturation`, three searches, docs/kary_ntree.md), flits per
+    // terminal and cycle: under neighbor d_mod_k 0.986 (every switch's terminals leave by
+    // distinct up links and every destination's descent is its own: at the injection bound),
+    // up_down_random 0.752; under transpose d_mod_k 0.499 (three terminals of each switch
+    // share one up link, the fourth sends to itself), up_down 0.941.
+    let options = SimOptions { warmup_cycles: 2_000, cycles: 10_000, ..SimOptions::default() };
+    let run = |routing, traffic, flits: f64| {
+        let s = Scenario {
+            traffic,
+            buffer_depth: 4,
+            ejection: Ejection::Interleaved,
+            ..tree(4, 2, routing, 2, 8)
+        };
+        simulate(&s, flits / 8.0, &options, 5, None).unwrap().status
+    };
+    assert_eq!(run(Routing::DModK, Traffic::Neighbor, 0.9), Status::Ok);
+    assert_eq!(run(Routing::UpDownRandom, Traffic::Neighbor, 0.9), Status::Saturated);
+    assert_eq!(run(Routing::DModK, Traffic::Transpose, 0.7), Status::Saturated);
+    assert_eq!(run(Routing::UpDown, Traffic::Transpose, 0.7), Status::Ok);
 }
 
 #[test]
