@@ -136,7 +136,8 @@ pub enum Routing {
     /// Dragonfly minimal routing: local, global, local hop (Kim et al., 2008); on a graph,
     /// shortest paths with an up*/down* escape channel.
     Minimal,
-    /// Dragonfly Valiant routing: minimally to a random intermediate group, then minimally on.
+    /// Dragonfly Valiant routing: minimally to a random intermediate group, then minimally on;
+    /// on the HyperX, in dimension order to a random intermediate router, then on.
     Valiant,
     /// Dragonfly UGAL-L: minimal or Valiant per message, chosen at the source router from the
     /// occupancy of its two candidate output ports.

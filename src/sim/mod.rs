@@ -160,9 +160,10 @@
 //!   coordinate, `T` terminals each (`L = 2`, `T = S`: the flattened butterfly); terminals are
 //!   the nodes, routers the further ids. `dimension_order` (one hop per differing dimension,
 //!   lowest first, acyclic with one VC), `adaptive` (every differing dimension, no deadlock
-//!   avoidance) and `duato` (adaptive with a dimension-order escape VC). Zero-load latency
-//!   exactly `hops + M + router_delay (hops - 1)` with `hops = 2 +` the differing coordinates
-//!   (derived and tested per pair in `network/hyperx/tests.rs`).
+//!   avoidance), `duato` (adaptive with a dimension-order escape VC) and `valiant` (to a random
+//!   intermediate router and on, a VC class per phase). Zero-load latency exactly `hops + M +
+//!   router_delay (hops - 1)` with `hops = 2 +` the router links (derived and tested per pair,
+//!   and per intermediate router for Valiant, in `network/hyperx/tests.rs`).
 //! - Graph (`network::graph`, `docs/graph.md`): routers, their terminals and links from a file;
 //!   terminals are the nodes (ids `0..N`, router by router in file order), routers the further
 //!   ids. Wormhole only. `up_down` (up*/down* on a BFS spanning tree, shortest legal routes)

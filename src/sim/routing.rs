@@ -128,6 +128,7 @@ use super::SimError;
 use super::network::dragonfly::{self, NO_GROUP};
 use super::network::graph;
 use super::network::hop::{Candidate, Header};
+use super::network::hyperx;
 use super::rng::Rng;
 use super::topology::{Family, Geometry, Size};
 
@@ -154,6 +155,8 @@ enum Cases {
     Dragonfly(dragonfly::Routes),
     /// A graph routing (`network::graph`).
     Graph(graph::Routes),
+    /// The HyperX's `valiant` (`network::hyperx`).
+    HyperX(hyperx::Routes),
 }
 
 /// The VC masks of a routing of this module (tori, meshes, hypercubes, fat-trees).
@@ -299,6 +302,14 @@ impl Router {
                 name,
             });
         }
+        if let Some(routes) = hyperx::Routes::new(scenario)? {
+            return Ok(Router {
+                cases: Cases::HyperX(routes),
+                decides_at_source: false,
+                decides_once: false,
+                name,
+            });
+        }
         if let Some(routes) = dragonfly::Routes::new(scenario)? {
             let (decides_at_source, decides_once) =
                 (routes.decides_at_source(), routes.decides_once());
@@ -335,6 +346,7 @@ impl Router {
                 routes.candidates(df, cur, header, out)
             }
             (Cases::Graph(routes), Family::Graph(net)) => routes.candidates(net, cur, header, out),
+            (Cases::HyperX(routes), Family::HyperX(hx)) => routes.candidates(hx, cur, header, out),
             // A family's routing on another family's network: never built together.
             _ => {}
         }
@@ -350,6 +362,7 @@ impl Router {
             (Cases::Cube(cube), _) if cube.random_ties || cube.up_port == Some(UpPort::Random) => {
                 rng.next_u64() as u32
             }
+            (Cases::HyperX(routes), Family::HyperX(hx)) => routes.draw(hx, rng),
             (Cases::Dragonfly(routes), Family::Dragonfly(df)) if routes.draws_intermediate() => {
                 routes.draw(df, source, dest, rng)
             }
@@ -398,6 +411,7 @@ impl Router {
             (Cases::Graph(routes), Family::Graph(net)) => {
                 routes.after_hop(net, cur, port, vc, level)
             }
+            (Cases::HyperX(routes), _) => routes.after_hop(vc),
             _ => level,
         }
     }
@@ -415,7 +429,7 @@ impl Router {
             Cases::Cube(cube) if cube.nbc_levels > 0 || cube.dimension_order != [0, 0] => {
                 cube.adaptive
             }
-            Cases::Cube(_) | Cases::Dragonfly(_) => 0,
+            Cases::Cube(_) | Cases::Dragonfly(_) | Cases::HyperX(_) => 0,
             Cases::Graph(routes) => routes.atomic_vcs(),
         }
     }
@@ -427,7 +441,7 @@ impl Router {
                 vc < cube.nbc_levels
                     || (cube.dimension_order[0] | cube.dimension_order[1]) >> vc & 1 == 1
             }
-            Cases::Dragonfly(_) => false,
+            Cases::Dragonfly(_) | Cases::HyperX(_) => false,
             Cases::Graph(routes) => routes.is_escape(vc),
         }
     }

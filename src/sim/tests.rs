@@ -211,6 +211,21 @@ pub(crate) fn acyclic(
     ordered == indegree.len()
 }
 
+/// The verdict of `scenario` with `traffic`, 4-flit buffers and interleaved ejection, offered
+/// `flits` per node and cycle: 10,000 cycles after 2,000 of warm-up, seed 5 (the saturation
+/// comparisons of the family tests).
+pub(crate) fn verdict_at(
+    scenario: &Scenario,
+    traffic: crate::scenario::Traffic,
+    flits: f64,
+) -> Status {
+    let options = SimOptions { warmup_cycles: 2_000, cycles: 10_000, ..SimOptions::default() };
+    let s =
+        Scenario { traffic, buffer_depth: 4, ejection: Ejection::Interleaved, ..scenario.clone() };
+    let rate = flits / f64::from(s.message_length);
+    simulate(&s, rate, &options, 5, None).unwrap().status
+}
+
 /// Breadth-first distances from `source` over all links.
 pub(crate) fn bfs(geometry: &Geometry, source: u32, routers: u32) -> Vec<u32> {
     let mut distance = vec![u32::MAX; routers as usize];

@@ -228,8 +228,10 @@ impl Geometry {
                 Size {
                     radix,
                     dims: dimensions,
-                    // Terminal link, one hop per dimension, ejection link.
-                    diameter: dimensions + 2,
+                    // The longest route any HyperX routing takes (Valiant's: terminal link,
+                    // one hop per dimension to the intermediate router and again from it,
+                    // ejection link).
+                    diameter: 2 * dimensions + 2,
                     channel_slots: u64::from(hyperx.routers()) * u64::from(hyperx.ports()),
                 }
             }

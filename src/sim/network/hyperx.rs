@@ -1,5 +1,5 @@
-//! The HyperX: router numbering, wiring and the minimal steps that `dimension_order`,
-//! `adaptive` and `duato` routing offer.
+//! The HyperX: router numbering, wiring, the minimal steps that `dimension_order`,
+//! `adaptive` and `duato` routing offer, and its own routing case, `valiant`.
 //!
 //! The network is the one of J. H. Ahn, N. Binkert, A. Davis, M. McLaren and R. S. Schreiber,
 //! "HyperX: Topology, Routing, and Packaging of Efficient Large-Scale Networks", Proc. SC
@@ -48,6 +48,18 @@
 //!   next escape hop is in a higher dimension: the extended channel-dependency graph of the
 //!   escape channels is acyclic too, Duato's condition.
 //!
+//! - `valiant` (L. G. Valiant and G. J. Brebner, "Universal schemes for parallel
+//!   communication", STOC 1981): each message draws an intermediate router uniformly among
+//!   all `S^L` when it is generated ([`Routes::draw`], kept in the header's `ties`), goes
+//!   there in dimension order on the even VCs (phase 0), then on to its destination in
+//!   dimension order on the odd VCs (phase 1); the terminal and ejection links use the VCs of
+//!   their phase too, and the phase of a message is the parity of the VC it last took
+//!   ([`Routes::after_hop`]). Each phase is dimension order on VCs of its own, and a message
+//!   only ever moves from phase 0 to phase 1, so the channel-dependency graph is acyclic
+//!   (a test builds it over every intermediate). Needs V >= 2. Its route has `2 + H(a, i) +
+//!   H(i, b)` links, up to `2 + 2 L`: every message takes a detour, which halves what uniform
+//!   traffic can carry and lifts an adversarial pattern to about one half.
+//!
 //! A HyperX is not bipartite (three routers of one dimension form a triangle when `S >= 3`),
 //! so `nbc` is refused.
 //!
@@ -61,9 +73,12 @@
 //! the other families whose terminals are not routers (the tests check it for every pair of
 //! small HyperX networks).
 
+use crate::scenario::{Routing, Scenario};
+
 use super::super::SimError;
+use super::super::rng::Rng;
 use super::Network;
-use super::hop::{NO_LINK, Step};
+use super::hop::{Candidate, Header, NO_LINK, Step};
 
 /// A built HyperX: its sizes.
 #[derive(Clone, Debug)]
@@ -141,6 +156,78 @@ impl HyperX {
         let (d, j) = ((port - self.t) / (self.s - 1), (port - self.t) % (self.s - 1));
         let own = self.coordinate(r, d);
         (d, if j < own { j } else { j + 1 })
+    }
+}
+
+/// The HyperX's own routing case, `valiant` (the others are `routing`'s dimension-order,
+/// adaptive and Duato cases): the VCs of its two phases.
+#[derive(Clone, Debug)]
+pub(crate) struct Routes {
+    /// The even VCs (phase 0, towards the intermediate router) and the odd ones (phase 1).
+    phase: [u64; 2],
+}
+
+impl Routes {
+    /// The routing of `scenario` if it is the HyperX's `valiant` (`None` for every other
+    /// routing or topology), or why it cannot run.
+    pub(crate) fn new(scenario: &Scenario) -> Result<Option<Routes>, SimError> {
+        if scenario.routing != Routing::Valiant
+            || !matches!(scenario.topology, crate::scenario::Topology::HyperX { .. })
+        {
+            return Ok(None);
+        }
+        super::flit_buffered_without_escape_channels(
+            scenario,
+            "the HyperX with valiant routing",
+            "has no escape channels (its two phases on VCs of their own are deadlock-free)",
+        )?;
+        let v = scenario.virtual_channels;
+        if v < 2 {
+            return Err(SimError(format!(
+                "valiant routing on the HyperX needs virtual_channels >= 2 (the even VCs on the \
+                 way to the intermediate router, the odd ones after it), got {v}"
+            )));
+        }
+        let parity = |p: u32| (0..v).filter(|i| i % 2 == p).fold(0u64, |mask, i| mask | 1 << i);
+        Ok(Some(Routes { phase: [parity(0), parity(1)] }))
+    }
+
+    /// The per-message draw: the intermediate router, uniform among all `S^L`.
+    pub(crate) fn draw(&self, hx: &HyperX, rng: &mut Rng) -> u32 {
+        rng.below(u64::from(hx.routers)) as u32
+    }
+
+    /// Fills `out` (cleared by the caller) with the one step from `cur` towards
+    /// `header.dest != cur`: in dimension order towards the intermediate router (`ties`) in
+    /// phase 0, then towards the destination's router, on the VCs of the phase.
+    pub(crate) fn candidates(
+        &self,
+        hx: &HyperX,
+        cur: u32,
+        header: Header,
+        out: &mut Vec<Candidate>,
+    ) {
+        let Header { dest, level, ties: intermediate, .. } = header;
+        let target = dest / hx.t;
+        if cur < hx.terminals {
+            let phase = usize::from(level == 1 || cur / hx.t == intermediate);
+            out.push(Candidate { port: 0, mask: self.phase[phase], fallback: 0 });
+            return;
+        }
+        let r = hx.router_of(cur);
+        let phase = usize::from(level == 1 || r == intermediate);
+        let towards = if phase == 0 { intermediate } else { target };
+        let port = match (0..hx.l).find(|&d| hx.coordinate(r, d) != hx.coordinate(towards, d)) {
+            Some(d) => hx.port_to(r, d, hx.coordinate(towards, d)),
+            // At the destination's router in phase 1: the ejection link.
+            None => dest % hx.t,
+        };
+        out.push(Candidate { port, mask: self.phase[phase], fallback: 0 });
+    }
+
+    /// The routing state after a hop on VC `vc`: the phase it was taken in.
+    pub(crate) fn after_hop(&self, vc: u32) -> u32 {
+        vc % 2
     }
 }
 

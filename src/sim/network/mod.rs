@@ -5,7 +5,8 @@
 //! `torus` numbers and steps tori and meshes, `hypercube` the binary n-cube (both routed in
 //! `routing`); the butterfly fat-tree's numbering and wiring are `fat_tree`, the k-ary
 //! n-tree's `kary_ntree` (their `up_down` cases are in `routing`), the HyperX's `hyperx`
-//! (routed by `routing`'s dimension-order, adaptive and Duato cases). `dragonfly` (Kim, Dally,
+//! (routed by `routing`'s dimension-order, adaptive and Duato cases; its `valiant` case is its
+//! own). `dragonfly` (Kim, Dally,
 //! Scott and Abts, ISCA 2008) holds its numbering of terminals and routers, its global-link
 //! arrangement, and its minimal, Valiant and UGAL routing cases with their virtual-channel
 //! classes. `graph` is any network read from a file: its numbering, up*/down* route tables and

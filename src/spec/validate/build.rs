@@ -226,11 +226,12 @@ fn routing(
         routing,
         Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::UgalBooksim
     );
-    if !on_graph && dragonfly_routing != topology.dragonfly().is_some() {
+    let hyperx_valiant = routing == Routing::Valiant && matches!(topology, Topology::HyperX { .. });
+    if !on_graph && !hyperx_valiant && dragonfly_routing != topology.dragonfly().is_some() {
         diags.error(
             routing_location,
             format!(
-                "routing `{}` does not fit topology `{}`: minimal, valiant, ugal and ugal_booksim are the dragonfly's routings, and the dragonfly routes with them only",
+                "routing `{}` does not fit topology `{}`: minimal, valiant, ugal and ugal_booksim are the dragonfly's routings (valiant also the HyperX's), and the dragonfly routes with them only",
                 routing.as_str(),
                 topology.kind()
             ),

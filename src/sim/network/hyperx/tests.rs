@@ -3,14 +3,15 @@
 //! latency for every pair, the coordinate patterns, invariants at and past saturation, and
 //! what is refused.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::super::super::tests::{
-    acyclic, bfs, lone_message_with, route_dependencies, run_checking_invariants,
+    acyclic, bfs, lone_message_with, route_dependencies, run_checking_invariants, verdict_at,
 };
 use super::super::super::topology::{Family, Geometry};
 use super::super::super::traffic::Pattern;
 use super::super::super::{SimOptions, check, simulate};
+use super::super::hop::Header;
 use super::*;
 use crate::measurement::Status;
 use crate::scenario::{Ejection, Routing, Scenario, Topology, Traffic};
@@ -168,6 +169,104 @@ fn zero_load_latency_is_exact_for_every_pair() {
 }
 
 #[test]
+fn valiant_takes_the_detour_through_its_intermediate_router_exactly() {
+    // Every pair and every intermediate router of two small networks: the route has
+    // 2 + H(a, i) + H(i, b) links and the zero-load latency of that many hops.
+    let cases = [
+        scenario(hyperx(3, 2, 2), Routing::Valiant, 2, 4),
+        Scenario { router_delay: 1, ..scenario(hyperx(2, 3, 1), Routing::Valiant, 4, 3) },
+    ];
+    for s in &cases {
+        check(s).unwrap();
+        let Topology::HyperX { radix, dimensions, terminals_per_router: t } = s.topology else {
+            panic!("a HyperX")
+        };
+        let terminals = s.topology.nodes() as u32;
+        for source in 0..terminals {
+            for dest in (0..terminals).filter(|&d| d != source) {
+                for via in 0..radix.pow(dimensions) {
+                    let hops = 2
+                        + differing(radix, dimensions, source / t, via)
+                        + differing(radix, dimensions, via, dest / t);
+                    let latency = hops + s.message_length + s.router_delay * (hops - 1);
+                    assert_eq!(
+                        lone_message_with(s, source, dest, Some(via)),
+                        (f64::from(latency), f64::from(hops)),
+                        "{source}->{dest} via router {via}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn valiant_s_two_phases_keep_the_dependencies_acyclic() {
+    // The channels a route may hold and request next, over every pair and intermediate, each
+    // channel split by phase (its VC class): no cycle. Without the phases (every hop on one
+    // class) the detours close cycles.
+    for (s, l, t) in [(3, 2, 1), (2, 3, 1), (4, 1, 2)] {
+        let g = geometry(s, l, t);
+        let Family::HyperX(hx) = &g.family else { panic!("a HyperX") };
+        let sc = scenario(hyperx(s, l, t), Routing::Valiant, 2, 4);
+        let router =
+            super::super::super::routing::Router::new(&sc, &Geometry::check(&sc.topology).unwrap())
+                .unwrap();
+        let terminals = s.pow(l) * t;
+        let mut by_phase: HashMap<u64, HashSet<u64>> = HashMap::new();
+        let mut one_class: HashMap<u32, HashSet<u32>> = HashMap::new();
+        let mut out = Vec::new();
+        for src in 0..terminals {
+            for dest in (0..terminals).filter(|&d| d != src) {
+                for via in 0..s.pow(l) {
+                    let (mut cur, mut level, mut held) = (src, 0, None::<(u32, u32)>);
+                    while cur != dest {
+                        let header = Header { source: src, dest, level, ties: via };
+                        router.candidates(&g, cur, header, &mut out);
+                        let (port, mask) = (out[0].port, out[0].mask);
+                        let vc = mask.trailing_zeros();
+                        let channel = cur * g.ports + port;
+                        if let Some((c, v)) = held {
+                            by_phase
+                                .entry(u64::from(c) << 1 | u64::from(v))
+                                .or_default()
+                                .insert(u64::from(channel) << 1 | u64::from(vc));
+                            one_class.entry(c).or_default().insert(channel);
+                        }
+                        level = router.after_hop(&g, cur, port, vc, level);
+                        held = Some((channel, vc % 2));
+                        cur = g.downstream(channel);
+                    }
+                }
+            }
+        }
+        let phased: HashMap<u32, HashSet<u32>> = by_phase
+            .iter()
+            .map(|(&from, tos)| (from as u32, tos.iter().map(|&to| to as u32).collect()))
+            .collect();
+        assert!(acyclic(&phased), "S = {s}, L = {l}: Valiant's phases have a cycle");
+        if l > 1 || hx.terminals_per_router() > 1 {
+            assert!(!acyclic(&one_class), "S = {s}, L = {l}: detours on one class");
+        }
+    }
+}
+
+#[test]
+fn valiant_lifts_neighbor_above_the_minimal_bound_and_costs_uniform_traffic() {
+    // The flattened butterfly S = 4, L = 2, T = 4, V = 4, 4-flit buffers, M = 8, interleaved
+    // ejection (`runner simulate --saturation`, docs/hyperx.md): neighbor saturates at 0.359
+    // flits per terminal and cycle with valiant, above every minimal routing's 1/T = 0.25;
+    // uniform traffic at 0.346, against dimension order's 0.742.
+    let run = |routing, traffic, flits| {
+        verdict_at(&scenario(hyperx(4, 2, 4), routing, 4, 8), traffic, flits)
+    };
+    assert_eq!(run(Routing::Valiant, Traffic::Neighbor, 0.32), Status::Ok);
+    assert_eq!(run(Routing::DimensionOrder, Traffic::Neighbor, 0.32), Status::Saturated);
+    assert_eq!(run(Routing::Valiant, Traffic::Uniform, 0.5), Status::Saturated);
+    assert_eq!(run(Routing::DimensionOrder, Traffic::Uniform, 0.5), Status::Ok);
+}
+
+#[test]
 fn coordinate_patterns_move_the_routers_and_keep_the_terminal_index() {
     // S = 3, L = 2, T = 2: terminal 2 r + i of router r = (x, y) = (r mod 3, r / 3).
     let g = geometry(3, 2, 2);
@@ -221,7 +320,7 @@ fn invariants_hold_under_load() {
 #[test]
 fn overload_saturates_and_never_deadlocks() {
     let options = SimOptions { warmup_cycles: 1_000, cycles: 20_000, ..SimOptions::default() };
-    for (routing, v) in [(Routing::DimensionOrder, 1), (Routing::Duato, 2)] {
+    for (routing, v) in [(Routing::DimensionOrder, 1), (Routing::Duato, 2), (Routing::Valiant, 2)] {
         let s = scenario(hyperx(4, 2, 4), routing, v, 16);
         let m = simulate(&s, 0.2, &options, 2, None).unwrap();
         assert_eq!(m.status, Status::Saturated, "{routing:?} V = {v}: {:?}", m.detail);
@@ -246,6 +345,8 @@ fn nonsense_hyperx_scenarios_are_refused() {
         scenario(hyperx(4, 2, 2), Routing::Nbc, 4, 16),
         scenario(hyperx(4, 2, 2), Routing::UpDown, 1, 16),
         scenario(hyperx(4, 2, 2), Routing::Minimal, 2, 16),
+        scenario(hyperx(4, 2, 2), Routing::Valiant, 1, 16),
+        Scenario { escape_channels: Some(1), ..scenario(hyperx(4, 2, 2), Routing::Valiant, 2, 16) },
         scenario(hyperx(4, 2, 2), Routing::WestFirst, 1, 16),
         scenario(hyperx(4, 2, 2), Routing::Duato, 1, 16),
         Scenario { traffic: Traffic::Tornado, ..scenario(hyperx(4, 2, 2), Routing::Duato, 2, 16) },

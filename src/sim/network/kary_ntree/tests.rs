@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::super::super::engine::{Engine, RunPlan};
 use super::super::super::routing::Router;
 use super::super::super::tests::{
-    acyclic, bfs, lone_message_with, route_dependencies, run_checking_invariants,
+    acyclic, bfs, lone_message_with, route_dependencies, run_checking_invariants, verdict_at,
 };
 use super::super::super::topology::{Family, Geometry};
 use super::super::super::{SimOptions, check, simulate};
@@ -323,16 +323,7 @@ fn d_mod_k_is_conflict_free_under_neighbor_and_not_under_transpose() {
     // distinct up links and every destination's descent is its own: at the injection bound),
     // up_down_random 0.752; under transpose d_mod_k 0.499 (three terminals of each switch
     // share one up link, the fourth sends to itself), up_down 0.941.
-    let options = SimOptions { warmup_cycles: 2_000, cycles: 10_000, ..SimOptions::default() };
-    let run = |routing, traffic, flits: f64| {
-        let s = Scenario {
-            traffic,
-            buffer_depth: 4,
-            ejection: Ejection::Interleaved,
-            ..tree(4, 2, routing, 2, 8)
-        };
-        simulate(&s, flits / 8.0, &options, 5, None).unwrap().status
-    };
+    let run = |routing, traffic, flits| verdict_at(&tree(4, 2, routing, 2, 8), traffic, flits);
     assert_eq!(run(Routing::DModK, Traffic::Neighbor, 0.9), Status::Ok);
     assert_eq!(run(Routing::UpDownRandom, Traffic::Neighbor, 0.9), Status::Saturated);
     assert_eq!(run(Routing::DModK, Traffic::Transpose, 0.7), Status::Saturated);
