@@ -266,15 +266,22 @@ impl Engine {
         };
         let slot = ((self.now + 1) & timing.wheel_mask) as usize;
         let mut due = std::mem::take(&mut timing.wheel[slot]);
-        let any = !due.is_empty();
+        // Flits, credits and releases on their way are progress; the end of a header's
+        // `vc_allocation_delay` is not (it was no event before it was scheduled, and the
+        // deadlock watchdog counts cycles without progress the same way as then).
+        let mut any = false;
         for &event in &due {
             let vc = event as u32;
             match event >> 32 {
                 ARRIVAL => timing.transit[vc as usize] -= 1,
                 CREDIT => timing.owed[vc as usize] -= 1,
-                RESUME => timing.transit[vc as usize] -= HELD,
+                RESUME => {
+                    timing.transit[vc as usize] -= HELD;
+                    continue;
+                }
                 _ => self.end_grant(vc),
             }
+            any = true;
         }
         due.clear();
         timing.wheel[slot] = due;
