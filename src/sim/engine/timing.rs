@@ -269,7 +269,7 @@ impl Engine {
         // Flits, credits and releases on their way are progress; the end of a header's
         // `vc_allocation_delay` is not (it was no event before it was scheduled, and the
         // deadlock watchdog counts cycles without progress the same way as then).
-        let mut any = false;
+        let mut resumed = 0;
         for &event in &due {
             let vc = event as u32;
             match event >> 32 {
@@ -277,12 +277,12 @@ impl Engine {
                 CREDIT => timing.owed[vc as usize] -= 1,
                 RESUME => {
                     timing.transit[vc as usize] -= HELD;
-                    continue;
+                    resumed += 1;
                 }
                 _ => self.end_grant(vc),
             }
-            any = true;
         }
+        let any = due.len() > resumed;
         due.clear();
         timing.wheel[slot] = due;
         self.timing = Some(timing);
