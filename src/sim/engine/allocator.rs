@@ -35,7 +35,6 @@
 //! request is stored; more iterations go through the full request list (`allocate`), and a
 //! test holds the two to the same results bit for bit.
 
-use super::switching::WORMHOLE;
 use super::{Engine, NONE, before, past};
 
 /// One request: `input` asks for `output` to send the flit of VC `src` (into output VC `out`
@@ -214,12 +213,13 @@ impl Engine {
         let Some(mut alloc) = self.allocator.take() else {
             return;
         };
-        if alloc.iterations == 1 && !alloc.all_requests {
+        if !alloc.all_requests {
             self.allocate_once::<S, T>(&mut alloc);
             self.allocator = Some(alloc);
             return;
         }
         let v = self.v;
+        let sendable = self.sendable::<T>();
         alloc.requests.clear();
         for k in 0..self.active.len() {
             let channel = self.active[k];
@@ -229,7 +229,7 @@ impl Engine {
                 let vv = busy.trailing_zeros();
                 busy &= busy - 1;
                 let out = channel * v + vv;
-                let Some(src) = self.can_send::<S, T>(out) else { continue };
+                let Some(src) = sendable.source::<S, T>(out as usize) else { continue };
                 let input = alloc.input_of[src as usize];
                 let vc = u32::from(alloc.vc_of[src as usize]);
                 let same =
@@ -281,15 +281,8 @@ impl Engine {
     /// allocation (`allocate`) exactly; a test runs both.
     fn allocate_once<const S: u8, const T: bool>(&mut self, alloc: &mut Allocator) {
         let v = self.v;
-        let depth = self.depth;
-        let now = self.now;
-        let Engine { active, ch_busy, vc_src, vc_count, vc_received, switching, timing, .. } =
-            &*self;
-        let (transit, owed): (&[u32], &[u32]) = match timing.as_deref() {
-            Some(timing) if T => (&timing.transit, &timing.owed),
-            _ => (&[], &[]),
-        };
-        let gate: &[u64] = &switching.gate;
+        let sendable = self.sendable::<T>();
+        let Engine { active, ch_busy, .. } = &*self;
         let Allocator { grant_ptr, vc_ptr, input_of, vc_of, requests: grants, .. } = alloc;
         let (grant_ptr, vc_ptr, input_of, vc_of): (&[u32], &[u32], &[u32], &[u8]) =
             (grant_ptr, vc_ptr, input_of, vc_of);
@@ -302,21 +295,8 @@ impl Engine {
             while busy != 0 {
                 let out = base + busy.trailing_zeros();
                 busy &= busy - 1;
-                let o = out as usize;
-                let src = vc_src[o];
-                if src == NONE {
-                    continue;
-                }
-                let s = src as usize;
-                let ready = if T {
-                    vc_count[s] > transit[s] && vc_count[o] + owed[o] < depth
-                } else {
-                    vc_count[s] > 0 && vc_count[o] < depth
-                };
-                if !ready || !(S == WORMHOLE || vc_received[o] > 0 || gate[o] <= now) {
-                    continue;
-                }
-                let (input, vc) = (input_of[s], u32::from(vc_of[s]));
+                let Some(src) = sendable.source::<S, T>(out as usize) else { continue };
+                let (input, vc) = (input_of[src as usize], u32::from(vc_of[src as usize]));
                 if best.input == NONE
                     || before(input, best.input, ptr)
                     || (input == best.input && before(vc, best.vc, vc_ptr[input as usize]))
@@ -415,29 +395,6 @@ impl Engine {
             out: NONE,
             vc: u32::from(alloc.vc_of[vc as usize]),
         })
-    }
-
-    /// The VC feeding output VC `out` if it can send a flit this cycle: its oldest flit has
-    /// arrived (with `T`: is off its link and, with `vc_allocation_delay`, past its header's
-    /// allocation), `out`'s buffer has room (with `T`: counting the credits on their way), and
-    /// with a separate header the data may follow.
-    #[inline(always)]
-    fn can_send<const S: u8, const T: bool>(&self, out: u32) -> Option<u32> {
-        let src = self.vc_src[out as usize];
-        if src == NONE {
-            return None;
-        }
-        let (count, room) = (self.vc_count[src as usize], self.vc_count[out as usize]);
-        let ready = match self.timing.as_deref() {
-            Some(timing) if T => {
-                timing.front_ready(src, count) && room + timing.owed[out as usize] < self.depth
-            }
-            _ => count > 0 && room < self.depth,
-        };
-        let gated = S == WORMHOLE
-            || self.vc_received[out as usize] > 0
-            || self.switching.gate[out as usize] <= self.now;
-        (ready && gated).then_some(src)
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::scenario::Ejection;
 
 use super::switching::{CIRCUIT, WORMHOLE};
+use super::timing::Timing;
 use super::{ALLOC, BITMAP, Engine, Message, NONE, PORTS, Pending, before};
 
 impl Engine {
@@ -155,6 +156,22 @@ impl Engine {
             }
         }
         *n_moves = n;
+    }
+
+    /// The `Sendable` of this cycle (for the walks that do not borrow the engine's vectors
+    /// themselves).
+    #[inline(always)]
+    pub(super) fn sendable<const T: bool>(&self) -> Sendable<'_> {
+        let gate: &[u64] = &self.switching.gate;
+        Sendable::new::<T>(
+            &self.vc_src,
+            &self.vc_count,
+            &self.vc_received,
+            gate,
+            &self.timing,
+            self.depth,
+            self.now,
+        )
     }
 
     /// Ejection: every ejecting VC with a flit (with interleaved ejection, each node's pick;
@@ -459,5 +476,65 @@ impl Engine {
         }
         self.node_check[node] += 1;
         self.max_node_ejections = self.max_node_ejections.max(self.node_check[node]);
+    }
+}
+
+/// What phase A reads to tell whether a VC may send a flit into the output VC it feeds this
+/// cycle, borrowed once for a walk: the separable allocator's two walks (`allocator`) test
+/// their VCs with [`Sendable::source`]. The greedy walk (`Engine::choose`) keeps its own copy
+/// of the test: through this one the default engine ran 0.6% more instructions (callgrind,
+/// 8x8 torus), as it takes its vectors from the engine's at once.
+#[derive(Clone, Copy)]
+pub(super) struct Sendable<'a> {
+    vc_src: &'a [u32],
+    vc_count: &'a [u32],
+    vc_received: &'a [u32],
+    gate: &'a [u64],
+    /// With `T` the timing's flits on their way (a header waiting out `vc_allocation_delay`
+    /// counts `HELD` there, so the test of the oldest flit covers it) and credits on their
+    /// way; empty without.
+    transit: &'a [u32],
+    owed: &'a [u32],
+    depth: u32,
+    now: u64,
+}
+
+impl<'a> Sendable<'a> {
+    /// `vc_count` is cut to the length of `vc_src`, which it equals, so one bounds check
+    /// covers both.
+    #[inline(always)]
+    pub(super) fn new<const T: bool>(
+        vc_src: &'a [u32],
+        vc_count: &'a [u32],
+        vc_received: &'a [u32],
+        gate: &'a [u64],
+        timing: &'a Option<Box<Timing>>,
+        depth: u32,
+        now: u64,
+    ) -> Sendable<'a> {
+        let (transit, owed): (&[u32], &[u32]) = match timing.as_deref() {
+            Some(timing) if T => (&timing.transit, &timing.owed),
+            _ => (&[], &[]),
+        };
+        let vc_count = &vc_count[..vc_src.len()];
+        Sendable { vc_src, vc_count, vc_received, gate, transit, owed, depth, now }
+    }
+
+    /// The VC feeding output VC `out` if it can send a flit this cycle: its oldest flit has
+    /// arrived (with `T`: is off its link and past its header's `vc_allocation_delay`),
+    /// `out`'s buffer has room (with `T`: counting the credits on their way), and with a
+    /// separate header (`S`) the data may follow.
+    #[inline(always)]
+    pub(super) fn source<const S: u8, const T: bool>(&self, out: usize) -> Option<u32> {
+        let Sendable { vc_src, vc_count, vc_received, gate, transit, owed, depth, now } = *self;
+        let src = vc_src[out];
+        let sends = src != NONE
+            && (if T {
+                vc_count[src as usize] > transit[src as usize] && vc_count[out] + owed[out] < depth
+            } else {
+                vc_count[src as usize] > 0 && vc_count[out] < depth
+            })
+            && (S == WORMHOLE || vc_received[out] > 0 || gate[out] <= now);
+        sends.then_some(src)
     }
 }
