@@ -30,7 +30,7 @@ pub use traffic::{InjectionProcess, InjectionProcessKind, TraceFile, TraceSummar
 pub type Cycles = u64;
 
 pub(crate) use topology::each_topology_count;
-pub use topology::{Topology, TopologyKind};
+pub use topology::{Topology, TopologyKind, slim_fly_network_radix};
 
 /// How a message reserves resources on its way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -142,6 +142,12 @@ pub enum Routing {
     /// Dragonfly UGAL-L: minimal or Valiant per message, chosen at the source router from the
     /// occupancy of its two candidate output ports.
     Ugal,
+    /// Dragonfly UGAL-G: as UGAL-L, but the choice weighs the queues of each route's global
+    /// channel (and of the local channel to it) in the source group, wherever they are.
+    UgalGlobal,
+    /// Dragonfly PAR (progressive adaptive routing): UGAL-L at the source router, and a message
+    /// sent minimally may still turn to its Valiant route at the next router of its group.
+    Par,
     /// BookSim 2's dragonfly UGAL (`ugal_dragonflynew`): via a random intermediate router
     /// instead of a group, minimal iff the minimal port's occupancy is at most twice the other
     /// port's plus 30 flits, decided once at the source router, a VC class per phase.
@@ -150,7 +156,7 @@ pub enum Routing {
 
 impl Routing {
     /// Every routing, in the order the CLI lists them.
-    pub const ALL: [Routing; 13] = [
+    pub const ALL: [Routing; 15] = [
         Routing::DimensionOrder,
         Routing::Adaptive,
         Routing::Duato,
@@ -163,6 +169,8 @@ impl Routing {
         Routing::Minimal,
         Routing::Valiant,
         Routing::Ugal,
+        Routing::UgalGlobal,
+        Routing::Par,
         Routing::UgalBooksim,
     ];
 
@@ -181,6 +189,8 @@ impl Routing {
             Routing::Minimal => "minimal",
             Routing::Valiant => "valiant",
             Routing::Ugal => "ugal",
+            Routing::UgalGlobal => "ugal_global",
+            Routing::Par => "par",
             Routing::UgalBooksim => "ugal_booksim",
         }
     }
@@ -653,6 +663,11 @@ pub struct Scenario {
     /// the serialized form when `spread` (the default).
     #[serde(skip_serializing_if = "VcClasses::is_spread")]
     pub vc_classes: VcClasses,
+    /// UGAL's threshold in flits (simulator only, the dragonfly's `ugal`, `ugal_global` and
+    /// `par`); `None`: one message's flits on a hop, `message_length` at most `buffer_depth`.
+    /// Left out of the serialized form when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ugal_threshold: Option<u32>,
     /// Ejection port capacity.
     pub ejection: Ejection,
     /// Dateline convention of torus dimension-order routes; `None`: the routing's own (see
@@ -717,6 +732,7 @@ impl Scenario {
             switch_allocator_iterations: None,
             vc_allocator: VcAllocator::Sequential,
             vc_classes: VcClasses::Spread,
+            ugal_threshold: None,
             ejection: Ejection::Single,
             dateline: None,
             tie_break: None,

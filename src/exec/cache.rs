@@ -76,8 +76,10 @@ pub struct Cache {
 /// `reply_length`, `outstanding_requests` and `round_trip_latency`; 19: `vc_classes`; 20: no
 /// new field, but the results of `injection: channel` (now BookSim's source) and of
 /// `router_delay` on the families whose terminals are not routers moved while `sim::VERSION`
-/// did not (no default moved), so their cached entries must not be read.
-const FORMAT: u32 = 20;
+/// did not (no default moved), so their cached entries must not be read; 21:
+/// `ugal_threshold` and `prime_power` (the Slim Fly), and the results of the dragonfly's `ugal` moved (its threshold's default
+/// and its minimal routes' VC classes) while `sim::VERSION` did not.
+const FORMAT: u32 = 21;
 
 /// The largest entry read, in bytes (entries are 1-10 KB, a simulation's a few KB more with its
 /// binned histograms and, with `link_loads`, one count per link; a Curve entry holds up to
@@ -315,7 +317,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "648d778637aa297b";
+    const ROW_SHAPE: &str = "d04451ebed05a89e";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

@@ -369,8 +369,10 @@ fn bisect_saturation(model: ModelName, m: &dyn Evaluator) -> Result<f64, ModelEr
 /// parameters a model does not model are at their neutral values.
 fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError> {
     let name = model.as_str();
-    if let Topology::Dragonfly { .. } | Topology::KaryNTree { .. } | Topology::HyperX { .. } =
-        scenario.topology
+    if let Topology::Dragonfly { .. }
+    | Topology::KaryNTree { .. }
+    | Topology::HyperX { .. }
+    | Topology::SlimFly { .. } = scenario.topology
     {
         return Err(ModelError(format!(
             "{name}: no analytical model here covers the {} (the five papers model tori, \
@@ -378,6 +380,7 @@ fn check_common(model: ModelName, scenario: &Scenario) -> Result<(), ModelError>
             match scenario.topology {
                 Topology::Dragonfly { .. } => "dragonfly",
                 Topology::HyperX { .. } => "HyperX",
+                Topology::SlimFly { .. } => "Slim Fly",
                 _ => "k-ary n-tree",
             }
         )));

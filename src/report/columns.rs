@@ -446,10 +446,13 @@ const VALUE_NAMES: &[(&str, &str, &str)] = &[
     ("routing", "minimal", "MIN"),
     ("routing", "valiant", "VAL"),
     ("routing", "ugal", "UGAL-L"),
+    ("routing", "ugal_global", "UGAL-G"),
+    ("routing", "par", "PAR"),
     ("routing", "ugal_booksim", "UGAL (BookSim)"),
     ("topology", "fat_tree", "fat tree"),
     ("topology", "kary_ntree", "k-ary n-tree"),
     ("topology", "hyperx", "HyperX"),
+    ("topology", "slim_fly", "Slim Fly"),
 ];
 
 /// A text column's value as the papers write it, for legends, panel titles and table cells:

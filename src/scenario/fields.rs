@@ -279,6 +279,12 @@ macro_rules! each_scenario_key {
             /// dragonfly: minimal's local hops before its global hop on VC 0, the global hop and the
             /// rest on VC 1; VCs beyond the classes idle). Dragonfly only.
             vc_classes: $crate::scenario::VcClasses = $crate::scenario::VcClasses::Spread, copy;
+            /// UGAL's threshold T in flits (simulator; dragonfly `ugal`, `ugal_global` and `par`):
+            /// the route is minimal iff q_min H_min <= q_nonmin H_nonmin + T, q the flits queued on
+            /// each route's output and H its router-to-router hops. When left out, one message's
+            /// flits on a hop (`message_length`, at most `buffer_depth`), so that at low load one
+            /// passing message does not tip a message onto the long route.
+            ugal_threshold: u32, copy;
             /// Message length M in flits (the mean, with `message_length_second_moment`).
             message_length: u32 = $crate::scenario::fields::DEFAULT_MESSAGE_LENGTH, own;
             /// E[M^2] in flits^2 for random message lengths (circuit model); fixed length when left out.
@@ -346,17 +352,21 @@ pub(crate) use each_scenario_key;
 macro_rules! each_column {
     ($then:ident) => {
         $then! {
-            /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `hyperx` or
-            /// `graph`.
+            /// `torus`, `mesh`, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `hyperx`,
+            /// `slim_fly` or `graph`.
             topology: Str;
             /// Radix k (2 for the hypercube, 4 for the fat-tree, the router radix p + a - 1 + h for the
-            /// dragonfly, the routers per dimension S for the HyperX).
+            /// dragonfly, the routers per dimension S for the HyperX, the router radix p + k' for the
+            /// Slim Fly).
             radix: U32;
             /// Dimensions n (fat-tree: levels; dragonfly: 2, its local and global links).
             dimensions: U32;
             /// Number of processing nodes (the dragonfly's terminals).
             nodes: U64;
-            /// Dragonfly and HyperX: terminals per router (p, T); null for other topologies.
+            /// Slim Fly: the prime power q of its MMS graph; null for other topologies.
+            prime_power: OptU32;
+            /// Dragonfly, HyperX and Slim Fly: terminals per router (p, T, p); null for other
+            /// topologies.
             terminals_per_router: OptU32;
             /// Dragonfly: routers per group a; null for other topologies.
             routers_per_group: OptU32;
@@ -373,8 +383,8 @@ macro_rules! each_column {
             /// Scouting distance K; null unless switching is scouting.
             scouting_distance: OptU32;
             /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `up_down_random`, `d_mod_k`,
-            /// `west_first`, `odd_even`, or on the dragonfly `minimal`, `valiant`, `ugal` or
-            /// `ugal_booksim`.
+            /// `west_first`, `odd_even`, or on the dragonfly `minimal`, `valiant`, `ugal`,
+            /// `ugal_global`, `par` or `ugal_booksim`.
             routing: Str;
             /// Virtual channels per physical channel V.
             virtual_channels: U32;
@@ -410,6 +420,9 @@ macro_rules! each_column {
             /// `one_per_class` when the dragonfly's VC classes take one VC each (simulator); null:
             /// `spread`, the default.
             vc_classes: OptStr;
+            /// UGAL's threshold in flits (simulator); null: one message's flits on a hop
+            /// (`message_length`, at most `buffer_depth`).
+            ugal_threshold: OptU32;
             /// Message length M (flits).
             message_length: U32;
             /// E[M^2] for random message lengths; null for fixed length.
@@ -586,6 +599,10 @@ pub const FIELDS: &[Field] = &[
         .derived()
         .display(display("N", "nodes", ""))
         .header(header("Nodes N", "", "$N$", "")),
+    field("prime_power", count(3, MAX_COUNT), |s| maybe_count(s.topology.count("prime_power")))
+        .described()
+        .display(display("q", "prime power", ""))
+        .header(header("Prime power q", "", "$q$", "")),
     field("terminals_per_router", count(1, MAX_COUNT), |s| {
         maybe_count(s.topology.count("terminals_per_router"))
     })
@@ -702,6 +719,10 @@ pub const FIELDS: &[Field] = &[
     .null_is("spread")
     .simulator()
     .header(header("VC classes", "", "VC classes", "")),
+    field("ugal_threshold", count(0, MAX_COUNT), |s| maybe_count(s.ugal_threshold))
+        .simulator()
+        .display(display("", "UGAL threshold", "flits"))
+        .header(header("UGAL threshold", "flits", "UGAL threshold", "(flits)")),
     field("message_length", count(1, MAX_COUNT), |s| whole(s.message_length))
         .described()
         .display(display("M", "message length", "flits"))

@@ -79,6 +79,16 @@ pub enum Topology {
         /// Terminals per router T >= 1.
         terminals_per_router: u32,
     },
+    /// Slim Fly (Besta and Hoefler, SC 2014): the MMS graph of diameter 2 over the field of
+    /// order `q`, `2 q^2` routers of network radix `k' = (3q - δ)/2` (`q = 4w + δ`), with `p`
+    /// terminals each; `N = 2 q^2 p` terminals.
+    #[serde(rename = "slim_fly")]
+    SlimFly {
+        /// The prime power q >= 3.
+        prime_power: u32,
+        /// Terminals per router p >= 1.
+        terminals_per_router: u32,
+    },
     /// Any network read from a file (`docs/graph.md`): routers, their terminals and
     /// bidirectional links. Serialized (and so identified) by the file's content hash only.
     Graph {
@@ -111,6 +121,10 @@ pub enum TopologyKind {
     /// `terminals_per_router` T (S when left out: the flattened butterfly's balance).
     #[serde(rename = "hyperx")]
     HyperX,
+    /// Slim Fly (Besta and Hoefler, SC 2014): `prime_power` q, `terminals_per_router` p
+    /// (`ceil(k'/2)` when left out, the paper's balanced choice).
+    #[serde(rename = "slim_fly")]
+    SlimFly,
     /// Any network read from a file (`topology.graph`, format in docs/graph.md).
     Graph,
 }
@@ -126,6 +140,7 @@ impl TopologyKind {
             TopologyKind::Dragonfly => "dragonfly",
             TopologyKind::KaryNTree => "kary_ntree",
             TopologyKind::HyperX => "hyperx",
+            TopologyKind::SlimFly => "slim_fly",
             TopologyKind::Graph => "graph",
         }
     }
@@ -142,6 +157,7 @@ impl Topology {
             Topology::Dragonfly { .. } => TopologyKind::Dragonfly,
             Topology::KaryNTree { .. } => TopologyKind::KaryNTree,
             Topology::HyperX { .. } => TopologyKind::HyperX,
+            Topology::SlimFly { .. } => TopologyKind::SlimFly,
             Topology::Graph { .. } => TopologyKind::Graph,
         }
     }
@@ -153,8 +169,8 @@ impl Topology {
 
     /// Radix k for tori and meshes, 2 for the hypercube, 4 for the fat-tree; for the dragonfly
     /// the router radix `k = p + a - 1 + h` (terminal, local and global ports); for the HyperX
-    /// its routers per dimension S; for a graph the largest router radix (terminals plus
-    /// links).
+    /// its routers per dimension S; for the Slim Fly the router radix `p + k'`; for a graph
+    /// the largest router radix (terminals plus links).
     pub fn radix(&self) -> u32 {
         match *self {
             Topology::Graph { ref graph } => graph.radix(),
@@ -164,6 +180,9 @@ impl Topology {
             | Topology::HyperX { radix, .. } => radix,
             Topology::Hypercube { .. } => 2,
             Topology::FatTree { .. } => 4,
+            Topology::SlimFly { prime_power, terminals_per_router } => {
+                slim_fly_network_radix(prime_power).saturating_add(terminals_per_router)
+            }
             Topology::Dragonfly {
                 terminals_per_router: p,
                 routers_per_group: a,
@@ -173,8 +192,8 @@ impl Topology {
     }
 
     /// Number of dimensions n (for the fat-tree: the number of levels, log4 N; for the
-    /// dragonfly 2, its two levels of links: local within a group, global between groups; 0 for
-    /// a graph, which has none).
+    /// dragonfly 2, its two levels of links: local within a group, global between groups; for
+    /// the Slim Fly 2, its diameter; 0 for a graph, which has none).
     pub fn dimensions(&self) -> u32 {
         match *self {
             Topology::Graph { .. } => 0,
@@ -192,7 +211,7 @@ impl Topology {
                 }
                 levels
             }
-            Topology::Dragonfly { .. } => 2,
+            Topology::Dragonfly { .. } | Topology::SlimFly { .. } => 2,
         }
     }
 
@@ -211,6 +230,9 @@ impl Topology {
                 .checked_pow(dimensions)
                 .unwrap_or(u64::MAX)
                 .saturating_mul(u64::from(terminals_per_router)),
+            Topology::SlimFly { prime_power: q, terminals_per_router: p } => {
+                2 * u64::from(q) * u64::from(q) * u64::from(p)
+            }
             Topology::Dragonfly {
                 terminals_per_router: p,
                 routers_per_group: a,
@@ -243,6 +265,19 @@ impl Topology {
     }
 }
 
+/// The Slim Fly's network radix `k' = (3q - δ)/2` for `q = 4w + δ`, `δ ∈ {-1, 0, 1}` (for a
+/// `q` that is no prime power the same formula; the simulator refuses it).
+pub fn slim_fly_network_radix(q: u32) -> u32 {
+    let q = i64::from(q);
+    // δ = q - 4w: 1 for q = 1 mod 4, -1 for q = 3 mod 4, 0 for powers of 2.
+    let delta = match q % 4 {
+        1 => 1,
+        3 => -1,
+        _ => 0,
+    };
+    u32::try_from((3 * q - delta) / 2).unwrap_or(u32::MAX)
+}
+
 /// Calls the macro `$then` with the count keys of a spec's `topology:` section (every
 /// family's parameters but a graph's file), each as `/// doc` `name;`, the doc being the
 /// key's documentation in the spec's JSON Schema. The spec's syntax
@@ -259,8 +294,10 @@ macro_rules! each_topology_count {
             dimensions;
             /// Number of processors N, a power of 4 (fat_tree).
             processors;
+            /// The prime power q >= 3 of the Slim Fly's MMS graph (slim_fly).
+            prime_power;
             /// Terminals per router p >= 1 (dragonfly; hyperx, where it is radix when left
-            /// out).
+            /// out; slim_fly, where it is ceil(k'/2) when left out).
             terminals_per_router;
             /// Routers per group a >= 1 (dragonfly); 2p, the balanced dragonfly, when left out.
             routers_per_group;
@@ -273,7 +310,7 @@ pub(crate) use each_topology_count;
 
 impl TopologyKind {
     /// Every family, in the order of the spec's documentation.
-    pub const ALL: [TopologyKind; 8] = [
+    pub const ALL: [TopologyKind; 9] = [
         TopologyKind::Torus,
         TopologyKind::Mesh,
         TopologyKind::Hypercube,
@@ -281,6 +318,7 @@ impl TopologyKind {
         TopologyKind::Dragonfly,
         TopologyKind::KaryNTree,
         TopologyKind::HyperX,
+        TopologyKind::SlimFly,
         TopologyKind::Graph,
     ];
 
@@ -297,6 +335,7 @@ impl TopologyKind {
                 &["terminals_per_router", "routers_per_group", "global_links_per_router"]
             }
             TopologyKind::HyperX => &["radix", "dimensions", "terminals_per_router"],
+            TopologyKind::SlimFly => &["prime_power", "terminals_per_router"],
             TopologyKind::Graph => &["graph"],
         }
     }
@@ -326,6 +365,9 @@ impl Topology {
             Topology::HyperX { radix, dimensions, terminals_per_router } => {
                 &[radix, dimensions, terminals_per_router]
             }
+            Topology::SlimFly { prime_power, terminals_per_router } => {
+                &[prime_power, terminals_per_router]
+            }
             Topology::Graph { .. } => &[],
         };
         keys.iter().copied().zip(values.iter().copied()).collect()
@@ -340,7 +382,8 @@ impl Topology {
     /// the family's defaults for those it leaves out (the dragonfly is balanced by default:
     /// `a = 2p`, `h = p`, Kim et al.'s). `Err` names a parameter that has no default; a graph,
     /// read from its file, is never built here. The HyperX has `T = S` terminals per router by
-    /// default, the flattened butterfly's balance.
+    /// default, the flattened butterfly's balance, and the Slim Fly `p = ceil(k'/2)`, Besta and
+    /// Hoefler's.
     pub fn from_counts(
         kind: TopologyKind,
         mut given: impl FnMut(&'static str) -> Option<u32>,
@@ -374,6 +417,14 @@ impl Topology {
                     terminals_per_router: need("terminals_per_router").unwrap_or(radix),
                 }
             }
+            TopologyKind::SlimFly => {
+                let q = need("prime_power")?;
+                Topology::SlimFly {
+                    prime_power: q,
+                    terminals_per_router: need("terminals_per_router")
+                        .unwrap_or(slim_fly_network_radix(q).div_ceil(2)),
+                }
+            }
             TopologyKind::Graph => return Err("graph"),
         })
     }
@@ -405,6 +456,8 @@ impl Topology {
             TopologyKind::HyperX => {
                 Topology::HyperX { radix, dimensions, terminals_per_router: radix }
             }
+            TopologyKind::SlimFly if from.family() == kind => from.clone(),
+            TopologyKind::SlimFly => Topology::SlimFly { prime_power: 5, terminals_per_router: 4 },
             TopologyKind::Graph => return None,
         })
     }
@@ -463,6 +516,9 @@ impl Topology {
             Topology::HyperX { radix, dimensions, terminals_per_router } => {
                 format!("HyperX S={radix} L={dimensions} T={terminals_per_router}")
             }
+            Topology::SlimFly { prime_power, terminals_per_router } => {
+                format!("Slim Fly q={prime_power} p={terminals_per_router}")
+            }
         }
     }
 }
@@ -486,6 +542,7 @@ mod tests {
             },
             Topology::KaryNTree { radix: 4, dimensions: 3 },
             Topology::HyperX { radix: 4, dimensions: 2, terminals_per_router: 2 },
+            Topology::SlimFly { prime_power: 5, terminals_per_router: 4 },
         ]
     }
 

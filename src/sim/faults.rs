@@ -63,6 +63,7 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
     | Topology::Dragonfly { .. }
     | Topology::KaryNTree { .. }
     | Topology::HyperX { .. }
+    | Topology::SlimFly { .. }
     | Topology::Graph { .. } = scenario.topology
     {
         return Err(SimError(format!(
@@ -72,6 +73,7 @@ pub(crate) fn check(scenario: &Scenario) -> Result<(), SimError> {
                 Topology::Dragonfly { .. } => "dragonfly",
                 Topology::KaryNTree { .. } => "k-ary n-tree",
                 Topology::HyperX { .. } => "HyperX",
+                Topology::SlimFly { .. } => "Slim Fly",
                 Topology::Graph { .. } => "graph",
                 _ => "butterfly fat-tree",
             }

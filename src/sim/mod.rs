@@ -140,11 +140,13 @@
 //!   routers, `p` terminals and `h` global links per router, `g = a h + 1` groups, absolute
 //!   global-link arrangement; terminals are the nodes (ids `0..N`, `N = p a g`), routers the
 //!   further ids, as on the fat-tree. Wormhole only. `minimal` (local, global, local),
-//!   `valiant` (via a random intermediate group drawn per message) and `ugal` (UGAL-L: at the
-//!   source router, minimal iff `q_min H_min <= q_val H_val + buffer_depth`, q the flits in the
-//!   output channel's downstream buffers), and `ugal_booksim` (BookSim's UGAL: via a random
+//!   `valiant` (via a random intermediate group drawn per message), `ugal` (UGAL-L: at the
+//!   source router, minimal iff `q_min H_min <= q_val H_val + ugal_threshold`, q the flits in
+//!   the output channel's downstream buffers), `ugal_global` (UGAL-G: q the queues on each
+//!   route's way out of the source group), `par` (PAR: UGAL-L, then once more at the next
+//!   router of the source group), and `ugal_booksim` (BookSim's UGAL: via a random
 //!   intermediate router, `q_min <= 2 q_nonmin + 30`, a VC class per phase); VC classes by
-//!   global hops taken (V >= 2 minimal, V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay (hops - 1)` with
+//!   global hops taken (V >= 2 minimal, V >= 4 PAR, V >= 3 otherwise). Zero-load latency exactly `hops + M + router_delay (hops - 1)` with
 //!   `hops = 2 +` the router-to-router links (derived and tested per pair and intermediate
 //!   group in `network/dragonfly/tests.rs`). Traffic `group_shift` is its adversarial pattern.
 //! - k-ary n-tree (Petrini and Vanneschi, IPPS 1997; `network::kary_ntree`): the folded-Clos
@@ -164,6 +166,13 @@
 //!   intermediate router and on, a VC class per phase). Zero-load latency exactly `hops + M +
 //!   router_delay (hops - 1)` with `hops = 2 +` the router links (derived and tested per pair,
 //!   and per intermediate router for Valiant, in `network/hyperx/tests.rs`).
+//! - Slim Fly (Besta and Hoefler, SC 2014; `network::slim_fly`, `docs/slim_fly.md`): the MMS
+//!   graph of diameter 2 over the field of prime-power order `q`, `2 q^2` routers of network
+//!   radix `k' = (3q - δ)/2`, `p` terminals each (`ceil(k'/2)` by default); terminals are the
+//!   nodes, routers the further ids. `minimal` (every minimal port, a VC class per hop taken,
+//!   V >= 2) and `valiant` (to a random intermediate router and on, V >= 4). Zero-load latency
+//!   exactly `hops + M + router_delay (hops - 1)` (tested per pair and intermediate router in
+//!   `network/slim_fly/tests.rs`).
 //! - Graph (`network::graph`, `docs/graph.md`): routers, their terminals and links from a file;
 //!   terminals are the nodes (ids `0..N`, router by router in file order), routers the further
 //!   ids. Wormhole only. `up_down` (up*/down* on a BFS spanning tree, shortest legal routes)
@@ -953,8 +962,9 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
 /// The fixed benchmark configurations used by `runner bench`: (name, scenario, rate, options).
 /// Each runs for about 1 to 3 seconds in release on a 2-core machine. The first three are
 /// wormhole; then scouting switching (K = 3), circuit switching, the butterfly fat-tree,
-/// hypercube broadcasts, the dragonfly, the k-ary n-tree, the HyperX and a graph (a 16 x 16 mesh written as a graph file,
-/// built here, under minimal routing with the up*/down* escape).
+/// hypercube broadcasts, the dragonfly, the k-ary n-tree, the HyperX, the Slim Fly and a graph
+/// (a 16 x 16 mesh written as a graph file, built here, under minimal routing with the
+/// up*/down* escape).
 pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> {
     let options = |warmup: u64, cycles: u64| SimOptions {
         warmup_cycles: warmup,
@@ -1117,6 +1127,22 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
                 })
             },
             0.032,
+            options(10_000, 100_000),
+        ),
+        (
+            // The Slim Fly q = 7 (98 routers of network radix 11, the balanced p = 6: 588
+            // terminals) under minimal routing with V = 4, uniform traffic at half its
+            // saturation (0.077 messages/terminal/cycle for M = 8, `runner simulate
+            // --saturation`).
+            "slim_fly7_p6_minimal_v4",
+            Scenario {
+                routing: Routing::Minimal,
+                virtual_channels: 4,
+                buffer_depth: 4,
+                message_length: 8,
+                ..Scenario::new(Topology::SlimFly { prime_power: 7, terminals_per_router: 6 })
+            },
+            0.0385,
             options(10_000, 100_000),
         ),
         (

@@ -111,8 +111,8 @@
 //!
 //!   Both need a mesh: the turn model alone does not break the cycles that a torus's
 //!   wrap-around links close, so `Router::new` refuses them elsewhere.
-//! - `minimal`, `valiant`, `ugal` and `ugal_booksim` (dragonfly only, and the only routings
-//!   there): one port
+//! - `minimal`, `valiant`, `ugal`, `ugal_global`, `par` and `ugal_booksim` (dragonfly only,
+//!   and the only routings there): one port
 //!   per hop, the VCs of the class given by the global hops taken so far; the routing cases,
 //!   the classes, UGAL's choice at the source router and the intermediate group drawn per
 //!   message (kept in the header's `ties`) are in `network::dragonfly`.
@@ -129,6 +129,7 @@ use super::network::dragonfly::{self, NO_GROUP};
 use super::network::graph;
 use super::network::hop::{Candidate, Header};
 use super::network::hyperx;
+use super::network::slim_fly;
 use super::rng::Rng;
 use super::topology::{Family, Geometry, Size};
 
@@ -157,6 +158,8 @@ enum Cases {
     Graph(graph::Routes),
     /// The HyperX's `valiant` (`network::hyperx`).
     HyperX(hyperx::Routes),
+    /// The Slim Fly's `minimal` and `valiant` (`network::slim_fly`).
+    SlimFly(slim_fly::Routes),
 }
 
 /// The VC masks of a routing of this module (tori, meshes, hypercubes, fat-trees).
@@ -302,6 +305,14 @@ impl Router {
                 name,
             });
         }
+        if let Some(routes) = slim_fly::Routes::new(scenario)? {
+            return Ok(Router {
+                cases: Cases::SlimFly(routes),
+                decides_at_source: false,
+                decides_once: false,
+                name,
+            });
+        }
         if let Some(routes) = hyperx::Routes::new(scenario)? {
             return Ok(Router {
                 cases: Cases::HyperX(routes),
@@ -362,6 +373,9 @@ impl Router {
             }
             (Cases::Graph(routes), Family::Graph(net)) => routes.candidates(net, cur, header, out),
             (Cases::HyperX(routes), Family::HyperX(hx)) => routes.candidates(hx, cur, header, out),
+            (Cases::SlimFly(routes), Family::SlimFly(sf)) => {
+                routes.candidates(sf, cur, header, out)
+            }
             // A family's routing on another family's network: never built together.
             _ => {}
         }
@@ -369,7 +383,7 @@ impl Router {
 
     /// The per-message draw of a new message from `source` to `dest`: the tie-break bits
     /// where ties are broken at random, the draw of `up_down_random`, the dragonfly's
-    /// intermediate group for `valiant` and `ugal`, else all ones (nothing drawn, so the random
+    /// intermediate group for `valiant` and the UGAL routings, else all ones (nothing drawn, so the random
     /// streams of the other configurations are unchanged).
     #[inline]
     pub(crate) fn draw(&self, geometry: &Geometry, source: u32, dest: u32, rng: &mut Rng) -> u32 {
@@ -378,6 +392,9 @@ impl Router {
                 rng.next_u64() as u32
             }
             (Cases::HyperX(routes), Family::HyperX(hx)) => routes.draw(hx, rng),
+            (Cases::SlimFly(routes), Family::SlimFly(sf)) if routes.draws_intermediate() => {
+                routes.draw(sf, rng)
+            }
             (Cases::Dragonfly(routes), Family::Dragonfly(df)) if routes.draws_intermediate() => {
                 routes.draw(df, source, dest, rng)
             }
@@ -387,14 +404,15 @@ impl Router {
 
     /// UGAL (`decides_at_source`): the header's routing state at `cur` with the choice between
     /// the minimal and the Valiant route made from `occupancy` (flits in the downstream buffers
-    /// of an output port of `cur`); otherwise the state unchanged.
+    /// of output `port` of router `router`, and the flits waiting at `router` in the input
+    /// buffers that port's VCs are allocated to, as `occupancy(router, port)`); otherwise the state unchanged.
     #[inline]
     pub(crate) fn decide(
         &self,
         geometry: &Geometry,
         cur: u32,
         header: Header,
-        occupancy: impl Fn(u32) -> u32,
+        occupancy: impl Fn(u32, u32) -> (u32, u32),
     ) -> u32 {
         match (&self.cases, &geometry.family) {
             (Cases::Dragonfly(routes), Family::Dragonfly(df)) => {
@@ -421,12 +439,13 @@ impl Router {
                 if vc < cube.nbc_levels { vc + negative } else { level + negative }
             }
             (Cases::Dragonfly(routes), Family::Dragonfly(df)) => {
-                routes.after_hop(df, cur, port, level)
+                routes.after_hop(df, cur, port, vc, level)
             }
             (Cases::Graph(routes), Family::Graph(net)) => {
                 routes.after_hop(net, cur, port, vc, level)
             }
             (Cases::HyperX(routes), _) => routes.after_hop(vc),
+            (Cases::SlimFly(routes), Family::SlimFly(sf)) => routes.after_hop(sf, cur, port, level),
             _ => level,
         }
     }
@@ -444,7 +463,7 @@ impl Router {
             Cases::Cube(cube) if cube.nbc_levels > 0 || cube.dimension_order != [0, 0] => {
                 cube.adaptive
             }
-            Cases::Cube(_) | Cases::Dragonfly(_) | Cases::HyperX(_) => 0,
+            Cases::Cube(_) | Cases::Dragonfly(_) | Cases::HyperX(_) | Cases::SlimFly(_) => 0,
             Cases::Graph(routes) => routes.atomic_vcs(),
         }
     }
@@ -456,7 +475,7 @@ impl Router {
                 vc < cube.nbc_levels
                     || (cube.dimension_order[0] | cube.dimension_order[1]) >> vc & 1 == 1
             }
-            Cases::Dragonfly(_) | Cases::HyperX(_) => false,
+            Cases::Dragonfly(_) | Cases::HyperX(_) | Cases::SlimFly(_) => false,
             Cases::Graph(routes) => routes.is_escape(vc),
         }
     }
@@ -634,7 +653,12 @@ impl Cube {
                 Cube { adaptive: all & !bits(0, levels), nbc_levels: levels, ..none }
             }
             // `dragonfly::Routes::new` took these (or refused them off the dragonfly).
-            Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::UgalBooksim => {
+            Routing::Minimal
+            | Routing::Valiant
+            | Routing::Ugal
+            | Routing::UgalGlobal
+            | Routing::Par
+            | Routing::UgalBooksim => {
                 return Err(SimError(format!(
                     "routing {} is for the dragonfly",
                     scenario.routing.as_str()

@@ -1,6 +1,6 @@
 //! Network geometry: node ids, links and minimal directions, for every family, dispatched to
 //! the family's own data ([`Family`], one variant per file in `network/`: `torus` for tori and
-//! meshes, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `hyperx`, `graph`).
+//! meshes, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `hyperx`, `slim_fly`, `graph`).
 //!
 //! Every router has `ports` network output ports; physical channel `router * ports + port`
 //! leaves `router` through `port`. Routers `0..nodes` are the traffic endpoints. Tori, meshes
@@ -15,7 +15,8 @@
 //! The dragonfly ([`Family::Dragonfly`], numbering, wiring and routing cases in
 //! `network::dragonfly`) is built the same way: terminals `0..N` are the nodes, its routers
 //! follow them; so are the k-ary n-tree ([`Family::KaryNTree`], numbering, wiring and minimal
-//! steps in `network::kary_ntree`), the HyperX ([`Family::HyperX`], `network::hyperx`) and a
+//! steps in `network::kary_ntree`), the HyperX ([`Family::HyperX`], `network::hyperx`), the
+//! Slim Fly ([`Family::SlimFly`], `network::slim_fly`) and a
 //! graph read from a file ([`Family::Graph`], numbering,
 //! route tables and routing cases in `network::graph`).
 //!
@@ -35,6 +36,7 @@ use super::network::hop::{NO_LINK, Step};
 use super::network::hypercube::Hypercube;
 use super::network::hyperx::HyperX;
 use super::network::kary_ntree::KaryNTree;
+use super::network::slim_fly::SlimFly;
 use super::network::torus::{Mesh, Torus};
 
 /// Largest supported network, in nodes (memory and 32-bit ids).
@@ -70,6 +72,8 @@ pub(crate) enum Family {
     KaryNTree(KaryNTree),
     /// HyperX (`radix` S routers per dimension, `dims` L).
     HyperX(HyperX),
+    /// Slim Fly (`radix` its router radix, `dims` 2).
+    SlimFly(SlimFly),
     /// A graph read from a file (`radix` its largest router radix, `dims` its router count).
     Graph(GraphNetwork),
 }
@@ -86,6 +90,7 @@ macro_rules! each_family {
             Family::Dragonfly($net) => $body,
             Family::KaryNTree($net) => $body,
             Family::HyperX($net) => $body,
+            Family::SlimFly($net) => $body,
             Family::Graph($net) => $body,
         }
     };
@@ -109,6 +114,9 @@ impl Family {
             }
             Topology::HyperX { radix, dimensions, terminals_per_router } => {
                 Family::HyperX(HyperX::new(radix, dimensions, terminals_per_router)?)
+            }
+            Topology::SlimFly { prime_power, terminals_per_router } => {
+                Family::SlimFly(SlimFly::new(prime_power, terminals_per_router)?)
             }
             Topology::Graph { ref graph } => Family::Graph(GraphNetwork::new(graph)?),
         })
@@ -235,6 +243,17 @@ impl Geometry {
                     channel_slots: u64::from(hyperx.routers()) * u64::from(hyperx.ports()),
                 }
             }
+            Topology::SlimFly { prime_power, terminals_per_router } => {
+                let (_, routers, ports) = SlimFly::sizes(prime_power, terminals_per_router)?;
+                Size {
+                    radix: topology.radix().max(2),
+                    dims: 2,
+                    // The longest route any Slim Fly routing takes (Valiant's: terminal link,
+                    // two hops to the intermediate router and two from it, ejection link).
+                    diameter: 6,
+                    channel_slots: (nodes + u64::from(routers)) * u64::from(ports),
+                }
+            }
             Topology::Graph { .. } => return Err(SimError("a graph is checked above".into())),
         };
         if size.dims == 0 {
@@ -269,6 +288,7 @@ impl Geometry {
             | Topology::Dragonfly { .. }
             | Topology::KaryNTree { .. }
             | Topology::HyperX { .. }
+            | Topology::SlimFly { .. }
             | Topology::Graph { .. } => 1,
         }
     }

@@ -83,6 +83,12 @@ impl Pattern {
                  uniform, group_shift, hotspot, bit_complement or bit_reverse"
             )));
         }
+        if coordinates && matches!(geometry.family, Family::SlimFly(_)) {
+            return Err(SimError(format!(
+                "traffic `{name}` moves coordinates, and the Slim Fly's terminals have none: use \
+                 uniform, uniform_with_self, hotspot, bit_complement or bit_reverse"
+            )));
+        }
         if coordinates && matches!(geometry.family, Family::Graph(_)) {
             return Err(SimError(format!(
                 "traffic `{name}` moves coordinates, and a graph's terminals have none: use \

@@ -330,6 +330,12 @@ fn spec_with(field: &str, value: &str) -> String {
             String::new(),
             String::new(),
         ),
+        "prime_power" => (
+            format!("{{kind: slim_fly, prime_power: {value}}}"),
+            String::new(),
+            String::new(),
+            String::new(),
+        ),
         "scouting_distance" => (
             "{kind: torus, radix: 4, dimensions: 2}".into(),
             format!("  switching: {{kind: scouting, scouting_distance: {value}}}\n"),
@@ -377,7 +383,10 @@ fn spec_with(field: &str, value: &str) -> String {
     };
     let routing = match field {
         "processors" => "up_down",
-        "terminals_per_router" | "routers_per_group" | "global_links_per_router" => "minimal",
+        "terminals_per_router"
+        | "routers_per_group"
+        | "global_links_per_router"
+        | "prime_power" => "minimal",
         _ => "duato",
     };
     let channels = if field == "virtual_channels" { "" } else { "  virtual_channels: 3\n" };

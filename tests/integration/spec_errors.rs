@@ -610,7 +610,7 @@ methods: {simulation: {}}
     ));
     assert!(
         err.contains(
-            "use `routing: minimal`, `valiant`, `ugal` or `ugal_booksim` on the dragonfly"
+            "use `routing: minimal`, `valiant`, `ugal`, `ugal_global`, `par` or `ugal_booksim` on the dragonfly"
         ),
         "{err}"
     );

@@ -98,15 +98,21 @@ impl Engine {
     ) -> u32 {
         if self.router.decides_at_source {
             // UGAL at the source router: the occupancy of an output port is the flits held in
-            // its channel's downstream VC buffers.
-            let (v, base) = (self.v as usize, (cur * self.geometry.ports) as usize);
-            let occupancy = |port: u32| {
-                let first = (base + port as usize) * v;
+            // its channel's downstream VC buffers, and (UGAL-G) the flits waiting at its router
+            // in the input buffers its VCs are allocated to.
+            let (v, ports) = (self.v as usize, self.geometry.ports);
+            let occupancy = |router: u32, port: u32| {
+                let first = (router * ports + port) as usize * v;
                 let held = self.vc_count[first..first + v].iter().sum::<u32>();
                 // With multi-cycle credits: the slots the router has no credit for yet.
                 let owed =
                     self.timing.as_deref().map_or(0, |t| t.owed[first..first + v].iter().sum());
-                held + owed
+                let waiting = self.vc_src[first..first + v]
+                    .iter()
+                    .filter(|&&src| src != NONE)
+                    .map(|&src| self.vc_count[src as usize])
+                    .sum::<u32>();
+                (held + owed, waiting)
             };
             let decided = self.router.decide(&self.geometry, cur, header, occupancy);
             if self.router.decides_once && decided != header.level {

@@ -54,9 +54,29 @@
 //!   held in the V downstream buffers of that output channel (the credits the source router
 //!   has used on it: what a router knows locally), `H` the number of router-to-router links of
 //!   the route from here (terminal links excluded: both routes have the same two) and the
-//!   threshold `T` is one VC buffer (`buffer_depth` flits), so that at low load a passing
-//!   message does not tip a message onto the long route. A header that waits re-evaluates
-//!   every cycle until it is granted an output VC; from then on the choice is fixed.
+//!   threshold `T` is `ugal_threshold` flits, by default one message's flits on a hop
+//!   (`message_length`, or `packet_size` when shorter, at most `buffer_depth`: what one buffer
+//!   holds of one message), so that at low load one passing message does not tip a message
+//!   onto the long route. `T` is in the units of `q`. (It was `buffer_depth` until the
+//!   `ugal_threshold` field came, which with buffers deeper than the message the port's
+//!   occupancy, at most `V M` flits with `drained` reallocation, hardly ever exceeded: UGAL
+//!   then stayed minimal under adversarial traffic.) A header that waits re-evaluates every
+//!   cycle until it is granted an output VC; from then on the choice is fixed.
+//! - `ugal_global` (UGAL-G; N. Jiang, J. Kim and W. J. Dally, "Indirect Adaptive Routing on
+//!   Large Scale Interconnection Networks", Proc. ISCA 2009): as `ugal`, but `q` of a route is
+//!   what is queued on its way out of the source group, on its first channel and, when that is
+//!   a local link, on the gateway router's global channel too (read wherever it is: the global
+//!   information a real router would need side channels for). A channel's queue is the flits
+//!   in its downstream buffers (as for `ugal`) plus the flits waiting at its router in the
+//!   input buffers its VCs are allocated to: what an output-queued router holds in the
+//!   channel's output queue. The downstream buffers alone do not show a saturated global
+//!   link (its landing router drains them at once); the flits waiting for it do. Within the
+//!   group, the minimal route's one channel.
+//! - `par` (PAR, progressive adaptive routing, the same paper): UGAL-L at the source router;
+//!   a message sent minimally whose first hop is local makes the choice once more at the next
+//!   router (in its source group, bound for another group), from that router's ports, and may
+//!   turn to its Valiant route there. Its second local hop in the source group needs a VC
+//!   class of its own (below). V >= 4.
 //! - `ugal_booksim`: BookSim 2's `ugal_dragonflynew` (commit 28f4329, `dragonfly.cpp`), for
 //!   cross-checks. The intermediate is a terminal drawn uniformly among all `N` at generation
 //!   (none, a minimal route, when the destination or that terminal lies in the source's group;
@@ -73,8 +93,19 @@
 //!
 //! - `minimal`: local classes 0 (before the global hop) and 1 (after it), the even and the
 //!   odd VCs; the one global hop uses every VC. Needs V >= 2.
-//! - `valiant` and `ugal`: local classes 0, 1, 2 (VC index mod 3), global classes 0 and 1 (VC
-//!   index mod 2). Needs V >= 3.
+//! - `valiant`, `ugal` and `ugal_global`: local classes 0, 1, 2 (VC index mod 3), global
+//!   classes 0 and 1 (VC index mod 2). Needs V >= 3.
+//! - `par`: local classes 0 and 1 before the first global hop (the source router's local hop,
+//!   and the second local hop of a message that turned), 2 and 3 after the first and the second
+//!   global hop (VC index mod 4), global classes 0 and 1 (mod 2). Needs V >= 4.
+//! - A route that UGAL (`ugal`, `ugal_global`, `par`) chose minimal uses more of the VCs, so
+//!   that under uniform traffic UGAL loses little to `minimal`: its global hop any VC (both
+//!   global classes), and its last local hop, which only the ejection link follows, the local
+//!   class after its global hop's class and the one after that (only the latter when its
+//!   global hop took a VC of global class 1). With one class per hop, UGAL's minimal routes
+//!   had a third of the VCs per local hop and half per global hop, and UGAL accepted 22% less
+//!   than `minimal` under uniform traffic (72 terminals, V = 4, 4-flit buffers: 0.60 against
+//!   0.77 flits per terminal and cycle); now 8% less (0.71). Not with `one_per_class`.
 //!
 //! `ugal_booksim` has BookSim's VC phases instead: phase 0 on the detour up to the intermediate
 //! router, 1 in the minimal phase up to its global hop, 2 from it on and within the source's
@@ -88,10 +119,13 @@
 //! ugal: VCs 0, 1, 2), and the VCs beyond them idle.
 //!
 //! Along every route the channel classes strictly increase in the order local 0 < global 0 <
-//! local 1 < global 1 < local 2 (a route never takes two local hops in a row within a group:
-//! the group is fully connected), terminal links only begin or end a route, so the
-//! channel-dependency graph is acyclic (a test builds it on small instances over every route
-//! and intermediate group and finds no cycle, and finds one when all routes share one class).
+//! local 1 < global 1 < local 2 (`par`: local 0 < local 1 < global 0 < local 2 < global 1 <
+//! local 3; a route never takes two local hops in a row on one class within a group: the
+//! group is fully connected, and PAR's turn moves to local class 1), terminal links only begin
+//! or end a route, so the channel-dependency graph is acyclic. UGAL's minimal routes keep the
+//! order: a global class after local 0, then a local class above it. A test builds the graph
+//! on small instances over every route, intermediate group, choice and group of VCs that lead
+//! to different states, finds no cycle, and finds one when all routes share one class.
 //!
 //! # Zero-load latency
 //!
@@ -123,6 +157,12 @@ const DECIDED: u32 = 1 << 2;
 const MINIMAL: u32 = 1 << 3;
 /// Routing state bit (`ugal_booksim`): the detour has reached its intermediate router.
 const REACHED: u32 = 1 << 4;
+/// Routing state bit (`par`): the message has taken a local hop in its source group.
+const LOCAL_HOP: u32 = 1 << 5;
+/// Routing state bit (`par`): the second choice, at the router after the source, is made.
+const REVISED: u32 = 1 << 6;
+/// Routing state bit: UGAL's minimal route took its global hop on a VC of global class 1.
+const LATE_GLOBAL: u32 = 1 << 7;
 /// `ugal_booksim`: BookSim's `adaptive_threshold`, in flits.
 const BOOKSIM_THRESHOLD: u64 = 30;
 
@@ -365,6 +405,10 @@ enum Mode {
     Minimal,
     Valiant,
     Ugal,
+    /// UGAL-G (see the module docs).
+    UgalGlobal,
+    /// PAR (see the module docs).
+    Par,
     /// BookSim's `ugal_dragonflynew` (see the module docs).
     UgalBooksim,
 }
@@ -373,14 +417,17 @@ enum Mode {
 #[derive(Clone, Debug)]
 pub(crate) struct Routes {
     mode: Mode,
-    /// VCs of the local-hop classes 0, 1, 2 (class = global hops taken).
-    local: [u64; 3],
+    /// VCs of the local-hop classes 0, 1, 2 (class = global hops taken; `par`: 0, 1 before
+    /// the first global hop, 2 and 3 after the first and the second).
+    local: [u64; 4],
     /// VCs of the global-hop classes 0, 1.
     global: [u64; 2],
     /// Every VC (terminal links).
     all: u64,
     /// UGAL's threshold T in flits.
     threshold: u64,
+    /// `vc_classes: spread`: UGAL's minimal routes take two classes on their last local hop.
+    spread: bool,
 }
 
 /// The VCs `v < count` with `v mod classes = class`.
@@ -396,10 +443,20 @@ impl Routes {
             Routing::Minimal => Some(Mode::Minimal),
             Routing::Valiant => Some(Mode::Valiant),
             Routing::Ugal => Some(Mode::Ugal),
+            Routing::UgalGlobal => Some(Mode::UgalGlobal),
+            Routing::Par => Some(Mode::Par),
             Routing::UgalBooksim => Some(Mode::UgalBooksim),
             _ => None,
         };
         let name = scenario.routing.as_str();
+        let weighs = matches!(mode, Some(Mode::Ugal | Mode::UgalGlobal | Mode::Par));
+        if let Some(threshold) = scenario.ugal_threshold
+            && !weighs
+        {
+            return Err(SimError(format!(
+                "ugal_threshold ({threshold}) is the threshold of the dragonfly's ugal,                  ugal_global and par routings, but the routing is {name}: leave it out"
+            )));
+        }
         if !scenario.vc_classes.is_spread() && scenario.topology.dragonfly().is_none() {
             return Err(SimError(format!(
                 "vc_classes places the dragonfly's VC classes, but the topology is {}: leave it \
@@ -420,7 +477,8 @@ impl Routes {
         };
         let Some(mode) = mode else {
             return Err(SimError(format!(
-                "the dragonfly routes minimal, valiant, ugal or ugal_booksim, got routing {name}"
+                "the dragonfly routes minimal, valiant, ugal, ugal_global, par or ugal_booksim, got \
+                 routing {name}"
             )));
         };
         let dragonfly = Dragonfly::new(p, a, h)?;
@@ -437,6 +495,11 @@ impl Routes {
             Mode::UgalBooksim => {
                 (3, "a VC class per phase: the detour, minimal, after its global hop")
             }
+            Mode::Par => (
+                4,
+                "four VC classes for the local hops: one or two in the source group, one after \
+                 each global hop",
+            ),
             _ => (3, "three VC classes for the local hops and two for the global hops of a detour"),
         };
         if v < needed {
@@ -451,41 +514,67 @@ impl Routes {
                 dragonfly.groups()
             )));
         }
+        if mode == Mode::Par && !scenario.vc_classes.is_spread() {
+            return Err(SimError(
+                "par routing has two local classes before the first global hop, which \
+                 vc_classes: one_per_class (a route's VC is its global hops started) cannot \
+                 place: leave vc_classes spread"
+                    .into(),
+            ));
+        }
         let all = class_bits(v, 1, 0);
-        let routes = match (mode, scenario.vc_classes) {
+        // UGAL's threshold: by default one message's (packet's) flits on a hop, as a buffer
+        // holds them.
+        let message = scenario.packet_size.unwrap_or(u32::MAX).min(scenario.message_length);
+        let threshold =
+            u64::from(scenario.ugal_threshold.unwrap_or(message.min(scenario.buffer_depth)));
+        let classes = scenario.vc_classes;
+        let routes = match (mode, classes) {
             // A VC class per phase (`local`), the VCs `v mod 3 = phase` or one VC each.
             (Mode::UgalBooksim, classes) => Routes {
                 mode,
                 local: match classes {
-                    VcClasses::Spread => [0, 1, 2].map(|phase| class_bits(v, 3, phase)),
-                    VcClasses::OnePerClass => [1, 2, 4],
+                    VcClasses::Spread => [0, 1, 2, 3].map(|phase| class_bits(v, 3, phase)),
+                    VcClasses::OnePerClass => [1, 2, 4, 0],
                 },
                 global: [0, 0],
                 all,
                 threshold: BOOKSIM_THRESHOLD,
+                spread: false,
             },
             // A route's VC is the number of global hops it has started (BookSim's dragonfly):
             // local class c on VC c, global class c on VC c + 1.
             (_, VcClasses::OnePerClass) => Routes {
                 mode,
-                local: [1, 2, if mode == Mode::Minimal { 0 } else { 4 }],
+                local: [1, 2, if mode == Mode::Minimal { 0 } else { 4 }, 0],
                 global: [2, if mode == Mode::Minimal { 0 } else { 4 }],
                 all,
-                threshold: if mode == Mode::Minimal { 0 } else { u64::from(scenario.buffer_depth) },
+                threshold,
+                spread: classes.is_spread(),
             },
             (Mode::Minimal, VcClasses::Spread) => Routes {
                 mode,
-                local: [class_bits(v, 2, 0), class_bits(v, 2, 1), 0],
+                local: [class_bits(v, 2, 0), class_bits(v, 2, 1), 0, 0],
                 global: [all, all],
                 all,
-                threshold: 0,
+                threshold,
+                spread: classes.is_spread(),
+            },
+            (Mode::Par, VcClasses::Spread) => Routes {
+                mode,
+                local: [0, 1, 2, 3].map(|class| class_bits(v, 4, class)),
+                global: [class_bits(v, 2, 0), class_bits(v, 2, 1)],
+                all,
+                threshold,
+                spread: classes.is_spread(),
             },
             (_, VcClasses::Spread) => Routes {
                 mode,
-                local: [class_bits(v, 3, 0), class_bits(v, 3, 1), class_bits(v, 3, 2)],
+                local: [class_bits(v, 3, 0), class_bits(v, 3, 1), class_bits(v, 3, 2), 0],
                 global: [class_bits(v, 2, 0), class_bits(v, 2, 1)],
                 all,
-                threshold: u64::from(scenario.buffer_depth),
+                threshold,
+                spread: classes.is_spread(),
             },
         };
         Ok(Some(routes))
@@ -498,7 +587,7 @@ impl Routes {
 
     /// Whether the routing decides per message at the source router (UGAL).
     pub(crate) fn decides_at_source(&self) -> bool {
-        matches!(self.mode, Mode::Ugal | Mode::UgalBooksim)
+        matches!(self.mode, Mode::Ugal | Mode::UgalGlobal | Mode::Par | Mode::UgalBooksim)
     }
 
     /// Whether the decision is kept from the first routing attempt (BookSim's UGAL; UGAL-L
@@ -569,17 +658,51 @@ impl Routes {
         if level & (GLOBALS | MINIMAL) == 0 && via != NO_GROUP { via } else { df.group_of(dest) }
     }
 
-    /// The VCs allowed on `port` of `cur` for a message that has taken `globals` global hops.
+    /// The VCs allowed on `port` of `cur` for a message in routing state `level`: the class
+    /// is the global hops taken (`par`: its local hops before the first global hop are classes
+    /// 0 and 1, the later ones 2 and 3). With `vc_classes: spread` a route UGAL chose minimal
+    /// takes more: its global hop both global classes, its last local hop the class after the
+    /// global hop's and the one after it (only the latter after a global hop of class 1).
     #[inline]
-    fn mask(&self, df: &Dragonfly, cur: u32, port: u32, globals: u32) -> u64 {
-        let class = globals.min(2) as usize;
+    fn mask(&self, df: &Dragonfly, cur: u32, port: u32, level: u32) -> u64 {
+        let globals = level & GLOBALS;
+        let chose_minimal = self.spread && level & (DECIDED | MINIMAL) == DECIDED | MINIMAL;
         if cur < df.terminals || port < df.p {
             self.all
         } else if df.is_global(cur, port) {
-            self.global[class.min(1)]
+            if chose_minimal {
+                self.global[0] | self.global[1]
+            } else {
+                self.global[globals.min(1) as usize]
+            }
         } else {
-            self.local[class]
+            let par = u32::from(self.mode == Mode::Par);
+            let class = if globals == 0 {
+                u32::from(level & LOCAL_HOP != 0)
+            } else {
+                (globals + par).min(self.local.len() as u32 - 1)
+            } as usize;
+            if chose_minimal && globals == 1 {
+                // The last local hop: only ejection follows the class after a second global hop.
+                let late = self.local[class + 1];
+                if level & LATE_GLOBAL != 0 { late } else { self.local[class] | late }
+            } else {
+                self.local[class]
+            }
         }
+    }
+
+    /// `par`: whether the header at `cur` is where a message sent minimally may still turn to
+    /// its Valiant route: the router after its source router, in the source group, bound for
+    /// another group, with that second choice not yet made.
+    #[inline]
+    fn revisable(&self, df: &Dragonfly, cur: u32, dest: u32, level: u32, via: u32) -> bool {
+        self.mode == Mode::Par
+            && level & (DECIDED | MINIMAL | LOCAL_HOP | REVISED | GLOBALS)
+                == DECIDED | MINIMAL | LOCAL_HOP
+            && via != NO_GROUP
+            && cur >= df.terminals
+            && df.group_of(dest) != (cur - df.terminals) / df.a
     }
 
     /// Fills `out` (cleared by the caller) with the one allowed port and its VCs; with UGAL's
@@ -613,39 +736,82 @@ impl Routes {
             }
             return;
         }
-        let globals = level & GLOBALS;
         let port = df.step(cur, self.target(df, dest, level, via), dest);
-        out.push(Candidate { port, mask: self.mask(df, cur, port, globals), fallback: 0 });
-        if self.mode == Mode::Ugal && level & DECIDED == 0 && cur >= df.terminals {
-            let minimal = df.step(cur, df.group_of(dest), dest);
-            let mask = self.mask(df, cur, minimal, globals);
-            match out.iter_mut().find(|c| c.port == minimal) {
+        out.push(Candidate { port, mask: self.mask(df, cur, port, level), fallback: 0 });
+        let alternative = if self.decides_at_source() && level & DECIDED == 0 && cur >= df.terminals
+        {
+            // The choice at the source router not yet made: the minimal port too.
+            Some(df.step(cur, df.group_of(dest), dest))
+        } else if self.revisable(df, cur, dest, level, via) {
+            // PAR's second choice not yet made: the Valiant port too.
+            Some(df.step(cur, via, dest))
+        } else {
+            None
+        };
+        if let Some(other) = alternative {
+            // The alternative's VCs as the state after that choice has them.
+            let chosen = if level & DECIDED == 0 {
+                level | DECIDED | MINIMAL
+            } else {
+                (level | REVISED) & !MINIMAL
+            };
+            let mask = self.mask(df, cur, other, chosen);
+            match out.iter_mut().find(|c| c.port == other) {
                 Some(candidate) => candidate.mask |= mask,
-                None => out.push(Candidate { port: minimal, mask, fallback: 0 }),
+                None => out.push(Candidate { port: other, mask, fallback: 0 }),
             }
         }
     }
 
+    /// The flits queued on the way out of the source group towards group `target` from router
+    /// `cur` (UGAL-G): on the port the route leaves `cur` by and, when that is a local link, on
+    /// the gateway's global channel too, wherever it is; a channel's queue is its downstream
+    /// flits and the flits waiting for it at its router (`occupancy`'s two counts). Within the
+    /// group (`target` is `cur`'s), on the route's one port.
+    fn group_queue(
+        df: &Dragonfly,
+        cur: u32,
+        target: u32,
+        dest: u32,
+        occupancy: &impl Fn(u32, u32) -> (u32, u32),
+    ) -> u64 {
+        let queue = |router, port| {
+            let (held, waiting) = occupancy(router, port);
+            u64::from(held) + u64::from(waiting)
+        };
+        let port = df.step(cur, target, dest);
+        let mut queued = queue(cur, port);
+        let group = (cur - df.terminals) / df.a;
+        if group != target && !df.is_global(cur, port) {
+            let l = Dragonfly::link(group, target);
+            let gateway = df.terminals + group * df.a + l / df.h;
+            queued += queue(gateway, df.first_global() + l % df.h);
+        }
+        queued
+    }
+
     /// UGAL at the source router: the routing state with the choice made, from `occupancy`,
-    /// the flits held in the downstream buffers of an output port of `cur` (see the module
-    /// docs): UGAL-L weighs each port's occupancy by its route's router hops, BookSim's UGAL
-    /// the minimal one by 1 and the one towards the intermediate router by 2. BookSim's
-    /// detour ends at its intermediate router. Other states and routings are returned
-    /// unchanged.
+    /// the flits held in the downstream buffers of output `port` of router `router` (see the
+    /// module docs): UGAL-L weighs each port's occupancy at `cur` by its route's router hops,
+    /// UGAL-G the queues of each route's way out of the source group likewise, BookSim's UGAL the
+    /// minimal port's occupancy by 1 and the one towards the intermediate router by 2.
+    /// BookSim's detour ends at its intermediate router; PAR's second choice is made at the
+    /// router after the source. Other states and routings are returned unchanged.
     #[inline]
     pub(crate) fn decide(
         &self,
         df: &Dragonfly,
         cur: u32,
         header: Header,
-        occupancy: impl Fn(u32) -> u32,
+        occupancy: impl Fn(u32, u32) -> (u32, u32),
     ) -> u32 {
         let Header { dest, level, ties: via, .. } = header;
         let booksim = self.mode == Mode::UgalBooksim;
-        if !booksim && self.mode != Mode::Ugal || cur < df.terminals {
+        if !self.decides_at_source() || cur < df.terminals {
             return level;
         }
-        if level & DECIDED != 0 {
+        let revising = self.revisable(df, cur, dest, level, via);
+        if level & DECIDED != 0 && !revising {
             let reached =
                 booksim && level & (MINIMAL | REACHED) == 0 && cur == df.terminals + via / df.p;
             return if reached { level | REACHED } else { level };
@@ -653,27 +819,64 @@ impl Routes {
         if via == NO_GROUP {
             return level | DECIDED | MINIMAL;
         }
-        let minimal_port = df.step(cur, df.group_of(dest), dest);
-        let (other_port, minimal_weight, other_weight) = if booksim {
-            (Routes::towards_intermediate(df, cur, via), 1, 2)
-        } else {
-            let hops = |via| u64::from(df.router_hops(cur, dest, via));
-            (df.step(cur, via, dest), hops(NO_GROUP), hops(via))
+        let decided = if revising { level | REVISED } else { level | DECIDED };
+        let (q_min, q_other, minimal_weight, other_weight) = match self.mode {
+            Mode::UgalBooksim => (
+                occupancy(cur, df.step(cur, df.group_of(dest), dest)).0,
+                occupancy(cur, Routes::towards_intermediate(df, cur, via)).0,
+                1,
+                2,
+            ),
+            Mode::UgalGlobal => {
+                let queued = |target| Routes::group_queue(df, cur, target, dest, &occupancy);
+                let hops = |via| u64::from(df.router_hops(cur, dest, via));
+                let (q_min, q_other) = (queued(df.group_of(dest)), queued(via));
+                let (h_min, h_other) = (hops(NO_GROUP), hops(via));
+                return if q_min * h_min <= q_other * h_other + self.threshold {
+                    decided | MINIMAL
+                } else {
+                    decided & !MINIMAL
+                };
+            }
+            _ => {
+                let hops = |via| u64::from(df.router_hops(cur, dest, via));
+                (
+                    occupancy(cur, df.step(cur, df.group_of(dest), dest)).0,
+                    occupancy(cur, df.step(cur, via, dest)).0,
+                    hops(NO_GROUP),
+                    hops(via),
+                )
+            }
         };
-        let q_min = u64::from(occupancy(minimal_port));
-        let q_other = u64::from(occupancy(other_port));
-        if q_min * minimal_weight <= q_other * other_weight + self.threshold {
-            level | DECIDED | MINIMAL
+        if u64::from(q_min) * minimal_weight <= u64::from(q_other) * other_weight + self.threshold {
+            decided | MINIMAL
         } else {
-            level | DECIDED
+            decided & !MINIMAL
         }
     }
 
-    /// The routing state after a hop from `cur` through `port`: one more global hop after a
-    /// global link.
+    /// The routing state after a hop from `cur` through `port` on VC `vc`: one more global hop
+    /// after a global link (marked [`LATE_GLOBAL`] when UGAL's minimal route took it on a VC
+    /// of global class 1), PAR's local hop in the source group.
     #[inline]
-    pub(crate) fn after_hop(&self, df: &Dragonfly, cur: u32, port: u32, level: u32) -> u32 {
-        level + u32::from(df.is_global(cur, port))
+    pub(crate) fn after_hop(
+        &self,
+        df: &Dragonfly,
+        cur: u32,
+        port: u32,
+        vc: u32,
+        level: u32,
+    ) -> u32 {
+        let global = df.is_global(cur, port);
+        if global && self.spread && level & (DECIDED | MINIMAL) == DECIDED | MINIMAL {
+            let late = if self.global[1] >> vc & 1 == 1 { LATE_GLOBAL } else { 0 };
+            return (level + 1) | late;
+        }
+        if self.mode == Mode::Par && !global && cur >= df.terminals && port >= df.p {
+            // A local hop; before the first global hop it moves PAR's local class on.
+            return level | if level & GLOBALS == 0 { LOCAL_HOP } else { 0 };
+        }
+        level + u32::from(global)
     }
 }
 

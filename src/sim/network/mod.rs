@@ -6,10 +6,10 @@
 //! `routing`); the butterfly fat-tree's numbering and wiring are `fat_tree`, the k-ary
 //! n-tree's `kary_ntree` (their `up_down` cases are in `routing`), the HyperX's `hyperx`
 //! (routed by `routing`'s dimension-order, adaptive and Duato cases; its `valiant` case is its
-//! own). `dragonfly` (Kim, Dally,
-//! Scott and Abts, ISCA 2008) holds its numbering of terminals and routers, its global-link
-//! arrangement, and its minimal, Valiant and UGAL routing cases with their virtual-channel
-//! classes. `graph` is any network read from a file: its numbering, up*/down* route tables and
+//! own), the Slim Fly's `slim_fly` (its MMS graph over a finite field, and its `minimal` and
+//! `valiant` cases with their VC classes). `dragonfly` (Kim, Dally, Scott and Abts, ISCA 2008)
+//! holds its numbering of terminals and routers, its global-link arrangement, and its minimal,
+//! Valiant and UGAL routing cases (UGAL-L, UGAL-G, PAR) with their virtual-channel classes. `graph` is any network read from a file: its numbering, up*/down* route tables and
 //! the `up_down` and `minimal` (with an up*/down* escape) routing cases. `hop` is the
 //! vocabulary they share (steps, candidates, headers), `digits` the mixed-radix numbering of
 //! node ids.
@@ -30,6 +30,7 @@ pub(crate) mod hop;
 pub(crate) mod hypercube;
 pub(crate) mod hyperx;
 pub(crate) mod kary_ntree;
+pub(crate) mod slim_fly;
 pub(crate) mod torus;
 
 /// What the geometry (`topology::Geometry`) asks a network family. Routers are numbered

@@ -222,23 +222,42 @@ fn routing(
         );
         return None;
     }
+    if let Topology::SlimFly { .. } = topology {
+        if !matches!(routing, Routing::Minimal | Routing::Valiant) {
+            diags.error(
+                routing_location,
+                format!(
+                    "routing `{}` does not fit topology `slim_fly`: the Slim Fly routes minimal or valiant (VC classes by hops taken)",
+                    routing.as_str()
+                ),
+                Some("use `routing: minimal` or `valiant` on the Slim Fly".into()),
+            );
+            return None;
+        }
+        return Some(routing);
+    }
     let dragonfly_routing = matches!(
         routing,
-        Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::UgalBooksim
+        Routing::Minimal
+            | Routing::Valiant
+            | Routing::Ugal
+            | Routing::UgalGlobal
+            | Routing::Par
+            | Routing::UgalBooksim
     );
     let hyperx_valiant = routing == Routing::Valiant && matches!(topology, Topology::HyperX { .. });
     if !on_graph && !hyperx_valiant && dragonfly_routing != topology.dragonfly().is_some() {
         diags.error(
             routing_location,
             format!(
-                "routing `{}` does not fit topology `{}`: minimal, valiant, ugal and ugal_booksim are the dragonfly's routings (valiant also the HyperX's), and the dragonfly routes with them only",
+                "routing `{}` does not fit topology `{}`: minimal, valiant, ugal, ugal_global, par and ugal_booksim are the dragonfly's routings (valiant also the HyperX's, minimal and valiant the Slim Fly's), and the dragonfly routes with them only",
                 routing.as_str(),
                 topology.kind()
             ),
             Some(if dragonfly_routing {
                 "use `topology.kind: dragonfly`, or a routing of this topology".into()
             } else {
-                "use `routing: minimal`, `valiant`, `ugal` or `ugal_booksim` on the dragonfly".into()
+                "use `routing: minimal`, `valiant`, `ugal`, `ugal_global`, `par` or `ugal_booksim` on the dragonfly".into()
             }),
         );
         return None;
