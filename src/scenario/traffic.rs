@@ -29,6 +29,10 @@ pub enum Traffic {
     /// Dragonfly only: every terminal of group i sends to a uniformly random terminal of group
     /// i + 1 (mod g), the adversarial pattern of Kim et al. (2008).
     GroupShift,
+    /// Slim Fly only: every terminal of router `(s, a, b)` sends to a uniformly random terminal
+    /// of router `(s, a + 1, b)`, at distance 2 through exactly one common neighbour; minimal
+    /// routing then carries at most `1/(2p)` flits per terminal and cycle (`docs/slim_fly.md`).
+    WorstCase,
     /// With probability `fraction` the destination is one of `nodes` (uniformly, not the
     /// source), otherwise uniform over the other nodes.
     Hotspot {
@@ -123,6 +127,7 @@ impl Traffic {
             Traffic::Tornado => "tornado",
             Traffic::Neighbor => "neighbor",
             Traffic::GroupShift => "group_shift",
+            Traffic::WorstCase => "worst_case",
             Traffic::Hotspot { .. } => "hotspot",
             Traffic::Trace(_) => "trace",
         }
@@ -137,7 +142,7 @@ impl Traffic {
     }
 
     /// Every pattern, uniform first; a hotspot one with the given fraction and nodes.
-    pub fn every(fraction: f64, nodes: Vec<u32>) -> [Traffic; 9] {
+    pub fn every(fraction: f64, nodes: Vec<u32>) -> [Traffic; 10] {
         [
             Traffic::Uniform,
             Traffic::UniformWithSelf,
@@ -147,6 +152,7 @@ impl Traffic {
             Traffic::Tornado,
             Traffic::Neighbor,
             Traffic::GroupShift,
+            Traffic::WorstCase,
             Traffic::Hotspot { fraction, nodes },
         ]
     }

@@ -829,12 +829,12 @@ fn precision_mode_short_of_its_target_is_imprecise() {
 #[test]
 fn every_traffic_pattern_is_delivered() {
     use crate::scenario::Traffic;
-    // Every pattern but uniform (tested everywhere else) and the dragonfly's group_shift
-    // (tested in `network::dragonfly`).
+    // Every pattern but uniform (tested everywhere else), the dragonfly's group_shift and the
+    // Slim Fly's worst_case (tested in `network::dragonfly` and `network::slim_fly`).
     let patterns = Traffic::every(0.2, vec![0, 5])
         .into_iter()
         .skip(1)
-        .filter(|pattern| *pattern != Traffic::GroupShift);
+        .filter(|pattern| !matches!(pattern, Traffic::GroupShift | Traffic::WorstCase));
     for traffic in patterns {
         let s = Scenario {
             traffic: traffic.clone(),

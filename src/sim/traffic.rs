@@ -43,6 +43,9 @@ pub(crate) enum Pattern {
     Served(Arc<FaultMap>),
     /// Dragonfly `group_shift`: uniform over the `group` terminals of the next group.
     GroupShift { group: u32 },
+    /// Slim Fly `worst_case`: uniform over the `per_router` terminals of router `next[r]`
+    /// for a source at router `r`.
+    RouterShift { per_router: u32, next: Vec<u32> },
 }
 
 impl Pattern {
@@ -104,6 +107,19 @@ impl Pattern {
                     return Err(SimError(
                         "traffic `group_shift` sends every terminal of a dragonfly group to the \
                          next group: it needs topology dragonfly"
+                            .into(),
+                    ));
+                }
+            },
+            Spec::WorstCase => match &geometry.family {
+                Family::SlimFly(slim_fly) => Pattern::RouterShift {
+                    per_router: slim_fly.terminals_per_router(),
+                    next: slim_fly.column_shift(),
+                },
+                _ => {
+                    return Err(SimError(
+                        "traffic `worst_case` sends every terminal of a Slim Fly router (s, a, b) \
+                         to router (s, a + 1, b): it needs topology slim_fly"
                             .into(),
                     ));
                 }
@@ -281,6 +297,10 @@ impl Traffic {
             Pattern::GroupShift { group } => {
                 let next = (source / group + 1) * group % self.nodes;
                 next + rng.below(u64::from(*group)) as u32
+            }
+            Pattern::RouterShift { per_router, next } => {
+                let router = next[(source / per_router) as usize];
+                router * per_router + rng.below(u64::from(*per_router)) as u32
             }
         }
     }

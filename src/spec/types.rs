@@ -537,6 +537,10 @@ pub enum TrafficPattern {
     Neighbor,
     /// Dragonfly: every terminal of group i to a random terminal of group i + 1.
     GroupShift,
+    /// Slim Fly: every terminal of router (s, a, b) to a random terminal of router
+    /// (s, a + 1, b), at distance 2 through one common neighbour (its worst case for minimal
+    /// routing).
+    WorstCase,
     /// A fraction of messages to a set of hotspot nodes, the rest uniform.
     Hotspot,
     /// The recorded messages of `trace`, replayed (simulator only).

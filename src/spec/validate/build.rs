@@ -340,6 +340,7 @@ fn traffic(
         TrafficPattern::Tornado => Traffic::Tornado,
         TrafficPattern::Neighbor => Traffic::Neighbor,
         TrafficPattern::GroupShift => Traffic::GroupShift,
+        TrafficPattern::WorstCase => Traffic::WorstCase,
         TrafficPattern::Trace => Traffic::Trace(crate::scenario::TraceFile {
             path: c.trace.clone().unwrap_or_default().into(),
             flit_bytes: c.trace_flit_bytes,

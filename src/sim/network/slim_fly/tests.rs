@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::super::super::routing::Router;
-use super::super::super::tests::{delivered_checking_invariants, lone_message_with};
+use super::super::super::tests::{delivered_checking_invariants, lone_message_with, verdict_at};
 use super::super::super::topology::{Family, Geometry};
 use super::super::super::{Measure, SimOptions, check, simulate};
 use super::*;
@@ -275,6 +275,43 @@ fn minimal_nears_the_uniform_bound_and_valiant_costs_half() {
     assert!(valiant > 0.3 && valiant < 0.6 * minimal, "MIN {minimal}, VAL {valiant}");
 }
 
+/// `worst_case`: router (s, a, b) sends to (s, a + 1, b), a permutation of the routers at
+/// distance 2 with exactly one common neighbour each; over those unique minimal paths the
+/// busiest link carries two routers' traffic (and none more), the `1/(2p)` bound.
+#[test]
+fn worst_case_pairs_routers_at_distance_two_with_two_on_the_busiest_link() {
+    for q in [3, 4, 5, 7, 8, 9] {
+        let sf = SlimFly::new(q, 1).unwrap();
+        let next = sf.column_shift();
+        let distinct: BTreeSet<u32> = next.iter().copied().collect();
+        assert_eq!(distinct.len() as u32, 2 * q * q, "q = {q}: not a permutation");
+        let mut load = std::collections::HashMap::<(u32, u32), u32>::new();
+        for (r, &d) in next.iter().enumerate() {
+            let r = r as u32;
+            assert_eq!(sf.distance(r, d), 2, "q = {q}: {r} -> {d}");
+            let mut middle = Vec::new();
+            sf.minimal_ports(r, d, |port| middle.push(sf.neighbours(r)[(port - 1) as usize]));
+            assert_eq!(middle.len(), 1, "q = {q}: {r} -> {d} through {middle:?}");
+            *load.entry((r, middle[0])).or_default() += 1;
+            *load.entry((middle[0], d)).or_default() += 1;
+        }
+        assert_eq!(load.values().max(), Some(&2), "q = {q}");
+    }
+}
+
+/// Under `worst_case` minimal routing saturates at `1/(2p)` = 0.125 flits per terminal and
+/// cycle (q = 5, p = 4: the run is stable at 0.10 and saturated at 0.15, the links shared by
+/// two routers' traffic full), while Valiant, which spreads every router's traffic over
+/// random intermediates, is still stable at 0.25.
+#[test]
+fn worst_case_saturates_minimal_routing_at_one_over_2p_and_valiant_later() {
+    let minimal = slim_fly(5, 4, Routing::Minimal, 8, 4);
+    assert_eq!(verdict_at(&minimal, Traffic::WorstCase, 0.10), Status::Ok);
+    assert_eq!(verdict_at(&minimal, Traffic::WorstCase, 0.15), Status::Saturated);
+    let valiant = slim_fly(5, 4, Routing::Valiant, 8, 4);
+    assert_eq!(verdict_at(&valiant, Traffic::WorstCase, 0.25), Status::Ok);
+}
+
 #[test]
 fn what_the_slim_fly_cannot_do_is_refused() {
     let refused = [
@@ -292,6 +329,14 @@ fn what_the_slim_fly_cannot_do_is_refused() {
         (
             Scenario { traffic: Traffic::GroupShift, ..slim_fly(5, 4, Routing::Minimal, 2, 4) },
             "dragonfly",
+        ),
+        (
+            Scenario {
+                traffic: Traffic::WorstCase,
+                virtual_channels: 2,
+                ..Scenario::new(Topology::Torus { radix: 4, dimensions: 2 })
+            },
+            "needs topology slim_fly",
         ),
     ];
     for (s, words) in &refused {
