@@ -820,35 +820,20 @@ impl Routes {
             return level | DECIDED | MINIMAL;
         }
         let decided = if revising { level | REVISED } else { level | DECIDED };
+        let hops = |via| u64::from(df.router_hops(cur, dest, via));
+        let held = |port| u64::from(occupancy(cur, port).0);
+        let minimal_port = df.step(cur, df.group_of(dest), dest);
         let (q_min, q_other, minimal_weight, other_weight) = match self.mode {
-            Mode::UgalBooksim => (
-                occupancy(cur, df.step(cur, df.group_of(dest), dest)).0,
-                occupancy(cur, Routes::towards_intermediate(df, cur, via)).0,
-                1,
-                2,
-            ),
+            Mode::UgalBooksim => {
+                (held(minimal_port), held(Routes::towards_intermediate(df, cur, via)), 1, 2)
+            }
             Mode::UgalGlobal => {
                 let queued = |target| Routes::group_queue(df, cur, target, dest, &occupancy);
-                let hops = |via| u64::from(df.router_hops(cur, dest, via));
-                let (q_min, q_other) = (queued(df.group_of(dest)), queued(via));
-                let (h_min, h_other) = (hops(NO_GROUP), hops(via));
-                return if q_min * h_min <= q_other * h_other + self.threshold {
-                    decided | MINIMAL
-                } else {
-                    decided & !MINIMAL
-                };
+                (queued(df.group_of(dest)), queued(via), hops(NO_GROUP), hops(via))
             }
-            _ => {
-                let hops = |via| u64::from(df.router_hops(cur, dest, via));
-                (
-                    occupancy(cur, df.step(cur, df.group_of(dest), dest)).0,
-                    occupancy(cur, df.step(cur, via, dest)).0,
-                    hops(NO_GROUP),
-                    hops(via),
-                )
-            }
+            _ => (held(minimal_port), held(df.step(cur, via, dest)), hops(NO_GROUP), hops(via)),
         };
-        if u64::from(q_min) * minimal_weight <= u64::from(q_other) * other_weight + self.threshold {
+        if q_min * minimal_weight <= q_other * other_weight + self.threshold {
             decided | MINIMAL
         } else {
             decided & !MINIMAL

@@ -267,6 +267,7 @@ impl SlimFly {
         let x_prime: Vec<u32> = x_prime.into_iter().map(|e| field.power(e)).collect();
         let qq = q * q;
         let routers = 2 * qq;
+        let negative: Vec<u32> = (0..q).map(|a| field.negative(a)).collect();
         let mut adjacent = Vec::with_capacity((routers * degree) as usize);
         for r in 0..routers {
             let (side, a, b) = (r / qq, (r % qq) / q, r % q);
@@ -281,7 +282,7 @@ impl SlimFly {
                 // (0, x, y) ~ (1, m, c) iff y = m x + c.
                 let peer = if side == 0 {
                     // For each m: c = y - m x.
-                    let c = field.plus(b, field.negative(field.times(other, a)));
+                    let c = field.plus(b, negative[field.times(other, a) as usize]);
                     qq + other * q + c
                 } else {
                     // For each x: y = m x + c.
