@@ -5,7 +5,7 @@
 //! ```text
 //! experiments/*.yaml --spec::load--> Experiment (scenarios x loads x methods)
 //!   --plan::build--> Plan (petgraph DAG of tasks, content-hashed)
-//!   --exec::run--> task outputs (cached under .runner/cache/) --exec::gather--> rows
+//!   --exec::Pool::run--> task outputs (cached under .runner/cache/) --exec::gather--> rows
 //!   --bundle::write_bundle--> reports/<name>/results.parquet + the rendered report
 //! ```
 //!

@@ -74,6 +74,7 @@ Examples:
   runner run experiments/*.yaml -j 2 --only model  several specs, models only, 2 threads
   runner run experiments/nbc_torus.yaml --executor slurm  on a Slurm cluster (README)
   runner plan experiments/ss_torus.yaml --dot > plan.dot
+  runner plan --cores 1,16,64                      the last run replayed on 1, 16 and 64 cores
   runner validate experiments/*.yaml
   runner models
   runner solve fat_tree processors=256 message_length=32 --rate 0.002 --json
@@ -101,7 +102,8 @@ enum Command {
     Run(run::Args),
     /// Check specs without running anything.
     Validate(validate::Args),
-    /// Show the task graph of a spec: counts per kind, cached, estimated cost; or DOT.
+    /// Show the task graph of a spec: counts per kind, cached, estimated cost; or DOT; or
+    /// replay the last run on N cores (`--cores N`).
     Plan(plan::Args),
     /// Print the JSON Schema of the spec format.
     Schema(schema::Args),

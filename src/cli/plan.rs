@@ -1,12 +1,14 @@
-//! `runner plan`: the task graph of a spec, as counts or as Graphviz DOT.
+//! `runner plan`: the task graph of a spec, as counts or as Graphviz DOT; with `--cores`, a
+//! recorded run replayed on other numbers of cores.
 
 use std::path::PathBuf;
 
-use super::{Outcome, load_specs};
+use super::{InputError, Outcome, load_specs};
 use std::collections::HashMap;
 
 use crate::console::{escape, shell_quote};
 use crate::exec::cache::{Cache, Lookup, Output};
+use crate::exec::timeline::{Timeline, saved};
 use crate::plan::{self, Only, Plan, Task, TaskKind};
 use crate::spec::Experiment;
 
@@ -14,8 +16,16 @@ use crate::spec::Experiment;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Spec files to plan.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "cores", conflicts_with = "cores")]
     specs: Vec<PathBuf>,
+    /// Instead of planning specs: replay a recorded run (its timeline) on this many cores and
+    /// say how long it would take and how busy the cores would be. Several numbers are
+    /// allowed (`--cores 1,2,16`).
+    #[arg(long, value_delimiter = ',', num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    cores: Vec<u32>,
+    /// With `--cores`: the timeline to replay (default: the newest in .runner/timelines/).
+    #[arg(long, requires = "cores", value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// Print the graph in Graphviz DOT instead of counts (`| dot -Tsvg > plan.svg`).
     #[arg(long)]
     dot: bool,
@@ -29,8 +39,11 @@ pub struct Args {
     limits: super::LimitArgs,
 }
 
-/// Prints each spec's plan.
+/// Prints each spec's plan, or the replay of a timeline.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    if !args.cores.is_empty() {
+        return replay(&args);
+    }
     let cache = Cache::new(args.root.join(".runner").join("cache"));
     for (_, experiment) in load_specs(&args.specs, &args.limits)? {
         let plan = plan::build(&experiment, args.only);
@@ -139,6 +152,76 @@ pub fn print_commands(experiment: &Experiment) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// `runner plan --cores N`: the recorded run, then its replay on each number of cores, beside
+/// the replay on the recorded number (which checks the replay against what happened).
+fn replay(args: &Args) -> anyhow::Result<Outcome> {
+    let dir = args.root.join(".runner").join("timelines");
+    let path = match &args.timeline {
+        Some(path) => path.clone(),
+        None => match saved(&dir).pop() {
+            Some(path) => path,
+            None => {
+                return Err(InputError(format!(
+                    "no timeline in {}: `runner run` records one per run; or give one with --timeline FILE",
+                    dir.display()
+                ))
+                .into());
+            }
+        },
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| InputError(format!("cannot read {}: {e}", path.display())))?;
+    let timeline =
+        Timeline::from_json(&text).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+    let summary = timeline.summary();
+    if summary.tasks == 0 {
+        return Err(InputError(format!("{}: the timeline records no task", path.display())).into());
+    }
+    outln!("{}", path.display())?;
+    outln!(
+        "  recorded: {} tasks of {} on {} worker{}: {} ({} of tasks), {:.0}% busy",
+        summary.tasks,
+        match timeline.specs.as_slice() {
+            [one] => one.clone(),
+            specs => format!("{} specs", specs.len()),
+        },
+        timeline.workers,
+        if timeline.workers == 1 { "" } else { "s" },
+        human_seconds(summary.wall),
+        human_seconds(summary.task_seconds),
+        summary.busy * 100.0
+    )?;
+    outln!(
+        "  critical path: {} (no number of cores runs these tasks in less)",
+        human_seconds(summary.critical_path)
+    )?;
+    outln!("  {:>6} {:>12} {:>6}", "cores", "wall time", "busy")?;
+    let mut cores = args.cores.clone();
+    if timeline.workers > 0 && !cores.contains(&timeline.workers) {
+        cores.push(timeline.workers);
+    }
+    cores.sort_unstable();
+    for n in cores {
+        let prediction = timeline.predict(n);
+        let note = if n == timeline.workers && summary.wall > 0.0 {
+            format!(
+                "  (replay of the recorded run: {:+.1}% from its {})",
+                (prediction.wall / summary.wall - 1.0) * 100.0,
+                human_seconds(summary.wall)
+            )
+        } else {
+            String::new()
+        };
+        outln!(
+            "  {:>6} {:>12} {:>5.0}%{note}",
+            n,
+            human_seconds(prediction.wall),
+            prediction.busy * 100.0
+        )?;
+    }
+    Ok(Outcome::Success)
 }
 
 fn human_seconds(seconds: f64) -> String {

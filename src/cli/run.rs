@@ -13,7 +13,9 @@ use crate::bundle::{
     bundle_fingerprint, bundle_is_current, bundle_reproduces, now_rfc3339, provenance, write_bundle,
 };
 use crate::exec::cache::{Cache, Output};
+use crate::exec::estimate::History;
 use crate::exec::executor::{Completion, ExecError, Executor, Job};
+use crate::exec::timeline::{self, Ending, Record, Timeline};
 use crate::exec::{self, ExecOptions, RunSummary, TaskState};
 use crate::plan::{self, Only};
 use crate::spec::types::ExternalKind;
@@ -82,8 +84,9 @@ impl Args {
     }
 }
 
-/// Runs each spec in turn: every spec is loaded and checked before anything runs, the executor
-/// and the interrupt handler are set up once, then each spec goes through [`Run::spec`].
+/// Runs the specs: every spec is loaded and checked before anything runs, the executor and the
+/// interrupt handler are set up once; then on this machine every spec's tasks share one pool
+/// ([`Run::pooled`]), and on Slurm each spec goes through [`Run::spec`] in turn.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let specs = load_specs(&args.specs, &args.limits)?;
     let jobs = super::worker_threads(args.jobs)?;
@@ -98,6 +101,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let interrupt = catch_interrupts();
     let cache = Cache::new(root.join(".runner").join("cache"));
     let run = Run { args: &args, executor: &executor, root: &root, cache: &cache, interrupt };
+    if let Executor::Local(options) = &executor
+        && !args.dry_run
+    {
+        return run.pooled(&specs, options);
+    }
     let mut outcome = Outcome::Success;
     for (source, experiment) in &specs {
         match run.spec(source, experiment)? {
@@ -191,14 +199,147 @@ impl Run<'_> {
         }
         let Some(_lock) = self.lock(experiment)? else { return Ok(Outcome::Interrupted) };
         let clock = Instant::now();
-        let Some(mut summary) = self.execute(source, experiment, &plan)? else {
+        let Some(summary) = self.execute(source, experiment, &plan)? else {
             return Ok(Outcome::Success);
         };
+        self.report(source, experiment, &plan, summary, started, clock)
+    }
+
+    /// Every spec on one pool of this machine's workers ([`exec::Pool`]): each spec's run lock
+    /// is taken, then the tasks of all run together, the costliest chains first, and each
+    /// spec's bundle is written on a thread of its own as soon as its last task has ended,
+    /// while the others' tasks run on. The run's timeline goes to `.runner/timelines/`, and a
+    /// line says how busy the workers were.
+    fn pooled(
+        &self,
+        specs: &[(SpecSource, Experiment)],
+        options: &ExecOptions,
+    ) -> anyhow::Result<Outcome> {
+        let args = self.args;
+        let plans: Vec<plan::Plan> =
+            specs.iter().map(|(_, experiment)| plan::build(experiment, args.only)).collect();
+        let mut locks = Vec::with_capacity(specs.len());
+        for (_, experiment) in specs {
+            match self.lock(experiment)? {
+                Some(lock) => locks.push(lock),
+                None => return Ok(Outcome::Interrupted),
+            }
+        }
+        let started = now_rfc3339();
+        let clock = Instant::now();
+        let timelines = self.root.join(".runner").join("timelines");
+        let history = History::load(&timelines);
+        let names = specs.iter().map(|(_, experiment)| experiment.name.clone()).collect();
+        let mut timeline = Timeline::new(started.clone(), options.jobs, names);
+        let pool = exec::Pool {
+            cache: self.cache,
+            options,
+            interrupt: &self.interrupt,
+            history: &history,
+        };
+        let pool_specs: Vec<exec::PoolSpec<'_>> = specs
+            .iter()
+            .zip(&plans)
+            .map(|((_, experiment), plan)| exec::PoolSpec { experiment, plan })
+            .collect();
+        let (ran, reports) = std::thread::scope(|scope| {
+            let mut handles = Vec::with_capacity(specs.len());
+            let ran = pool.run(&pool_specs, &mut timeline, clock, |index, summary| {
+                let (source, experiment) = &specs[index];
+                let plan = &plans[index];
+                let started = started.clone();
+                handles.push(scope.spawn(move || {
+                    let from = clock.elapsed().as_secs_f64();
+                    let outcome = self.report(source, experiment, plan, summary, started, clock);
+                    (index, from, clock.elapsed().as_secs_f64(), outcome)
+                }));
+            });
+            let reports: Vec<_> =
+                handles.into_iter().map(std::thread::ScopedJoinHandle::join).collect();
+            (ran, reports)
+        });
+        drop(locks);
+        let mut outcome = Outcome::Success;
+        let mut error = None;
+        for report in reports {
+            let Ok((index, from, to, result)) = report else {
+                error.get_or_insert_with(|| {
+                    anyhow::anyhow!("a bundle could not be written (its thread panicked)")
+                });
+                continue;
+            };
+            let experiment = &specs[index].1;
+            timeline.records.push(render_record(self.root, experiment, from, to, result.is_ok()));
+            match result {
+                Ok(Outcome::Success) => {}
+                Ok(Outcome::SomeFailed) => {
+                    if matches!(outcome, Outcome::Success) {
+                        outcome = Outcome::SomeFailed;
+                    }
+                }
+                Ok(Outcome::Interrupted) => outcome = Outcome::Interrupted,
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        self.save_timeline(&timeline, &timelines);
+        if let Err(e) = ran {
+            return Err(anyhow::Error::new(e).context(match specs {
+                [(_, one)] => one.name.clone(),
+                _ => format!("{} specs", specs.len()),
+            }));
+        }
+        if let Some(error) = error {
+            return Err(error);
+        }
+        Ok(outcome)
+    }
+
+    /// Writes the run's timeline (when a task ran) and says how busy the workers were.
+    fn save_timeline(&self, timeline: &Timeline, dir: &Path) {
+        let summary = timeline.summary();
+        if summary.tasks == 0 {
+            return;
+        }
+        match timeline.save(dir) {
+            Ok(path) if !self.args.quiet => super::eprint_line(&format!(
+                "timeline: {} tasks on {} worker{}, {:.0}% busy over {:.2}s ({:.2}s of tasks); \
+                 critical path {:.2}s -> {} (`runner plan --cores N` replays it on N cores)",
+                summary.tasks,
+                timeline.workers,
+                if timeline.workers == 1 { "" } else { "s" },
+                summary.busy * 100.0,
+                summary.wall,
+                summary.task_seconds,
+                summary.critical_path,
+                path.display()
+            )),
+            Ok(_) => {}
+            Err(e) => super::eprint_line(&format!(
+                "runner: warning: the run's timeline could not be written to {}: {e}",
+                dir.display()
+            )),
+        }
+    }
+
+    /// After a spec's tasks ran: gathers the rows and writes the bundle (unless nothing ran and
+    /// the bundle is current, or every number reproduced), and says how it went.
+    fn report(
+        &self,
+        source: &SpecSource,
+        experiment: &Experiment,
+        plan: &plan::Plan,
+        mut summary: RunSummary,
+        started: String,
+        clock: Instant,
+    ) -> anyhow::Result<Outcome> {
+        let args = self.args;
         warn_corrupt(experiment, &summary);
         // Nothing ran and every result came from the cache: when the bundle was made from
         // exactly these entries by this binary from this spec, and is intact, it stands as is.
         let fingerprint = (args.only.is_none() && summary.failed == 0 && !summary.interrupted)
-            .then(|| bundle_fingerprint(source, experiment, &plan, self.cache, &summary.states))
+            .then(|| bundle_fingerprint(source, experiment, plan, self.cache, &summary.states))
             .flatten();
         let bundle = args.root.join("reports").join(&experiment.name);
         if let Some(fingerprint) = &fingerprint
@@ -211,7 +352,7 @@ impl Run<'_> {
             }
             return Ok(Outcome::Success);
         }
-        let rows = self.rows(experiment, &plan, &summary.states);
+        let rows = self.rows(experiment, plan, &summary.states);
         // The tasks' outputs are in the rows now; only a failure report reads them again (a
         // 1,000,000-point sweep holds a gigabyte of them).
         if summary.failed == 0 {
@@ -241,7 +382,7 @@ impl Run<'_> {
             say_done(experiment, &summary, &bundle, clock);
         }
         if summary.failed > 0 {
-            print_failures(experiment, &plan, &summary.states);
+            print_failures(experiment, plan, &summary.states);
             return Ok(Outcome::SomeFailed);
         }
         Ok(Outcome::Success)
@@ -311,6 +452,23 @@ impl Run<'_> {
             }
             None => exec::gather(experiment, plan, states),
         }
+    }
+}
+
+/// The timeline's record of spec `experiment`'s bundle render, from `from` to `to` seconds.
+fn render_record(root: &Path, experiment: &Experiment, from: f64, to: f64, ok: bool) -> Record {
+    Record {
+        id: root.join("reports").join(&experiment.name).display().to_string(),
+        kind: timeline::REPORT.into(),
+        label: format!("{} | {}", timeline::REPORT, experiment.name),
+        spec: experiment.name.clone(),
+        worker: 0,
+        start: from,
+        end: to,
+        inputs: Vec::new(),
+        estimate: 0.0,
+        priority: 0.0,
+        ending: if ok { Ending::Done } else { Ending::Failed },
     }
 }
 

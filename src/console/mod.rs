@@ -56,12 +56,16 @@ pub(crate) fn write_stdout(text: std::fmt::Arguments<'_>) -> Result<(), StdoutEr
 /// still finishes the run and writes its bundle, and exits with the run's own code).
 pub(crate) fn print_error(message: &str) {
     use std::io::Write;
-    let _ = write!(std::io::stderr().lock(), "runner: {}", escape_text(message));
+    progress::with_bar_suspended(|| {
+        let _ = write!(std::io::stderr().lock(), "runner: {}", escape_text(message));
+    });
 }
 
 /// Writes `line` and a newline to stderr, without a `runner:` prefix and with control
 /// characters shown ([`escape_text`]); see [`print_error`].
 pub(crate) fn eprint_line(line: &str) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{}", escape_text(line));
+    progress::with_bar_suspended(|| {
+        let _ = writeln!(std::io::stderr().lock(), "{}", escape_text(line));
+    });
 }

@@ -1,11 +1,16 @@
-//! Execution: running a plan's tasks on a rayon pool, as soon as their inputs are ready.
+//! Execution: running the tasks of one or more plans on one rayon pool, as soon as their
+//! inputs are ready, the costliest chains first.
 //!
-//! The scheduler keeps the graph on the calling thread. Ready tasks go to the
-//! pool; each worker evaluates its task, writes the cache entry (atomically,
-//! see [`cache`]) and sends the output back over a channel. When a task
-//! finishes, its dependants whose inputs are now all ready are spawned at once:
-//! there are no levels or barriers. A failed task marks its dependants skipped
-//! and the rest go on. An interrupt stops scheduling and abandons the tasks still
+//! The scheduler keeps the graphs on the calling thread and a queue of ready tasks ordered by
+//! priority (a task's estimated cost plus that of the costliest chain of dependants after it,
+//! learned from earlier runs: [`estimate`]). Whenever a worker is free, the first task of the
+//! queue goes to it, whatever its spec: the specs of one `runner run` share the workers and
+//! none waits for another to end. Each worker evaluates its task, writes the cache entry
+//! (atomically, see [`cache`]) and sends the output back over a channel; the task's dependants
+//! whose inputs are now all done join the queue: there are no levels or barriers. A spec whose
+//! last task ended is handed back at once, to be gathered and reported while the others run.
+//! Every task that ran is recorded on the run's [`timeline`]. A failed task marks its
+//! dependants skipped and the rest go on. An interrupt stops scheduling and abandons the tasks still
 //! queued in the pool; the running ones finish and are cached, so a re-run loses
 //! nothing that was computed.
 
@@ -13,6 +18,7 @@ pub mod aggregate;
 pub mod batch;
 pub mod cache;
 pub mod check;
+pub mod estimate;
 pub mod evaluate;
 pub mod executor;
 pub mod external;
@@ -21,12 +27,16 @@ pub mod guard;
 pub mod lock;
 mod search;
 pub mod slurm;
+pub mod timeline;
 
 pub use gather::gather;
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::time::Instant;
 
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
@@ -34,9 +44,11 @@ use petgraph::graph::NodeIndex;
 use cache::{Cache, Lookup, Output};
 
 use crate::console::Progress;
-use crate::plan::{Plan, TaskKind};
+use crate::plan::{self, LoadPoint, Plan, TaskKind};
 use crate::spec::Experiment;
 use crate::store::row::Row;
+use estimate::History;
+use timeline::{Ending, Priority, Timeline};
 
 /// How a worker's failure to write a cache entry starts (the rest is the I/O error).
 const CACHE_WRITE: &str = "cache: ";
@@ -135,7 +147,8 @@ pub fn with_cached_rest(
     merged
 }
 
-/// Runs every compute task of `plan`, using and filling `cache`.
+/// Runs every compute task of `plan`, using and filling `cache` (one spec's [`run_pool`], with
+/// no history and no timeline kept).
 ///
 /// Fails (after the tasks in flight finish) when a cache entry cannot be written: that is the
 /// environment failing (a full disk, say), and going on would only compute results to lose.
@@ -146,141 +159,386 @@ pub fn run(
     options: &ExecOptions,
     interrupt: &Arc<AtomicBool>,
 ) -> std::io::Result<RunSummary> {
-    let graph = &plan.graph;
-    let n = graph.node_count();
-    let compute: Vec<NodeIndex> =
-        graph.node_indices().filter(|&i| graph[i].kind.is_compute()).collect();
-    let (mut states, cached, corrupt) = cached_states(plan, cache, options.force);
-    let mut waiting: Vec<usize> = vec![0; n];
-    let mut ready = Vec::new();
-    let mut to_run = 0u64;
-    for &node in &compute {
-        if states[node.index()] != TaskState::Pending {
-            continue;
-        }
-        to_run += 1;
-        let pending_inputs = graph
-            .neighbors_directed(node, Direction::Incoming)
-            .filter(|p| !matches!(states[p.index()], TaskState::Done(_)))
-            .count();
-        waiting[node.index()] = pending_inputs;
-        if pending_inputs == 0 {
-            ready.push(node);
-        }
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs.max(1))
-        .thread_name(|i| format!("runner-worker-{i}"))
-        .build()
-        .map_err(std::io::Error::other)?;
-    let mut progress = Progress::new(to_run, &experiment.name, options.quiet);
-    // `None`: the task was abandoned unstarted after an interrupt.
-    let (sender, receiver) = mpsc::channel::<(NodeIndex, Option<Result<Output, String>>)>();
-    let mut in_flight = 0usize;
-    let (mut executed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
-    let mut interrupted = false;
-    let shared = Arc::new(experiment.clone());
-    let mut cache_error = None;
-    loop {
-        if interrupt.load(Ordering::SeqCst) {
-            interrupted = true;
-        }
-        while !interrupted
-            && cache_error.is_none()
-            && let Some(node) = ready.pop()
-        {
-            let task = graph[node].clone();
-            let saturation = task
-                .scenario
-                .and_then(|scenario| load_saturation(plan, &states, scenario))
-                .filter(|_| task.needs_saturation());
-            let inputs = aggregate_inputs(plan, &states, node);
-            let sender = sender.clone();
-            let cache = cache.clone();
-            let experiment = Arc::clone(&shared);
-            in_flight += 1;
-            let interrupt = Arc::clone(interrupt);
-            pool.spawn(move || {
-                // Tasks still queued in the pool when Ctrl-C arrives are abandoned unstarted, so
-                // an interrupt waits only for the tasks actually running.
-                if interrupt.load(Ordering::SeqCst) {
-                    let _ = sender.send((node, None));
-                    return;
+    let mut timeline = Timeline::new(String::new(), options.jobs, vec![experiment.name.clone()]);
+    let mut summary = None;
+    let pool = Pool { cache, options, interrupt, history: &History::default() };
+    pool.run(&[PoolSpec { experiment, plan }], &mut timeline, Instant::now(), |_, done| {
+        summary = Some(done);
+    })?;
+    summary.ok_or_else(|| std::io::Error::other("the run ended without its summary"))
+}
+
+/// One spec of a pooled run.
+#[derive(Clone, Copy)]
+pub struct PoolSpec<'a> {
+    /// The experiment.
+    pub experiment: &'a Experiment,
+    /// Its plan.
+    pub plan: &'a Plan,
+}
+
+/// What every spec of a pooled run shares: the cache, the options, the interrupt flag and the
+/// history the costs are learned from.
+pub struct Pool<'a> {
+    /// The result cache.
+    pub cache: &'a Cache,
+    /// Workers, `--force`, `--quiet`.
+    pub options: &'a ExecOptions,
+    /// Set by Ctrl-C.
+    pub interrupt: &'a Arc<AtomicBool>,
+    /// Earlier runs' wall times ([`estimate::History`]).
+    pub history: &'a History,
+}
+
+/// A spec's progress through a pooled run.
+struct SpecRun {
+    states: Vec<TaskState>,
+    /// Per node, its inputs not yet done.
+    waiting: Vec<usize>,
+    /// Tasks to run that have not ended yet (ready, waiting for inputs or running).
+    remaining: usize,
+    executed: usize,
+    cached: usize,
+    failed: usize,
+    skipped: usize,
+    corrupt: Vec<String>,
+    /// Per node, its estimated cost and its priority (seconds).
+    estimate: Vec<f64>,
+    priority: Vec<f64>,
+    /// Whether its summary was handed out.
+    finished: bool,
+}
+
+/// What a worker sends back: the spec, the node, the result (`None`: abandoned unstarted or
+/// stopped by an interrupt), and when and where it ran (`None`: never started).
+type Report = (usize, NodeIndex, Option<Result<Output, String>>, Option<(f64, f64, u32)>);
+
+impl Pool<'_> {
+    /// Runs every compute task of every spec on one pool of `options.jobs` workers, and hands
+    /// each spec's [`RunSummary`] to `finished` as soon as its last task has ended (so its
+    /// bundle can be written while the other specs' tasks still run), in the order the specs
+    /// end; a spec with nothing to run ends first. The ready task of highest priority starts
+    /// whenever a worker is free ([`estimate::priorities`]): the specs share the workers and
+    /// none waits for another to end. Every task that runs is recorded in `timeline`, its
+    /// times in seconds since `clock`.
+    ///
+    /// Fails (after the tasks in flight finish) when a cache entry cannot be written: that is
+    /// the environment failing (a full disk, say), and going on would only compute results to
+    /// lose.
+    pub fn run(
+        &self,
+        specs: &[PoolSpec<'_>],
+        timeline: &mut Timeline,
+        clock: Instant,
+        mut finished: impl FnMut(usize, RunSummary),
+    ) -> std::io::Result<()> {
+        let options = self.options;
+        let jobs = options.jobs.max(1);
+        let mut runs: Vec<SpecRun> = specs.iter().map(|spec| self.start(spec)).collect();
+        // Ready tasks: highest priority first, then the earlier spec, then plan order.
+        let mut ready: BinaryHeap<(Priority, Reverse<usize>, Reverse<usize>)> = BinaryHeap::new();
+        for (index, run) in runs.iter().enumerate() {
+            for node in 0..run.states.len() {
+                if run.states[node] == TaskState::Pending
+                    && specs[index].plan.graph[NodeIndex::new(node)].kind.is_compute()
+                    && run.waiting[node] == 0
+                {
+                    ready.push((Priority(run.priority[node]), Reverse(index), Reverse(node)));
                 }
-                let log = cache.log_path(&task.id);
-                let result = evaluate::evaluate(
-                    &experiment,
-                    &task,
-                    saturation,
-                    &inputs,
-                    Some(&log),
-                    Some(&interrupt),
+            }
+        }
+        let to_run = runs.iter().map(|run| run.remaining as u64).sum();
+        let label = match specs {
+            [one] => one.experiment.name.clone(),
+            _ => format!("{} specs", specs.len()),
+        };
+        let work: f64 = runs
+            .iter()
+            .flat_map(|run| run.estimate.iter())
+            .filter(|seconds| seconds.is_finite())
+            .sum();
+        let mut progress = Progress::new(to_run, &label, options.quiet).with_work(work);
+        for (index, run) in runs.iter_mut().enumerate() {
+            if run.remaining == 0 {
+                finished(index, run.finish(self.interrupt));
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .thread_name(|i| format!("runner-worker-{i}"))
+            .build()
+            .map_err(std::io::Error::other)?;
+        let (sender, receiver) = mpsc::channel::<Report>();
+        let shared: Vec<Arc<Experiment>> =
+            specs.iter().map(|spec| Arc::new(spec.experiment.clone())).collect();
+        let (mut in_flight, mut failed_total) = (0usize, 0u64);
+        let mut cache_error = None;
+        loop {
+            let stopped = self.interrupt.load(Ordering::SeqCst);
+            while !stopped && cache_error.is_none() && in_flight < jobs {
+                let Some((_, Reverse(index), Reverse(node))) = ready.pop() else { break };
+                // A task can be skipped (an input failed) after it became ready.
+                if runs[index].states[node] != TaskState::Pending {
+                    continue;
+                }
+                self.spawn(
+                    &pool,
+                    &specs[index],
+                    &runs[index],
+                    &shared[index],
+                    index,
+                    node,
+                    clock,
+                    &sender,
                 );
-                if result.as_ref().is_err_and(|e| e == evaluate::CANCELLED) {
-                    // Stopped after the interrupt: abandoned like a task never started.
-                    let _ = sender.send((node, None));
-                    return;
-                }
-                let result = match result {
-                    Ok(output) => match cache.put_unless_failed(&task.id, task.kind, &output) {
-                        Ok(()) => Ok(output),
-                        Err(e) => Err(format!("{CACHE_WRITE}{e}")),
-                    },
-                    Err(e) => Err(e),
+                in_flight += 1;
+            }
+            if in_flight == 0 {
+                break;
+            }
+            let Ok((index, node, result, ran)) = receiver.recv() else { break };
+            in_flight -= 1;
+            let (spec, run) = (&specs[index], &mut runs[index]);
+            run.remaining = run.remaining.saturating_sub(1);
+            if let Some((start, end, worker)) = ran {
+                let ending = match &result {
+                    Some(Ok(_)) => Ending::Done,
+                    Some(Err(_)) => Ending::Failed,
+                    None => Ending::Cancelled,
                 };
-                let _ = sender.send((node, Some(result)));
-            });
-        }
-        if in_flight == 0 {
-            break;
-        }
-        let Ok((node, result)) = receiver.recv() else { break };
-        in_flight -= 1;
-        let Some(result) = result else { continue };
-        executed += 1;
-        match result {
-            Ok(output) => {
-                // A Solve batch's failed points are failures of their own (rows `failed`).
-                failed += output.failed_points();
-                states[node.index()] = TaskState::Done(output);
-                for next in graph.neighbors_directed(node, Direction::Outgoing) {
-                    if !graph[next].kind.is_compute() || states[next.index()] != TaskState::Pending
-                    {
-                        continue;
+                timeline.records.push(record(spec, run, node, start, end, worker, ending));
+            }
+            if let Some(result) = result {
+                run.executed += 1;
+                match result {
+                    Ok(output) => {
+                        // A Solve batch's failed points are failures of their own (rows `failed`).
+                        let points = output.failed_points();
+                        run.failed += points;
+                        failed_total += points as u64;
+                        run.states[node.index()] = TaskState::Done(output);
+                        let graph = &spec.plan.graph;
+                        for next in graph.neighbors_directed(node, Direction::Outgoing) {
+                            let i = next.index();
+                            if !graph[next].kind.is_compute() || run.states[i] != TaskState::Pending
+                            {
+                                continue;
+                            }
+                            run.waiting[i] = run.waiting[i].saturating_sub(1);
+                            if run.waiting[i] == 0 {
+                                ready.push((Priority(run.priority[i]), Reverse(index), Reverse(i)));
+                            }
+                        }
                     }
-                    waiting[next.index()] = waiting[next.index()].saturating_sub(1);
-                    if waiting[next.index()] == 0 {
-                        ready.push(next);
+                    Err(error) => {
+                        if let Some(cause) = error.strip_prefix(CACHE_WRITE) {
+                            // The environment, not the task, failed (a full disk, a read-only
+                            // or missing cache directory): stop scheduling and report it.
+                            cache_error.get_or_insert_with(|| cause.to_string());
+                        }
+                        run.failed += 1;
+                        failed_total += 1;
+                        let id = &spec.plan.graph[node].id;
+                        let reason =
+                            format!("skipped: input task {} failed", &id[..12.min(id.len())]);
+                        run.states[node.index()] = TaskState::Failed(error);
+                        let skipped = skip_dependants(spec.plan, node, &reason, &mut run.states);
+                        run.skipped += skipped;
+                        run.remaining = run.remaining.saturating_sub(skipped);
                     }
                 }
+                let work = run.estimate[node.index()];
+                progress.tick_work(failed_total, if work.is_finite() { work } else { 0.0 });
             }
-            Err(error) => {
-                if let Some(cause) = error.strip_prefix(CACHE_WRITE) {
-                    // The environment, not the task, failed (a full disk, a read-only or
-                    // missing cache directory): stop scheduling and report it.
-                    cache_error.get_or_insert_with(|| cause.to_string());
-                }
-                failed += 1;
-                let reason = format!(
-                    "skipped: input task {} failed",
-                    &graph[node].id[..12.min(graph[node].id.len())]
-                );
-                states[node.index()] = TaskState::Failed(error);
-                skipped += skip_dependants(plan, node, &reason, &mut states);
+            if run.remaining == 0 && !run.finished && cache_error.is_none() {
+                finished(index, run.finish(self.interrupt));
             }
         }
-        progress.tick(failed as u64);
-        // Tasks popped from `ready` later in the loop may have been skipped meanwhile.
-        ready.retain(|r| states[r.index()] == TaskState::Pending);
+        progress.finish();
+        if let Some(cause) = cache_error {
+            return Err(std::io::Error::other(format!("the cache cannot be written: {cause}")));
+        }
+        for (index, run) in runs.iter_mut().enumerate() {
+            if !run.finished {
+                finished(index, run.finish(self.interrupt));
+            }
+        }
+        Ok(())
     }
-    progress.finish();
-    if let Some(cause) = cache_error {
-        return Err(std::io::Error::other(format!("the cache cannot be written: {cause}")));
+
+    /// A spec's starting state: its cached tasks done, the count of inputs each other task
+    /// waits for, and every task's estimated cost and priority.
+    fn start(&self, spec: &PoolSpec<'_>) -> SpecRun {
+        let graph = &spec.plan.graph;
+        let (states, cached, corrupt) = cached_states(spec.plan, self.cache, self.options.force);
+        let mut waiting = vec![0; graph.node_count()];
+        let mut remaining = 0;
+        for node in graph.node_indices().filter(|&i| graph[i].kind.is_compute()) {
+            if states[node.index()] != TaskState::Pending {
+                continue;
+            }
+            remaining += 1;
+            waiting[node.index()] = graph
+                .neighbors_directed(node, Direction::Incoming)
+                .filter(|p| !matches!(states[p.index()], TaskState::Done(_)))
+                .count();
+        }
+        let name = &spec.experiment.name;
+        let estimate: Vec<f64> = graph
+            .node_indices()
+            .map(|node| {
+                let task = &graph[node];
+                match states[node.index()] {
+                    TaskState::Pending if task.kind.is_compute() => {
+                        self.history.seconds(name, task, &task_label(spec.experiment, task))
+                    }
+                    _ => 0.0,
+                }
+            })
+            .collect();
+        let priority = estimate::priorities(spec.plan, &estimate);
+        SpecRun {
+            states,
+            waiting,
+            remaining,
+            executed: 0,
+            cached,
+            failed: 0,
+            skipped: 0,
+            corrupt,
+            estimate,
+            priority,
+            finished: false,
+        }
     }
-    if interrupt.load(Ordering::SeqCst) {
-        interrupted = true;
+
+    /// Hands task `node` of spec `index` to a worker.
+    #[allow(clippy::too_many_arguments)]
+    fn spawn(
+        &self,
+        pool: &rayon::ThreadPool,
+        spec: &PoolSpec<'_>,
+        run: &SpecRun,
+        experiment: &Arc<Experiment>,
+        index: usize,
+        node: usize,
+        clock: Instant,
+        sender: &mpsc::Sender<Report>,
+    ) {
+        let node = NodeIndex::new(node);
+        let task = spec.plan.graph[node].clone();
+        let saturation = task
+            .scenario
+            .and_then(|scenario| load_saturation(spec.plan, &run.states, scenario))
+            .filter(|_| task.needs_saturation());
+        let inputs = aggregate_inputs(spec.plan, &run.states, node);
+        let sender = sender.clone();
+        let cache = self.cache.clone();
+        let experiment = Arc::clone(experiment);
+        let interrupt = Arc::clone(self.interrupt);
+        pool.spawn(move || {
+            // Tasks still queued in the pool when Ctrl-C arrives are abandoned unstarted, so
+            // an interrupt waits only for the tasks actually running.
+            if interrupt.load(Ordering::SeqCst) {
+                let _ = sender.send((index, node, None, None));
+                return;
+            }
+            let start = clock.elapsed().as_secs_f64();
+            let worker = rayon::current_thread_index().map_or(0, |w| u32::try_from(w).unwrap_or(0));
+            let log = cache.log_path(&task.id);
+            let result = evaluate::evaluate(
+                &experiment,
+                &task,
+                saturation,
+                &inputs,
+                Some(&log),
+                Some(&interrupt),
+            );
+            if result.as_ref().is_err_and(|e| e == evaluate::CANCELLED) {
+                // Stopped after the interrupt: abandoned like a task never started.
+                let ran = (start, clock.elapsed().as_secs_f64(), worker);
+                let _ = sender.send((index, node, None, Some(ran)));
+                return;
+            }
+            let result = match result {
+                Ok(output) => match cache.put_unless_failed(&task.id, task.kind, &output) {
+                    Ok(()) => Ok(output),
+                    Err(e) => Err(format!("{CACHE_WRITE}{e}")),
+                },
+                Err(e) => Err(e),
+            };
+            let ran = (start, clock.elapsed().as_secs_f64(), worker);
+            let _ = sender.send((index, node, Some(result), Some(ran)));
+        });
     }
-    Ok(RunSummary { states, executed, cached, failed, skipped, corrupt, interrupted })
+}
+
+impl SpecRun {
+    /// The spec's summary (its states handed over): interrupted when a task was left unrun or
+    /// the interrupt came before its end.
+    fn finish(&mut self, interrupt: &AtomicBool) -> RunSummary {
+        self.finished = true;
+        RunSummary {
+            states: std::mem::take(&mut self.states),
+            executed: self.executed,
+            cached: self.cached,
+            failed: self.failed,
+            corrupt: std::mem::take(&mut self.corrupt),
+            skipped: self.skipped,
+            interrupted: self.remaining > 0 || interrupt.load(Ordering::SeqCst),
+        }
+    }
+}
+
+/// The timeline's record of task `node`, which ran on `worker` from `start` to `end`.
+fn record(
+    spec: &PoolSpec<'_>,
+    run: &SpecRun,
+    node: NodeIndex,
+    start: f64,
+    end: f64,
+    worker: u32,
+    ending: Ending,
+) -> timeline::Record {
+    let graph = &spec.plan.graph;
+    let task = &graph[node];
+    timeline::Record {
+        id: task.id.clone(),
+        kind: task.kind.name().to_string(),
+        label: task_label(spec.experiment, task),
+        spec: spec.experiment.name.clone(),
+        worker,
+        start,
+        end,
+        inputs: graph
+            .neighbors_directed(node, Direction::Incoming)
+            .filter(|input| graph[*input].kind.is_compute())
+            .map(|input| graph[input].id.clone())
+            .collect(),
+        estimate: run.estimate[node.index()],
+        priority: run.priority[node.index()],
+        ending,
+    }
+}
+
+/// A task's label on the timeline: its kind, its scenario's label, and its load (and
+/// replication).
+pub fn task_label(experiment: &Experiment, task: &plan::Task) -> String {
+    let scenario =
+        task.scenario.and_then(|s| experiment.scenarios.get(s)).map_or("", |s| s.label.as_str());
+    let mut load = match task.load {
+        Some(LoadPoint::Rate(rate)) => format!("rate {rate}"),
+        Some(LoadPoint::FractionOfSaturation(f)) => format!("{f} of saturation"),
+        Some(LoadPoint::TraceTimeScale(scale)) => format!("time scale {scale}"),
+        None => match task.loads {
+            Some(range) => format!("loads {}..{}", range.start, range.start + range.len),
+            None => String::new(),
+        },
+    };
+    if let Some(replication) = task.replication {
+        load.push_str(&format!(", replication {replication}"));
+    }
+    estimate::label(task.kind.name(), scenario, &load)
 }
 
 /// The model saturation rate of scenario `scenario`, once its Saturation task is done.

@@ -18,6 +18,7 @@ mod slurm;
 mod spec_errors;
 mod spec_properties;
 mod tables;
+mod timeline;
 mod traces;
 mod untrusted_text;
 mod validation;

@@ -1,0 +1,576 @@
+//! The timeline of a run: which task ran on which worker, from when to when, as Nextflow's
+//! `-with-timeline` records it, and what it says about the run (the workers' busy fraction, the
+//! critical path) and about the same run on another number of cores (`runner plan --cores`).
+//!
+//! `runner run` writes one timeline per run to `.runner/timelines/<UTC time>-<pid>.json` in the
+//! Chrome trace event format (JSON object form: `traceEvents`, `otherData`), which
+//! `chrome://tracing` and <https://ui.perfetto.dev> open as they are: one track per worker, one
+//! bar per task, and a track `reports` for the bundles rendered while tasks still run. Each
+//! task's event carries, under `args`, the task id, its spec, the ids of its inputs, the cost the
+//! scheduler estimated and the priority it gave it: enough to replay the run on any number of
+//! cores ([`Timeline::predict`]) and for the next run to learn its costs from
+//! ([`super::estimate::History`]). The newest [`KEEP`] timelines are kept.
+
+use std::collections::{BinaryHeap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// How many timelines `.runner/timelines/` keeps (the oldest go first).
+pub const KEEP: usize = 20;
+
+/// The trace category of the bundle renders (a task's category is its kind's name).
+pub const REPORT: &str = "Report";
+
+/// How one recorded task ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ending {
+    /// It finished and its output is cached.
+    Done,
+    /// It failed (its error is in the run's results).
+    Failed,
+    /// It was stopped by an interrupt (its time is still worker time).
+    Cancelled,
+}
+
+/// One task (or one bundle render) as it ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// The task id (the cache key); the bundle's path for a render.
+    pub id: String,
+    /// The task kind's name, or [`REPORT`].
+    pub kind: String,
+    /// What the bar says: the kind and the scenario's label (and the load).
+    pub label: String,
+    /// The spec's `name`.
+    pub spec: String,
+    /// The worker it ran on (0-based; the renders have their own track).
+    pub worker: u32,
+    /// Start, in seconds from the start of the run.
+    pub start: f64,
+    /// End, in seconds from the start of the run.
+    pub end: f64,
+    /// The ids of the tasks whose outputs it read (cached ones included).
+    pub inputs: Vec<String>,
+    /// The cost the scheduler estimated, in seconds.
+    pub estimate: f64,
+    /// The scheduler's priority: the estimated cost of the longest chain of tasks from this one
+    /// to the end of its spec (seconds). The ready task with the highest goes first.
+    pub priority: f64,
+    /// How it ended.
+    pub ending: Ending,
+}
+
+impl Record {
+    /// Its wall time in seconds.
+    pub fn seconds(&self) -> f64 {
+        (self.end - self.start).max(0.0)
+    }
+
+    /// Whether it is a task (not a bundle render).
+    pub fn is_task(&self) -> bool {
+        self.kind != REPORT
+    }
+}
+
+/// A run's timeline.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// When the run started (RFC 3339, UTC).
+    pub started: String,
+    /// Worker threads.
+    pub workers: u32,
+    /// The specs, by name, in the order given.
+    pub specs: Vec<String>,
+    /// Every task run (and every bundle rendered), in the order they ended.
+    pub records: Vec<Record>,
+}
+
+/// What a timeline says about its run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    /// Tasks recorded.
+    pub tasks: usize,
+    /// From the first task's start to the last task's end, in seconds.
+    pub wall: f64,
+    /// The tasks' wall times summed, in seconds.
+    pub task_seconds: f64,
+    /// `task_seconds / (workers * wall)`: how busy the workers were.
+    pub busy: f64,
+    /// The longest chain of recorded tasks, each waiting for its inputs, in seconds: no number of
+    /// cores runs these tasks in less.
+    pub critical_path: f64,
+}
+
+/// A run replayed on a number of cores.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prediction {
+    /// Cores.
+    pub cores: u32,
+    /// The predicted wall time in seconds.
+    pub wall: f64,
+    /// The predicted busy fraction of the cores.
+    pub busy: f64,
+}
+
+/// One event of the Chrome trace event format, as far as the timeline uses it.
+#[derive(Debug, Serialize, Deserialize)]
+struct TraceEvent {
+    name: String,
+    #[serde(default)]
+    cat: String,
+    ph: String,
+    #[serde(default)]
+    ts: f64,
+    #[serde(default)]
+    dur: f64,
+    pid: u32,
+    tid: u32,
+    #[serde(default)]
+    args: EventArgs,
+}
+
+/// A task event's `args` (a metadata event's `name` too).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct EventArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    id: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    spec: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    inputs: Vec<String>,
+    #[serde(default)]
+    estimate_seconds: f64,
+    #[serde(default)]
+    priority_seconds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ending: Option<Ending>,
+}
+
+/// The whole file.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TraceFile {
+    trace_events: Vec<TraceEvent>,
+    #[serde(default)]
+    display_time_unit: String,
+    #[serde(default)]
+    other_data: OtherData,
+}
+
+/// The run's own fields.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct OtherData {
+    #[serde(default)]
+    runner: String,
+    #[serde(default)]
+    started: String,
+    #[serde(default)]
+    workers: u32,
+    #[serde(default)]
+    specs: Vec<String>,
+}
+
+/// Microseconds, as the trace format counts.
+const MICROS: f64 = 1e6;
+
+impl Timeline {
+    /// An empty timeline of a run on `workers` workers that started at `started` (RFC 3339).
+    pub fn new(started: String, workers: usize, specs: Vec<String>) -> Timeline {
+        Timeline {
+            started,
+            workers: u32::try_from(workers).unwrap_or(u32::MAX),
+            specs,
+            records: Vec::new(),
+        }
+    }
+
+    /// The timeline in the Chrome trace event format.
+    pub fn to_json(&self) -> String {
+        let mut events = Vec::with_capacity(self.records.len() + self.workers as usize + 1);
+        let track = |tid: u32, name: String| TraceEvent {
+            name: "thread_name".into(),
+            cat: String::new(),
+            ph: "M".into(),
+            ts: 0.0,
+            dur: 0.0,
+            pid: 0,
+            tid,
+            args: EventArgs { name: Some(name), ..EventArgs::default() },
+        };
+        for worker in 0..self.workers {
+            events.push(track(worker, format!("worker {worker}")));
+        }
+        if self.records.iter().any(|r| !r.is_task()) {
+            events.push(track(self.workers, "reports".into()));
+        }
+        for record in &self.records {
+            events.push(TraceEvent {
+                name: record.label.clone(),
+                cat: record.kind.clone(),
+                ph: "X".into(),
+                ts: record.start * MICROS,
+                dur: record.seconds() * MICROS,
+                pid: 0,
+                tid: if record.is_task() { record.worker } else { self.workers },
+                args: EventArgs {
+                    name: None,
+                    id: record.id.clone(),
+                    spec: record.spec.clone(),
+                    inputs: record.inputs.clone(),
+                    estimate_seconds: record.estimate,
+                    priority_seconds: record.priority,
+                    ending: Some(record.ending),
+                },
+            });
+        }
+        let file = TraceFile {
+            trace_events: events,
+            display_time_unit: "ms".into(),
+            other_data: OtherData {
+                runner: env!("CARGO_PKG_VERSION").into(),
+                started: self.started.clone(),
+                workers: self.workers,
+                specs: self.specs.clone(),
+            },
+        };
+        // Plain data (strings and finite numbers): serializing cannot fail.
+        serde_json::to_string(&file).unwrap_or_default()
+    }
+
+    /// Reads a timeline written by [`Timeline::to_json`] (events of other kinds are passed over).
+    pub fn from_json(text: &str) -> Result<Timeline, String> {
+        let file: TraceFile = serde_json::from_str(text)
+            .map_err(|e| format!("not a runner timeline (Chrome trace JSON): {e}"))?;
+        let records = file
+            .trace_events
+            .into_iter()
+            .filter(|event| event.ph == "X" && !event.args.id.is_empty())
+            .map(|event| Record {
+                id: event.args.id,
+                kind: event.cat,
+                label: event.name,
+                spec: event.args.spec,
+                worker: event.tid,
+                start: event.ts / MICROS,
+                end: (event.ts + event.dur) / MICROS,
+                inputs: event.args.inputs,
+                estimate: event.args.estimate_seconds,
+                priority: event.args.priority_seconds,
+                ending: event.args.ending.unwrap_or(Ending::Done),
+            })
+            .collect();
+        Ok(Timeline {
+            started: file.other_data.started,
+            workers: file.other_data.workers,
+            specs: file.other_data.specs,
+            records,
+        })
+    }
+
+    /// The tasks (not the renders).
+    fn tasks(&self) -> impl Iterator<Item = &Record> {
+        self.records.iter().filter(|r| r.is_task())
+    }
+
+    /// The busy fraction and the critical path of the run.
+    pub fn summary(&self) -> Summary {
+        let (mut first, mut last, mut total, mut tasks) = (f64::INFINITY, 0.0f64, 0.0, 0);
+        for record in self.tasks() {
+            first = first.min(record.start);
+            last = last.max(record.end);
+            total += record.seconds();
+            tasks += 1;
+        }
+        let wall = if tasks == 0 { 0.0 } else { (last - first).max(0.0) };
+        let capacity = f64::from(self.workers.max(1)) * wall;
+        Summary {
+            tasks,
+            wall,
+            task_seconds: total,
+            busy: if capacity > 0.0 { (total / capacity).min(1.0) } else { 0.0 },
+            critical_path: self.critical_path(),
+        }
+    }
+
+    /// The longest chain of tasks through their inputs, by their recorded wall times.
+    fn critical_path(&self) -> f64 {
+        let graph = Replay::new(self);
+        // Tasks in an order where every input comes first (Kahn's algorithm).
+        let mut finish = vec![0.0f64; graph.seconds.len()];
+        let mut waiting = graph.waiting.clone();
+        let mut ready: Vec<usize> = (0..waiting.len()).filter(|&t| waiting[t] == 0).collect();
+        let mut longest = 0.0f64;
+        while let Some(task) = ready.pop() {
+            finish[task] += graph.seconds[task];
+            longest = longest.max(finish[task]);
+            for &next in &graph.dependants[task] {
+                finish[next] = finish[next].max(finish[task]);
+                waiting[next] -= 1;
+                if waiting[next] == 0 {
+                    ready.push(next);
+                }
+            }
+        }
+        longest
+    }
+
+    /// The run replayed on `cores` cores by the scheduler `runner run` uses: whenever a core is
+    /// free, the ready task of highest recorded priority starts (ties in recorded order), and
+    /// every task takes the wall time it took. Tasks whose inputs were cached are ready at once.
+    /// What the replay leaves out: the scheduler's own time between tasks, and tasks running
+    /// slower or faster with more of them at once (shared caches and memory bandwidth, clock
+    /// boost); `runner plan --cores` checks it against the run it replays.
+    pub fn predict(&self, cores: u32) -> Prediction {
+        let cores = cores.max(1);
+        let graph = Replay::new(self);
+        let n = graph.seconds.len();
+        let mut waiting = graph.waiting.clone();
+        // Ready tasks, highest priority first, then the earliest recorded.
+        let mut ready: BinaryHeap<(Priority, std::cmp::Reverse<usize>)> = (0..n)
+            .filter(|&t| waiting[t] == 0)
+            .map(|t| (Priority(graph.priority[t]), std::cmp::Reverse(t)))
+            .collect();
+        // Running tasks by end time, earliest first.
+        let mut running: BinaryHeap<std::cmp::Reverse<(Priority, usize)>> = BinaryHeap::new();
+        let (mut now, mut free, mut total) = (0.0f64, cores, 0.0);
+        loop {
+            while free > 0
+                && let Some((_, std::cmp::Reverse(task))) = ready.pop()
+            {
+                free -= 1;
+                total += graph.seconds[task];
+                running.push(std::cmp::Reverse((Priority(now + graph.seconds[task]), task)));
+            }
+            let Some(std::cmp::Reverse((Priority(end), task))) = running.pop() else { break };
+            now = end;
+            free += 1;
+            for &next in &graph.dependants[task] {
+                waiting[next] -= 1;
+                if waiting[next] == 0 {
+                    ready.push((Priority(graph.priority[next]), std::cmp::Reverse(next)));
+                }
+            }
+        }
+        let capacity = f64::from(cores) * now;
+        Prediction {
+            cores,
+            wall: now,
+            busy: if capacity > 0.0 { (total / capacity).min(1.0) } else { 0.0 },
+        }
+    }
+
+    /// Writes the timeline to a new file in `dir` (created if missing), named by the run's
+    /// start and this process's id, and removes the oldest beyond [`KEEP`]; returns its path.
+    pub fn save(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(dir)?;
+        let stamp: String = self.started.chars().filter(char::is_ascii_alphanumeric).collect();
+        let path = dir.join(format!("{stamp}-{}.json", std::process::id()));
+        crate::files::write_atomic(&path, self.to_json().as_bytes())?;
+        let mut saved = saved(dir);
+        if saved.len() > KEEP {
+            let excess = saved.len() - KEEP;
+            for old in saved.drain(..excess) {
+                let _ = std::fs::remove_file(old);
+            }
+        }
+        Ok(path)
+    }
+}
+
+/// The timelines saved in `dir`, oldest first (their names start with the run's start time).
+pub fn saved(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|e| e == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort();
+    paths
+}
+
+/// A priority or a time, ordered totally (NaN as the least).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Priority(pub(crate) f64);
+
+impl Eq for Priority {}
+
+impl PartialOrd for Priority {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Priority {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let key = |x: f64| if x.is_nan() { f64::NEG_INFINITY } else { x };
+        key(self.0).total_cmp(&key(other.0))
+    }
+}
+
+/// The recorded tasks as a graph: each task's wall time and priority, its dependants among the
+/// recorded tasks and how many recorded inputs it waits for.
+struct Replay {
+    seconds: Vec<f64>,
+    priority: Vec<f64>,
+    dependants: Vec<Vec<usize>>,
+    waiting: Vec<usize>,
+}
+
+impl Replay {
+    fn new(timeline: &Timeline) -> Replay {
+        let tasks: Vec<&Record> = timeline.tasks().collect();
+        let index: HashMap<&str, usize> =
+            tasks.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
+        let mut dependants = vec![Vec::new(); tasks.len()];
+        let mut waiting = vec![0; tasks.len()];
+        for (task, record) in tasks.iter().enumerate() {
+            for input in &record.inputs {
+                if let Some(&from) = index.get(input.as_str())
+                    && from != task
+                {
+                    dependants[from].push(task);
+                    waiting[task] += 1;
+                }
+            }
+        }
+        Replay {
+            seconds: tasks.iter().map(|r| r.seconds()).collect(),
+            priority: tasks.iter().map(|r| r.priority).collect(),
+            dependants,
+            waiting,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(
+        id: &str,
+        start: f64,
+        end: f64,
+        worker: u32,
+        inputs: &[&str],
+        priority: f64,
+    ) -> Record {
+        Record {
+            id: id.into(),
+            kind: "Simulate".into(),
+            label: id.into(),
+            spec: "s".into(),
+            worker,
+            start,
+            end,
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            estimate: end - start,
+            priority,
+            ending: Ending::Done,
+        }
+    }
+
+    /// Two workers: a (3 s) and b (1 s) then c (1 s, after b) then d (2 s, after a and c).
+    fn diamond() -> Timeline {
+        Timeline {
+            started: "2026-11-29T00:00:00Z".into(),
+            workers: 2,
+            specs: vec!["s".into()],
+            records: vec![
+                record("b", 0.0, 1.0, 1, &[], 4.0),
+                record("c", 1.0, 2.0, 1, &["b"], 3.0),
+                record("a", 0.0, 3.0, 0, &[], 5.0),
+                record("d", 3.0, 5.0, 0, &["a", "c", "cached"], 2.0),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_summary_counts_busy_time_and_the_longest_chain() {
+        let summary = diamond().summary();
+        assert_eq!(summary.tasks, 4);
+        assert_eq!(summary.wall, 5.0);
+        assert_eq!(summary.task_seconds, 7.0);
+        assert!((summary.busy - 0.7).abs() < 1e-12, "{}", summary.busy);
+        // a then d.
+        assert_eq!(summary.critical_path, 5.0);
+    }
+
+    #[test]
+    fn the_replay_reproduces_the_recorded_run_and_others() {
+        let timeline = diamond();
+        // On the recorded two cores: as recorded.
+        assert_eq!(timeline.predict(2).wall, 5.0);
+        // On one: every task in turn.
+        let one = timeline.predict(1);
+        assert_eq!(one.wall, 7.0);
+        assert_eq!(one.busy, 1.0);
+        // On many: the critical path.
+        assert_eq!(timeline.predict(64).wall, 5.0);
+    }
+
+    /// Longest first: on two cores, the long task starts at once, not after the short ones.
+    #[test]
+    fn the_replay_starts_the_highest_priority_first() {
+        let timeline = Timeline {
+            workers: 2,
+            records: vec![
+                record("s1", 0.0, 1.0, 0, &[], 1.0),
+                record("s2", 0.0, 1.0, 1, &[], 1.0),
+                record("long", 1.0, 5.0, 0, &[], 4.0),
+            ],
+            ..Timeline::default()
+        };
+        assert_eq!(timeline.predict(2).wall, 4.0);
+    }
+
+    #[test]
+    fn the_file_is_chrome_trace_json_and_reads_back() {
+        let mut timeline = diamond();
+        timeline.records.push(Record {
+            kind: REPORT.into(),
+            worker: 2,
+            ..record("reports/s", 5.0, 5.5, 2, &[], 0.0)
+        });
+        let json = timeline.to_json();
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let events = value["traceEvents"].as_array().unwrap();
+        // Two worker tracks, the reports track, five bars.
+        assert_eq!(events.iter().filter(|e| e["ph"] == "M").count(), 3);
+        assert_eq!(events.iter().filter(|e| e["ph"] == "X").count(), 5);
+        let bar = events.iter().find(|e| e["args"]["id"] == "a").unwrap();
+        assert_eq!(bar["dur"], 3e6);
+        assert_eq!(bar["cat"], "Simulate");
+        let back = Timeline::from_json(&json).unwrap();
+        assert_eq!(back, timeline);
+        // The render is recorded but is not a task.
+        assert_eq!(back.summary().tasks, 4);
+        assert!(Timeline::from_json("{}").is_err());
+    }
+
+    #[test]
+    fn saving_keeps_the_newest() {
+        let dir = std::env::temp_dir().join(format!("runner-timelines-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for second in 0..KEEP + 3 {
+            let timeline =
+                Timeline { started: format!("2026-11-29T00:00:{second:02}Z"), ..diamond() };
+            timeline.save(&dir).unwrap();
+        }
+        let kept = saved(&dir);
+        assert_eq!(kept.len(), KEEP);
+        let newest = std::fs::read_to_string(kept.last().unwrap()).unwrap();
+        assert_eq!(
+            Timeline::from_json(&newest).unwrap().started,
+            format!("2026-11-29T00:00:{:02}Z", KEEP + 2)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
