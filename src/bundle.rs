@@ -11,6 +11,7 @@ use std::path::Path;
 
 use crate::exec::TaskState;
 use crate::exec::cache::Cache;
+use crate::exec::timeline::Phases;
 use crate::plan;
 use crate::report::ReportError;
 use crate::spec::{Experiment, SpecSource};
@@ -65,6 +66,7 @@ pub fn write_bundle(
     rows: &[Row],
     provenance: &Provenance,
     fingerprint: Option<&str>,
+    phases: &mut Phases,
 ) -> Result<(), BundleError> {
     // Refuse a symbolic-linked figures/ or tables/ before anything is written.
     crate::report::check_bundle(bundle)?;
@@ -85,17 +87,21 @@ pub fn write_bundle(
     if let Some(fingerprint) = fingerprint {
         metadata.push((FINGERPRINT.into(), fingerprint.into()));
     }
-    store::parquet::write(&bundle.join("results.parquet"), rows, &metadata)?;
-    write_side_tables(bundle, experiment, rows)?;
-    let resolved = serde_saphyr::to_string(experiment).map_err(BundleError::Serialise)?;
-    let text = format!(
-        "# The spec as run, with every default resolved and every sweep expanded (a load list that\n# is exactly a `{{from, to, points}}` range is written as that range).\n# Source: {} (sha256 {})\n{resolved}",
-        source.path.display(),
-        source.sha256
-    );
-    let path = bundle.join("spec.yaml");
-    crate::files::write_atomic(&path, text.as_bytes())
-        .map_err(|source| BundleError::Write { path, source })?;
+    phases.time("results.parquet", || {
+        store::parquet::write(&bundle.join("results.parquet"), rows, &metadata)
+    })?;
+    phases.time("side tables", || write_side_tables(bundle, experiment, rows))?;
+    phases.time("spec.yaml", || {
+        let resolved = serde_saphyr::to_string(experiment).map_err(BundleError::Serialise)?;
+        let text = format!(
+            "# The spec as run, with every default resolved and every sweep expanded (a load list that\n# is exactly a `{{from, to, points}}` range is written as that range).\n# Source: {} (sha256 {})\n{resolved}",
+            source.path.display(),
+            source.sha256
+        );
+        let path = bundle.join("spec.yaml");
+        crate::files::write_atomic(&path, text.as_bytes())
+            .map_err(|source| BundleError::Write { path, source })
+    })?;
     // The report reads the side tables from the bundle, as `runner report` does: it renders
     // the rows as `results.parquet` holds them, without the per-link and histogram data.
     let plain: std::borrow::Cow<'_, [Row]> =
@@ -114,7 +120,7 @@ pub fn write_bundle(
         provenance,
         template_dir: template_dir.as_deref(),
     };
-    crate::report::render(bundle, &input).map_err(BundleError::Render)?;
+    phases.time("report", || crate::report::render(bundle, &input)).map_err(BundleError::Render)?;
     Ok(())
 }
 

@@ -15,7 +15,7 @@ use crate::bundle::{
 use crate::exec::cache::{Cache, Output};
 use crate::exec::estimate::History;
 use crate::exec::executor::{Completion, ExecError, Executor, Job};
-use crate::exec::timeline::{self, Ending, Record, Timeline};
+use crate::exec::timeline::{self, Ending, Phases, Record, Timeline};
 use crate::exec::{self, ExecOptions, RunSummary, TaskState};
 use crate::plan::{self, Only};
 use crate::spec::types::ExternalKind;
@@ -202,7 +202,7 @@ impl Run<'_> {
         let Some(summary) = self.execute(source, experiment, &plan)? else {
             return Ok(Outcome::Success);
         };
-        self.report(source, experiment, &plan, summary, started, clock)
+        self.report(source, experiment, &plan, summary, started, &mut Phases::new(clock))
     }
 
     /// Every spec on one pool of this machine's workers ([`exec::Pool`]): each spec's run lock
@@ -249,9 +249,11 @@ impl Run<'_> {
                 let plan = &plans[index];
                 let started = started.clone();
                 handles.push(scope.spawn(move || {
+                    let mut phases = Phases::new(clock);
                     let from = clock.elapsed().as_secs_f64();
-                    let outcome = self.report(source, experiment, plan, summary, started, clock);
-                    (index, from, clock.elapsed().as_secs_f64(), outcome)
+                    let outcome =
+                        self.report(source, experiment, plan, summary, started, &mut phases);
+                    (index, from, clock.elapsed().as_secs_f64(), phases, outcome)
                 }));
             });
             let reports: Vec<_> =
@@ -262,14 +264,23 @@ impl Run<'_> {
         let mut outcome = Outcome::Success;
         let mut error = None;
         for report in reports {
-            let Ok((index, from, to, result)) = report else {
+            let Ok((index, from, to, phases, result)) = report else {
                 error.get_or_insert_with(|| {
                     anyhow::anyhow!("a bundle could not be written (its thread panicked)")
                 });
                 continue;
             };
             let experiment = &specs[index].1;
-            timeline.records.push(render_record(self.root, experiment, from, to, result.is_ok()));
+            let ending = if result.is_ok() { Ending::Done } else { Ending::Failed };
+            let bundle = self.root.join("reports").join(&experiment.name).display().to_string();
+            let track = u32::try_from(index).unwrap_or(u32::MAX);
+            let record = render_record(&bundle, experiment, track, "", (from, to), ending);
+            timeline.records.push(record);
+            for (step, from, to) in phases.spans {
+                let id = format!("{bundle} {step}");
+                let record = render_record(&id, experiment, track, step, (from, to), Ending::Done);
+                timeline.records.push(record);
+            }
             match result {
                 Ok(Outcome::Success) => {}
                 Ok(Outcome::SomeFailed) => {
@@ -332,14 +343,19 @@ impl Run<'_> {
         plan: &plan::Plan,
         mut summary: RunSummary,
         started: String,
-        clock: Instant,
+        phases: &mut Phases,
     ) -> anyhow::Result<Outcome> {
         let args = self.args;
+        let clock = phases.clock();
         warn_corrupt(experiment, &summary);
         // Nothing ran and every result came from the cache: when the bundle was made from
         // exactly these entries by this binary from this spec, and is intact, it stands as is.
         let fingerprint = (args.only.is_none() && summary.failed == 0 && !summary.interrupted)
-            .then(|| bundle_fingerprint(source, experiment, plan, self.cache, &summary.states))
+            .then(|| {
+                phases.time("fingerprint", || {
+                    bundle_fingerprint(source, experiment, plan, self.cache, &summary.states)
+                })
+            })
             .flatten();
         let bundle = args.root.join("reports").join(&experiment.name);
         if let Some(fingerprint) = &fingerprint
@@ -352,7 +368,7 @@ impl Run<'_> {
             }
             return Ok(Outcome::Success);
         }
-        let rows = self.rows(experiment, plan, &summary.states);
+        let rows = phases.time("gather", || self.rows(experiment, plan, &summary.states));
         // The tasks' outputs are in the rows now; only a failure report reads them again (a
         // 1,000,000-point sweep holds a gigabyte of them).
         if summary.failed == 0 {
@@ -369,7 +385,8 @@ impl Run<'_> {
         // re-run of a committed spec changes no committed byte.
         if args.only.is_none()
             && summary.failed == 0
-            && let Some(reproduced) = bundle_reproduces(&bundle, source, &rows)
+            && let Some(reproduced) =
+                phases.time("compare", || bundle_reproduces(&bundle, source, &rows))
         {
             if !args.quiet {
                 say_reproduced(experiment, &summary, reproduced, &bundle, clock);
@@ -377,7 +394,15 @@ impl Run<'_> {
             return Ok(Outcome::Success);
         }
         let provenance = provenance(source, experiment, started, bundle.parent());
-        write_bundle(&bundle, source, experiment, &rows, &provenance, fingerprint.as_deref())?;
+        write_bundle(
+            &bundle,
+            source,
+            experiment,
+            &rows,
+            &provenance,
+            fingerprint.as_deref(),
+            phases,
+        )?;
         if !args.quiet {
             say_done(experiment, &summary, &bundle, clock);
         }
@@ -455,20 +480,32 @@ impl Run<'_> {
     }
 }
 
-/// The timeline's record of spec `experiment`'s bundle render, from `from` to `to` seconds.
-fn render_record(root: &Path, experiment: &Experiment, from: f64, to: f64, ok: bool) -> Record {
+/// The timeline's record of spec `experiment`'s bundle (`id`, its path; on the spec's own
+/// `track`), or of one `step` of writing it, over `(from, to)` seconds.
+fn render_record(
+    id: &str,
+    experiment: &Experiment,
+    track: u32,
+    step: &str,
+    (from, to): (f64, f64),
+    ending: Ending,
+) -> Record {
+    let mut label = format!("{} | {}", timeline::REPORT, experiment.name);
+    if !step.is_empty() {
+        label = format!("{label} | {step}");
+    }
     Record {
-        id: root.join("reports").join(&experiment.name).display().to_string(),
+        id: id.to_string(),
         kind: timeline::REPORT.into(),
-        label: format!("{} | {}", timeline::REPORT, experiment.name),
+        label,
         spec: experiment.name.clone(),
-        worker: 0,
+        worker: track,
         start: from,
         end: to,
         inputs: Vec::new(),
         estimate: 0.0,
         priority: 0.0,
-        ending: if ok { Ending::Done } else { Ending::Failed },
+        ending,
     }
 }
 

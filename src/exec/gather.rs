@@ -18,8 +18,19 @@ use crate::store::row::Row;
 pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec<Row> {
     let saturation_rate = |scenario: usize| super::saturation_rate(plan, states, scenario);
     let load_saturation = |scenario: usize| super::load_saturation(plan, states, scenario);
-    let mut rows = Vec::with_capacity(plan.row_nodes.len());
-    // The rows of each Solve batch, built when its first point is reached and taken in order.
+    // Exactly the rows there will be: a row is about 4 KB, and a vector that outgrows its
+    // capacity copies them all (a 1,000,000-point sweep's 4 GB twice over).
+    let capacity = plan
+        .row_nodes
+        .iter()
+        .map(|r| match (r.point, &states[r.node.index()]) {
+            (None, TaskState::Done(Output::Rows(done))) => done.len(),
+            _ => 1,
+        })
+        .sum();
+    let mut rows = Vec::with_capacity(capacity);
+    // The rows of each Solve batch, built when its first point is reached and taken in order;
+    // a batch whose rows are all taken is dropped (its buffer would otherwise stay to the end).
     let mut batches: HashMap<NodeIndex, std::vec::IntoIter<Row>> = HashMap::new();
     for &RowRef { node, point } in &plan.row_nodes {
         let task = &plan.graph[node];
@@ -31,7 +42,11 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                 let batch = batches.entry(node).or_insert_with(|| {
                     super::batch::rows(experiment, task, saturation, state).into_iter()
                 });
-                batch.next().into_iter().collect()
+                let row = batch.next();
+                if batch.len() == 0 {
+                    batches.remove(&node);
+                }
+                row.into_iter().collect()
             }
             TaskState::Done(Output::Rows(done)) => done.clone(),
             TaskState::Done(Output::Saturation(_) | Output::Points(_)) | TaskState::Pending => {

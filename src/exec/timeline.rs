@@ -5,7 +5,9 @@
 //! `runner run` writes one timeline per run to `.runner/timelines/<UTC time>-<pid>.json` in the
 //! Chrome trace event format (JSON object form: `traceEvents`, `otherData`), which
 //! `chrome://tracing` and <https://ui.perfetto.dev> open as they are: one track per worker, one
-//! bar per task, and a track `reports` for the bundles rendered while tasks still run. Each
+//! bar per task, and one track per spec for its bundle (written while other tasks still run),
+//! with the steps of writing it (gathering the rows, the Parquet file, the report) nested
+//! under it: the profile of what follows the tasks. Each
 //! task's event carries, under `args`, the task id, its spec, the ids of its inputs, the cost the
 //! scheduler estimated and the priority it gave it: enough to replay the run on any number of
 //! cores ([`Timeline::predict`]) and for the next run to learn its costs from
@@ -45,7 +47,8 @@ pub struct Record {
     pub label: String,
     /// The spec's `name`.
     pub spec: String,
-    /// The worker it ran on (0-based; the renders have their own track).
+    /// The worker it ran on (0-based); for a bundle, the spec's index (each bundle has its own
+    /// track).
     pub worker: u32,
     /// Start, in seconds from the start of the run.
     pub start: f64,
@@ -204,8 +207,17 @@ impl Timeline {
         for worker in 0..self.workers {
             events.push(track(worker, format!("worker {worker}")));
         }
-        if self.records.iter().any(|r| !r.is_task()) {
-            events.push(track(self.workers, "reports".into()));
+        // One track per bundle (they are written at the same time, each on its own thread).
+        let mut bundles: Vec<(u32, &str)> = self
+            .records
+            .iter()
+            .filter(|r| !r.is_task())
+            .map(|r| (r.worker, r.spec.as_str()))
+            .collect();
+        bundles.sort_unstable();
+        bundles.dedup();
+        for (index, spec) in bundles {
+            events.push(track(self.workers.saturating_add(index), format!("bundle {spec}")));
         }
         for record in &self.records {
             events.push(TraceEvent {
@@ -215,7 +227,11 @@ impl Timeline {
                 ts: record.start * MICROS,
                 dur: record.seconds() * MICROS,
                 pid: 0,
-                tid: if record.is_task() { record.worker } else { self.workers },
+                tid: if record.is_task() {
+                    record.worker
+                } else {
+                    self.workers.saturating_add(record.worker)
+                },
                 args: EventArgs {
                     name: None,
                     id: record.id.clone(),
@@ -251,10 +267,14 @@ impl Timeline {
             .filter(|event| event.ph == "X" && !event.args.id.is_empty())
             .map(|event| Record {
                 id: event.args.id,
+                worker: if event.cat == REPORT {
+                    event.tid.saturating_sub(file.other_data.workers)
+                } else {
+                    event.tid
+                },
                 kind: event.cat,
                 label: event.name,
                 spec: event.args.spec,
-                worker: event.tid,
                 start: event.ts / MICROS,
                 end: (event.ts + event.dur) / MICROS,
                 inputs: event.args.inputs,
@@ -378,6 +398,36 @@ impl Timeline {
             }
         }
         Ok(path)
+    }
+}
+
+/// The steps of writing a spec's bundle, timed on the run's clock (gathering the rows, the
+/// Parquet file, the report...): they go on the timeline's `reports` track, so the timeline is
+/// also the profile of what follows the tasks.
+#[derive(Debug)]
+pub struct Phases {
+    clock: std::time::Instant,
+    /// (step, start, end), seconds since the run's start.
+    pub spans: Vec<(&'static str, f64, f64)>,
+}
+
+impl Phases {
+    /// No steps yet; times are counted from `clock`.
+    pub fn new(clock: std::time::Instant) -> Phases {
+        Phases { clock, spans: Vec::new() }
+    }
+
+    /// The run's clock.
+    pub fn clock(&self) -> std::time::Instant {
+        self.clock
+    }
+
+    /// Runs `step` and records how long it took as `name`.
+    pub fn time<T>(&mut self, name: &'static str, step: impl FnOnce() -> T) -> T {
+        let start = self.clock.elapsed().as_secs_f64();
+        let value = step();
+        self.spans.push((name, start, self.clock.elapsed().as_secs_f64()));
+        value
     }
 }
 
@@ -542,7 +592,7 @@ mod tests {
         let json = timeline.to_json();
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         let events = value["traceEvents"].as_array().unwrap();
-        // Two worker tracks, the reports track, five bars.
+        // Two worker tracks, the bundle's track, five bars.
         assert_eq!(events.iter().filter(|e| e["ph"] == "M").count(), 3);
         assert_eq!(events.iter().filter(|e| e["ph"] == "X").count(), 5);
         let bar = events.iter().find(|e| e["args"]["id"] == "a").unwrap();

@@ -249,8 +249,18 @@ pub fn schema() -> Schema {
 
 /// Writes `rows` to `path` atomically, with `metadata` as Parquet key-value metadata.
 pub fn write(path: &Path, rows: &[Row], metadata: &[(String, String)]) -> Result<(), StoreError> {
-    write_table(path, schema(), arrays(rows), metadata)
+    // One row group per ROW_GROUP rows, each built and written in turn, so the file's columns
+    // are never all in memory at once beside the rows (a results file of up to ROW_GROUP rows
+    // is one row group, as before).
+    let mut chunks = rows.chunks(ROW_GROUP).peekable();
+    if chunks.peek().is_none() {
+        return write_batches(path, schema(), std::iter::once(arrays(rows)), metadata, ROW_GROUP);
+    }
+    write_batches(path, schema(), chunks.map(arrays), metadata, ROW_GROUP)
 }
+
+/// The most rows of one row group of `results.parquet`.
+const ROW_GROUP: usize = 65_536;
 
 /// Writes one table of `columns` (in `schema`'s order) to `path` atomically, zstd-compressed,
 /// with `metadata` as Parquet key-value metadata.
@@ -260,14 +270,28 @@ pub(crate) fn write_table(
     columns: Vec<ArrayRef>,
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
+    // The Parquet writer's default row group, as these tables have always been written.
+    write_batches(path, schema, std::iter::once(columns), metadata, 1 << 20)
+}
+
+/// Writes a table given as record batches (each a set of columns in `schema`'s order) to
+/// `path` atomically, zstd-compressed, in row groups of at most `row_group` rows, with
+/// `metadata` as Parquet key-value metadata.
+fn write_batches(
+    path: &Path,
+    schema: Schema,
+    batches: impl Iterator<Item = Vec<ArrayRef>>,
+    metadata: &[(String, String)],
+    row_group: usize,
+) -> Result<(), StoreError> {
     let name = path.display().to_string();
     let io = |source| StoreError::Io { path: name.clone(), source };
     let format = |message: String| StoreError::Format { path: name.clone(), message };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
     let schema = Arc::new(schema);
-    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| format(e.to_string()))?;
     let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(row_group.max(1)))
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(3).map_err(|e| format(e.to_string()))?,
         ))
@@ -281,8 +305,11 @@ pub(crate) fn write_table(
     let mut failure = None;
     crate::files::persist_atomic(path, |file| {
         let written = (|| -> Result<(), parquet::errors::ParquetError> {
-            let mut writer = ArrowWriter::try_new(file.try_clone()?, schema, Some(properties))?;
-            writer.write(&batch)?;
+            let mut writer =
+                ArrowWriter::try_new(file.try_clone()?, schema.clone(), Some(properties))?;
+            for columns in batches {
+                writer.write(&RecordBatch::try_new(schema.clone(), columns)?)?;
+            }
             writer.close()?;
             Ok(())
         })();
@@ -382,6 +409,27 @@ mod tests {
             intermediates: "{}".into(),
             ..Row::default()
         }]
+    }
+
+    /// More rows than one row group holds: written group by group, read back whole and in
+    /// order; an empty table is still a readable file.
+    #[test]
+    fn a_large_table_is_written_in_row_groups_and_reads_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.parquet");
+        let rows: Vec<Row> = (0..ROW_GROUP + 3)
+            .map(|i| Row { rate: i as f64, status: "ok".into(), ..Row::default() })
+            .collect();
+        write(&path, &rows, &[("k".into(), "v".into())]).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+        assert_eq!(builder.metadata().num_row_groups(), 2);
+        let (back, metadata) = read(&path).unwrap();
+        assert_eq!(back.len(), rows.len());
+        assert!(back.iter().enumerate().all(|(i, row)| row.rate == i as f64));
+        assert_eq!(metadata["k"], "v");
+        write(&path, &[], &[]).unwrap();
+        assert!(read(&path).unwrap().0.is_empty());
     }
 
     /// The scenario columns of `results.parquet` are the scenario table's, in its order, each

@@ -76,6 +76,28 @@ fn specs_share_one_pool_and_the_run_leaves_a_timeline_to_replay() {
     let saved = timelines(&scratch);
     assert_eq!(saved.len(), 1, "{saved:?}");
     let first = tasks(&saved[0]);
+    // Each bundle on a track of its own, with the steps of writing it nested inside.
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&saved[0]).unwrap()).unwrap();
+    for name in ["pool_a", "pool_b"] {
+        let bundle: Vec<&Value> = value["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "Report" && e["args"]["spec"] == name)
+            .collect();
+        let whole = bundle.iter().find(|e| e["name"] == format!("Report | {name}")).unwrap();
+        let (from, to) = (
+            whole["ts"].as_f64().unwrap(),
+            whole["ts"].as_f64().unwrap() + whole["dur"].as_f64().unwrap(),
+        );
+        for step in ["gather", "results.parquet", "report"] {
+            let event =
+                bundle.iter().find(|e| e["name"] == format!("Report | {name} | {step}")).unwrap();
+            assert_eq!(event["tid"], whole["tid"]);
+            let start = event["ts"].as_f64().unwrap();
+            assert!(start >= from && start + event["dur"].as_f64().unwrap() <= to + 1.0, "{event}");
+        }
+    }
     let plan = scratch.run(&["plan", a, b]);
     let planned: usize = stdout(&plan)
         .lines()
