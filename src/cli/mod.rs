@@ -75,6 +75,7 @@ Examples:
   runner run experiments/nbc_torus.yaml --executor slurm  on a Slurm cluster (README)
   runner plan experiments/ss_torus.yaml --dot > plan.dot
   runner plan --cores 1,16,64                      the last run replayed on 1, 16 and 64 cores
+  runner plan experiments/ss_torus.yaml --cores 16  a run of its uncached tasks on 16 cores
   runner validate experiments/*.yaml
   runner models
   runner solve fat_tree processors=256 message_length=32 --rate 0.002 --json

@@ -8,7 +8,9 @@ use std::collections::HashMap;
 
 use crate::console::{escape, shell_quote};
 use crate::exec::cache::{Cache, Lookup, Output};
+use crate::exec::estimate::History;
 use crate::exec::timeline::{Timeline, saved};
+use crate::exec::{ExecOptions, Pool, PoolSpec};
 use crate::plan::{self, Only, Plan, Task, TaskKind};
 use crate::spec::Experiment;
 
@@ -16,15 +18,16 @@ use crate::spec::Experiment;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Spec files to plan.
-    #[arg(required_unless_present = "cores", conflicts_with = "cores")]
+    #[arg(required_unless_present = "cores")]
     specs: Vec<PathBuf>,
-    /// Instead of planning specs: replay a recorded run (its timeline) on this many cores and
-    /// say how long it would take and how busy the cores would be. Several numbers are
-    /// allowed (`--cores 1,2,16`).
-    #[arg(long, value_delimiter = ',', num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    /// Say how long a run would take on this many cores and how busy they would be: without
+    /// spec files, the last run replayed (its timeline); with them, a run of their tasks that
+    /// are not cached, at the costs learned from earlier runs. Several numbers are allowed
+    /// (`--cores 1,2,16`).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     cores: Vec<u32>,
     /// With `--cores`: the timeline to replay (default: the newest in .runner/timelines/).
-    #[arg(long, requires = "cores", value_name = "FILE")]
+    #[arg(long, requires = "cores", conflicts_with = "specs", value_name = "FILE")]
     timeline: Option<PathBuf>,
     /// Print the graph in Graphviz DOT instead of counts (`| dot -Tsvg > plan.svg`).
     #[arg(long)]
@@ -41,10 +44,13 @@ pub struct Args {
 
 /// Prints each spec's plan, or the replay of a timeline.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    if !args.cores.is_empty() {
+    if !args.cores.is_empty() && args.specs.is_empty() {
         return replay(&args);
     }
     let cache = Cache::new(args.root.join(".runner").join("cache"));
+    if !args.cores.is_empty() {
+        return forecast(&args, &cache);
+    }
     for (_, experiment) in load_specs(&args.specs, &args.limits)? {
         let plan = plan::build(&experiment, args.only);
         if args.dot {
@@ -197,22 +203,77 @@ fn replay(args: &Args) -> anyhow::Result<Outcome> {
         "  critical path: {} (no number of cores runs these tasks in less)",
         human_seconds(summary.critical_path)
     )?;
+    print_predictions(&timeline, &args.cores, Some((timeline.workers, summary.wall)))?;
+    Ok(Outcome::Success)
+}
+
+/// `runner plan SPEC... --cores N`: the tasks a run would execute (those not cached), at the
+/// costs learned from earlier runs' timelines, on each number of cores.
+fn forecast(args: &Args, cache: &Cache) -> anyhow::Result<Outcome> {
+    let specs = load_specs(&args.specs, &args.limits)?;
+    let plans: Vec<Plan> = specs.iter().map(|(_, e)| plan::build(e, args.only)).collect();
+    let pool_specs: Vec<PoolSpec<'_>> = specs
+        .iter()
+        .zip(&plans)
+        .map(|((_, experiment), plan)| PoolSpec { experiment, plan })
+        .collect();
+    let dir = args.root.join(".runner").join("timelines");
+    let history = History::load(&dir);
+    let options = ExecOptions { jobs: 1, force: false, quiet: true };
+    let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let pool = Pool { cache, options: &options, interrupt: &interrupt, history: &history };
+    let timeline = pool.forecast(&pool_specs);
+    let summary = timeline.summary();
+    outln!(
+        "{}: {} task{} to run (not cached), {} of work at the costs learned from {} timeline{} in {}",
+        match specs.as_slice() {
+            [(_, one)] => one.name.clone(),
+            specs => format!("{} specs", specs.len()),
+        },
+        summary.tasks,
+        if summary.tasks == 1 { "" } else { "s" },
+        human_seconds(summary.task_seconds),
+        saved(&dir).len(),
+        if saved(&dir).len() == 1 { "" } else { "s" },
+        dir.display()
+    )?;
+    if summary.tasks == 0 {
+        return Ok(Outcome::Success);
+    }
+    outln!(
+        "  critical path: {} (no number of cores runs these tasks in less)",
+        human_seconds(summary.critical_path)
+    )?;
+    print_predictions(&timeline, &args.cores, None)?;
+    Ok(Outcome::Success)
+}
+
+/// The table of predicted wall time and busy fraction per number of cores; with `recorded`
+/// (workers, wall time), the replay on the recorded number of cores beside what it took.
+fn print_predictions(
+    timeline: &Timeline,
+    cores: &[u32],
+    recorded: Option<(u32, f64)>,
+) -> anyhow::Result<()> {
     outln!("  {:>6} {:>12} {:>6}", "cores", "wall time", "busy")?;
-    let mut cores = args.cores.clone();
-    if timeline.workers > 0 && !cores.contains(&timeline.workers) {
-        cores.push(timeline.workers);
+    let mut cores = cores.to_vec();
+    if let Some((workers, _)) = recorded
+        && workers > 0
+        && !cores.contains(&workers)
+    {
+        cores.push(workers);
     }
     cores.sort_unstable();
+    cores.dedup();
     for n in cores {
         let prediction = timeline.predict(n);
-        let note = if n == timeline.workers && summary.wall > 0.0 {
-            format!(
+        let note = match recorded {
+            Some((workers, wall)) if n == workers && wall > 0.0 => format!(
                 "  (replay of the recorded run: {:+.1}% from its {})",
-                (prediction.wall / summary.wall - 1.0) * 100.0,
-                human_seconds(summary.wall)
-            )
-        } else {
-            String::new()
+                (prediction.wall / wall - 1.0) * 100.0,
+                human_seconds(wall)
+            ),
+            _ => String::new(),
         };
         outln!(
             "  {:>6} {:>12} {:>5.0}%{note}",
@@ -221,7 +282,7 @@ fn replay(args: &Args) -> anyhow::Result<Outcome> {
             prediction.busy * 100.0
         )?;
     }
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 fn human_seconds(seconds: f64) -> String {

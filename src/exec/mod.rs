@@ -366,6 +366,37 @@ impl Pool<'_> {
         Ok(())
     }
 
+    /// What a run of `specs` would do, as a timeline to replay ([`Timeline::predict`]): every
+    /// task that is not cached (every task with `force`), lasting its estimated cost, with its
+    /// priority and its inputs that would run too; nothing runs.
+    pub fn forecast(&self, specs: &[PoolSpec<'_>]) -> Timeline {
+        let mut timeline = Timeline::new(
+            String::new(),
+            self.options.jobs,
+            specs.iter().map(|spec| spec.experiment.name.clone()).collect(),
+        );
+        for spec in specs {
+            let run = self.start(spec);
+            let graph = &spec.plan.graph;
+            for node in graph.node_indices() {
+                if graph[node].kind.is_compute() && run.states[node.index()] == TaskState::Pending {
+                    let estimate = run.estimate[node.index()];
+                    let mut planned = record(spec, &run, node, 0.0, estimate, 0, Ending::Done);
+                    planned.inputs = graph
+                        .neighbors_directed(node, Direction::Incoming)
+                        .filter(|&input| {
+                            graph[input].kind.is_compute()
+                                && run.states[input.index()] == TaskState::Pending
+                        })
+                        .map(|input| graph[input].id.clone())
+                        .collect();
+                    timeline.records.push(planned);
+                }
+            }
+        }
+        timeline
+    }
+
     /// A spec's starting state: its cached tasks done, the count of inputs each other task
     /// waits for, and every task's estimated cost and priority.
     fn start(&self, spec: &PoolSpec<'_>) -> SpecRun {

@@ -154,8 +154,23 @@ fn specs_share_one_pool_and_the_run_leaves_a_timeline_to_replay() {
     let older = saved[0].to_str().unwrap();
     let output = scratch.run(&["plan", "--cores", "3", "--timeline", older]);
     assert!(output.status.success(), "{}", stderr(&output));
-    let output = scratch.run(&["plan", "--cores", "2", a]);
+    let output = scratch.run(&["plan", "--cores", "2", "--timeline", older, a]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+
+    // A forecast: the specs run, nothing left to run; a new spec, its tasks at learned costs.
+    let output = scratch.run(&["plan", "--cores", "2", a, b]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("2 specs: 0 tasks to run"), "{}", stdout(&output));
+    let c = scratch.spec("c.yaml", &spec("pool_c", 8));
+    let output = scratch.run(&["plan", "--cores", "1,4", c.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("pool_c: ") && text.contains("tasks to run (not cached)"), "{text}");
+    assert!(text.contains("learned from 2 timelines"), "{text}");
+    let rows: Vec<&str> =
+        text.lines().filter(|l| l.trim_start().starts_with(char::is_numeric)).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].contains("100%"), "{text}");
     let empty = Scratch::new();
     let output = empty.run(&["plan", "--cores", "2"]);
     assert_eq!(output.status.code(), Some(2));
