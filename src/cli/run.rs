@@ -218,8 +218,13 @@ impl Run<'_> {
         let args = self.args;
         let plans: Vec<plan::Plan> =
             specs.iter().map(|(_, experiment)| plan::build(experiment, args.only)).collect();
+        // Every lock before any task, taken in the order of the specs' names: two runs that
+        // share specs, given in different orders, cannot each hold one the other waits for.
+        let mut by_name: Vec<&Experiment> =
+            specs.iter().map(|(_, experiment)| experiment).collect();
+        by_name.sort_by(|a, b| a.name.cmp(&b.name));
         let mut locks = Vec::with_capacity(specs.len());
-        for (_, experiment) in specs {
+        for experiment in by_name {
             match self.lock(experiment)? {
                 Some(lock) => locks.push(lock),
                 None => return Ok(Outcome::Interrupted),
