@@ -219,6 +219,7 @@ fn forecast(args: &Args, cache: &Cache) -> anyhow::Result<Outcome> {
         .collect();
     let dir = args.root.join(".runner").join("timelines");
     let history = History::load(&dir);
+    let learned = history.timelines();
     let options = ExecOptions { jobs: 1, force: false, quiet: true };
     let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let pool = Pool { cache, options: &options, interrupt: &interrupt, history: &history };
@@ -233,8 +234,8 @@ fn forecast(args: &Args, cache: &Cache) -> anyhow::Result<Outcome> {
         summary.tasks,
         if summary.tasks == 1 { "" } else { "s" },
         human_seconds(summary.task_seconds),
-        saved(&dir).len(),
-        if saved(&dir).len() == 1 { "" } else { "s" },
+        learned,
+        if learned == 1 { "" } else { "s" },
         dir.display()
     )?;
     if summary.tasks == 0 {

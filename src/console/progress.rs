@@ -135,21 +135,21 @@ impl Progress {
     /// Removes the bar (dropping it does too).
     pub fn finish(&self) {
         if let Progress::Bar { bar, .. } = self {
-            if let Ok(mut active) = ACTIVE.lock() {
-                *active = None;
-            }
-            bar.finish_and_clear();
+            clear(bar);
         }
     }
 }
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        if let Progress::Bar { bar, .. } = self {
-            if let Ok(mut active) = ACTIVE.lock() {
-                *active = None;
-            }
-            bar.finish_and_clear();
-        }
+        self.finish();
     }
+}
+
+/// Takes `bar` off the screen, and off [`ACTIVE`].
+fn clear(bar: &ProgressBar) {
+    if let Ok(mut active) = ACTIVE.lock() {
+        *active = None;
+    }
+    bar.finish_and_clear();
 }

@@ -56,6 +56,8 @@ pub struct History {
     by_spec: HashMap<(String, String), Ratio>,
     /// Kind -> measured and estimated time.
     by_kind: HashMap<String, Ratio>,
+    /// How many timelines it learned from.
+    timelines: usize,
 }
 
 impl History {
@@ -75,6 +77,7 @@ impl History {
 
     /// Learns from one run's finished tasks (later runs override earlier ones per task).
     pub fn learn(&mut self, timeline: &Timeline) {
+        self.timelines += 1;
         for record in timeline.records.iter().filter(|r| r.is_task() && r.ending == Ending::Done) {
             let seconds = record.seconds();
             self.measured.insert(record.id.clone(), seconds);
@@ -92,6 +95,11 @@ impl History {
                 .add(seconds, record.estimate);
             self.by_kind.entry(record.kind.clone()).or_default().add(seconds, record.estimate);
         }
+    }
+
+    /// How many timelines it learned from.
+    pub fn timelines(&self) -> usize {
+        self.timelines
     }
 
     /// The seconds `task` of spec `spec`, labelled `label` ([`label`]), is expected to take.

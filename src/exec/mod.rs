@@ -147,8 +147,8 @@ pub fn with_cached_rest(
     merged
 }
 
-/// Runs every compute task of `plan`, using and filling `cache` (one spec's [`run_pool`], with
-/// no history and no timeline kept).
+/// Runs every compute task of `plan`, using and filling `cache` (one spec's [`Pool::run`],
+/// with no history and no timeline kept).
 ///
 /// Fails (after the tasks in flight finish) when a cache entry cannot be written: that is the
 /// environment failing (a full disk, say), and going on would only compute results to lose.
@@ -300,13 +300,13 @@ impl Pool<'_> {
             in_flight -= 1;
             let (spec, run) = (&specs[index], &mut runs[index]);
             run.remaining = run.remaining.saturating_sub(1);
-            if let Some((start, end, worker)) = ran {
+            if let Some(ran) = ran {
                 let ending = match &result {
                     Some(Ok(_)) => Ending::Done,
                     Some(Err(_)) => Ending::Failed,
                     None => Ending::Cancelled,
                 };
-                timeline.records.push(record(spec, run, node, start, end, worker, ending));
+                timeline.records.push(record(spec, run, node, ran, ending, |_| true));
             }
             if let Some(result) = result {
                 run.executed += 1;
@@ -380,17 +380,11 @@ impl Pool<'_> {
             let graph = &spec.plan.graph;
             for node in graph.node_indices() {
                 if graph[node].kind.is_compute() && run.states[node.index()] == TaskState::Pending {
-                    let estimate = run.estimate[node.index()];
-                    let mut planned = record(spec, &run, node, 0.0, estimate, 0, Ending::Done);
-                    planned.inputs = graph
-                        .neighbors_directed(node, Direction::Incoming)
-                        .filter(|&input| {
-                            graph[input].kind.is_compute()
-                                && run.states[input.index()] == TaskState::Pending
-                        })
-                        .map(|input| graph[input].id.clone())
-                        .collect();
-                    timeline.records.push(planned);
+                    // Lasting its estimate; its inputs that would run too (the cached are done).
+                    let ran = (0.0, run.estimate[node.index()], 0);
+                    let pending =
+                        |input: NodeIndex| run.states[input.index()] == TaskState::Pending;
+                    timeline.records.push(record(spec, &run, node, ran, Ending::Done, pending));
                 }
             }
         }
@@ -521,15 +515,15 @@ impl SpecRun {
     }
 }
 
-/// The timeline's record of task `node`, which ran on `worker` from `start` to `end`.
+/// The timeline's record of task `node`, which ran on `worker` from `start` to `end`; its
+/// inputs are the compute tasks before it that `keep_input` keeps.
 fn record(
     spec: &PoolSpec<'_>,
     run: &SpecRun,
     node: NodeIndex,
-    start: f64,
-    end: f64,
-    worker: u32,
+    (start, end, worker): (f64, f64, u32),
     ending: Ending,
+    keep_input: impl Fn(NodeIndex) -> bool,
 ) -> timeline::Record {
     let graph = &spec.plan.graph;
     let task = &graph[node];
@@ -543,7 +537,7 @@ fn record(
         end,
         inputs: graph
             .neighbors_directed(node, Direction::Incoming)
-            .filter(|input| graph[*input].kind.is_compute())
+            .filter(|&input| graph[input].kind.is_compute() && keep_input(input))
             .map(|input| graph[input].id.clone())
             .collect(),
         estimate: run.estimate[node.index()],

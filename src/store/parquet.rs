@@ -252,11 +252,10 @@ pub fn write(path: &Path, rows: &[Row], metadata: &[(String, String)]) -> Result
     // One row group per ROW_GROUP rows, each built and written in turn, so the file's columns
     // are never all in memory at once beside the rows (a results file of up to ROW_GROUP rows
     // is one row group, as before).
-    let mut chunks = rows.chunks(ROW_GROUP).peekable();
-    if chunks.peek().is_none() {
+    if rows.is_empty() {
         return write_batches(path, schema(), std::iter::once(arrays(rows)), metadata, ROW_GROUP);
     }
-    write_batches(path, schema(), chunks.map(arrays), metadata, ROW_GROUP)
+    write_batches(path, schema(), rows.chunks(ROW_GROUP).map(arrays), metadata, ROW_GROUP)
 }
 
 /// The most rows of one row group of `results.parquet`.
