@@ -152,11 +152,15 @@ pub enum Routing {
     /// instead of a group, minimal iff the minimal port's occupancy is at most twice the other
     /// port's plus 30 flits, decided once at the source router, a VC class per phase.
     UgalBooksim,
+    /// A graph file's own routing table: its `route` lines give the allowed next hops and VC
+    /// classes per router and destination (checked deadlock-free when loaded), optionally
+    /// over an up*/down* escape channel.
+    Table,
 }
 
 impl Routing {
     /// Every routing, in the order the CLI lists them.
-    pub const ALL: [Routing; 15] = [
+    pub const ALL: [Routing; 16] = [
         Routing::DimensionOrder,
         Routing::Adaptive,
         Routing::Duato,
@@ -172,6 +176,7 @@ impl Routing {
         Routing::UgalGlobal,
         Routing::Par,
         Routing::UgalBooksim,
+        Routing::Table,
     ];
 
     /// The name used in specs, rows and on the command line.
@@ -192,6 +197,7 @@ impl Routing {
             Routing::UgalGlobal => "ugal_global",
             Routing::Par => "par",
             Routing::UgalBooksim => "ugal_booksim",
+            Routing::Table => "table",
         }
     }
 }

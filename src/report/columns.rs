@@ -449,6 +449,7 @@ const VALUE_NAMES: &[(&str, &str, &str)] = &[
     ("routing", "ugal_global", "UGAL-G"),
     ("routing", "par", "PAR"),
     ("routing", "ugal_booksim", "UGAL (BookSim)"),
+    ("routing", "table", "routing table"),
     ("topology", "fat_tree", "fat tree"),
     ("topology", "kary_ntree", "k-ary n-tree"),
     ("topology", "hyperx", "HyperX"),

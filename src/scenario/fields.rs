@@ -384,7 +384,8 @@ macro_rules! each_column {
             scouting_distance: OptU32;
             /// `dimension_order`, `adaptive`, `duato`, `nbc`, `up_down`, `up_down_random`, `d_mod_k`,
             /// `west_first`, `odd_even`, or on the dragonfly `minimal`, `valiant`, `ugal`,
-            /// `ugal_global`, `par` or `ugal_booksim`.
+            /// `ugal_global`, `par` or `ugal_booksim`, or on a graph `up_down`, `minimal` or
+            /// `table` (the graph file's routing table).
             routing: Str;
             /// Virtual channels per physical channel V.
             virtual_channels: U32;

@@ -18,6 +18,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub mod routes;
+
+pub use routes::{ClassChange, Route, RouteTable};
+
 use serde::{Serialize, Serializer};
 
 /// The most routers a graph may have (the simulator keeps router-by-router route tables).
@@ -61,6 +65,8 @@ pub struct Graph {
     pub latencies: Vec<Option<u32>>,
     /// The up*/down* root (a router index): the file's `root`, else router 0.
     pub root: u32,
+    /// The file's routing table (`route` and `escape` lines, checked), for `routing: table`.
+    pub table: Option<RouteTable>,
 }
 
 impl PartialEq for Graph {
@@ -135,6 +141,9 @@ pub struct GraphError {
     pub message: String,
 }
 
+/// The statements a line may start with.
+const STATEMENTS: [&str; 5] = ["router", "link", "root", "route", "escape"];
+
 /// The most problems reported for one file.
 const MAX_ERRORS: usize = 20;
 
@@ -179,6 +188,8 @@ struct Statements<'t> {
     /// (line, words, latency) of each link, resolved once every router is known.
     link_lines: Vec<(usize, Word<'t>, Word<'t>, Option<u32>)>,
     root: Option<(usize, Word<'t>)>,
+    /// The `route` and `escape` lines, resolved once the graph is checked.
+    routes: routes::Lines<'t>,
 }
 
 /// Reads the statements of a graph file line by line: routers (declared once, within the
@@ -189,6 +200,7 @@ fn statements<'t>(text: &'t str, error: &mut dyn FnMut(usize, usize, String)) ->
     // (line, words) of each link and of the root, resolved once every router is known.
     let mut link_lines: Vec<(usize, Word<'t>, Word<'t>, Option<u32>)> = Vec::new();
     let mut root: Option<(usize, Word<'t>)> = None;
+    let mut route_lines = routes::Lines::default();
     for (number, line) in text.split('\n').enumerate() {
         let number = number + 1;
         let words = words(line.strip_suffix('\r').unwrap_or(line));
@@ -319,19 +331,52 @@ fn statements<'t>(text: &'t str, error: &mut dyn FnMut(usize, usize, String)) ->
                 }
                 root = Some((number, Word { text: name.text, column: name.column }));
             }
+            "route" => route_lines.routes.push((number, words)),
+            "escape" => routes::escape_line(&mut route_lines, number, &words, &mut *error),
             other => {
-                let help = crate::suggest::did_you_mean(other, ["router", "link", "root"])
+                let help = crate::suggest::did_you_mean(other, STATEMENTS)
                     .map(|word| format!(" (did you mean `{word}`?)"))
                     .unwrap_or_default();
                 error(
                     number,
                     first.column,
-                    format!("expected `router`, `link` or `root`, found `{other}`{help}"),
+                    format!(
+                        "expected `router`, `link`, `root`, `route` or `escape`, found \
+                         `{other}`{help}"
+                    ),
                 );
             }
         }
     }
-    Statements { routers, index, link_lines, root }
+    Statements { routers, index, link_lines, root, routes: route_lines }
+}
+
+/// The index of the router `word` (on `line`) names, or `None` with the problem reported to
+/// `error`, suggesting the closest of `names` and `keywords` (words that may stand there too).
+fn router_index(
+    index: &HashMap<&str, u32>,
+    names: &[&str],
+    keywords: &[&str],
+    line: usize,
+    word: &Word<'_>,
+    error: &mut dyn FnMut(usize, usize, String),
+) -> Option<u32> {
+    let found = index.get(word.text).copied();
+    if found.is_none() {
+        let candidates = names.iter().chain(keywords).copied();
+        let help = crate::suggest::did_you_mean(word.text, candidates)
+            .map(|name| format!(" (did you mean `{name}`?)"))
+            .unwrap_or_default();
+        error(
+            line,
+            word.column,
+            format!(
+                "unknown router `{}`: expected a router declared by a `router` line{help}",
+                word.text
+            ),
+        );
+    }
+    found
 }
 
 /// The optional `latency <cycles>` after a link's two routers (`words` the line's words):
@@ -386,24 +431,11 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
             errors.push(GraphError { line, column, message });
         }
     };
-    let Statements { routers, index, link_lines, root } = statements(text, &mut error);
+    let Statements { routers, index, link_lines, root, routes: route_lines } =
+        statements(text, &mut error);
     let names: Vec<&str> = routers.iter().map(|r| r.name.as_str()).collect();
     let resolve = |line: usize, word: &Word<'_>, error: &mut dyn FnMut(usize, usize, String)| {
-        let found = index.get(word.text).copied();
-        if found.is_none() {
-            let help = crate::suggest::did_you_mean(word.text, names.iter().copied())
-                .map(|name| format!(" (did you mean `{name}`?)"))
-                .unwrap_or_default();
-            error(
-                line,
-                word.column,
-                format!(
-                    "unknown router `{}`: expected a router declared by a `router` line{help}",
-                    word.text
-                ),
-            );
-        }
-        found
+        router_index(&index, &names, &[], line, word, error)
     };
     let mut links = Vec::with_capacity(link_lines.len());
     let mut latencies = Vec::with_capacity(link_lines.len());
@@ -468,10 +500,15 @@ pub fn parse(file: &str, text: &str, blake3: String) -> Result<Graph, Vec<GraphE
     if !errors.is_empty() {
         return Err(errors);
     }
-    let graph = Graph { file: file.to_string(), blake3, routers, links, latencies, root };
+    let mut graph =
+        Graph { file: file.to_string(), blake3, routers, links, latencies, root, table: None };
     let mut errors = Vec::new();
     check_structure(&graph, &mut errors);
-    if errors.is_empty() { Ok(graph) } else { Err(errors) }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    graph.table = routes::resolve(&graph, &index, route_lines)?;
+    Ok(graph)
 }
 
 /// The whole-graph rules: at least two terminals, connected, no transit router at a dead end.

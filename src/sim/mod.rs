@@ -1176,5 +1176,6 @@ pub(crate) fn mesh_graph(k: u32) -> crate::scenario::Graph {
         links: Vec::new(),
         latencies: Vec::new(),
         root: 0,
+        table: None,
     })
 }

@@ -664,6 +664,14 @@ impl Cube {
                     scenario.routing.as_str()
                 )));
             }
+            // `graph::Routes::new` took it on a graph.
+            Routing::Table => {
+                return Err(SimError(format!(
+                    "routing table follows the `route` lines of a graph file (topology graph), \
+                     not the {}",
+                    scenario.topology.kind()
+                )));
+            }
             Routing::UpDown | Routing::UpDownRandom | Routing::DModK => {
                 if let Some(e) = scenario.escape_channels {
                     return Err(SimError(format!(

@@ -1136,7 +1136,11 @@ fn spoilt_graph() -> impl Strategy<Value = (String, Expect, GraphDoc)> {
                 7 => {
                     let word = pick.get(&["ruoter", "Router", "lnk", "links", "rot", "node"]);
                     lines.push(format!("{word} {name} terminals 1"));
-                    refuse_at("expected `router`, `link` or `root`", next, Some(1))
+                    refuse_at(
+                        "expected `router`, `link`, `root`, `route` or `escape`",
+                        next,
+                        Some(1),
+                    )
                 }
                 8 => {
                     lines.push("router lonely terminals 1".into());

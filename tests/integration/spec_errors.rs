@@ -707,7 +707,7 @@ fn graph_file_problems_are_located_in_the_file_and_the_spec() {
         "bad.txt:5:6: duplicate link between `b` and `a` (first on line 4)",
         "bad.txt:6:8: `link a a` is a self-loop",
         "bad.txt:7:8: unknown router `zz`",
-        "bad.txt:8:1: expected `router`, `link` or `root`, found `lnk` (did you mean `link`?)",
+        "bad.txt:8:1: expected `router`, `link`, `root`, `route` or `escape`, found `lnk` (did you mean `link`?)",
         "g.yaml:3:",
         "docs/graph.md",
     ] {

@@ -50,6 +50,13 @@
 //!   = dist(u, t)`), and only when none is free, VC 0 on the ports `up_down` offers from `u`
 //!   (a fresh up*/down* route from here). Once it holds an escape VC it stays on escape VCs,
 //!   following `up_down` to its destination. Terminal links carry every VC.
+//! - `table` (the file's `route` lines, `scenario::graph::routes`): every VC of the message's
+//!   next class on every port the table gives for (current router, destination router). The
+//!   routing state's bits above [`DOWN`] hold the class of the VC the message holds (class 0
+//!   from the source router); the class of a table VC is fixed (the table's VCs split into
+//!   contiguous groups), so [`Routes::after_hop`] reads it off the VC granted. With
+//!   `escape up_down`, VC 0 is `minimal`'s escape channel, requested as there; the table's
+//!   classes split VCs `1..V`.
 //!
 //! # Deadlock freedom
 //!
@@ -64,7 +71,9 @@
 //! every message holding escape VCs reaches its destination; a message holding adaptive VCs
 //! can always request the escape VC of an `up_down` port, which such messages release, so it
 //! never waits forever on a cycle (Duato's condition for a connected, acyclic escape
-//! subnetwork that messages do not leave). The tests build the channel-dependency graph of
+//! subnetwork that messages do not leave). `table`: the parser refuses a table whose
+//! (link, class) dependency graph has a cycle unless it declares the escape, which then
+//! works as for `minimal`. The tests build the channel-dependency graph of
 //! `up_down` and of the escape channels on small irregular graphs and find it acyclic, and
 //! find cycles in the minimal routes' dependencies where there should be some.
 //!
@@ -81,7 +90,7 @@
 
 use std::collections::VecDeque;
 
-use crate::scenario::graph::Graph;
+use crate::scenario::graph::{ClassChange, Graph};
 use crate::scenario::{Routing, Scenario};
 
 use super::super::SimError;
@@ -124,6 +133,17 @@ pub(crate) struct GraphNetwork {
     names: Vec<String>,
     /// Per channel: the latency the file gives its link (`latency <cycles>`), if any.
     latency: Vec<Option<u32>>,
+    /// The file's routing table by (destination, router), if it gives one (boxed: most graphs
+    /// have none, and `Family` holds a network by value).
+    table: Option<Box<Table>>,
+}
+
+/// A graph file's routing table in ports: the routes at router `u` towards router `t` are
+/// `hops[start[t * R + u] .. start[t * R + u + 1]]`, in file order.
+#[derive(Clone, Debug)]
+struct Table {
+    start: Vec<u32>,
+    hops: Vec<(u32, ClassChange)>,
 }
 
 impl GraphNetwork {
@@ -230,6 +250,29 @@ impl GraphNetwork {
                 up_down[row + u as usize] = best;
             }
         }
+        let table = graph.table.as_ref().map(|table| {
+            let key = |at: u32, dest: u32| dest as usize * r_count + at as usize;
+            let mut start = vec![0u32; r_count * r_count + 1];
+            for route in &table.routes {
+                start[key(route.at, route.dest) + 1] += 1;
+            }
+            for i in 1..start.len() {
+                start[i] += start[i - 1];
+            }
+            let mut fill = start.clone();
+            let mut hops = vec![(0, ClassChange::Keep); table.routes.len()];
+            for route in &table.routes {
+                // The parser checked that `next` is a neighbour.
+                let port = adjacent[route.at as usize]
+                    .iter()
+                    .find(|&&(to, _)| to == route.next)
+                    .map_or(0, |&(_, port)| port);
+                let slot = &mut fill[key(route.at, route.dest)];
+                hops[*slot as usize] = (port, route.class);
+                *slot += 1;
+            }
+            Box::new(Table { start, hops })
+        });
         Ok(GraphNetwork {
             terminals,
             routers,
@@ -244,7 +287,20 @@ impl GraphNetwork {
             up_down,
             names: graph.routers.iter().map(|r| r.name.clone()).collect(),
             latency,
+            table,
         })
+    }
+
+    /// The table's hops (port, class change) at router index `u` towards router index `t`.
+    #[inline]
+    fn table_hops(&self, u: u32, t: u32) -> &[(u32, ClassChange)] {
+        match &self.table {
+            Some(table) => {
+                let key = (t * self.routers + u) as usize;
+                &table.hops[table.start[key] as usize..table.start[key + 1] as usize]
+            }
+            None => &[],
+        }
     }
 
     /// The router index of a terminal.
@@ -416,7 +472,12 @@ pub(crate) fn mesh_text(k: u32) -> String {
 enum Mode {
     UpDown,
     Minimal,
+    Table,
 }
+
+/// Where a `table` routing keeps the message's VC class in the routing state: above the
+/// [`ESCAPE`] and [`DOWN`] bits.
+const CLASS_SHIFT: u32 = 2;
 
 /// A configured graph routing: its mode and VC masks (see the module docs).
 #[derive(Clone, Debug)]
@@ -424,27 +485,35 @@ pub(crate) struct Routes {
     mode: Mode,
     /// Every VC.
     all: u64,
-    /// The escape VCs (`minimal`: VC 0; `up_down`: every VC).
+    /// The escape VCs (`minimal` and `table` with `escape up_down`: VC 0; `up_down`: every
+    /// VC; `table` without an escape: none).
     escape: u64,
-    /// The adaptive VCs (`minimal`: VCs 1..V; `up_down`: none).
+    /// The adaptive VCs (`minimal`: VCs 1..V; `table`: every VC but the escape's; `up_down`:
+    /// none).
     adaptive: u64,
+    /// `table`: the VCs of each class, the table's VCs split into contiguous groups.
+    class_vcs: Vec<u64>,
+    /// `table`: the class of each VC (0 for the escape VC).
+    class_of: [u8; 64],
 }
 
 impl Routes {
     /// The routing of `scenario` if its topology is a graph (`None` for the other
     /// topologies), or why it cannot run.
     pub(crate) fn new(scenario: &Scenario) -> Result<Option<Routes>, SimError> {
-        if scenario.topology.graph().is_none() {
+        let Some(graph) = scenario.topology.graph() else {
             return Ok(None);
-        }
+        };
         let name = scenario.routing.as_str();
         let mode = match scenario.routing {
             Routing::UpDown => Mode::UpDown,
             Routing::Minimal => Mode::Minimal,
+            Routing::Table => Mode::Table,
             _ => {
                 return Err(SimError(format!(
-                    "a graph routes up_down (up*/down* on a spanning tree) or minimal (shortest \
-                     paths with an up*/down* escape), got routing {name}"
+                    "a graph routes up_down (up*/down* on a spanning tree), minimal (shortest \
+                     paths with an up*/down* escape) or table (the file's `route` lines), got \
+                     routing {name}"
                 )));
             }
         };
@@ -455,8 +524,10 @@ impl Routes {
         )?;
         let v = scenario.virtual_channels;
         let all = if v >= 64 { u64::MAX } else { (1u64 << v) - 1 };
+        let plain =
+            Routes { mode, all, escape: 0, adaptive: 0, class_vcs: Vec::new(), class_of: [0; 64] };
         match mode {
-            Mode::UpDown => Ok(Some(Routes { mode, all, escape: all, adaptive: 0 })),
+            Mode::UpDown => Ok(Some(Routes { escape: all, ..plain })),
             Mode::Minimal => {
                 if v < 2 {
                     return Err(SimError(format!(
@@ -464,20 +535,56 @@ impl Routes {
                          up*/down* escape channel, the others are adaptive), got {v}"
                     )));
                 }
-                Ok(Some(Routes { mode, all, escape: 1, adaptive: all & !1 }))
+                Ok(Some(Routes { escape: 1, adaptive: all & !1, ..plain }))
+            }
+            Mode::Table => {
+                let Some(table) = &graph.table else {
+                    return Err(SimError(format!(
+                        "routing table follows the graph file's `route` lines, and {} has none \
+                         (docs/graph.md: Routing from a table)",
+                        graph.file
+                    )));
+                };
+                let escape = u32::from(table.escape);
+                let classes = table.classes;
+                if v < classes + escape {
+                    return Err(SimError(format!(
+                        "the routing table of {} uses {classes} VC class(es){}, so it needs \
+                         virtual_channels >= {}, got {v}",
+                        graph.file,
+                        if table.escape { " besides the escape VC 0" } else { "" },
+                        classes + escape
+                    )));
+                }
+                let width = v - escape;
+                let mut class_vcs = Vec::with_capacity(classes as usize);
+                let mut class_of = [0u8; 64];
+                for k in 0..classes {
+                    let (lo, hi) = (k * width / classes, (k + 1) * width / classes);
+                    let mut mask = 0u64;
+                    for vc in escape + lo..escape + hi {
+                        mask |= 1 << vc;
+                        class_of[vc as usize] = k as u8;
+                    }
+                    class_vcs.push(mask);
+                }
+                let escape = if table.escape { 1 } else { 0 };
+                Ok(Some(Routes { escape, adaptive: all & !escape, class_vcs, class_of, ..plain }))
             }
         }
     }
 
-    /// Whether `vc` is an escape (up*/down*) VC of `minimal` routing.
+    /// Whether `vc` is an escape (up*/down*) VC of `minimal` routing or of a table with
+    /// `escape up_down`.
     pub(crate) fn is_escape(&self, vc: u32) -> bool {
-        self.mode == Mode::Minimal && vc == 0
+        self.mode != Mode::UpDown && vc == 0 && self.escape == 1
     }
 
-    /// The adaptive VCs `1..V` of `minimal`, whose deadlock freedom rests on the escape VC 0
-    /// (granted only with an empty buffer, `Router::atomic_vcs`); none for `up_down`.
+    /// The adaptive VCs whose deadlock freedom rests on the escape VC 0 (granted only with an
+    /// empty buffer, `Router::atomic_vcs`): VCs 1..V of `minimal` and of a table with an
+    /// escape; none for `up_down` and a table without one.
     pub(crate) fn atomic_vcs(&self) -> u64 {
-        if self.mode == Mode::Minimal { !1 } else { 0 }
+        if self.mode != Mode::UpDown && self.escape == 1 { !1 } else { 0 }
     }
 
     /// Fills `out` (cleared by the caller) with the allowed ports and VCs from `cur` towards
@@ -508,9 +615,23 @@ impl Routes {
             });
             return;
         }
-        net.minimal_steps(cur, dest, |step| {
-            out.push(Candidate { port: step.port, mask: self.adaptive, fallback: 0 })
-        });
+        if self.mode == Mode::Table {
+            let class = level >> CLASS_SHIFT;
+            for &(port, change) in net.table_hops(cur - net.terminals, t) {
+                let mask = self.class_vcs.get(change.apply(class) as usize).copied().unwrap_or(0);
+                match out.iter_mut().find(|c| c.port == port) {
+                    Some(candidate) => candidate.mask |= mask,
+                    None => out.push(Candidate { port, mask, fallback: 0 }),
+                }
+            }
+            if self.escape == 0 {
+                return;
+            }
+        } else {
+            net.minimal_steps(cur, dest, |step| {
+                out.push(Candidate { port: step.port, mask: self.adaptive, fallback: 0 })
+            });
+        }
         let escape = self.escape;
         net.up_down_ports(cur, t, false, |port| match out.iter_mut().find(|c| c.port == port) {
             Some(candidate) => candidate.fallback |= escape,
@@ -520,7 +641,7 @@ impl Routes {
 
     /// The routing state after a hop from `cur` through `port` on VC `vc`: on the escape
     /// channels for good after an escape VC of a router-to-router link, and gone down after a
-    /// down link taken there.
+    /// down link taken there; a table's class after one of its VCs.
     #[inline]
     pub(crate) fn after_hop(
         &self,
@@ -530,13 +651,22 @@ impl Routes {
         vc: u32,
         level: u32,
     ) -> u32 {
-        if !net.is_link(cur, port) || self.escape >> vc & 1 == 0 {
+        if !net.is_link(cur, port) {
             return level;
         }
-        let level = if self.mode == Mode::Minimal { level | ESCAPE } else { level };
+        if self.escape >> vc & 1 == 0 {
+            return if self.mode == Mode::Table {
+                level & (ESCAPE | DOWN) | u32::from(self.class_of[vc as usize]) << CLASS_SHIFT
+            } else {
+                level
+            };
+        }
+        let level = if self.mode == Mode::UpDown { level } else { level | ESCAPE };
         if net.is_down(cur, port) { level | DOWN } else { level }
     }
 }
 
+#[cfg(test)]
+mod table_tests;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -197,14 +197,25 @@ fn routing(
     let routing = get(&c.routing, index[ROUTING])?;
     let routing_location = c.routing.get(index[ROUTING]).map_or(Location::UNKNOWN, |v| v.1);
     let on_graph = topology.graph().is_some();
-    if on_graph && !matches!(routing, Routing::UpDown | Routing::Minimal) {
+    if on_graph && !matches!(routing, Routing::UpDown | Routing::Minimal | Routing::Table) {
         diags.error(
             routing_location,
             format!(
-                "routing `{}` does not fit topology `graph`: a graph routes up_down (up*/down* on a spanning tree) or minimal (shortest paths with an up*/down* escape channel)",
+                "routing `{}` does not fit topology `graph`: a graph routes up_down (up*/down* on a spanning tree), minimal (shortest paths with an up*/down* escape channel) or table (the file's `route` lines)",
                 routing.as_str()
             ),
-            Some("use `routing: up_down` or `routing: minimal` on a graph".into()),
+            Some("use `routing: up_down`, `minimal` or `table` on a graph".into()),
+        );
+        return None;
+    }
+    if !on_graph && routing == Routing::Table {
+        diags.error(
+            routing_location,
+            format!(
+                "routing `table` does not fit topology `{}`: it follows the `route` lines of a graph file",
+                topology.kind()
+            ),
+            Some("use `topology: {kind: graph, graph: <file>}` with `route` lines".into()),
         );
         return None;
     }

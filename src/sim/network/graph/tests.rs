@@ -22,7 +22,7 @@ pub(crate) fn parse(name: &str, text: &str) -> Arc<Graph> {
 }
 
 /// A scenario on `text`'s graph.
-fn on(text: &str, routing: Routing, v: u32, m: u32) -> Scenario {
+pub(super) fn on(text: &str, routing: Routing, v: u32, m: u32) -> Scenario {
     Scenario {
         routing,
         virtual_channels: v,
@@ -33,7 +33,7 @@ fn on(text: &str, routing: Routing, v: u32, m: u32) -> Scenario {
 
 /// Irregular graphs: a kite with a tail (a transit router, uneven terminals), a ring of five
 /// with a chord and an unequal root, and a small "campus" with two cycles and a named root.
-const IRREGULAR: [&str; 3] = [
+pub(super) const IRREGULAR: [&str; 3] = [
     "router a terminals 2\nrouter b terminals 1\nrouter c terminals 1\nrouter d terminals 0\n\
      router e terminals 3\nlink a b\nlink a c\nlink b c\nlink b d\nlink c d\nlink d e\n",
     "router r0 terminals 1\nrouter r1 terminals 1\nrouter r2 terminals 2\nrouter r3 terminals 1\n\
@@ -218,7 +218,7 @@ fn a_mesh_and_a_hypercube_from_files_match_the_built_in_ones() {
 /// Every channel dependency `routes` can create, as (VC held, VC requested) pairs of VC ids
 /// `channel * V + v`: over every pair of terminals, following every offered port and VC; for
 /// `escape_only`, the routes of messages on the escape channels, entered at any router.
-fn dependencies(s: &Scenario, escape_only: bool) -> Vec<(u32, u32)> {
+pub(super) fn dependencies(s: &Scenario, escape_only: bool) -> Vec<(u32, u32)> {
     let g = Geometry::new(&s.topology).unwrap();
     let r = Router::new(s, &g.size).unwrap();
     let Family::Graph(net) = &g.family else { panic!("a graph") };
