@@ -372,6 +372,9 @@ macro_rules! each_column {
             routers_per_group: OptU32;
             /// Dragonfly: global links per router h; null for other topologies.
             global_links_per_router: OptU32;
+            /// k-ary n-tree: links up per switch below the top level u (k for the full tree,
+            /// fewer for a tapered one); null for other topologies.
+            up_links_per_switch: OptU32;
             /// Graph: the file as the spec names it, relative to the spec's directory; null for other
             /// topologies.
             graph: OptStr;
@@ -622,6 +625,12 @@ pub const FIELDS: &[Field] = &[
     .described()
     .display(display("h", "global links per router", ""))
     .header(header("Global links per router h", "", "$h$", "")),
+    field("up_links_per_switch", count(1, MAX_COUNT), |s| {
+        maybe_count(s.topology.count("up_links_per_switch"))
+    })
+    .described()
+    .display(display("u", "up links per switch", ""))
+    .header(header("Up links per switch u", "", "$u$", "")),
     field("graph", Value::Text, |s| maybe_text(s.topology.graph().map(|g| g.file.clone())))
         .described()
         .header(header("Graph", "", "Graph", "")),

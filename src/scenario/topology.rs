@@ -57,13 +57,20 @@ pub enum Topology {
         global_links_per_router: u32,
     },
     /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `N = k^n`
-    /// terminals and `n` levels of `k^(n-1)` switches, each with `k` links down and `k` up.
+    /// terminals and `n` levels of switches, each with `k` links down and `k` up; with `u < k`
+    /// links up per switch, the tapered (oversubscribed) tree XGFT(n; k, ..., k; 1, u, ..., u)
+    /// of Öhring et al. (IPPS 1995), `k^(n-l) u^(l-1)` switches at level `l`, each level's
+    /// uplinks `u/k` of its downlinks.
     #[serde(rename = "kary_ntree")]
     KaryNTree {
-        /// Links down (and up) per switch, k >= 2.
+        /// Links down per switch, k >= 2.
         radix: u32,
         /// Levels of switches, n >= 1.
         dimensions: u32,
+        /// Links up per switch below the top level, `1 <= u < k`; `None`: `k`, the full
+        /// bisection tree (left out of the serialized form, so its task ids are unchanged).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        up_links_per_switch: Option<u32>,
     },
     /// HyperX (Ahn, Binkert, Davis, McLaren and Schreiber, SC 2009): `S^L` routers at the
     /// points of an `L`-dimensional array of side `S`, each linked to every router that
@@ -221,7 +228,7 @@ impl Topology {
             Topology::Graph { ref graph } => graph.terminals(),
             Topology::Torus { radix, dimensions }
             | Topology::Mesh { radix, dimensions }
-            | Topology::KaryNTree { radix, dimensions } => {
+            | Topology::KaryNTree { radix, dimensions, .. } => {
                 (radix as u64).checked_pow(dimensions).unwrap_or(u64::MAX)
             }
             Topology::Hypercube { dimensions } => 1u64.checked_shl(dimensions).unwrap_or(u64::MAX),
@@ -303,6 +310,10 @@ macro_rules! each_topology_count {
             routers_per_group;
             /// Global links per router h >= 1 (dragonfly); p, the balanced dragonfly, when left out.
             global_links_per_router;
+            /// Links up per switch below the top level, 1 <= u <= k (kary_ntree); k, the full
+            /// bisection tree, when left out; u < k tapers every level by u/k (k:u
+            /// oversubscription).
+            up_links_per_switch;
         }
     };
 }
@@ -326,9 +337,8 @@ impl TopologyKind {
     /// line), in the order of the scenario fields; every one is a count but a graph's file.
     pub const fn parameters(self) -> &'static [&'static str] {
         match self {
-            TopologyKind::Torus | TopologyKind::Mesh | TopologyKind::KaryNTree => {
-                &["radix", "dimensions"]
-            }
+            TopologyKind::Torus | TopologyKind::Mesh => &["radix", "dimensions"],
+            TopologyKind::KaryNTree => &["radix", "dimensions", "up_links_per_switch"],
             TopologyKind::Hypercube => &["dimensions"],
             TopologyKind::FatTree => &["processors"],
             TopologyKind::Dragonfly => {
@@ -352,9 +362,12 @@ impl Topology {
     pub fn counts(&self) -> Vec<(&'static str, u32)> {
         let keys = self.family().parameters();
         let values: &[u32] = match *self {
-            Topology::Torus { radix, dimensions }
-            | Topology::Mesh { radix, dimensions }
-            | Topology::KaryNTree { radix, dimensions } => &[radix, dimensions],
+            Topology::Torus { radix, dimensions } | Topology::Mesh { radix, dimensions } => {
+                &[radix, dimensions]
+            }
+            Topology::KaryNTree { radix, dimensions, up_links_per_switch } => {
+                &[radix, dimensions, up_links_per_switch.unwrap_or(radix)]
+            }
             Topology::Hypercube { dimensions } => &[dimensions],
             Topology::FatTree { processors } => &[processors],
             Topology::Dragonfly {
@@ -399,7 +412,13 @@ impl Topology {
             TopologyKind::Hypercube => Topology::Hypercube { dimensions: need("dimensions")? },
             TopologyKind::FatTree => Topology::FatTree { processors: need("processors")? },
             TopologyKind::KaryNTree => {
-                Topology::KaryNTree { radix: need("radix")?, dimensions: need("dimensions")? }
+                let radix = need("radix")?;
+                Topology::KaryNTree {
+                    radix,
+                    dimensions: need("dimensions")?,
+                    // k up links is the full tree, the default: one network, one identity.
+                    up_links_per_switch: need("up_links_per_switch").ok().filter(|&u| u != radix),
+                }
             }
             TopologyKind::Dragonfly => {
                 let p = need("terminals_per_router")?;
@@ -452,7 +471,9 @@ impl Topology {
                 global_links_per_router: 2,
             },
             TopologyKind::KaryNTree if from.family() == kind => from.clone(),
-            TopologyKind::KaryNTree => Topology::KaryNTree { radix: 4, dimensions: 3 },
+            TopologyKind::KaryNTree => {
+                Topology::KaryNTree { radix: 4, dimensions: 3, up_links_per_switch: None }
+            }
             TopologyKind::HyperX => {
                 Topology::HyperX { radix, dimensions, terminals_per_router: radix }
             }
@@ -490,7 +511,8 @@ impl Topology {
         }
     }
 
-    /// The network in the words of a paper: `8-ary 2-cube torus`, `fat-tree N=64`,
+    /// The network in the words of a paper: `8-ary 2-cube torus`, `fat-tree N=64`, `4-ary
+    /// 2-tree u=2` (a tapered k-ary n-tree with u links up per switch),
     /// `dragonfly p=2 a=4 h=2`, `HyperX S=4 L=2 T=4`, `graph ring.txt (8 terminals, 8
     /// routers)`.
     pub fn label(&self) -> String {
@@ -512,7 +534,12 @@ impl Topology {
                 routers_per_group: a,
                 global_links_per_router: h,
             } => format!("dragonfly p={p} a={a} h={h}"),
-            Topology::KaryNTree { radix, dimensions } => format!("{radix}-ary {dimensions}-tree"),
+            Topology::KaryNTree { radix, dimensions, up_links_per_switch: None } => {
+                format!("{radix}-ary {dimensions}-tree")
+            }
+            Topology::KaryNTree { radix, dimensions, up_links_per_switch: Some(u) } => {
+                format!("{radix}-ary {dimensions}-tree u={u}")
+            }
             Topology::HyperX { radix, dimensions, terminals_per_router } => {
                 format!("HyperX S={radix} L={dimensions} T={terminals_per_router}")
             }
@@ -540,7 +567,7 @@ mod tests {
                 routers_per_group: 6,
                 global_links_per_router: 3,
             },
-            Topology::KaryNTree { radix: 4, dimensions: 3 },
+            Topology::KaryNTree { radix: 4, dimensions: 3, up_links_per_switch: None },
             Topology::HyperX { radix: 4, dimensions: 2, terminals_per_router: 2 },
             Topology::SlimFly { prime_power: 5, terminals_per_router: 4 },
         ]
@@ -635,9 +662,9 @@ mod tests {
         );
         assert_eq!(
             Topology::example(TopologyKind::KaryNTree, &torus),
-            Some(Topology::KaryNTree { radix: 4, dimensions: 3 })
+            Some(Topology::KaryNTree { radix: 4, dimensions: 3, up_links_per_switch: None })
         );
-        let tree = Topology::KaryNTree { radix: 2, dimensions: 5 };
+        let tree = Topology::KaryNTree { radix: 2, dimensions: 5, up_links_per_switch: None };
         assert_eq!(Topology::example(TopologyKind::KaryNTree, &tree), Some(tree));
         assert_eq!(Topology::example(TopologyKind::Graph, &torus), None);
         for kind in TopologyKind::ALL {

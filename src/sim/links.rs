@@ -101,7 +101,9 @@ mod tests {
             classes,
             ["global", "local", "router-terminal", "terminal-router"].into_iter().collect()
         );
-        let kary = links(&Topology::KaryNTree { radix: 2, dimensions: 2 }).expect("k-ary n-tree");
+        let kary =
+            links(&Topology::KaryNTree { radix: 2, dimensions: 2, up_links_per_switch: None })
+                .expect("k-ary n-tree");
         let classes: std::collections::BTreeSet<&str> =
             kary.iter().map(|l| l.class.as_str()).collect();
         assert_eq!(classes, ["down 1-0", "down 2-1", "up 0-1", "up 1-2"].into_iter().collect());
@@ -151,7 +153,11 @@ mod tests {
             Scenario {
                 routing: Routing::UpDownRandom,
                 virtual_channels: 2,
-                ..Scenario::new(Topology::KaryNTree { radix: 2, dimensions: 3 })
+                ..Scenario::new(Topology::KaryNTree {
+                    radix: 2,
+                    dimensions: 3,
+                    up_links_per_switch: None,
+                })
             },
             Scenario {
                 routing: Routing::Minimal,

@@ -1104,7 +1104,11 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
                 virtual_channels: 2,
                 buffer_depth: 4,
                 message_length: 8,
-                ..Scenario::new(Topology::KaryNTree { radix: 8, dimensions: 3 })
+                ..Scenario::new(Topology::KaryNTree {
+                    radix: 8,
+                    dimensions: 3,
+                    up_links_per_switch: None,
+                })
             },
             0.0333,
             options(10_000, 100_000),

@@ -1001,7 +1001,7 @@ mod tests {
             Topology::Mesh { radix: 4, dimensions: 3 },
             Topology::Hypercube { dimensions: 4 },
             Topology::FatTree { processors: 64 },
-            Topology::KaryNTree { radix: 4, dimensions: 2 },
+            Topology::KaryNTree { radix: 4, dimensions: 2, up_links_per_switch: None },
         ] {
             for routing in [Routing::WestFirst, Routing::OddEven] {
                 let error = router(&scenario(topology.clone(), routing, 2)).expect_err("refused");

@@ -109,9 +109,9 @@ impl Family {
                 routers_per_group: a,
                 global_links_per_router: h,
             } => Family::Dragonfly(Dragonfly::new(p, a, h)?),
-            Topology::KaryNTree { radix, dimensions } => {
-                Family::KaryNTree(KaryNTree::new(radix, dimensions)?)
-            }
+            Topology::KaryNTree { radix, dimensions, up_links_per_switch } => Family::KaryNTree(
+                KaryNTree::new(radix, dimensions, up_links_per_switch.unwrap_or(radix))?,
+            ),
             Topology::HyperX { radix, dimensions, terminals_per_router } => {
                 Family::HyperX(HyperX::new(radix, dimensions, terminals_per_router)?)
             }
@@ -222,8 +222,8 @@ impl Geometry {
                         * u64::from(dragonfly.ports()),
                 }
             }
-            Topology::KaryNTree { radix, dimensions } => {
-                let tree = KaryNTree::new(radix, dimensions)?;
+            Topology::KaryNTree { radix, dimensions, up_links_per_switch } => {
+                let tree = KaryNTree::new(radix, dimensions, up_links_per_switch.unwrap_or(radix))?;
                 Size {
                     radix,
                     dims: dimensions,

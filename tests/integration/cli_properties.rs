@@ -158,7 +158,7 @@ fn plausible_scenario() -> impl Strategy<Value = Scenario> {
         4 => (1u32..6).prop_map(|dimensions| Topology::Hypercube { dimensions }),
         4 => Just(Topology::FatTree { processors: 16 }),
         2 => (2u32..5, 1u32..3)
-            .prop_map(|(radix, dimensions)| Topology::KaryNTree { radix, dimensions }),
+            .prop_map(|(radix, dimensions)| Topology::KaryNTree { radix, dimensions, up_links_per_switch: None }),
         // Its routings and its adversarial traffic replace the others' below.
         1 => (1u32..3, 1u32..4, 1u32..3).prop_map(|(p, a, h)| Topology::Dragonfly {
             terminals_per_router: p,
@@ -326,6 +326,12 @@ fn spec_with(field: &str, value: &str) -> String {
         ),
         "terminals_per_router" | "routers_per_group" | "global_links_per_router" => (
             format!("{{kind: dragonfly, {field}: {value}}}"),
+            String::new(),
+            String::new(),
+            String::new(),
+        ),
+        "up_links_per_switch" => (
+            format!("{{kind: kary_ntree, radix: 4, dimensions: 2, up_links_per_switch: {value}}}"),
             String::new(),
             String::new(),
             String::new(),

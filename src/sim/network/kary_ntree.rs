@@ -6,6 +6,12 @@
 //! `n` levels of `k^(n-1)` switches; every switch has `k` links down and (below the top level)
 //! `k` links up, so each level has full bisection bandwidth.
 //!
+//! With `u < k` links up per switch (`up_links_per_switch`) the tree is tapered: the extended
+//! generalised fat-tree XGFT(n; k, ..., k; 1, u, ..., u) of Öhring, Ibel, Das and Kumar
+//! (IPPS 1995), with `k^(n-l) u^(l-1)` switches at level `l`. What follows is written for the
+//! full tree (`u = k`); the tapered wiring generalises it (below, "Tapered trees"), and the
+//! routes, the zero-load latency and the deadlock argument hold unchanged with `u` up ports.
+//!
 //! # Routers and ports
 //!
 //! As on the butterfly fat-tree (`network::fat_tree`), terminals and switches are all routers
@@ -29,6 +35,16 @@
 //! Two switches of adjacent levels are therefore connected exactly when their words differ at
 //! most in digit `l - 1`, and `down_i` of `(l + 1, w')` leads to `(l, w')` with digit `l - 1`
 //! set to `i`.
+//!
+//! # Tapered trees
+//!
+//! A level-`l` switch's word is `w = b + u^(l-1) a`: `a` the block of `k^l` terminals below
+//! it, `b` (digits `b_2 .. b_l` in base `u`) the up ports taken above the leaves. Up port `j`
+//! of `(l, w)` leads to `(l + 1, b + j u^(l-1) + u^l floor(a / k))`, reached back through
+//! `down_(a mod k)`; so a level-`l` and a level-`(l + 1)` switch are linked exactly when
+//! their labels `(a_(l+1) .. a_n; b_2 .. b_l)` agree but for digit `l + 1`, Öhring et al.'s
+//! definition. With `u = k`, `w = b + k^(l-1) a` is the word above and the wiring is the same
+//! to the port. Ports are `u` up, then `k` down; the block below `(l, w)` is `a`.
 //!
 //! # Subtrees and routes
 //!
@@ -68,57 +84,77 @@ use super::super::SimError;
 use super::Network;
 use super::hop::{NO_LINK, Step};
 
-/// A built k-ary n-tree: its sizes, plus per-router level and block.
+/// A built k-ary n-tree, full or tapered: its sizes.
 #[derive(Clone, Debug)]
 pub(crate) struct KaryNTree {
-    /// k: up and down ports per switch.
+    /// k: down ports per switch.
     k: u32,
+    /// u: up ports per switch below the top level (`k` for the full tree).
+    u: u32,
     /// n: levels of switches.
     n: u32,
     /// Terminals N = k^n.
     terminals: u32,
-    /// Switches per level, k^(n-1).
-    per_level: u32,
+    /// The first switch id of each level `l = 1..=n` at index `l - 1`, and one past the last
+    /// switch at index `n`.
+    level_start: Vec<u32>,
+    /// Switches per level of the full tree (`u = k`), `k^(n-1)`; 0 for a tapered one.
+    full_level: u32,
 }
 
 impl KaryNTree {
-    /// Checks `k >= 2`, `n >= 1` and the size, and returns the tree.
-    pub(crate) fn new(k: u32, n: u32) -> Result<KaryNTree, SimError> {
+    /// Checks `k >= 2`, `n >= 1`, `1 <= u <= k` and the size, and returns the tree.
+    pub(crate) fn new(k: u32, n: u32, u: u32) -> Result<KaryNTree, SimError> {
         if k < 2 || n < 1 {
             return Err(SimError(format!(
                 "the k-ary n-tree needs radix k >= 2 and dimensions (levels) n >= 1, got k = {k}, \
                  n = {n}"
             )));
         }
+        if !(1..=k).contains(&u) {
+            return Err(SimError(format!(
+                "the k-ary n-tree needs 1 <= up_links_per_switch <= radix (k = {k} links down, \
+                 u up: k for the full tree, fewer to taper it), got u = {u}"
+            )));
+        }
         let too_large = || {
             SimError(format!(
-                "the {k}-ary {n}-tree is too large for the simulator (32-bit router ids)"
+                "the {k}-ary {n}-tree with {u} up links per switch is too large for the \
+                 simulator (32-bit router ids)"
             ))
         };
         let terminals = k.checked_pow(n).ok_or_else(too_large)?;
-        let per_level = terminals / k;
-        let routers = u64::from(terminals) + u64::from(n) * u64::from(per_level);
-        if routers.saturating_mul(2 * u64::from(k)) >= u64::from(u32::MAX) {
+        // Level l has k^(n-l) u^(l-1) switches.
+        let mut level_start = Vec::with_capacity(n as usize + 1);
+        let mut next = u64::from(terminals);
+        for l in 1..=n {
+            level_start.push(u32::try_from(next).map_err(|_| too_large())?);
+            let count = u64::from(k).pow(n - l) * u64::from(u).pow(l - 1);
+            next += count;
+        }
+        level_start.push(u32::try_from(next).map_err(|_| too_large())?);
+        if next.saturating_mul(u64::from(k + u)) >= u64::from(u32::MAX) {
             return Err(too_large());
         }
-        Ok(KaryNTree { k, n, terminals, per_level })
+        let full_level = if u == k { terminals / k } else { 0 };
+        Ok(KaryNTree { k, u, n, terminals, level_start, full_level })
     }
 
-    /// Whether a port of a switch leads up (ports `0..k`).
+    /// Whether a port of a switch leads up (ports `0..u`).
     #[inline]
     pub(crate) fn is_up(&self, port: u32) -> bool {
-        port < self.k
+        port < self.u
     }
 
-    /// Routers: the terminals plus `n k^(n-1)` switches.
+    /// Routers: the terminals plus every level's switches.
     pub(crate) fn routers(&self) -> u32 {
-        self.terminals + self.n * self.per_level
+        self.level_start[self.n as usize]
     }
 
     /// The id of switch `(level, word)`, `level` in `1..=n`.
     #[inline]
     fn switch(&self, level: u32, word: u32) -> u32 {
-        self.terminals + (level - 1) * self.per_level + word
+        self.level_start[level as usize - 1] + word
     }
 
     /// `(level, word)` of a router (level 0 and the terminal's id for a terminal).
@@ -128,17 +164,27 @@ impl KaryNTree {
             return (0, router);
         }
         let offset = router - self.terminals;
-        (offset / self.per_level + 1, offset % self.per_level)
+        if let Some(level) = offset.checked_div(self.full_level) {
+            return (level + 1, offset % self.full_level);
+        }
+        // Levels are few (n <= 31): a scan from the top.
+        let mut l = self.n;
+        while self.level_start[l as usize - 1] > router {
+            l -= 1;
+        }
+        (l, router - self.level_start[l as usize - 1])
     }
 
-    /// `d_mod_k`'s up port from switch `cur` (climbing) towards terminal `dest`: the
-    /// destination's base-k digit of the switch's level, `floor(dest / k^(l-1)) mod k` at
-    /// level `l`. Every message to `dest` climbs through the same switches, so the route
-    /// depends on the destination alone (D-mod-k of Zahavi et al.).
+    /// `d_mod_k`'s up port from switch `cur` (climbing) towards terminal `dest`: at level `l`,
+    /// `floor(dest / u^(l-1)) mod u`, the D-mod-k rule of the extended generalised fat-tree
+    /// (`floor(d / (w_1 ... w_l)) mod w_(l+1)` with `w_1 = 1` and `w_j = u`; Zahavi et al.),
+    /// which on the full tree (`u = k`) is the destination's base-k digit `l - 1`. Every
+    /// message to `dest` climbs through the same switches, so the route depends on the
+    /// destination alone.
     #[inline]
     pub(crate) fn d_mod_k(&self, cur: u32, dest: u32) -> u32 {
         let (level, _) = self.position(cur);
-        (dest / self.power(level.saturating_sub(1))) % self.k
+        (dest / self.u.pow(level.saturating_sub(1))) % self.u
     }
 
     /// `k^e`.
@@ -149,14 +195,14 @@ impl KaryNTree {
 }
 
 impl Network for KaryNTree {
-    /// `2k`.
+    /// `u + k`: up ports `0..u`, down ports `u..u + k`.
     fn ports(&self) -> u32 {
-        2 * self.k
+        self.u + self.k
     }
 
     /// The downstream router of each channel `router * ports + port`, `NO_LINK` where none.
     fn neighbors(&self) -> Vec<u32> {
-        let (k, ports) = (self.k, self.ports());
+        let (k, u, ports) = (self.k, self.u, self.ports());
         let mut neighbor = vec![NO_LINK; self.routers() as usize * ports as usize];
         let mut link = |from: u32, port: u32, to: u32| {
             let slot = &mut neighbor[(from * ports + port) as usize];
@@ -166,17 +212,20 @@ impl Network for KaryNTree {
         for t in 0..self.terminals {
             let leaf = self.switch(1, t / k);
             link(t, 0, leaf);
-            link(leaf, k + t % k, t);
+            link(leaf, u + t % k, t);
         }
         for l in 1..self.n {
-            let stride = self.power(l - 1);
-            for w in 0..self.per_level {
-                let digit = (w / stride) % k;
+            // A level-l word is `b + u^(l-1) a`: `b` the up ports taken above the leaves,
+            // `a` the block of terminals below.
+            let lower = u.pow(l - 1);
+            let count = self.level_start[l as usize] - self.level_start[l as usize - 1];
+            for w in 0..count {
+                let (b, a) = (w % lower, w / lower);
                 let child = self.switch(l, w);
-                for j in 0..k {
-                    let parent = self.switch(l + 1, w - digit * stride + j * stride);
+                for j in 0..u {
+                    let parent = self.switch(l + 1, b + j * lower + lower * u * (a / k));
                     link(child, j, parent);
-                    link(parent, k + digit, child);
+                    link(parent, u + a % k, child);
                 }
             }
         }
@@ -191,7 +240,7 @@ impl Network for KaryNTree {
         let (l, word) = self.position(cur);
         // The block of terminals below `cur`, and the level of the nearest common ancestors:
         // each level up divides the block by k.
-        let mut block = if l == 0 { word } else { word / self.power(l - 1) };
+        let mut block = if l == 0 { word } else { word / self.u.pow(l - 1) };
         let mut h = l;
         let mut scale = self.power(l);
         while block != dest / scale {
@@ -202,14 +251,14 @@ impl Network for KaryNTree {
         if h == l {
             if l > 0 {
                 let digit = (dest / self.power(l - 1)) % self.k;
-                visit(Step { port: self.k + digit, wraps: false });
+                visit(Step { port: self.u + digit, wraps: false });
             }
             return l;
         }
         if l == 0 {
             visit(Step { port: 0, wraps: false });
         } else {
-            for port in 0..self.k {
+            for port in 0..self.u {
                 visit(Step { port, wraps: false });
             }
         }
@@ -232,7 +281,7 @@ impl Network for KaryNTree {
 
     /// `up_j` or `down_i` (a terminal's port 0 is its link to its switch).
     fn describe_port(&self, port: u32) -> String {
-        if self.is_up(port) { format!("up_{port}") } else { format!("down_{}", port - self.k) }
+        if self.is_up(port) { format!("up_{port}") } else { format!("down_{}", port - self.u) }
     }
 
     /// The levels the link joins and its direction, `up 0-1`, `down 2-1` (level 0: the
@@ -247,5 +296,7 @@ impl Network for KaryNTree {
     }
 }
 
+#[cfg(test)]
+mod taper_tests;
 #[cfg(test)]
 mod tests;

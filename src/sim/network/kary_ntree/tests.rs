@@ -21,12 +21,13 @@ fn tree(k: u32, n: u32, routing: Routing, v: u32, m: u32) -> Scenario {
         routing,
         virtual_channels: v,
         message_length: m,
-        ..Scenario::new(Topology::KaryNTree { radix: k, dimensions: n })
+        ..Scenario::new(Topology::KaryNTree { radix: k, dimensions: n, up_links_per_switch: None })
     }
 }
 
 fn geometry(k: u32, n: u32) -> Geometry {
-    Geometry::new(&Topology::KaryNTree { radix: k, dimensions: n }).unwrap()
+    Geometry::new(&Topology::KaryNTree { radix: k, dimensions: n, up_links_per_switch: None })
+        .unwrap()
 }
 
 /// The level of the nearest common ancestors of terminals `s != d`.
@@ -39,7 +40,7 @@ const SIZES: [(u32, u32); 6] = [(2, 1), (2, 3), (3, 2), (4, 2), (2, 4), (4, 3)];
 #[test]
 fn wiring_follows_the_definition() {
     for (k, n) in SIZES {
-        let t = KaryNTree::new(k, n).unwrap();
+        let t = KaryNTree::new(k, n, k).unwrap();
         let nb = t.neighbors();
         let ports = t.ports();
         let at = |router: u32, port: u32| nb[(router * ports + port) as usize];
@@ -86,8 +87,11 @@ fn wiring_follows_the_definition() {
 
 #[test]
 fn every_switch_reaches_the_terminals_of_its_block() {
-    for (k, n) in SIZES {
-        let t = KaryNTree::new(k, n).unwrap();
+    // The full trees, then tapered ones (u links up): switch (l, w) reaches the k^l terminals
+    // of block floor(w / u^(l-1)).
+    let full = SIZES.map(|(k, n)| (k, n, k));
+    for (k, n, u) in full.into_iter().chain([(4, 2, 2), (3, 3, 2), (4, 3, 1), (4, 3, 3)]) {
+        let t = KaryNTree::new(k, n, u).unwrap();
         let nb = t.neighbors();
         let terminals = k.pow(n);
         for router in terminals..t.routers() {
@@ -99,20 +103,25 @@ fn every_switch_reaches_the_terminals_of_its_block() {
                     reached.insert(r);
                     continue;
                 }
-                stack.extend((k..2 * k).map(|port| nb[(r * t.ports() + port) as usize]));
+                stack.extend((u..u + k).map(|port| nb[(r * t.ports() + port) as usize]));
             }
             let size = k.pow(l);
-            let block = w / k.pow(l - 1);
+            let block = w / u.pow(l - 1);
             let expected: BTreeSet<u32> = (block * size..(block + 1) * size).collect();
-            assert_eq!(reached, expected, "{k}-ary {n}-tree S({l},{w})");
+            assert_eq!(reached, expected, "{k}-ary {n}-tree u = {u} S({l},{w})");
         }
     }
 }
 
 #[test]
 fn routes_are_the_minimal_paths_and_turn_at_the_nearest_common_ancestor() {
-    for (k, n) in SIZES {
-        let g = geometry(k, n);
+    // The full trees, then tapered ones (u links up, so u choices per level climbing).
+    let full = SIZES.map(|(k, n)| (k, n, k));
+    for (k, n, u) in full.into_iter().chain([(4, 2, 2), (3, 3, 2), (4, 3, 1), (6, 2, 2)]) {
+        let up_links_per_switch = (u != k).then_some(u);
+        let g =
+            Geometry::new(&Topology::KaryNTree { radix: k, dimensions: n, up_links_per_switch })
+                .unwrap();
         let Family::KaryNTree(t) = &g.family else { panic!("a k-ary n-tree") };
         let terminals = k.pow(n);
         for s in 0..terminals {
@@ -129,7 +138,7 @@ fn routes_are_the_minimal_paths_and_turn_at_the_nearest_common_ancestor() {
                     g.minimal_steps(cur, d, |step| steps.push(step.port));
                     let (l, _) = t.position(cur);
                     let climbing = top < h;
-                    let expected = if l > 0 && climbing { k } else { 1 };
+                    let expected = if l > 0 && climbing { u } else { 1 };
                     assert_eq!(steps.len() as u32, expected, "{s}->{d} at {}", t.describe(cur));
                     for &port in &steps {
                         let next = g.downstream(cur * g.ports + port);
@@ -238,42 +247,49 @@ fn up_down_random_draws_each_up_port_equally_often_and_keeps_a_route() {
 
 #[test]
 fn d_mod_k_climbs_by_the_destination_s_digits() {
-    // Every pair of the 3-ary 3-tree: the route is minimal, its up port at level l is the
-    // destination's digit l - 1, and so every message to one destination reaches the same
-    // switch at each level whatever its source.
-    let (k, n) = (3, 3);
-    let s = tree(k, n, Routing::DModK, 1, 4);
-    let g = geometry(k, n);
-    let Family::KaryNTree(t) = &g.family else { panic!("a k-ary n-tree") };
-    let router = Router::new(&s, &Geometry::check(&s.topology).unwrap()).unwrap();
-    let terminals = k.pow(n);
-    let mut out = Vec::new();
-    for d in 0..terminals {
-        let mut top_of_level: HashMap<u32, BTreeSet<u32>> = HashMap::new();
-        for src in (0..terminals).filter(|&src| src != d) {
-            let h = nca_level(k, src, d);
-            let (mut cur, mut hops) = (src, 0);
-            while cur != d {
-                let header = Header { source: src, dest: d, level: 0, ties: 7 };
-                router.candidates(&g, cur, header, &mut out);
-                assert_eq!(out.len(), 1, "{src}->{d}: one port");
-                let port = out[0].port;
-                let (l, _) = t.position(cur);
-                if l > 0 && t.is_up(port) {
-                    assert_eq!(port, (d / k.pow(l - 1)) % k, "{src}->{d} at level {l}");
+    // Every pair of the 3-ary 3-tree and of the 4-ary 3-tree tapered to 2 up links per
+    // switch: the route is minimal, its up port at level l is floor(d / u^(l-1)) mod u (the
+    // destination's digit l - 1 on the full tree), and so every message to one destination
+    // reaches the same switch at each level whatever its source.
+    for (k, n, u) in [(3, 3, 3), (4, 3, 2)] {
+        let topology = Topology::KaryNTree {
+            radix: k,
+            dimensions: n,
+            up_links_per_switch: (u != k).then_some(u),
+        };
+        let s = Scenario { topology, ..tree(k, n, Routing::DModK, 1, 4) };
+        let g = Geometry::new(&s.topology).unwrap();
+        let Family::KaryNTree(t) = &g.family else { panic!("a k-ary n-tree") };
+        let router = Router::new(&s, &Geometry::check(&s.topology).unwrap()).unwrap();
+        let terminals = k.pow(n);
+        let mut out = Vec::new();
+        for d in 0..terminals {
+            let mut top_of_level: HashMap<u32, BTreeSet<u32>> = HashMap::new();
+            for src in (0..terminals).filter(|&src| src != d) {
+                let h = nca_level(k, src, d);
+                let (mut cur, mut hops) = (src, 0);
+                while cur != d {
+                    let header = Header { source: src, dest: d, level: 0, ties: 7 };
+                    router.candidates(&g, cur, header, &mut out);
+                    assert_eq!(out.len(), 1, "{src}->{d}: one port");
+                    let port = out[0].port;
+                    let (l, _) = t.position(cur);
+                    if l > 0 && t.is_up(port) {
+                        assert_eq!(port, (d / u.pow(l - 1)) % u, "{src}->{d} at level {l}");
+                    }
+                    cur = g.downstream(cur * g.ports + port);
+                    hops += 1;
+                    let (level, _) = t.position(cur);
+                    if level == h {
+                        top_of_level.entry(h).or_default().insert(cur);
+                    }
                 }
-                cur = g.downstream(cur * g.ports + port);
-                hops += 1;
-                let (level, _) = t.position(cur);
-                if level == h {
-                    top_of_level.entry(h).or_default().insert(cur);
-                }
+                assert_eq!(hops, 2 * h, "{src}->{d}: minimal");
             }
-            assert_eq!(hops, 2 * h, "{src}->{d}: minimal");
-        }
-        // The nearest common ancestor of every source at a level: one switch per level.
-        for (h, tops) in &top_of_level {
-            assert_eq!(tops.len(), 1, "messages to {d} turn at {tops:?} on level {h}");
+            // The nearest common ancestor of every source at a level: one switch per level.
+            for (h, tops) in &top_of_level {
+                assert_eq!(tops.len(), 1, "messages to {d} turn at {tops:?} on level {h}");
+            }
         }
     }
     // d_mod_k is the k-ary n-tree's: the butterfly fat-tree refuses it.
