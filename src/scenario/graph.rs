@@ -34,8 +34,9 @@ pub const MAX_DEGREE: usize = 256;
 pub const MAX_TERMINALS: u64 = 1 << 16;
 /// The longest router name, in characters.
 pub const MAX_NAME_CHARS: usize = 64;
-/// The largest graph file read, in bytes (1 MiB).
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// The largest graph file read, in bytes (64 MiB: a routing table has a line per router,
+/// destination and next hop, about 30 MB for 1,024 routers).
+pub const MAX_FILE_BYTES: u64 = 1 << 26;
 
 /// One router of a graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
