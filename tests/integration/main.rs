@@ -12,6 +12,7 @@ mod inputs;
 mod layers;
 mod reader_properties;
 mod reproductions;
+mod route_table_properties;
 mod router_preset;
 mod searches;
 mod slurm;
