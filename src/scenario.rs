@@ -30,7 +30,7 @@ pub use traffic::{InjectionProcess, InjectionProcessKind, TraceFile, TraceSummar
 pub type Cycles = u64;
 
 pub(crate) use topology::each_topology_count;
-pub use topology::{Topology, TopologyKind, slim_fly_network_radix};
+pub use topology::{GlobalArrangement, Topology, TopologyKind, slim_fly_network_radix};
 
 /// How a message reserves resources on its way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]

@@ -6,8 +6,8 @@ use super::InputError;
 use crate::scenario::bounds::Within;
 use crate::scenario::fields::Named;
 use crate::scenario::{
-    BroadcastOrder, Dateline, InjectionProcess, MessageLengths, RouterPreset, Routing, Scenario,
-    Switching, TieBreak, Topology, TopologyKind, Traffic,
+    BroadcastOrder, Dateline, GlobalArrangement, InjectionProcess, MessageLengths, RouterPreset,
+    Routing, Scenario, Switching, TieBreak, Topology, TopologyKind, Traffic,
 };
 use crate::suggest::did_you_mean;
 
@@ -89,7 +89,7 @@ fn rank(key: &str) -> Option<usize> {
 /// Refuses keys that contradict each other: a later one would silently override the other.
 fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
     let given = |key: &str| pairs.iter().find(|(k, _, _)| *k == key);
-    let rules: [(&str, &[&str], &[&str]); 4] = [
+    let rules: [(&str, &[&str], &[&str]); 5] = [
         ("traffic", &["hotspot"], &["hotspot_fraction", "hotspot_nodes"]),
         ("injection_process", &["on_off"], &["burst_length"]),
         (
@@ -98,6 +98,7 @@ fn conflicts(pairs: &[(&str, &str, &str)]) -> Result<(), InputError> {
             &["message_length_min", "message_length_max"],
         ),
         ("switching", &["scouting"], &["scouting_distance"]),
+        ("topology", &["dragonfly"], &["global_arrangement"]),
     ];
     for (key, fits, dependants) in rules {
         let Some((_, value, pair)) = given(key) else { continue };
@@ -201,7 +202,7 @@ fn set(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputError> {
         return applied;
     }
     match key {
-        "topology" | "graph" => set_topology(s, key, value),
+        "topology" | "graph" | "global_arrangement" => set_topology(s, key, value),
         _ if TopologyKind::reading(key).next().is_some() => set_topology(s, key, value),
         "message_length_distribution" | "message_length_min" | "message_length_max" => {
             set_lengths(s, key, value)
@@ -238,6 +239,31 @@ fn set_topology(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputErr
                     InputError(format!("`graph={value}`: {}", problems.join("; ")))
                 })?;
             s.topology = Topology::Graph { graph: std::sync::Arc::new(graph) };
+        }
+        "global_arrangement" => {
+            let arrangement = GlobalArrangement::parse(key, value)?;
+            // The current dragonfly, else the command line's starting one.
+            let start = match &s.topology {
+                Topology::Dragonfly { .. } => Some(s.topology.clone()),
+                other => Topology::example(TopologyKind::Dragonfly, other),
+            };
+            let Some(Topology::Dragonfly {
+                terminals_per_router,
+                routers_per_group,
+                global_links_per_router,
+                ..
+            }) = start
+            else {
+                return Err(InputError(
+                    "`global_arrangement` applies to topology=dragonfly".into(),
+                ));
+            };
+            s.topology = Topology::Dragonfly {
+                terminals_per_router,
+                routers_per_group,
+                global_links_per_router,
+                global_arrangement: arrangement,
+            };
         }
         _ if TopologyKind::reading(key).next().is_some() => {
             let value: u32 = number(key, value)?;
@@ -426,6 +452,25 @@ mod tests {
         apply(&mut scenario, &pairs).map(|()| scenario).map_err(|e| e.0)
     }
 
+    #[test]
+    fn a_dragonfly_takes_its_global_arrangement_and_keeps_it_when_sized() {
+        let pairs =
+            ["topology=dragonfly", "global_arrangement=circulant", "terminals_per_router=3"];
+        let s = applied(&[&pairs[..], &["routing=minimal"]].concat()).expect("a dragonfly");
+        assert_eq!(s.topology.global_arrangement(), Some(GlobalArrangement::Circulant));
+        assert_eq!(s.topology.count("terminals_per_router"), Some(3));
+        assert_eq!(s.topology.label(), "dragonfly p=3 a=6 h=3 circulant");
+        let error = applied(&["topology=torus", "global_arrangement=relative"]).unwrap_err();
+        assert!(error.contains("applies to topology=dragonfly only"), "{error}");
+        let error = applied(&["topology=dragonfly", "global_arrangement=relativ"]).unwrap_err();
+        assert!(error.contains("did you mean `relative`?"), "{error}");
+        // The default arrangement is left out of the serialized form (task ids unchanged).
+        let absolute = applied(&["topology=dragonfly", "routing=minimal"]).expect("a dragonfly");
+        let json = serde_json::to_string(&absolute.topology).unwrap_or_default();
+        assert!(!json.contains("global_arrangement"), "{json}");
+        assert!(serde_json::to_string(&s.topology).unwrap_or_default().contains("circulant"));
+    }
+
     /// `graph=<file>` reads a graph file relative to the working directory, with the spec's
     /// checks; `topology=graph` needs it, and another topology refuses it.
     #[test]
@@ -476,6 +521,7 @@ mod tests {
             terminals_per_router: 3,
             routers_per_group: 6,
             global_links_per_router: 3,
+            global_arrangement: crate::scenario::GlobalArrangement::Absolute,
         };
         assert_eq!(s.expect("valid").topology, dragonfly, "balanced h = p, a as given");
         let s = applied(&["scouting_distance=3", "switching=scouting"]).expect("valid");

@@ -668,6 +668,7 @@ mod tests {
             terminals_per_router: 2,
             routers_per_group: 4,
             global_links_per_router: 2,
+            global_arrangement: crate::scenario::GlobalArrangement::Absolute,
         });
         assert!(dragonfly.contains("p = 2") && dragonfly.contains("h = 2"), "{dragonfly}");
         assert!(!dragonfly.contains("k = ") && !dragonfly.contains("n = "), "{dragonfly}");

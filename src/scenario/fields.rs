@@ -372,6 +372,9 @@ macro_rules! each_column {
             routers_per_group: OptU32;
             /// Dragonfly: global links per router h; null for other topologies.
             global_links_per_router: OptU32;
+            /// Dragonfly: how its global links join the groups, `relative` or `circulant`; null
+            /// for `absolute` (the default) and for other topologies.
+            global_arrangement: OptStr;
             /// k-ary n-tree: links up per switch below the top level u (k for the full tree,
             /// fewer for a tapered one); null for other topologies.
             up_links_per_switch: OptU32;
@@ -625,6 +628,13 @@ pub const FIELDS: &[Field] = &[
     .described()
     .display(display("h", "global links per router", ""))
     .header(header("Global links per router h", "", "$h$", "")),
+    field("global_arrangement", Value::Name, |s| {
+        let arrangement = s.topology.global_arrangement().filter(|a| !a.is_absolute());
+        maybe_text(arrangement.map(|a| a.as_str().to_owned()))
+    })
+    .null_is("absolute")
+    .described()
+    .header(header("Global arrangement", "", "Global arrangement", "")),
     field("up_links_per_switch", count(1, MAX_COUNT), |s| {
         maybe_count(s.topology.count("up_links_per_switch"))
     })

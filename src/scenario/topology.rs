@@ -55,6 +55,10 @@ pub enum Topology {
         routers_per_group: u32,
         /// Global links per router h >= 1.
         global_links_per_router: u32,
+        /// Which global link joins which pair of groups (left out of the serialized form when
+        /// `absolute`, the default, so those task ids are unchanged).
+        #[serde(skip_serializing_if = "GlobalArrangement::is_absolute")]
+        global_arrangement: GlobalArrangement,
     },
     /// k-ary n-tree, the folded-Clos fat-tree (Petrini and Vanneschi, IPPS 1997): `N = k^n`
     /// terminals and `n` levels of switches, each with `k` links down and `k` up; with `u < k`
@@ -103,6 +107,51 @@ pub enum Topology {
         #[serde(serialize_with = "graph::serialize_shared")]
         graph: Arc<Graph>,
     },
+}
+
+/// How a dragonfly's global links join its groups (the arrangements compared by M. Hastings,
+/// D. Rincón-Cruz, M. Spehlmann et al., "Comparing global link arrangements for Dragonfly
+/// networks", Proc. IEEE Cluster 2015). Group `G` numbers its `a h = g - 1` global links
+/// `l = x h + j` (router `x`, global port `j`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GlobalArrangement {
+    /// Link `l` leads to group `l` if `l < G`, else `l + 1`: the other groups in increasing
+    /// order (also called consecutive).
+    #[default]
+    Absolute,
+    /// Link `l` leads to group `(G + l + 1) mod g`: each group's links reach the groups after
+    /// it in turn (the palm-tree arrangement of García and of Camarero, Vallejo and Beivide,
+    /// up to the direction of the group numbering).
+    Relative,
+    /// Links in pairs: link `2m` leads to group `(G + m + 1) mod g`, link `2m + 1` to group
+    /// `(G - m - 1) mod g` (with `g` even, the last link to the group opposite).
+    Circulant,
+}
+
+impl GlobalArrangement {
+    /// The name used in specs, rows and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            GlobalArrangement::Absolute => "absolute",
+            GlobalArrangement::Relative => "relative",
+            GlobalArrangement::Circulant => "circulant",
+        }
+    }
+
+    /// Whether it is the default, `absolute` (left out of the serialized form).
+    pub fn is_absolute(&self) -> bool {
+        *self == GlobalArrangement::Absolute
+    }
+}
+
+impl super::fields::Named for GlobalArrangement {
+    const ALL: &'static [GlobalArrangement] =
+        &[GlobalArrangement::Absolute, GlobalArrangement::Relative, GlobalArrangement::Circulant];
+
+    fn as_str(&self) -> &'static str {
+        GlobalArrangement::as_str(self)
+    }
 }
 
 /// The network families by name: `topology.kind` in a spec, the `topology` column.
@@ -194,6 +243,7 @@ impl Topology {
                 terminals_per_router: p,
                 routers_per_group: a,
                 global_links_per_router: h,
+                ..
             } => p.saturating_add(a).saturating_add(h).saturating_sub(1),
         }
     }
@@ -244,6 +294,7 @@ impl Topology {
                 terminals_per_router: p,
                 routers_per_group: a,
                 global_links_per_router: h,
+                ..
             } => {
                 let groups = u64::from(a) * u64::from(h) + 1;
                 u64::from(p).saturating_mul(u64::from(a)).saturating_mul(groups)
@@ -258,6 +309,7 @@ impl Topology {
                 terminals_per_router,
                 routers_per_group,
                 global_links_per_router,
+                ..
             } => Some((terminals_per_router, routers_per_group, global_links_per_router)),
             _ => None,
         }
@@ -374,6 +426,7 @@ impl Topology {
                 terminals_per_router: p,
                 routers_per_group: a,
                 global_links_per_router: h,
+                ..
             } => &[p, a, h],
             Topology::HyperX { radix, dimensions, terminals_per_router } => {
                 &[radix, dimensions, terminals_per_router]
@@ -426,6 +479,7 @@ impl Topology {
                     terminals_per_router: p,
                     routers_per_group: need("routers_per_group").unwrap_or(p.saturating_mul(2)),
                     global_links_per_router: need("global_links_per_router").unwrap_or(p),
+                    global_arrangement: crate::scenario::GlobalArrangement::Absolute,
                 }
             }
             TopologyKind::HyperX => {
@@ -469,6 +523,7 @@ impl Topology {
                 terminals_per_router: 2,
                 routers_per_group: 4,
                 global_links_per_router: 2,
+                global_arrangement: crate::scenario::GlobalArrangement::Absolute,
             },
             TopologyKind::KaryNTree if from.family() == kind => from.clone(),
             TopologyKind::KaryNTree => {
@@ -504,16 +559,37 @@ impl Topology {
                 }
             });
             match built {
-                Ok(topology) => return Some(topology),
+                Ok(topology) => return Some(topology.with_arrangement_of(self)),
                 Err(missing) if !kept.contains(&missing) && missing != key => kept.push(missing),
                 Err(_) => return None,
             }
         }
     }
 
+    /// The dragonfly with the global arrangement of `other` when both are dragonflies; else
+    /// itself.
+    pub fn with_arrangement_of(mut self, other: &Topology) -> Topology {
+        if let (
+            Topology::Dragonfly { global_arrangement, .. },
+            Topology::Dragonfly { global_arrangement: from, .. },
+        ) = (&mut self, other)
+        {
+            *global_arrangement = *from;
+        }
+        self
+    }
+
+    /// The dragonfly's global arrangement; `None` for the other families.
+    pub fn global_arrangement(&self) -> Option<GlobalArrangement> {
+        match self {
+            Topology::Dragonfly { global_arrangement, .. } => Some(*global_arrangement),
+            _ => None,
+        }
+    }
+
     /// The network in the words of a paper: `8-ary 2-cube torus`, `fat-tree N=64`, `4-ary
     /// 2-tree u=2` (a tapered k-ary n-tree with u links up per switch),
-    /// `dragonfly p=2 a=4 h=2`, `HyperX S=4 L=2 T=4`, `graph ring.txt (8 terminals, 8
+    /// `dragonfly p=2 a=4 h=2` (`... relative` with another global arrangement), `HyperX S=4 L=2 T=4`, `graph ring.txt (8 terminals, 8
     /// routers)`.
     pub fn label(&self) -> String {
         match self {
@@ -533,7 +609,11 @@ impl Topology {
                 terminals_per_router: p,
                 routers_per_group: a,
                 global_links_per_router: h,
-            } => format!("dragonfly p={p} a={a} h={h}"),
+                global_arrangement,
+            } => match global_arrangement {
+                GlobalArrangement::Absolute => format!("dragonfly p={p} a={a} h={h}"),
+                other => format!("dragonfly p={p} a={a} h={h} {}", other.as_str()),
+            },
             Topology::KaryNTree { radix, dimensions, up_links_per_switch: None } => {
                 format!("{radix}-ary {dimensions}-tree")
             }
@@ -566,6 +646,7 @@ mod tests {
                 terminals_per_router: 2,
                 routers_per_group: 6,
                 global_links_per_router: 3,
+                global_arrangement: crate::scenario::GlobalArrangement::Absolute,
             },
             Topology::KaryNTree { radix: 4, dimensions: 3, up_links_per_switch: None },
             Topology::HyperX { radix: 4, dimensions: 2, terminals_per_router: 2 },
@@ -630,6 +711,7 @@ mod tests {
             terminals_per_router: 2,
             routers_per_group: 7,
             global_links_per_router: 5,
+            global_arrangement: crate::scenario::GlobalArrangement::Absolute,
         };
         // p first: balanced again.
         assert_eq!(

@@ -93,6 +93,7 @@ mod tests {
             terminals_per_router: 1,
             routers_per_group: 2,
             global_links_per_router: 1,
+            global_arrangement: crate::scenario::GlobalArrangement::Absolute,
         })
         .expect("dragonfly");
         let classes: std::collections::BTreeSet<&str> =
@@ -148,6 +149,7 @@ mod tests {
                     terminals_per_router: 1,
                     routers_per_group: 2,
                     global_links_per_router: 1,
+                    global_arrangement: crate::scenario::GlobalArrangement::Absolute,
                 })
             },
             Scenario {

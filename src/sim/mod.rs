@@ -1089,6 +1089,7 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
                     terminals_per_router: 4,
                     routers_per_group: 8,
                     global_links_per_router: 4,
+                    global_arrangement: crate::scenario::GlobalArrangement::Absolute,
                 })
             },
             0.025,

@@ -72,6 +72,7 @@ fn loaded() -> Vec<(Scenario, f64)> {
                         terminals_per_router: 2,
                         routers_per_group: 4,
                         global_links_per_router: 2,
+                        global_arrangement: crate::scenario::GlobalArrangement::Absolute,
                     },
                     Routing::Ugal,
                     6,

@@ -108,7 +108,8 @@ impl Family {
                 terminals_per_router: p,
                 routers_per_group: a,
                 global_links_per_router: h,
-            } => Family::Dragonfly(Dragonfly::new(p, a, h)?),
+                global_arrangement,
+            } => Family::Dragonfly(Dragonfly::new(p, a, h)?.arranged(global_arrangement)),
             Topology::KaryNTree { radix, dimensions, up_links_per_switch } => Family::KaryNTree(
                 KaryNTree::new(radix, dimensions, up_links_per_switch.unwrap_or(radix))?,
             ),
@@ -210,6 +211,7 @@ impl Geometry {
                 terminals_per_router: p,
                 routers_per_group: a,
                 global_links_per_router: h,
+                ..
             } => {
                 let dragonfly = Dragonfly::new(p, a, h)?;
                 Size {

@@ -13,9 +13,9 @@ use super::report::ReportSpec;
 use super::sweep::Sweep;
 use crate::model::ModelName;
 use crate::scenario::{
-    BroadcastOrder, Dateline, Ejection, Injection, InjectionProcessKind, LengthDistributionKind,
-    RouterPreset, Routing, SwitchAllocator, SwitchingKind, TieBreak, TopologyKind, VcAllocator,
-    VcClasses, VcReallocation,
+    BroadcastOrder, Dateline, Ejection, GlobalArrangement, Injection, InjectionProcessKind,
+    LengthDistributionKind, RouterPreset, Routing, SwitchAllocator, SwitchingKind, TieBreak,
+    TopologyKind, VcAllocator, VcClasses, VcReallocation,
 };
 
 /// A sweepable spec field with its source location.
@@ -183,6 +183,13 @@ macro_rules! topology_spec {
             #[serde(default)]
             #[schemars(with = "Option<Sweep<String>>")]
             pub graph: Option<Field<String>>,
+            /// How the dragonfly's global links join its groups: `absolute` (the default: group
+            /// G's links lead to the other groups in increasing order), `relative` (link l to
+            /// group G + l + 1 mod g) or `circulant` (links in pairs, m + 1 groups on and back);
+            /// docs/dragonfly.md. A list sweeps.
+            #[serde(default)]
+            #[schemars(with = "Option<Sweep<GlobalArrangement>>")]
+            pub global_arrangement: Option<Field<GlobalArrangement>>,
         }
     };
 }
@@ -559,6 +566,7 @@ macro_rules! named_values {
 
 named_values!(
     TopologyKind,
+    GlobalArrangement,
     SwitchingKind,
     Routing,
     Injection,

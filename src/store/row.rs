@@ -375,6 +375,7 @@ mod tests {
             terminals_per_router: 2,
             routers_per_group: 4,
             global_links_per_router: 2,
+            global_arrangement: crate::scenario::GlobalArrangement::Absolute,
         });
         dragonfly.routing = Routing::Ugal;
         scenarios.push(dragonfly);

@@ -163,8 +163,7 @@ fn plausible_scenario() -> impl Strategy<Value = Scenario> {
         1 => (1u32..3, 1u32..4, 1u32..3).prop_map(|(p, a, h)| Topology::Dragonfly {
             terminals_per_router: p,
             routers_per_group: a,
-            global_links_per_router: h,
-        }),
+            global_links_per_router: h, global_arrangement: runner::scenario::GlobalArrangement::Absolute }),
     ];
     let switching = prop_oneof![
         Just(Switching::Wormhole),

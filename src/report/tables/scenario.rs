@@ -134,6 +134,7 @@ mod tests {
             terminals_per_router,
             routers_per_group: 4,
             global_links_per_router: 2,
+            global_arrangement: crate::scenario::GlobalArrangement::Absolute,
         })
     }
 

@@ -24,16 +24,29 @@
 //!
 //! Every link is a pair of channels, one per direction, each with V virtual channels.
 //!
-//! # Global-link arrangement: `absolute`
+//! # Global-link arrangements (`global_arrangement`)
 //!
 //! Group `G` numbers its `a h = g - 1` global links `l = x h + j` (router by router, port by
-//! port). Link `l` of group `G` leads to group `T = l` if `l < G`, else `T = l + 1` (the
-//! other groups in increasing order, skipping `G`); conversely group `G` reaches group
-//! `T != G` over its link `l(G, T) = T` if `T < G`, else `T - 1`, which leaves router
-//! `x = floor(l / h)` through global port `l mod h`. The relation is symmetric (the link
-//! between groups `i < j` is link `j - 1` of group `i` and link `i` of group `j`), so each
-//! global link is one pair of channels. This is the arrangement also called "consecutive" or
-//! "absolute" in the literature; it is the only one simulated here.
+//! port); link `l` leaves router `x = floor(l / h)` through global port `l mod h`. Which
+//! group it leads to is the arrangement (Hastings et al., Cluster 2015), and `l(G, T)` is the
+//! link of group `G` that leads to group `T != G`:
+//!
+//! - `absolute` (the default): link `l` leads to group `T = l` if `l < G`, else `l + 1` (the
+//!   other groups in increasing order, skipping `G`); `l(G, T) = T` if `T < G`, else `T - 1`.
+//!   The link between groups `i < j` is link `j - 1` of `i` and link `i` of `j`.
+//! - `relative`: link `l` leads to group `(G + l + 1) mod g`; `l(G, T) = (T - G - 1) mod g`.
+//!   Link `l` of `G` is link `g - 2 - l` of the group it leads to.
+//! - `circulant`: links in pairs, with `d = (T - G) mod g` the offset: `l(G, T) = 2 (d - 1)`
+//!   when `d <= g - d`, else `2 (g - d - 1) + 1`; link `2m` leads `m + 1` groups on, link
+//!   `2m + 1` as many back, so link `2m` of `G` is link `2m + 1` of the group it leads to (with
+//!   `g` even, the last link, `2m = g - 2`, leads to the opposite group, whose own last link
+//!   leads back).
+//!
+//! In each, every pair of groups is joined by exactly one link, and `l(G, T)` and `l(T, G)`
+//! name its two ends, so each global link is one pair of channels (a test checks the wiring
+//! of every arrangement for symmetry and for one link per pair of groups). Routes, VC classes
+//! and the zero-load formula below are written with `l(G, T)` and hold for every arrangement;
+//! what changes is which router of a group is the gateway to which group.
 //!
 //! # Routes
 //!
@@ -140,7 +153,7 @@
 //! legs, `[x_s != gw(G_s, I)] + 1 + [land(I, G_s) != gw(I, G_d)] + 1 + [land(G_d, I) != x_d]`
 //! (the tests check both for every pair and intermediate group of small dragonflies).
 
-use crate::scenario::{Routing, Scenario, VcClasses};
+use crate::scenario::{GlobalArrangement, Routing, Scenario, VcClasses};
 
 use super::super::SimError;
 use super::super::rng::Rng;
@@ -179,6 +192,8 @@ pub(crate) struct Dragonfly {
     g: u32,
     /// Terminals N = p a g (the first router id).
     terminals: u32,
+    /// Which global link leads to which group.
+    arrangement: GlobalArrangement,
 }
 
 impl Dragonfly {
@@ -199,7 +214,19 @@ impl Dragonfly {
                  terminals, routers of radix {ports})"
             )));
         }
-        Ok(Dragonfly { p, a, h, g: groups as u32, terminals: terminals as u32 })
+        Ok(Dragonfly {
+            p,
+            a,
+            h,
+            g: groups as u32,
+            terminals: terminals as u32,
+            arrangement: GlobalArrangement::Absolute,
+        })
+    }
+
+    /// The same dragonfly with its global links in `arrangement`.
+    pub(crate) fn arranged(self, arrangement: GlobalArrangement) -> Dragonfly {
+        Dragonfly { arrangement, ..self }
     }
 
     /// Routers `a g` (their ids follow the terminals').
@@ -223,16 +250,43 @@ impl Dragonfly {
         terminal / (self.p * self.a)
     }
 
-    /// The index of group `to`'s link among group `from`'s global links, `l(from, to)`.
+    /// The index of group `to`'s link among group `from`'s global links, `l(from, to)`
+    /// (`to != from`; see the module docs).
     #[inline]
-    fn link(from: u32, to: u32) -> u32 {
-        if to < from { to } else { to - 1 }
+    fn link(&self, from: u32, to: u32) -> u32 {
+        match self.arrangement {
+            GlobalArrangement::Absolute => {
+                if to < from {
+                    to
+                } else {
+                    to - 1
+                }
+            }
+            GlobalArrangement::Relative => (to + self.g - from - 1) % self.g,
+            GlobalArrangement::Circulant => {
+                let d = (to + self.g - from) % self.g;
+                if d <= self.g - d { 2 * (d - 1) } else { 2 * (self.g - d - 1) + 1 }
+            }
+        }
     }
 
     /// The group that link `l` of group `from` leads to.
     #[inline]
     fn peer(&self, from: u32, l: u32) -> u32 {
-        if l < from { l } else { l + 1 }
+        match self.arrangement {
+            GlobalArrangement::Absolute => {
+                if l < from {
+                    l
+                } else {
+                    l + 1
+                }
+            }
+            GlobalArrangement::Relative => (from + l + 1) % self.g,
+            GlobalArrangement::Circulant => {
+                let m = l / 2 + 1;
+                if l.is_multiple_of(2) { (from + m) % self.g } else { (from + self.g - m) % self.g }
+            }
+        }
     }
 
     /// The port of the local link from local index `x` to local index `y != x`.
@@ -260,7 +314,7 @@ impl Dragonfly {
             let y = (dest / self.p) % self.a;
             return if x == y { dest % self.p } else { self.local_port(x, y) };
         }
-        let l = Dragonfly::link(group, target);
+        let l = self.link(group, target);
         let gateway = l / self.h;
         if x == gateway { self.first_global() + l % self.h } else { self.local_port(x, gateway) }
     }
@@ -272,8 +326,8 @@ impl Dragonfly {
         if group == target {
             return (0, r);
         }
-        let gateway = Dragonfly::link(group, target) / self.h;
-        let landing = target * self.a + Dragonfly::link(target, group) / self.h;
+        let gateway = self.link(group, target) / self.h;
+        let landing = target * self.a + self.link(target, group) / self.h;
         (u32::from(r % self.a != gateway) + 1, landing)
     }
 
@@ -341,7 +395,7 @@ impl Network for Dragonfly {
             }
             for j in 0..self.h {
                 let to_group = self.peer(group, x * self.h + j);
-                let back = Dragonfly::link(to_group, group);
+                let back = self.link(to_group, group);
                 let to = self.terminals + to_group * self.a + back / self.h;
                 neighbor[(base + self.first_global() + j) as usize] = to;
             }
@@ -783,7 +837,7 @@ impl Routes {
         let mut queued = queue(cur, port);
         let group = (cur - df.terminals) / df.a;
         if group != target && !df.is_global(cur, port) {
-            let l = Dragonfly::link(group, target);
+            let l = df.link(group, target);
             let gateway = df.terminals + group * df.a + l / df.h;
             queued += queue(gateway, df.first_global() + l % df.h);
         }

@@ -135,6 +135,20 @@ fn topology(
         get(values, index[field])
     });
     let topology = match built {
+        Ok(Topology::Dragonfly {
+            terminals_per_router,
+            routers_per_group,
+            global_links_per_router,
+            ..
+        }) => {
+            used[GLOBAL_ARRANGEMENT] = true;
+            Topology::Dragonfly {
+                terminals_per_router,
+                routers_per_group,
+                global_links_per_router,
+                global_arrangement: get(&c.global_arrangement, index[GLOBAL_ARRANGEMENT])?,
+            }
+        }
         Ok(topology) => topology,
         Err(missing) => {
             diags.error(

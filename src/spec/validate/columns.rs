@@ -9,6 +9,7 @@ pub(super) struct Columns {
     /// The count keys of `topology:`.
     pub(super) counts: Counts,
     pub(super) graph: Values<Arc<Graph>>,
+    pub(super) global_arrangement: Values<GlobalArrangement>,
     pub(super) switching: Values<SwitchingKind>,
     pub(super) scouting_distance: Values<u32>,
     pub(super) routing: Values<Routing>,
@@ -293,6 +294,11 @@ pub(super) fn columns(s: &ScenarioSpec, spec_dir: &Path, diags: &mut Diags) -> C
         topology: r.read(TOPOLOGY, Some(&topology.kind), None),
         counts: Counts::read(&mut r, topology),
         graph: r.graphs(topology.graph.as_ref(), spec_dir),
+        global_arrangement: r.read(
+            GLOBAL_ARRANGEMENT,
+            topology.global_arrangement.as_ref(),
+            Some(GlobalArrangement::Absolute),
+        ),
         switching: r.read(SWITCHING, switching.map(|s| &s.kind), Some(SwitchingKind::Wormhole)),
         scouting_distance: r.read(
             SCOUTING,

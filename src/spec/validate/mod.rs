@@ -20,9 +20,9 @@ use super::{Experiment, Load, ModelChoice, ScenarioPoint, SimulationChoice};
 use crate::model::{self, ModelOptions};
 use crate::scenario::graph::{self, Graph};
 use crate::scenario::{
-    BroadcastOrder, Dateline, InjectionProcess, InjectionProcessKind, LengthDistributionKind,
-    MessageLengths, Routing, Scenario, Switching, SwitchingKind, TieBreak, Topology, TopologyKind,
-    Traffic,
+    BroadcastOrder, Dateline, GlobalArrangement, InjectionProcess, InjectionProcessKind,
+    LengthDistributionKind, MessageLengths, Routing, Scenario, Switching, SwitchingKind, TieBreak,
+    Topology, TopologyKind, Traffic,
 };
 use crate::scenario::{bounds, fields};
 use crate::sim::{self, SimOptions};
@@ -53,6 +53,7 @@ pub const FIELDS: [&str; fields::SWEPT.len()] = fields::SWEPT;
 
 const TOPOLOGY: usize = fields::swept_index("topology");
 const GRAPH: usize = fields::swept_index("graph");
+const GLOBAL_ARRANGEMENT: usize = fields::swept_index("global_arrangement");
 const SWITCHING: usize = fields::swept_index("switching");
 const SCOUTING: usize = fields::swept_index("scouting_distance");
 const ROUTING: usize = fields::swept_index("routing");

@@ -1,6 +1,7 @@
-//! Dragonfly tests: the wiring (absolute arrangement), exact zero-load latency for every pair
-//! and intermediate group, acyclic channel dependencies of every routing's VC classes, runs
-//! past saturation without deadlock, and the adversarial-traffic throughput of each routing.
+//! Dragonfly tests: the wiring of every global arrangement, exact zero-load latency for every
+//! pair and intermediate group, acyclic channel dependencies of every routing's VC classes (in
+//! every arrangement), runs past saturation without deadlock, and the adversarial-traffic
+//! throughput of each routing.
 
 use super::super::super::engine::{Engine, RunPlan};
 use super::super::super::routing::Router;
@@ -10,7 +11,46 @@ use super::super::super::topology::Geometry;
 use super::super::super::{Measure, SimOptions, check, simulate};
 use super::*;
 use crate::measurement::Status;
-use crate::scenario::{Ejection, Routing, Scenario, Topology, Traffic, VcClasses, VcReallocation};
+use crate::scenario::{
+    Ejection, GlobalArrangement, Routing, Scenario, Topology, Traffic, VcClasses, VcReallocation,
+};
+
+/// Every global arrangement.
+const ARRANGEMENTS: [GlobalArrangement; 3] =
+    [GlobalArrangement::Absolute, GlobalArrangement::Relative, GlobalArrangement::Circulant];
+
+/// `scenario` with its dragonfly's global links in `arrangement`.
+fn arranged(scenario: Scenario, arrangement: GlobalArrangement) -> Scenario {
+    let Topology::Dragonfly {
+        terminals_per_router,
+        routers_per_group,
+        global_links_per_router,
+        ..
+    } = scenario.topology
+    else {
+        return scenario;
+    };
+    Scenario {
+        topology: Topology::Dragonfly {
+            terminals_per_router,
+            routers_per_group,
+            global_links_per_router,
+            global_arrangement: arrangement,
+        },
+        ..scenario
+    }
+}
+
+/// The group that link `l` of group `from` leads to in a dragonfly of `g` groups, from the
+/// definitions of the module docs, written out independently of `Dragonfly`.
+fn peer_group(arrangement: GlobalArrangement, g: u32, from: u32, l: u32) -> u32 {
+    match arrangement {
+        GlobalArrangement::Absolute => l + u32::from(l >= from),
+        GlobalArrangement::Relative => (from + l + 1) % g,
+        GlobalArrangement::Circulant if l.is_multiple_of(2) => (from + l / 2 + 1) % g,
+        GlobalArrangement::Circulant => (from + g - (l - 1) / 2 - 1) % g,
+    }
+}
 
 /// A dragonfly (p, a, h) with `routing`, V and M.
 pub(crate) fn dragonfly(p: u32, a: u32, h: u32, routing: Routing, v: u32, m: u32) -> Scenario {
@@ -22,6 +62,7 @@ pub(crate) fn dragonfly(p: u32, a: u32, h: u32, routing: Routing, v: u32, m: u32
             terminals_per_router: p,
             routers_per_group: a,
             global_links_per_router: h,
+            global_arrangement: GlobalArrangement::Absolute,
         })
     }
 }
@@ -36,16 +77,23 @@ const LEAST_VCS: [(Routing, u32); 5] = [
 ];
 
 /// The sizes and neighbour table of a dragonfly.
-fn built(p: u32, a: u32, h: u32) -> (Dragonfly, Geometry) {
-    let s = dragonfly(p, a, h, Routing::Minimal, 2, 4);
+fn built(p: u32, a: u32, h: u32, arrangement: GlobalArrangement) -> (Dragonfly, Geometry) {
+    let s = arranged(dragonfly(p, a, h, Routing::Minimal, 2, 4), arrangement);
     let geometry = Geometry::new(&s.topology).unwrap();
-    (Dragonfly::new(p, a, h).unwrap(), geometry)
+    (Dragonfly::new(p, a, h).unwrap().arranged(arrangement), geometry)
 }
+
+/// Sizes with an odd and an even number of groups (the circulant arrangement's last link
+/// leads to the opposite group when g is even).
+const SIZES: [(u32, u32, u32); 6] =
+    [(1, 2, 1), (2, 4, 2), (1, 3, 2), (3, 2, 3), (1, 3, 1), (2, 3, 3)];
 
 #[test]
 fn wiring_pairs_every_link_and_joins_every_pair_of_groups_once() {
-    for (p, a, h) in [(1, 2, 1), (2, 4, 2), (1, 3, 2), (3, 2, 3)] {
-        let (df, g) = built(p, a, h);
+    for ((p, a, h), arrangement) in
+        SIZES.into_iter().flat_map(|size| ARRANGEMENTS.map(|x| (size, x)))
+    {
+        let (df, g) = built(p, a, h, arrangement);
         let ports = df.ports();
         let n = df.terminals;
         assert_eq!(g.nodes, p * a * (a * h + 1));
@@ -72,16 +120,29 @@ fn wiring_pairs_every_link_and_joins_every_pair_of_groups_once() {
         }
         let groups = df.groups();
         assert_eq!(global_pairs.len() as u32, groups * (groups - 1), "one link per pair");
-        // The absolute arrangement: link l of group G leads to group l (l < G) or l + 1.
-        let router = n + a; // R(1, 0): its global port 0 is link 0 of group 1, to group 0.
-        assert_eq!((g.downstream(router * ports + df.first_global()) - n) / a, 0);
+        // Link l = x h + j of group G leads where the arrangement's definition says.
+        for (group, l) in (0..groups).flat_map(|group| (0..a * h).map(move |l| (group, l))) {
+            let router = n + group * a + l / h;
+            let to = g.downstream(router * ports + df.first_global() + l % h);
+            let expected = peer_group(arrangement, groups, group, l);
+            assert_eq!((to - n) / a, expected, "{arrangement:?} ({p}, {a}, {h}) G{group} l{l}");
+        }
     }
 }
 
 /// Router-to-router links from terminal `s` to terminal `d`, via group `via` (or minimal),
 /// from the formulas of the module docs, written out independently of `Dragonfly`.
-fn expected_router_hops(p: u32, a: u32, h: u32, s: u32, d: u32, via: u32) -> u32 {
-    let link = |from: u32, to: u32| if to < from { to } else { to - 1 };
+fn expected_router_hops(
+    (p, a, h): (u32, u32, u32),
+    arrangement: GlobalArrangement,
+    s: u32,
+    d: u32,
+    via: u32,
+) -> u32 {
+    let groups = a * h + 1;
+    let link = |from: u32, to: u32| {
+        (0..a * h).find(|&l| peer_group(arrangement, groups, from, l) == to).unwrap_or(0)
+    };
     let gateway = |from: u32, to: u32| link(from, to) / h;
     let (rs, rd) = (s / p, d / p);
     let (gs, gd, xs, xd) = (rs / a, rd / a, rs % a, rd % a);
@@ -122,7 +183,15 @@ fn zero_load_latency_is_exact_for_every_pair_and_intermediate_group() {
         (1, 3, 2, dragonfly(1, 3, 2, Routing::Valiant, 3, 2)),
         (2, 4, 2, Scenario { router_delay: 1, ..dragonfly(2, 4, 2, Routing::UgalBooksim, 3, 4) }),
     ];
-    for (p, a, h, s) in &cases {
+    // Every case in the absolute arrangement, minimal and valiant in the others too.
+    let others =
+        cases.iter().filter(|(.., s)| matches!(s.routing, Routing::Minimal | Routing::Valiant));
+    let all =
+        cases.iter().map(|c| (c, GlobalArrangement::Absolute)).chain(others.flat_map(|c| {
+            [GlobalArrangement::Relative, GlobalArrangement::Circulant].map(|x| (c, x))
+        }));
+    for ((p, a, h, s), arrangement) in all {
+        let s = &arranged(s.clone(), arrangement);
         let n = s.nodes() as u32;
         let groups = a * h + 1;
         for source in 0..n {
@@ -143,7 +212,8 @@ fn zero_load_latency_is_exact_for_every_pair_and_intermediate_group() {
                 for via in vias {
                     let minimal = !matches!(s.routing, Routing::Minimal | Routing::Valiant);
                     let route = if minimal { NO_GROUP } else { via };
-                    let hops = 2 + expected_router_hops(*p, *a, *h, source, dest, route);
+                    let hops =
+                        2 + expected_router_hops((*p, *a, *h), arrangement, source, dest, route);
                     let (latency, measured_hops) = lone_message_with(s, source, dest, Some(via));
                     assert_eq!(measured_hops, f64::from(hops), "{source}->{dest} via {via}");
                     let zero = hops + s.message_length + s.router_delay * (hops - 1);
@@ -267,11 +337,17 @@ pub(crate) fn cyclic(edges: &[(u32, u32)]) -> bool {
 fn vc_classes_leave_no_cycle_of_channel_dependencies() {
     for (p, a, h) in [(1, 2, 1), (2, 4, 2), (1, 3, 2)] {
         for (routing, v) in LEAST_VCS.into_iter().chain([(Routing::UgalBooksim, 3)]) {
-            for vc_classes in [VcClasses::Spread, VcClasses::OnePerClass] {
+            for (vc_classes, arrangement) in [VcClasses::Spread, VcClasses::OnePerClass]
+                .into_iter()
+                .flat_map(|c| ARRANGEMENTS.map(|x| (c, x)))
+            {
                 if routing == Routing::Par && vc_classes == VcClasses::OnePerClass {
                     continue;
                 }
-                let s = Scenario { vc_classes, ..dragonfly(p, a, h, routing, v + 1, 4) };
+                let s = arranged(
+                    Scenario { vc_classes, ..dragonfly(p, a, h, routing, v + 1, 4) },
+                    arrangement,
+                );
                 let edges = dependencies(&s, true);
                 assert!(!edges.is_empty());
                 let booksim = routing == Routing::UgalBooksim;
