@@ -247,23 +247,12 @@ fn set_topology(s: &mut Scenario, key: &str, value: &str) -> Result<(), InputErr
                 Topology::Dragonfly { .. } => Some(s.topology.clone()),
                 other => Topology::example(TopologyKind::Dragonfly, other),
             };
-            let Some(Topology::Dragonfly {
-                terminals_per_router,
-                routers_per_group,
-                global_links_per_router,
-                ..
-            }) = start
-            else {
+            let Some(dragonfly @ Topology::Dragonfly { .. }) = start else {
                 return Err(InputError(
                     "`global_arrangement` applies to topology=dragonfly".into(),
                 ));
             };
-            s.topology = Topology::Dragonfly {
-                terminals_per_router,
-                routers_per_group,
-                global_links_per_router,
-                global_arrangement: arrangement,
-            };
+            s.topology = dragonfly.with_global_arrangement(arrangement);
         }
         _ if TopologyKind::reading(key).next().is_some() => {
             let value: u32 = number(key, value)?;

@@ -559,22 +559,21 @@ impl Topology {
                 }
             });
             match built {
-                Ok(topology) => return Some(topology.with_arrangement_of(self)),
+                // A dragonfly keeps its arrangement (no count sets it).
+                Ok(topology) => {
+                    let arrangement = self.global_arrangement().unwrap_or_default();
+                    return Some(topology.with_global_arrangement(arrangement));
+                }
                 Err(missing) if !kept.contains(&missing) && missing != key => kept.push(missing),
                 Err(_) => return None,
             }
         }
     }
 
-    /// The dragonfly with the global arrangement of `other` when both are dragonflies; else
-    /// itself.
-    pub fn with_arrangement_of(mut self, other: &Topology) -> Topology {
-        if let (
-            Topology::Dragonfly { global_arrangement, .. },
-            Topology::Dragonfly { global_arrangement: from, .. },
-        ) = (&mut self, other)
-        {
-            *global_arrangement = *from;
+    /// The dragonfly with its global links in `arrangement`; any other family as it is.
+    pub fn with_global_arrangement(mut self, arrangement: GlobalArrangement) -> Topology {
+        if let Topology::Dragonfly { global_arrangement, .. } = &mut self {
+            *global_arrangement = arrangement;
         }
         self
     }

@@ -16,12 +16,6 @@ use runner::sim::{Measure, SimOptions, check, simulate};
 
 use crate::common::no_panic;
 
-/// A random graph file with a random routing table, as text.
-#[derive(Clone, Debug)]
-struct Case {
-    text: String,
-}
-
 /// How a route changes the class, as written.
 fn class_word() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -33,8 +27,8 @@ fn class_word() -> impl Strategy<Value = String> {
 
 /// A ring of `n` routers `r0..` with chords, terminals per router, and for every ordered pair
 /// a random set of neighbours (any neighbour, so loops and dead ends happen), each with a
-/// random class; sometimes `escape up_down`, sometimes a stray line.
-fn case() -> impl Strategy<Value = Case> {
+/// random class; sometimes `escape up_down`, sometimes a stray line: a graph file's text.
+fn case() -> impl Strategy<Value = String> {
     (3usize..7)
         .prop_flat_map(|n| {
             let chords = prop::collection::vec((0..n, 0..n), 0..n);
@@ -106,7 +100,7 @@ fn case() -> impl Strategy<Value = Case> {
                 text.push_str(line);
                 text.push('\n');
             }
-            Case { text }
+            text
         })
 }
 
@@ -128,9 +122,9 @@ fn random_tables_are_refused_where_located_or_run_without_deadlock() {
     };
     let (accepted, refused) = (Cell::new(0), Cell::new(0));
     runner
-        .run(&case(), |case| {
-            let lines = case.text.lines().count();
-            match no_panic("parsing a table", || parse(&case.text))? {
+        .run(&case(), |text| {
+            let lines = text.lines().count();
+            match no_panic("parsing a table", || parse(&text))? {
                 Err(errors) => {
                     refused.set(refused.get() + 1);
                     for e in &errors {
@@ -157,7 +151,7 @@ fn random_tables_are_refused_where_located_or_run_without_deadlock() {
                         no_panic("simulating a table", || simulate(&s, 0.6, &options, 3, None))?;
                     let m = m.map_err(|e| TestCaseError::fail(e.to_string()))?;
                     let detail = m.detail.clone().unwrap_or_default();
-                    prop_assert!(!detail.contains("deadlock"), "{detail}\n{}", case.text);
+                    prop_assert!(!detail.contains("deadlock"), "{detail}\n{}", text);
                     prop_assert!(
                         matches!(m.status, Status::Ok | Status::Saturated),
                         "{:?}: {detail}",

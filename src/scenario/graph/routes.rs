@@ -91,12 +91,25 @@ pub struct Route {
 /// A graph file's routing table, checked (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RouteTable {
-    /// The routes in file order.
+    /// The routes grouped by (destination, router), in file order within a group: the routes
+    /// at router `u` towards router `t` are `routes[start[t R + u] .. start[t R + u + 1]]`.
     pub routes: Vec<Route>,
+    /// Where each (destination, router) group starts in `routes`, `R^2 + 1` entries.
+    pub start: Vec<u32>,
     /// `escape up_down`: VC 0 is an up*/down* escape channel.
     pub escape: bool,
     /// The VC classes messages can hold, `C` (at least 1).
     pub classes: u32,
+}
+
+impl RouteTable {
+    /// The routes at router `at` towards router `dest`, in file order.
+    pub fn at(&self, at: u32, dest: u32) -> &[Route] {
+        // `start` has R^2 + 1 entries for R routers.
+        let routers = (self.start.len() - 1).isqrt();
+        let key = dest as usize * routers + at as usize;
+        &self.routes[self.start[key] as usize..self.start[key + 1] as usize]
+    }
 }
 
 /// The `route` and `escape` lines of a file, as written.
@@ -296,7 +309,8 @@ pub(super) fn resolve(
     if !errors.is_empty() {
         return Err(errors);
     }
-    // Routes by (at, dest), in file order.
+    // Grouped by (dest, at); the sort is stable, so file order within a group.
+    routes.sort_by_key(|route| (route.dest, route.at));
     let mut start = vec![0u32; r_count * r_count + 1];
     for route in &routes {
         start[(route.dest as usize) * r_count + route.at as usize + 1] += 1;
@@ -304,45 +318,9 @@ pub(super) fn resolve(
     for i in 1..start.len() {
         start[i] += start[i - 1];
     }
-    let mut fill = start.clone();
-    let mut ordered = vec![0u32; routes.len()];
-    for (i, route) in routes.iter().enumerate() {
-        let slot = &mut fill[(route.dest as usize) * r_count + route.at as usize];
-        ordered[*slot as usize] = i as u32;
-        *slot += 1;
-    }
-    let table = Indexed { routes: &routes, start, ordered, routers: r_count };
-    let escape = lines.escape.is_some();
-    let classes = match follow(graph, &table, escape, &names) {
-        Ok(classes) => classes,
-        Err(error) => return Err(vec![error]),
-    };
-    Ok(Some(RouteTable { routes, escape, classes }))
-}
-
-/// The routes grouped by (at, dest).
-struct Indexed<'r> {
-    routes: &'r [Route],
-    /// Start of each (dest, at) group in `ordered`, at `dest * R + at`.
-    start: Vec<u32>,
-    /// Indices into `routes`, grouped.
-    ordered: Vec<u32>,
-    routers: usize,
-}
-
-impl Indexed<'_> {
-    /// The positions in `ordered` of the routes at `at` towards `dest`.
-    fn range(&self, at: u32, dest: u32) -> std::ops::Range<usize> {
-        let key = dest as usize * self.routers + at as usize;
-        self.start[key] as usize..self.start[key + 1] as usize
-    }
-
-    /// The routes at `at` towards `dest`.
-    fn at(&self, at: u32, dest: u32) -> impl Iterator<Item = &Route> {
-        let key = dest as usize * self.routers + at as usize;
-        let range = self.start[key] as usize..self.start[key + 1] as usize;
-        self.ordered[range].iter().map(|&i| &self.routes[i as usize])
-    }
+    let mut table = RouteTable { routes, start, escape: lines.escape.is_some(), classes: 1 };
+    table.classes = follow(graph, &table, &names).map_err(|error| vec![error])?;
+    Ok(Some(table))
 }
 
 /// DFS colours of a state.
@@ -352,12 +330,8 @@ const BLACK: u8 = 2;
 
 /// Follows every message through the table (see the module docs): dead ends, loops and the
 /// class count, then the channel dependencies' cycle unless `escape`. Returns `C`.
-fn follow(
-    graph: &Graph,
-    table: &Indexed<'_>,
-    escape: bool,
-    names: &[&str],
-) -> Result<u32, GraphError> {
+fn follow(graph: &Graph, table: &RouteTable, names: &[&str]) -> Result<u32, GraphError> {
+    let escape = table.escape;
     let r_count = graph.routers.len();
     let states = r_count * MAX_CLASSES as usize;
     let state = |router: u32, class: u32| router as usize * MAX_CLASSES as usize + class as usize;
@@ -394,7 +368,7 @@ fn follow(
             colour[state(source, 0)] = GREY;
             reached.push((source, 0));
             while let Some(&mut (at, class, by, ref mut tried)) = stack.last_mut() {
-                let options = table.range(at, dest);
+                let options = table.at(at, dest);
                 if options.is_empty() {
                     let (from, to) = (names[at as usize], names[dest as usize]);
                     return Err(match by {
@@ -423,7 +397,7 @@ fn follow(
                     stack.pop();
                     continue;
                 }
-                let route = &table.routes[table.ordered[options.start + *tried] as usize];
+                let route = &options[*tried];
                 *tried += 1;
                 let next_class = route.class.apply(class);
                 if next_class >= MAX_CLASSES {
@@ -595,7 +569,8 @@ mod tests {
     fn a_ring_with_a_dateline_class_is_accepted_and_without_one_refused() {
         let accepted = table(&clockwise(" class 1")).unwrap().unwrap();
         assert_eq!((accepted.routes.len(), accepted.classes, accepted.escape), (12, 2, false));
-        assert_eq!(accepted.routes[9].class, ClassChange::Set(1));
+        // d's routes (router 3) cross the dateline: towards a (router 0) in class 1.
+        assert_eq!(accepted.at(3, 0)[0].class, ClassChange::Set(1));
         // Without the dateline the four clockwise channels wait on each other.
         let (line, _) = refused(&clockwise(""), "channel dependencies form a cycle");
         assert!(line > 8);

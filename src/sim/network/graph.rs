@@ -250,28 +250,21 @@ impl GraphNetwork {
                 up_down[row + u as usize] = best;
             }
         }
+        // The parser's grouping by (destination, router), in ports.
         let table = graph.table.as_ref().map(|table| {
-            let key = |at: u32, dest: u32| dest as usize * r_count + at as usize;
-            let mut start = vec![0u32; r_count * r_count + 1];
-            for route in &table.routes {
-                start[key(route.at, route.dest) + 1] += 1;
-            }
-            for i in 1..start.len() {
-                start[i] += start[i - 1];
-            }
-            let mut fill = start.clone();
-            let mut hops = vec![(0, ClassChange::Keep); table.routes.len()];
-            for route in &table.routes {
-                // The parser checked that `next` is a neighbour.
-                let port = adjacent[route.at as usize]
-                    .iter()
-                    .find(|&&(to, _)| to == route.next)
-                    .map_or(0, |&(_, port)| port);
-                let slot = &mut fill[key(route.at, route.dest)];
-                hops[*slot as usize] = (port, route.class);
-                *slot += 1;
-            }
-            Box::new(Table { start, hops })
+            let hops = table
+                .routes
+                .iter()
+                .map(|route| {
+                    // The parser checked that `next` is a neighbour.
+                    let port = adjacent[route.at as usize]
+                        .iter()
+                        .find(|&&(to, _)| to == route.next)
+                        .map_or(0, |&(_, port)| port);
+                    (port, route.class)
+                })
+                .collect();
+            Box::new(Table { start: table.start.clone(), hops })
         });
         Ok(GraphNetwork {
             terminals,

@@ -135,19 +135,9 @@ fn topology(
         get(values, index[field])
     });
     let topology = match built {
-        Ok(Topology::Dragonfly {
-            terminals_per_router,
-            routers_per_group,
-            global_links_per_router,
-            ..
-        }) => {
+        Ok(topology @ Topology::Dragonfly { .. }) => {
             used[GLOBAL_ARRANGEMENT] = true;
-            Topology::Dragonfly {
-                terminals_per_router,
-                routers_per_group,
-                global_links_per_router,
-                global_arrangement: get(&c.global_arrangement, index[GLOBAL_ARRANGEMENT])?,
-            }
+            topology.with_global_arrangement(get(&c.global_arrangement, index[GLOBAL_ARRANGEMENT])?)
         }
         Ok(topology) => topology,
         Err(missing) => {

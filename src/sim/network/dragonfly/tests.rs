@@ -21,24 +21,8 @@ const ARRANGEMENTS: [GlobalArrangement; 3] =
 
 /// `scenario` with its dragonfly's global links in `arrangement`.
 fn arranged(scenario: Scenario, arrangement: GlobalArrangement) -> Scenario {
-    let Topology::Dragonfly {
-        terminals_per_router,
-        routers_per_group,
-        global_links_per_router,
-        ..
-    } = scenario.topology
-    else {
-        return scenario;
-    };
-    Scenario {
-        topology: Topology::Dragonfly {
-            terminals_per_router,
-            routers_per_group,
-            global_links_per_router,
-            global_arrangement: arrangement,
-        },
-        ..scenario
-    }
+    let topology = scenario.topology.clone().with_global_arrangement(arrangement);
+    Scenario { topology, ..scenario }
 }
 
 /// The group that link `l` of group `from` leads to in a dragonfly of `g` groups, from the
