@@ -139,8 +139,8 @@ pub enum Routing {
     /// Dragonfly Valiant routing: minimally to a random intermediate group, then minimally on;
     /// on the HyperX, in dimension order to a random intermediate router, then on.
     Valiant,
-    /// Dragonfly UGAL-L: minimal or Valiant per message, chosen at the source router from the
-    /// occupancy of its two candidate output ports.
+    /// UGAL-L: minimal or Valiant per message, chosen at the source router from the occupancy
+    /// of its two candidate output ports (the dragonfly; the HyperX).
     Ugal,
     /// Dragonfly UGAL-G: as UGAL-L, but the choice weighs the queues of each route's global
     /// channel (and of the local channel to it) in the source group, wherever they are.
@@ -152,6 +152,11 @@ pub enum Routing {
     /// instead of a group, minimal iff the minimal port's occupancy is at most twice the other
     /// port's plus 30 flits, decided once at the source router, a VC class per phase.
     UgalBooksim,
+    /// The HyperX's DAL (dimensionally adaptive, load-balanced; Ahn et al., SC 2009): minimal
+    /// adaptive hops in any unaligned dimension, or a deroute to another coordinate of one
+    /// (at most one per dimension) when the minimal links are the more loaded, over a
+    /// dimension-order escape channel.
+    Dal,
     /// A graph file's own routing table: its `route` lines give the allowed next hops and VC
     /// classes per router and destination (checked deadlock-free when loaded), optionally
     /// over an up*/down* escape channel.
@@ -160,7 +165,7 @@ pub enum Routing {
 
 impl Routing {
     /// Every routing, in the order the CLI lists them.
-    pub const ALL: [Routing; 16] = [
+    pub const ALL: [Routing; 17] = [
         Routing::DimensionOrder,
         Routing::Adaptive,
         Routing::Duato,
@@ -176,6 +181,7 @@ impl Routing {
         Routing::UgalGlobal,
         Routing::Par,
         Routing::UgalBooksim,
+        Routing::Dal,
         Routing::Table,
     ];
 
@@ -197,6 +203,7 @@ impl Routing {
             Routing::UgalGlobal => "ugal_global",
             Routing::Par => "par",
             Routing::UgalBooksim => "ugal_booksim",
+            Routing::Dal => "dal",
             Routing::Table => "table",
         }
     }

@@ -79,8 +79,9 @@ pub struct Cache {
 /// did not (no default moved), so their cached entries must not be read; 21:
 /// `ugal_threshold` and `prime_power` (the Slim Fly), and the results of the dragonfly's `ugal` moved (its threshold's default
 /// and its minimal routes' VC classes) while `sim::VERSION` did not; 22:
-/// `up_links_per_switch` (the tapered k-ary n-tree); 23: `global_arrangement` (the dragonfly).
-const FORMAT: u32 = 23;
+/// `up_links_per_switch` (the tapered k-ary n-tree); 23: `global_arrangement` (the dragonfly);
+/// 24: `trunking` (the HyperX).
+const FORMAT: u32 = 24;
 
 /// The largest entry read, in bytes (entries are 1-10 KB, a simulation's a few KB more with its
 /// binned histograms and, with `link_loads`, one count per link; a Curve entry holds up to
@@ -318,7 +319,7 @@ mod tests {
     const ID: &str = "ab0123456789";
 
     /// blake3 of `Row`'s field names (sorted), as of the current `FORMAT`.
-    const ROW_SHAPE: &str = "6b773bb3ca8d9443";
+    const ROW_SHAPE: &str = "6516597d3773aaef";
 
     #[test]
     fn the_entry_format_follows_the_row_shape() {

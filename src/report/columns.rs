@@ -447,6 +447,7 @@ const VALUE_NAMES: &[(&str, &str, &str)] = &[
     ("routing", "valiant", "VAL"),
     ("routing", "ugal", "UGAL-L"),
     ("routing", "ugal_global", "UGAL-G"),
+    ("routing", "dal", "DAL"),
     ("routing", "par", "PAR"),
     ("routing", "ugal_booksim", "UGAL (BookSim)"),
     ("routing", "table", "routing table"),

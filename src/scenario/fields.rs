@@ -378,6 +378,9 @@ macro_rules! each_column {
             /// k-ary n-tree: links up per switch below the top level u (k for the full tree,
             /// fewer for a tapered one); null for other topologies.
             up_links_per_switch: OptU32;
+            /// HyperX: links between each pair of neighbouring routers K (1 unless trunked);
+            /// null for other topologies.
+            trunking: OptU32;
             /// Graph: the file as the spec names it, relative to the spec's directory; null for other
             /// topologies.
             graph: OptStr;
@@ -641,6 +644,10 @@ pub const FIELDS: &[Field] = &[
     .described()
     .display(display("u", "up links per switch", ""))
     .header(header("Up links per switch u", "", "$u$", "")),
+    field("trunking", count(1, MAX_COUNT), |s| maybe_count(s.topology.count("trunking")))
+        .described()
+        .display(display("K", "links per router pair", ""))
+        .header(header("Trunking K", "", "$K$", "")),
     field("graph", Value::Text, |s| maybe_text(s.topology.graph().map(|g| g.file.clone())))
         .described()
         .header(header("Graph", "", "Graph", "")),

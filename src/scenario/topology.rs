@@ -89,6 +89,11 @@ pub enum Topology {
         dimensions: u32,
         /// Terminals per router T >= 1.
         terminals_per_router: u32,
+        /// Links between each pair of neighbouring routers, the paper's trunking `K >= 2`;
+        /// `None`: one link, `K = 1` (left out of the serialized form, so its task ids are
+        /// unchanged).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        trunking: Option<u32>,
     },
     /// Slim Fly (Besta and Hoefler, SC 2014): the MMS graph of diameter 2 over the field of
     /// order `q`, `2 q^2` routers of network radix `k' = (3q - δ)/2` (`q = 4w + δ`), with `p`
@@ -283,7 +288,7 @@ impl Topology {
             }
             Topology::Hypercube { dimensions } => 1u64.checked_shl(dimensions).unwrap_or(u64::MAX),
             Topology::FatTree { processors } => processors as u64,
-            Topology::HyperX { radix, dimensions, terminals_per_router } => (radix as u64)
+            Topology::HyperX { radix, dimensions, terminals_per_router, .. } => (radix as u64)
                 .checked_pow(dimensions)
                 .unwrap_or(u64::MAX)
                 .saturating_mul(u64::from(terminals_per_router)),
@@ -366,6 +371,9 @@ macro_rules! each_topology_count {
             /// bisection tree, when left out; u < k tapers every level by u/k (k:u
             /// oversubscription).
             up_links_per_switch;
+            /// Links between each pair of neighbouring routers K >= 1 (hyperx; the paper's
+            /// trunking); 1 when left out.
+            trunking;
         }
     };
 }
@@ -396,7 +404,7 @@ impl TopologyKind {
             TopologyKind::Dragonfly => {
                 &["terminals_per_router", "routers_per_group", "global_links_per_router"]
             }
-            TopologyKind::HyperX => &["radix", "dimensions", "terminals_per_router"],
+            TopologyKind::HyperX => &["radix", "dimensions", "terminals_per_router", "trunking"],
             TopologyKind::SlimFly => &["prime_power", "terminals_per_router"],
             TopologyKind::Graph => &["graph"],
         }
@@ -428,8 +436,8 @@ impl Topology {
                 global_links_per_router: h,
                 ..
             } => &[p, a, h],
-            Topology::HyperX { radix, dimensions, terminals_per_router } => {
-                &[radix, dimensions, terminals_per_router]
+            Topology::HyperX { radix, dimensions, terminals_per_router, trunking } => {
+                &[radix, dimensions, terminals_per_router, trunking.unwrap_or(1)]
             }
             Topology::SlimFly { prime_power, terminals_per_router } => {
                 &[prime_power, terminals_per_router]
@@ -488,6 +496,8 @@ impl Topology {
                     radix,
                     dimensions: need("dimensions")?,
                     terminals_per_router: need("terminals_per_router").unwrap_or(radix),
+                    // One link per pair is the default: one network, one identity.
+                    trunking: need("trunking").ok().filter(|&k| k != 1),
                 }
             }
             TopologyKind::SlimFly => {
@@ -530,7 +540,7 @@ impl Topology {
                 Topology::KaryNTree { radix: 4, dimensions: 3, up_links_per_switch: None }
             }
             TopologyKind::HyperX => {
-                Topology::HyperX { radix, dimensions, terminals_per_router: radix }
+                Topology::HyperX { radix, dimensions, terminals_per_router: radix, trunking: None }
             }
             TopologyKind::SlimFly if from.family() == kind => from.clone(),
             TopologyKind::SlimFly => Topology::SlimFly { prime_power: 5, terminals_per_router: 4 },
@@ -619,8 +629,11 @@ impl Topology {
             Topology::KaryNTree { radix, dimensions, up_links_per_switch: Some(u) } => {
                 format!("{radix}-ary {dimensions}-tree u={u}")
             }
-            Topology::HyperX { radix, dimensions, terminals_per_router } => {
+            Topology::HyperX { radix, dimensions, terminals_per_router, trunking: None } => {
                 format!("HyperX S={radix} L={dimensions} T={terminals_per_router}")
+            }
+            Topology::HyperX { radix, dimensions, terminals_per_router, trunking: Some(k) } => {
+                format!("HyperX S={radix} L={dimensions} T={terminals_per_router} K={k}")
             }
             Topology::SlimFly { prime_power, terminals_per_router } => {
                 format!("Slim Fly q={prime_power} p={terminals_per_router}")
@@ -648,7 +661,13 @@ mod tests {
                 global_arrangement: crate::scenario::GlobalArrangement::Absolute,
             },
             Topology::KaryNTree { radix: 4, dimensions: 3, up_links_per_switch: None },
-            Topology::HyperX { radix: 4, dimensions: 2, terminals_per_router: 2 },
+            Topology::HyperX { radix: 4, dimensions: 2, terminals_per_router: 2, trunking: None },
+            Topology::HyperX {
+                radix: 3,
+                dimensions: 2,
+                terminals_per_router: 2,
+                trunking: Some(2),
+            },
             Topology::SlimFly { prime_power: 5, terminals_per_router: 4 },
         ]
     }

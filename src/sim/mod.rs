@@ -158,12 +158,15 @@
 //!   `2h + M + router_delay (2h - 1)`, h the nearest-common-ancestor level (derived and tested per
 //!   pair in `network/kary_ntree/tests.rs`).
 //! - HyperX (Ahn, Binkert, Davis, McLaren and Schreiber, SC 2009; `network::hyperx`,
-//!   `docs/hyperx.md`): `S^L` routers, each linked to every router that differs from it in one
-//!   coordinate, `T` terminals each (`L = 2`, `T = S`: the flattened butterfly); terminals are
-//!   the nodes, routers the further ids. `dimension_order` (one hop per differing dimension,
-//!   lowest first, acyclic with one VC), `adaptive` (every differing dimension, no deadlock
-//!   avoidance), `duato` (adaptive with a dimension-order escape VC) and `valiant` (to a random
-//!   intermediate router and on, a VC class per phase). Zero-load latency exactly `hops + M +
+//!   `docs/hyperx.md`): `S^L` routers, each linked by `K` links (`trunking`) to every router
+//!   that differs from it in one coordinate, `T` terminals each (`L = 2`, `T = S`: the
+//!   flattened butterfly); terminals are the nodes, routers the further ids.
+//!   `dimension_order` (one hop per differing dimension, lowest first, acyclic with one VC),
+//!   `adaptive` (every differing dimension, no deadlock avoidance), `duato` (adaptive with a
+//!   dimension-order escape VC), `valiant` (to a random intermediate router and on, a VC class
+//!   per phase), `ugal` (minimal or Valiant per message from the source router's occupancies)
+//!   and `dal` (per hop minimal or a deroute within a differing dimension, once per dimension,
+//!   over a dimension-order escape VC). Zero-load latency exactly `hops + M +
 //!   router_delay (hops - 1)` with `hops = 2 +` the router links (derived and tested per pair,
 //!   and per intermediate router for Valiant, in `network/hyperx/tests.rs`).
 //! - Slim Fly (Besta and Hoefler, SC 2014; `network::slim_fly`, `docs/slim_fly.md`): the MMS
@@ -1129,6 +1132,7 @@ pub fn bench_configurations() -> Vec<(&'static str, Scenario, f64, SimOptions)> 
                     radix: 8,
                     dimensions: 2,
                     terminals_per_router: 8,
+                    trunking: None,
                 })
             },
             0.032,

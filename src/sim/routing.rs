@@ -315,8 +315,8 @@ impl Router {
         }
         if let Some(routes) = hyperx::Routes::new(scenario)? {
             return Ok(Router {
+                decides_at_source: routes.decides(),
                 cases: Cases::HyperX(routes),
-                decides_at_source: false,
                 decides_once: false,
                 name,
             });
@@ -391,7 +391,7 @@ impl Router {
             (Cases::Cube(cube), _) if cube.random_ties || cube.up_port == Some(UpPort::Random) => {
                 rng.next_u64() as u32
             }
-            (Cases::HyperX(routes), Family::HyperX(hx)) => routes.draw(hx, rng),
+            (Cases::HyperX(routes), Family::HyperX(hx)) => routes.draw(hx, rng).unwrap_or(NO_GROUP),
             (Cases::SlimFly(routes), Family::SlimFly(sf)) if routes.draws_intermediate() => {
                 routes.draw(sf, rng)
             }
@@ -417,6 +417,9 @@ impl Router {
         match (&self.cases, &geometry.family) {
             (Cases::Dragonfly(routes), Family::Dragonfly(df)) => {
                 routes.decide(df, cur, header, occupancy)
+            }
+            (Cases::HyperX(routes), Family::HyperX(hx)) => {
+                routes.decide(hx, cur, header, occupancy)
             }
             _ => header.level,
         }
@@ -444,7 +447,9 @@ impl Router {
             (Cases::Graph(routes), Family::Graph(net)) => {
                 routes.after_hop(net, cur, port, vc, level)
             }
-            (Cases::HyperX(routes), _) => routes.after_hop(vc),
+            (Cases::HyperX(routes), Family::HyperX(hx)) => {
+                routes.after_hop(hx, cur, port, vc, level)
+            }
             (Cases::SlimFly(routes), Family::SlimFly(sf)) => routes.after_hop(sf, cur, port, level),
             _ => level,
         }
@@ -463,7 +468,8 @@ impl Router {
             Cases::Cube(cube) if cube.nbc_levels > 0 || cube.dimension_order != [0, 0] => {
                 cube.adaptive
             }
-            Cases::Cube(_) | Cases::Dragonfly(_) | Cases::HyperX(_) | Cases::SlimFly(_) => 0,
+            Cases::Cube(_) | Cases::Dragonfly(_) | Cases::SlimFly(_) => 0,
+            Cases::HyperX(routes) => routes.atomic_vcs(),
             Cases::Graph(routes) => routes.atomic_vcs(),
         }
     }
@@ -475,7 +481,8 @@ impl Router {
                 vc < cube.nbc_levels
                     || (cube.dimension_order[0] | cube.dimension_order[1]) >> vc & 1 == 1
             }
-            Cases::Dragonfly(_) | Cases::HyperX(_) | Cases::SlimFly(_) => false,
+            Cases::Dragonfly(_) | Cases::SlimFly(_) => false,
+            Cases::HyperX(routes) => routes.is_escape(vc),
             Cases::Graph(routes) => routes.is_escape(vc),
         }
     }
@@ -664,6 +671,14 @@ impl Cube {
                     scenario.routing.as_str()
                 )));
             }
+            // `hyperx::Routes::new` took it on the HyperX.
+            Routing::Dal => {
+                return Err(SimError(format!(
+                    "routing dal (dimensionally adaptive, load-balanced) is the HyperX's, not \
+                     the {}'s",
+                    scenario.topology.kind()
+                )));
+            }
             // `graph::Routes::new` took it on a graph.
             Routing::Table => {
                 return Err(SimError(format!(
@@ -748,12 +763,17 @@ impl Cube {
             let vcs = self.dimension_order[usize::from(!wraps)];
             // Duato (adaptive VCs present): the escape class is the fallback.
             let (mask, fallback) = if self.adaptive != 0 { (0, vcs) } else { (vcs, 0) };
-            match out.iter_mut().find(|c| c.port == step.port) {
-                Some(candidate) => {
-                    candidate.mask |= mask;
-                    candidate.fallback |= fallback;
+            // The step's links in parallel (the HyperX's trunking), any of them.
+            let parallel =
+                if geometry.parallel_links == 1 { 1 } else { geometry.parallel_at(cur, step.port) };
+            for port in step.port..step.port + parallel {
+                match out.iter_mut().find(|c| c.port == port) {
+                    Some(candidate) => {
+                        candidate.mask |= mask;
+                        candidate.fallback |= fallback;
+                    }
+                    None => out.push(Candidate { port, mask, fallback }),
                 }
-                None => out.push(Candidate { port: step.port, mask, fallback }),
             }
         }
     }

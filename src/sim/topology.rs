@@ -113,8 +113,13 @@ impl Family {
             Topology::KaryNTree { radix, dimensions, up_links_per_switch } => Family::KaryNTree(
                 KaryNTree::new(radix, dimensions, up_links_per_switch.unwrap_or(radix))?,
             ),
-            Topology::HyperX { radix, dimensions, terminals_per_router } => {
-                Family::HyperX(HyperX::new(radix, dimensions, terminals_per_router)?)
+            Topology::HyperX { radix, dimensions, terminals_per_router, trunking } => {
+                Family::HyperX(HyperX::new(
+                    radix,
+                    dimensions,
+                    terminals_per_router,
+                    trunking.unwrap_or(1),
+                )?)
             }
             Topology::SlimFly { prime_power, terminals_per_router } => {
                 Family::SlimFly(SlimFly::new(prime_power, terminals_per_router)?)
@@ -152,6 +157,10 @@ pub(crate) struct Geometry {
     pub(crate) nodes: u32,
     /// Network output ports per router.
     pub(crate) ports: u32,
+    /// Links in parallel between two neighbouring routers, on consecutive ports (the HyperX's
+    /// trunking `K`; 1 on every other family): a step's port between two routers is the first
+    /// of them ([`Geometry::parallel_at`]).
+    pub(crate) parallel_links: u32,
     /// Downstream router of each physical channel, `NO_LINK` where there is no link.
     neighbor: Vec<u32>,
 }
@@ -163,7 +172,8 @@ impl Geometry {
             let (terminals, routers, ports) = GraphNetwork::sizes(graph);
             if u64::from(terminals) + u64::from(routers) > MAX_NODES || routers == 0 {
                 return Err(SimError(format!(
-                    "graph {} is too large for the simulator ({terminals} terminals, {routers}                      routers)",
+                    "graph {} is too large for the simulator ({terminals} terminals, {routers} \
+                     routers)",
                     graph.file
                 )));
             }
@@ -233,8 +243,9 @@ impl Geometry {
                     channel_slots: u64::from(tree.routers()) * u64::from(tree.ports()),
                 }
             }
-            Topology::HyperX { radix, dimensions, terminals_per_router } => {
-                let hyperx = HyperX::new(radix, dimensions, terminals_per_router)?;
+            Topology::HyperX { radix, dimensions, terminals_per_router, trunking } => {
+                let hyperx =
+                    HyperX::new(radix, dimensions, terminals_per_router, trunking.unwrap_or(1))?;
                 Size {
                     radix,
                     dims: dimensions,
@@ -300,14 +311,28 @@ impl Geometry {
         let size = Geometry::check(topology)?;
         let family = Family::new(topology, &size)?;
         let (ports, neighbor) = each_family!(&family, net => (net.ports(), net.neighbors()));
+        let parallel_links = match &family {
+            Family::HyperX(hyperx) => hyperx.trunking(),
+            _ => 1,
+        };
         Ok(Geometry {
             family,
             size,
             digits: Digits::new(size.radix, size.dims),
             nodes: topology.nodes() as u32,
             ports,
+            parallel_links,
             neighbor,
         })
+    }
+
+    /// The links in parallel from router `router` through `port` onwards, on consecutive
+    /// ports: the HyperX's trunking `K` on a link between two routers, else 1.
+    pub(crate) fn parallel_at(&self, router: u32, port: u32) -> u32 {
+        match &self.family {
+            Family::HyperX(hyperx) => hyperx.parallel_at(router, port),
+            _ => 1,
+        }
     }
 
     /// Number of physical channel slots (`routers * ports`, including missing links).

@@ -335,6 +335,12 @@ fn spec_with(field: &str, value: &str) -> String {
             String::new(),
             String::new(),
         ),
+        "trunking" => (
+            format!("{{kind: hyperx, radix: 4, dimensions: 2, trunking: {value}}}"),
+            String::new(),
+            String::new(),
+            String::new(),
+        ),
         "prime_power" => (
             format!("{{kind: slim_fly, prime_power: {value}}}"),
             String::new(),

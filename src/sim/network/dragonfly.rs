@@ -508,7 +508,9 @@ impl Routes {
             && !weighs
         {
             return Err(SimError(format!(
-                "ugal_threshold ({threshold}) is the threshold of the dragonfly's ugal,                  ugal_global and par routings, but the routing is {name}: leave it out"
+                "ugal_threshold ({threshold}) is the threshold of the dragonfly's ugal, \
+                 ugal_global and par routings and of the HyperX's ugal and dal, but the routing \
+                 is {name}: leave it out"
             )));
         }
         if !scenario.vc_classes.is_spread() && scenario.topology.dragonfly().is_none() {
@@ -577,11 +579,7 @@ impl Routes {
             ));
         }
         let all = class_bits(v, 1, 0);
-        // UGAL's threshold: by default one message's (packet's) flits on a hop, as a buffer
-        // holds them.
-        let message = scenario.packet_size.unwrap_or(u32::MAX).min(scenario.message_length);
-        let threshold =
-            u64::from(scenario.ugal_threshold.unwrap_or(message.min(scenario.buffer_depth)));
+        let threshold = u64::from(super::ugal_threshold(scenario));
         let classes = scenario.vc_classes;
         let routes = match (mode, classes) {
             // A VC class per phase (`local`), the VCs `v mod 3 = phase` or one VC each.

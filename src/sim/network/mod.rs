@@ -76,6 +76,15 @@ pub(crate) trait Network {
     fn link_class(&self, router: u32, port: u32, downstream: u32) -> String;
 }
 
+/// The threshold of the UGAL-like routings (the dragonfly's `ugal`, `ugal_global` and `par`, the
+/// HyperX's `ugal` and `dal`), in flits: `ugal_threshold`, by default one message's (packet's)
+/// flits on a hop, as one buffer holds them (`message_length`, or `packet_size` when shorter,
+/// at most `buffer_depth`).
+pub(crate) fn ugal_threshold(scenario: &Scenario) -> u32 {
+    let message = scenario.packet_size.unwrap_or(u32::MAX).min(scenario.message_length);
+    scenario.ugal_threshold.unwrap_or(message.min(scenario.buffer_depth))
+}
+
 /// The checks a family with its own routing cases shares: wormhole or virtual cut-through
 /// switching only, and no
 /// `escape_channels` (its routings fix their own VC use). `network` names it in messages

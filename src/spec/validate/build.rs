@@ -260,12 +260,24 @@ fn routing(
             | Routing::Par
             | Routing::UgalBooksim
     );
-    let hyperx_valiant = routing == Routing::Valiant && matches!(topology, Topology::HyperX { .. });
-    if !on_graph && !hyperx_valiant && dragonfly_routing != topology.dragonfly().is_some() {
+    let hyperx = matches!(topology, Topology::HyperX { .. });
+    if routing == Routing::Dal && !hyperx {
         diags.error(
             routing_location,
             format!(
-                "routing `{}` does not fit topology `{}`: minimal, valiant, ugal, ugal_global, par and ugal_booksim are the dragonfly's routings (valiant also the HyperX's, minimal and valiant the Slim Fly's), and the dragonfly routes with them only",
+                "routing `dal` does not fit topology `{}`: dal (dimensionally adaptive, load-balanced routing) is the HyperX's",
+                topology.kind()
+            ),
+            Some("use `topology.kind: hyperx`, or a routing of this topology".into()),
+        );
+        return None;
+    }
+    let hyperx_own = hyperx && matches!(routing, Routing::Valiant | Routing::Ugal);
+    if !on_graph && !hyperx_own && dragonfly_routing != topology.dragonfly().is_some() {
+        diags.error(
+            routing_location,
+            format!(
+                "routing `{}` does not fit topology `{}`: minimal, valiant, ugal, ugal_global, par and ugal_booksim are the dragonfly's routings (valiant and ugal also the HyperX's, minimal and valiant the Slim Fly's), and the dragonfly routes with them only",
                 routing.as_str(),
                 topology.kind()
             ),
