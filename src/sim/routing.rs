@@ -152,6 +152,9 @@ pub(crate) struct Router {
 enum Cases {
     /// The routings of this module, on tori, meshes, hypercubes and the fat-trees.
     Cube(Cube),
+    /// This module's routings on a HyperX with `K > 1` links per router pair: the
+    /// dimension-order step on every one of its links ([`Cube::spread_over_trunk`]).
+    Trunked(Cube),
     /// A dragonfly routing (`network::dragonfly`).
     Dragonfly(dragonfly::Routes),
     /// A graph routing (`network::graph`).
@@ -275,6 +278,18 @@ fn pick(draw: u32, router: u32, count: usize) -> usize {
     ((u128::from(x) * count as u128) >> 64) as usize
 }
 
+/// Adds `candidate`'s VCs to the candidate of its port in `out`, or appends it.
+#[inline(always)]
+fn merge_candidate(out: &mut Vec<Candidate>, candidate: Candidate) {
+    match out.iter_mut().find(|c| c.port == candidate.port) {
+        Some(c) => {
+            c.mask |= candidate.mask;
+            c.fallback |= candidate.fallback;
+        }
+        None => out.push(candidate),
+    }
+}
+
 /// Bits `lo..hi` set.
 fn bits(lo: u32, hi: u32) -> u64 {
     let upto = |n: u32| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -333,7 +348,10 @@ impl Router {
         }
         refuse_unsupported(scenario, size)?;
         let cube = Cube::new(scenario, size)?;
-        Ok(Router { cases: Cases::Cube(cube), decides_at_source: false, decides_once: false, name })
+        let trunked =
+            matches!(scenario.topology, Topology::HyperX { trunking: Some(k), .. } if k > 1);
+        let cases = if trunked { Cases::Trunked(cube) } else { Cases::Cube(cube) };
+        Ok(Router { cases, decides_at_source: false, decides_once: false, name })
     }
 
     /// Whether messages draw random tie-break bits (the torus's `tie_break: random`).
@@ -373,6 +391,10 @@ impl Router {
             }
             (Cases::Graph(routes), Family::Graph(net)) => routes.candidates(net, cur, header, out),
             (Cases::HyperX(routes), Family::HyperX(hx)) => routes.candidates(hx, cur, header, out),
+            (Cases::Trunked(cube), _) => {
+                cube.candidates(geometry, cur, header, out);
+                cube.spread_over_trunk(geometry, cur, header, out);
+            }
             (Cases::SlimFly(routes), Family::SlimFly(sf)) => {
                 routes.candidates(sf, cur, header, out)
             }
@@ -464,14 +486,14 @@ impl Router {
     /// 2-flit messages). Escape and deterministic VCs, turn models, up*/down* and the
     /// dragonfly's classes are acyclic by themselves, so their VCs may queue messages.
     pub(crate) fn atomic_vcs(&self) -> u64 {
-        match &self.cases {
-            Cases::Cube(cube) if cube.nbc_levels > 0 || cube.dimension_order != [0, 0] => {
-                cube.adaptive
-            }
-            Cases::Cube(_) | Cases::Dragonfly(_) | Cases::SlimFly(_) => 0,
-            Cases::HyperX(routes) => routes.atomic_vcs(),
-            Cases::Graph(routes) => routes.atomic_vcs(),
-        }
+        let cube = match &self.cases {
+            Cases::Cube(cube) => cube,
+            Cases::Trunked(cube) => cube,
+            Cases::Dragonfly(_) | Cases::SlimFly(_) => return 0,
+            Cases::HyperX(routes) => return routes.atomic_vcs(),
+            Cases::Graph(routes) => return routes.atomic_vcs(),
+        };
+        if cube.nbc_levels > 0 || cube.dimension_order != [0, 0] { cube.adaptive } else { 0 }
     }
 
     /// Whether `vc` belongs to the deadlock-free (escape or deterministic) part.
@@ -480,6 +502,10 @@ impl Router {
             Cases::Cube(cube) => {
                 vc < cube.nbc_levels
                     || (cube.dimension_order[0] | cube.dimension_order[1]) >> vc & 1 == 1
+            }
+            // A HyperX has no Nbc levels.
+            Cases::Trunked(cube) => {
+                (cube.dimension_order[0] | cube.dimension_order[1]) >> vc & 1 == 1
             }
             Cases::Dragonfly(_) | Cases::SlimFly(_) => false,
             Cases::HyperX(routes) => routes.is_escape(vc),
@@ -708,7 +734,7 @@ impl Cube {
 
     /// Fills `out` (cleared by the caller) with the allowed output VCs from `cur` towards
     /// `header.dest != cur`.
-    #[inline]
+    #[inline(always)]
     fn candidates(&self, geometry: &Geometry, cur: u32, header: Header, out: &mut Vec<Candidate>) {
         let Header { source, dest, level, ties } = header;
         if let Some(turn_model) = self.turn_model {
@@ -763,18 +789,33 @@ impl Cube {
             let vcs = self.dimension_order[usize::from(!wraps)];
             // Duato (adaptive VCs present): the escape class is the fallback.
             let (mask, fallback) = if self.adaptive != 0 { (0, vcs) } else { (vcs, 0) };
-            // The step's links in parallel (the HyperX's trunking), any of them.
-            let parallel =
-                if geometry.parallel_links == 1 { 1 } else { geometry.parallel_at(cur, step.port) };
-            for port in step.port..step.port + parallel {
-                match out.iter_mut().find(|c| c.port == port) {
-                    Some(candidate) => {
-                        candidate.mask |= mask;
-                        candidate.fallback |= fallback;
-                    }
-                    None => out.push(Candidate { port, mask, fallback }),
-                }
-            }
+            merge_candidate(out, Candidate { port: step.port, mask, fallback });
+        }
+    }
+    /// After [`Cube::candidates`] on a HyperX with `K > 1` links per router pair: the
+    /// adaptive candidates already list every link of a hop (`minimal_steps` visits them all);
+    /// the dimension-order (or escape) VCs go on the step's other `K - 1` links too, so that a
+    /// deterministic route may take any of them (its dimensions still strictly increase).
+    #[inline(never)]
+    fn spread_over_trunk(
+        &self,
+        geometry: &Geometry,
+        cur: u32,
+        header: Header,
+        out: &mut Vec<Candidate>,
+    ) {
+        if self.dimension_order == [0, 0] {
+            return;
+        }
+        let Some((step, _)) = geometry.dimension_order_step(cur, header.dest, header.ties) else {
+            return;
+        };
+        // The HyperX's links never wrap: the class of a step that does not.
+        let vcs = self.dimension_order[1];
+        let (mask, fallback) = if self.adaptive != 0 { (0, vcs) } else { (vcs, 0) };
+        let first = step.port;
+        for port in first + 1..first + geometry.parallel_at(cur, first) {
+            merge_candidate(out, Candidate { port, mask, fallback });
         }
     }
 }

@@ -157,10 +157,6 @@ pub(crate) struct Geometry {
     pub(crate) nodes: u32,
     /// Network output ports per router.
     pub(crate) ports: u32,
-    /// Links in parallel between two neighbouring routers, on consecutive ports (the HyperX's
-    /// trunking `K`; 1 on every other family): a step's port between two routers is the first
-    /// of them ([`Geometry::parallel_at`]).
-    pub(crate) parallel_links: u32,
     /// Downstream router of each physical channel, `NO_LINK` where there is no link.
     neighbor: Vec<u32>,
 }
@@ -311,17 +307,12 @@ impl Geometry {
         let size = Geometry::check(topology)?;
         let family = Family::new(topology, &size)?;
         let (ports, neighbor) = each_family!(&family, net => (net.ports(), net.neighbors()));
-        let parallel_links = match &family {
-            Family::HyperX(hyperx) => hyperx.trunking(),
-            _ => 1,
-        };
         Ok(Geometry {
             family,
             size,
             digits: Digits::new(size.radix, size.dims),
             nodes: topology.nodes() as u32,
             ports,
-            parallel_links,
             neighbor,
         })
     }

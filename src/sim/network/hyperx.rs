@@ -171,11 +171,6 @@ impl HyperX {
         self.terminals + self.routers
     }
 
-    /// Links between each pair of neighbouring routers K.
-    pub(crate) fn trunking(&self) -> u32 {
-        self.k
-    }
-
     /// The links in parallel from engine router `id` through `port` onwards: `K` between two
     /// routers, 1 on a terminal's link and on an ejection link.
     pub(crate) fn parallel_at(&self, id: u32, port: u32) -> u32 {
@@ -601,6 +596,25 @@ impl Network for HyperX {
             hops += 1;
         }
         hops
+    }
+
+    /// The dimension-order step from `cur` towards `dest != cur`: the terminal's link, the
+    /// first of the `K` links of the lowest differing dimension, or the ejection link (the
+    /// first step [`Network::minimal_steps`] offers, found without listing the others).
+    #[inline]
+    fn dimension_order_step(&self, cur: u32, dest: u32, _ties: u32) -> Option<(Step, u32)> {
+        if cur == dest {
+            return None;
+        }
+        let step = |port| Step { port, wraps: false };
+        if cur < self.terminals {
+            return Some((step(0), 0));
+        }
+        let (r, target) = (self.router_of(cur), dest / self.t);
+        match (0..self.l).find(|&d| self.coordinate(r, d) != self.coordinate(target, d)) {
+            Some(d) => Some((step(self.port_to(r, d, self.coordinate(target, d))), d)),
+            None => Some((step(dest % self.t), 0)),
+        }
     }
 
     /// Not bipartite: no colouring (no routing asks it here).
