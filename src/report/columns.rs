@@ -502,11 +502,24 @@ pub(crate) fn describe(row_json: &Value, names: &[&str]) -> String {
             }
             Some(match kind(name) {
                 Some(Kind::Text) => value_label(name, &value),
-                _ => format!("{} = {value}", symbol(name)),
+                _ => format!("{} = {value}", family_symbol(family, name)),
             })
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The symbol of column `name` for a row of `family`: the field's own ([`symbol`]), except
+/// where the family's paper writes its keys otherwise: the HyperX's `S`, `L` and `T` (Ahn et
+/// al.) for the radix, dimensions and terminals per router that read `k`, `n` and `p`
+/// elsewhere.
+fn family_symbol(family: Option<TopologyKind>, name: &str) -> String {
+    match (family, name) {
+        (Some(TopologyKind::HyperX), "radix") => "S".into(),
+        (Some(TopologyKind::HyperX), "dimensions") => "L".into(),
+        (Some(TopologyKind::HyperX), "terminals_per_router") => "T".into(),
+        _ => symbol(name),
+    }
 }
 
 /// The network family of a row (`None` for an unknown or missing topology).
@@ -676,6 +689,15 @@ mod tests {
         // The fat-tree's processor count is no column: k = 4 and its levels say its size.
         let fat_tree = described(Topology::FatTree { processors: 64 });
         assert!(fat_tree.contains("k = 4, n = 3"), "{fat_tree}");
+        // The HyperX in its paper's letters, its trunking K beside them.
+        let hyperx = described(Topology::HyperX {
+            radix: 4,
+            dimensions: 2,
+            terminals_per_router: 8,
+            trunking: Some(2),
+        });
+        assert!(hyperx.contains("S = 4, L = 2, T = 8, K = 2"), "{hyperx}");
+        assert!(!hyperx.contains("k = ") && !hyperx.contains("p = "), "{hyperx}");
     }
 
     #[test]
