@@ -12,7 +12,7 @@ use super::super::super::routing::Router;
 use super::super::super::tests::{acyclic, lone_message_with, verdict_at};
 use super::super::super::topology::Geometry;
 use super::super::hop::Header;
-use super::tests::trunked as hyperx;
+use super::tests::{trunked as hyperx, zero_load_latency};
 use super::{DECIDED, DEROUTING, MINIMAL};
 use crate::measurement::Status;
 use crate::scenario::{Routing, Scenario, Topology, Traffic};
@@ -23,11 +23,6 @@ fn scenario(topology: Topology, routing: Routing, v: u32, m: u32) -> Scenario {
 
 fn router(s: &Scenario) -> Router {
     Router::new(s, &Geometry::check(&s.topology).unwrap()).unwrap()
-}
-
-/// Coordinates in which router indices `a` and `b` differ.
-fn differing(s: u32, l: u32, a: u32, b: u32) -> u32 {
-    (0..l).filter(|&d| (a / s.pow(d)) % s != (b / s.pow(d)) % s).count() as u32
 }
 
 #[test]
@@ -46,24 +41,20 @@ fn zero_load_latency_is_exact_with_trunking_and_the_adaptive_routings() {
     ];
     for s in &cases {
         check(s).unwrap();
-        let Topology::HyperX { radix, dimensions, terminals_per_router: t, .. } = s.topology else {
-            panic!("a HyperX")
-        };
+        let Topology::HyperX { radix, dimensions, .. } = s.topology else { panic!("a HyperX") };
         let terminals = s.topology.nodes() as u32;
+        // UGAL draws its intermediate router: every one gives the minimal route.
+        let vias: Vec<Option<u32>> = if s.routing == Routing::Ugal {
+            (0..radix.pow(dimensions)).map(Some).collect()
+        } else {
+            vec![None]
+        };
         for source in 0..terminals {
             for dest in (0..terminals).filter(|&d| d != source) {
-                let hops = 2 + differing(radix, dimensions, source / t, dest / t);
-                let latency = hops + s.message_length + s.router_delay * (hops - 1);
-                // UGAL draws its intermediate router: every one gives the minimal route.
-                let vias: Vec<Option<u32>> = if s.routing == Routing::Ugal {
-                    (0..radix.pow(dimensions)).map(Some).collect()
-                } else {
-                    vec![None]
-                };
-                for via in vias {
+                for &via in &vias {
                     assert_eq!(
                         lone_message_with(s, source, dest, via),
-                        (f64::from(latency), f64::from(hops)),
+                        zero_load_latency(s, source, dest),
                         "{source}->{dest} via {via:?} {s:?}"
                     );
                 }

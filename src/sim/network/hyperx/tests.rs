@@ -138,7 +138,7 @@ fn dimension_order_is_acyclic_and_every_minimal_route_is_not() {
 /// Zero-load latency of a message from terminal `s` to `d != s` (module docs): the route
 /// crosses `hops = 2 + H` links, `H` the coordinates in which their routers differ, and each
 /// of the `hops - 1` routers after a link adds `router_delay`.
-fn zero_load_latency(scenario: &Scenario, s: u32, d: u32) -> (f64, f64) {
+pub(super) fn zero_load_latency(scenario: &Scenario, s: u32, d: u32) -> (f64, f64) {
     let Topology::HyperX { radix, dimensions, terminals_per_router: t, .. } = scenario.topology
     else {
         panic!("a HyperX")
