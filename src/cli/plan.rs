@@ -62,6 +62,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// What the cache holds for a task, as `runner plan` counts it: a valid entry with the seconds
+/// its rows took, a corrupt one, or none.
+enum Found {
+    Cached(f64),
+    Corrupt,
+    Missing,
+}
+
 /// Counts per task kind, how many are cached, and the estimated cost of the rest (an external
 /// method's runs at the mean of its cached runs' wall time, or its declared `cost_seconds`).
 pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> anyhow::Result<()> {
@@ -81,22 +89,27 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> any
         if tasks.is_empty() {
             continue;
         }
-        let lookups: Vec<Lookup> = tasks
+        // What the cache holds for each task, its output dropped at once (a 1,000,000-point
+        // sweep's entries are a gigabyte): of an external run, only the seconds it took.
+        let found: Vec<Found> = tasks
             .iter()
-            .map(
-                |task| {
-                    if kind.is_compute() { cache.lookup(&task.id, kind) } else { Lookup::Missing }
-                },
-            )
+            .map(|task| match kind.is_compute().then(|| cache.lookup(&task.id, kind)) {
+                Some(Lookup::Hit(Output::Rows(rows))) => {
+                    Found::Cached(rows.iter().map(|row| row.wall_seconds).sum())
+                }
+                Some(Lookup::Hit(_)) => Found::Cached(0.0),
+                Some(Lookup::Corrupt(_)) => Found::Corrupt,
+                Some(Lookup::Missing) | None => Found::Missing,
+            })
             .collect();
         // An external method's runs cost what its cached runs took on average, or else what
         // the spec declares (`cost_seconds`).
         let mut measured: HashMap<Option<usize>, (f64, u32)> = HashMap::new();
         if kind == TaskKind::External {
-            for (task, lookup) in tasks.iter().zip(&lookups) {
-                if let Lookup::Hit(Output::Rows(rows)) = lookup {
+            for (task, found) in tasks.iter().zip(&found) {
+                if let Found::Cached(seconds) = found {
                     let entry = measured.entry(task.method).or_default();
-                    entry.0 += rows.iter().map(|row| row.wall_seconds).sum::<f64>();
+                    entry.0 += seconds;
                     entry.1 += 1;
                 }
             }
@@ -107,14 +120,14 @@ pub fn print_summary(experiment: &Experiment, plan: &Plan, cache: &Cache) -> any
         };
         let mut cached = 0;
         let mut cost = 0.0;
-        for (task, lookup) in tasks.iter().zip(&lookups) {
-            match lookup {
-                Lookup::Hit(_) => cached += 1,
-                Lookup::Corrupt(_) => {
+        for (task, found) in tasks.iter().zip(&found) {
+            match found {
+                Found::Cached(_) => cached += 1,
+                Found::Corrupt => {
                     corrupt += 1;
                     cost += estimate(task);
                 }
-                Lookup::Missing => cost += estimate(task),
+                Found::Missing => cost += estimate(task),
             }
         }
         total_cost += cost;

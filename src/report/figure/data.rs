@@ -207,6 +207,20 @@ fn legend_columns(spec: &FigureSpec, plotted: &[&PlotRow<'_>]) -> Vec<&'static s
     let panel_of = |plot_row: &PlotRow<'_>| -> Vec<Option<String>> {
         spec.panels.iter().map(|column| plot_row.text(column)).collect()
     };
+    // Every text read below is a panel's, a line's or a scenario column's, and the last are
+    // one scenario's: rows that agree on their panels, their lines and their scenario decide
+    // alike, so one of each is read (a sweep of a million load points of one scenario reads
+    // one row for each of the sixty scenario columns, not a million).
+    let mut seen = std::collections::HashSet::new();
+    let plotted: Vec<&PlotRow<'_>> = plotted
+        .iter()
+        .copied()
+        .filter(|plot_row| {
+            let lines: Vec<Option<String>> =
+                spec.lines.iter().map(|column| plot_row.text(column)).collect();
+            seen.insert((panel_of(plot_row), lines, std::ptr::from_ref(plot_row.scenario)))
+        })
+        .collect();
     let mut varying: Vec<&'static str> = columns::SCENARIO_COLUMNS
         .iter()
         .copied()

@@ -299,6 +299,66 @@ fn worst_case_pairs_routers_at_distance_two_with_two_on_the_busiest_link() {
     }
 }
 
+/// Router flows on each directed link under minimal routing, for the router map `next`
+/// (every terminal of `r` sends to router `next[r]`), each flow split evenly over its minimal
+/// paths; and the routers whose flow crosses a link carrying two flows or more.
+fn minimal_link_loads(sf: &SlimFly, next: &[u32]) -> (f64, usize) {
+    let mut load = std::collections::HashMap::<(u32, u32), f64>::new();
+    let mut paths: Vec<Vec<(u32, u32)>> = Vec::new();
+    for (r, &d) in next.iter().enumerate() {
+        let r = r as u32;
+        let mut middle = Vec::new();
+        sf.minimal_ports(r, d, |port| middle.push(sf.neighbours(r)[(port - sf.p) as usize]));
+        let share = 1.0 / middle.len() as f64;
+        let mut links = Vec::new();
+        for &m in &middle {
+            if m == d {
+                links.push((r, d));
+            } else {
+                links.extend([(r, m), (m, d)]);
+            }
+        }
+        for &link in &links {
+            *load.entry(link).or_default() += share;
+        }
+        paths.push(links);
+    }
+    let busiest = load.values().copied().fold(0.0, f64::max);
+    let held = paths.iter().filter(|links| links.iter().any(|l| load[l] >= 2.0 - 1e-9)).count();
+    (busiest, held)
+}
+
+/// The worst case of the ROSS/CODES Slim Fly model (Wolfe et al., built on Besta and Hoefler's
+/// networks), in this module's MMS coordinates: columns `a = 2m` and `2m + 1` of each subgraph
+/// swap routers `(s, a, b)`, and with `q` odd the last column pairs across the subgraphs,
+/// `(0, q - 1, b)` with `(1, q - 1, b)`. No router permutation can load a link with more than
+/// two flows under minimal routing (a link `u -> v` carries `u`'s own flow and the one flow
+/// that ends at `v`), so theirs and `worst_case` both reach the bound `1/(2p)`; theirs holds
+/// `4q` routers to it (q = 5: 20 of 50), `worst_case` `2q`.
+#[test]
+fn the_codes_worst_case_reaches_the_same_bound_as_worst_case() {
+    for q in [5, 7, 11, 13] {
+        let sf = SlimFly::new(q, 1).unwrap();
+        let qq = q * q;
+        let codes: Vec<u32> = (0..2 * qq)
+            .map(|r| {
+                let (side, a, b) = (r / qq, (r % qq) / q, r % q);
+                match a {
+                    _ if a == q - 1 && q % 2 == 1 => (1 - side) * qq + a * q + b,
+                    _ if a % 2 == 0 => side * qq + (a + 1) * q + b,
+                    _ => side * qq + (a - 1) * q + b,
+                }
+            })
+            .collect();
+        let distinct: BTreeSet<u32> = codes.iter().copied().collect();
+        assert_eq!(distinct.len() as u32, 2 * qq, "q = {q}: a permutation");
+        let (theirs, theirs_held) = minimal_link_loads(&sf, &codes);
+        let (ours, ours_held) = minimal_link_loads(&sf, &sf.column_shift());
+        assert!((theirs - 2.0).abs() < 1e-9 && (ours - 2.0).abs() < 1e-9, "q = {q}");
+        assert_eq!((ours_held as u32, theirs_held as u32), (4 * q, 4 * q), "q = {q}");
+    }
+}
+
 /// Under `worst_case` minimal routing saturates at `1/(2p)` = 0.125 flits per terminal and
 /// cycle (q = 5, p = 4: the run is stable at 0.10 and saturated at 0.15, the links shared by
 /// two routers' traffic full), while Valiant, which spreads every router's traffic over
