@@ -35,6 +35,18 @@ pub(crate) fn number(row_json: &Value, name: &str) -> Option<f64> {
     value.filter(|value| value.is_finite())
 }
 
+/// [`text`] as figures and tables show it: a null cell of a field whose default the rows leave
+/// null ([`fields::Field::null_is`]) reads as the default's name where the field is a
+/// parameter of the row's system ([`is_parameter`]): a dragonfly's `absolute` arrangement, a
+/// router's `drained` reallocation, where [`text`] gives nothing (and a legend said `none`);
+/// a torus row still has no arrangement.
+pub(crate) fn shown_text(row_json: &Value, name: &str) -> Option<String> {
+    text(row_json, name).or_else(|| {
+        let applies = row_json.get(name).is_some() && is_parameter(row_json, name);
+        fields::null_is(name).filter(|_| applies).map(str::to_owned)
+    })
+}
+
 /// The value of column `name` in `row` as display text (`None` for null).
 pub(crate) fn text(row_json: &Value, name: &str) -> Option<String> {
     match row_json.get(name)? {
@@ -541,9 +553,10 @@ pub(crate) fn is_parameter(row_json: &Value, name: &str) -> bool {
 /// k = 4 and n levels say its size.
 fn not_a_parameter(family: Option<TopologyKind>, name: &str) -> bool {
     let Some(family) = family else { return false };
-    family != TopologyKind::FatTree
-        && TopologyKind::reading(name).next().is_some()
-        && !family.parameters().contains(&name)
+    let reads = |kind: TopologyKind| {
+        kind.parameters().contains(&name) || kind.named_parameters().contains(&name)
+    };
+    family != TopologyKind::FatTree && TopologyKind::ALL.into_iter().any(reads) && !reads(family)
 }
 
 /// Splits [`DESCRIBE_COLUMNS`] into those with one value over all rows and those that vary.

@@ -25,7 +25,7 @@ mod invisible;
 mod markdown;
 mod model;
 mod results;
-mod scenario;
+pub(super) mod scenario;
 mod tex;
 mod tex_escape;
 

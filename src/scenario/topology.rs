@@ -410,6 +410,15 @@ impl TopologyKind {
         }
     }
 
+    /// The named (not counted) topology keys the family reads beside [`TopologyKind::parameters`]:
+    /// the dragonfly's `global_arrangement`.
+    pub const fn named_parameters(self) -> &'static [&'static str] {
+        match self {
+            TopologyKind::Dragonfly => &["global_arrangement"],
+            _ => &[],
+        }
+    }
+
     /// The families that read topology key `key`.
     pub fn reading(key: &str) -> impl Iterator<Item = TopologyKind> + '_ {
         TopologyKind::ALL.into_iter().filter(move |kind| kind.parameters().contains(&key))

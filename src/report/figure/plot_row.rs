@@ -26,7 +26,7 @@ impl PlotRow<'_> {
     }
 
     pub(super) fn text(&self, column: &str) -> Option<String> {
-        columns::text(self.source(column), column)
+        columns::shown_text(self.source(column), column)
     }
 
     pub(super) fn number(&self, column: &str) -> Option<f64> {

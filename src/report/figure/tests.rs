@@ -288,6 +288,37 @@ fn legends_name_only_the_columns_that_vary_independently() {
     assert_eq!(labels[0], "Routing:", "{labels:?}");
 }
 
+/// A null cell of a field whose default the rows leave null reads as the default's name in
+/// legends and table cells where the field applies (a dragonfly's `absolute` arrangement, a
+/// router's `drained` reallocation), and stays empty where it does not (a torus has no
+/// global arrangement).
+#[test]
+fn a_default_left_null_is_named_where_it_applies() {
+    let dragonfly = |arrangement: Option<&str>| {
+        let arrangement = arrangement.map(str::to_owned);
+        move |row: &mut Row| {
+            row.topology = "dragonfly".into();
+            row.terminals_per_router = Some(2);
+            row.global_arrangement.clone_from(&arrangement);
+        }
+    };
+    let (absolute, relative) = (dragonfly(None), dragonfly(Some("relative")));
+    let rows = rows(&[("a", &absolute), ("b", &relative)], 0.01, 3);
+    let labels = legend_labels(&figures_of("{}", &rows)[0]);
+    assert!(labels.contains(&"absolute".to_owned()), "{labels:?}");
+    assert!(!labels.iter().any(|label| label.contains("none")), "{labels:?}");
+    let cells = |row: &Row, name: &str| {
+        let json = crate::report::columns::to_json(row);
+        crate::report::tables::scenario::field_cells(&json, &[name])[0].text.clone()
+    };
+    assert_eq!(cells(&rows[0], "global_arrangement"), "absolute");
+    assert_eq!(cells(&rows[0], "vc_reallocation"), "drained");
+    let tail_sent = Row { vc_reallocation: Some("tail_sent".into()), ..rows[0].clone() };
+    assert_eq!(cells(&tail_sent, "vc_reallocation"), "tail_sent");
+    let torus = Row { topology: "torus".into(), ..rows[0].clone() };
+    assert_eq!(cells(&torus, "global_arrangement"), "");
+}
+
 fn y_range(yaml: &str, rows: &[Row]) -> (f64, f64) {
     let spec = spec(yaml);
     let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();

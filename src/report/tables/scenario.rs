@@ -79,7 +79,7 @@ pub(crate) fn field_cells(row_json: &Value, fields: &[&str]) -> Vec<Cell> {
             _ if !columns::is_parameter(row_json, name) => Cell::text(""),
             Some(columns::Kind::Number) => Cell::number(columns::number(row_json, name)),
             _ => Cell::text(
-                columns::text(row_json, name)
+                columns::shown_text(row_json, name)
                     .map(|value| value_cell(name, &value))
                     .unwrap_or_default(),
             ),
