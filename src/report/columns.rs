@@ -467,6 +467,9 @@ const VALUE_NAMES: &[(&str, &str, &str)] = &[
     ("topology", "kary_ntree", "k-ary n-tree"),
     ("topology", "hyperx", "HyperX"),
     ("topology", "slim_fly", "Slim Fly"),
+    ("vc_reallocation", "tail_sent", "tail sent"),
+    ("switch_allocator", "islip", "iSLIP"),
+    ("vc_allocator", "islip", "iSLIP"),
 ];
 
 /// A text column's value as the papers write it, for legends, panel titles and table cells:

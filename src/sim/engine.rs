@@ -46,7 +46,7 @@
 //! (`ejecting`) are visited. `active` lists them in the order they became busy (a removed
 //! channel's place taken by the last one); `active_bits` holds the same set as a bitmap by
 //! channel id (kept in step by `set_busy`). Small networks walk `active` in phase A. Networks
-//! of at least `BITMAP_VCS` network VCs (64x64 tori with V = 2 and up) walk the bitmap
+//! of at least `BITMAP_VCS` VCs on existing links (64x64 tori with V = 2 and up) walk the bitmap
 //! instead, in channel order, so that the per-channel and per-VC arrays (a channel's V VCs are
 //! adjacent, and a channel's upstream channels are walked in step with it) are read front to
 //! back rather than in insertion order, which at 65,536 nodes missed the caches on nearly
@@ -120,7 +120,7 @@ const PORTS: u8 = 1;
 const BITMAP: u8 = 2;
 /// Phase A is the separable switch allocator (`allocator`), not a walk.
 const ALLOC: u8 = 3;
-/// Networks with at least this many network VCs walk the bitmap (`Engine::walk_bitmap`).
+/// Networks with at least this many VCs on existing links walk the bitmap (`Engine::walk_bitmap`).
 const BITMAP_VCS: usize = 1 << 15;
 
 /// Stores `item` in a slab (`items` with the free list `free` of reusable ids); returns its id.

@@ -314,7 +314,7 @@ fn a_default_left_null_is_named_where_it_applies() {
     assert_eq!(cells(&rows[0], "global_arrangement"), "absolute");
     assert_eq!(cells(&rows[0], "vc_reallocation"), "drained");
     let tail_sent = Row { vc_reallocation: Some("tail_sent".into()), ..rows[0].clone() };
-    assert_eq!(cells(&tail_sent, "vc_reallocation"), "tail_sent");
+    assert_eq!(cells(&tail_sent, "vc_reallocation"), "tail sent");
     let torus = Row { topology: "torus".into(), ..rows[0].clone() };
     assert_eq!(cells(&torus, "global_arrangement"), "");
 }
