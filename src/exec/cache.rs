@@ -125,18 +125,18 @@ struct RawHead<'a> {
     checksum: &'a str,
 }
 
-/// An entry's head and its payload's bytes (`None` for the payload when the entry does not end
-/// with it and its closing brace), when the entry begins as [`Cache::put`] writes one; `None`
-/// otherwise (the general reading then judges it).
-fn split(bytes: &[u8]) -> Option<(RawHead<'_>, Option<&[u8]>)> {
+/// An entry's head and its payload's bytes, when the entry is laid out exactly as
+/// [`Cache::put`] writes one; `None` otherwise (a trailing newline, keys in another order, a
+/// truncated file: the general reading then judges it).
+fn split(bytes: &[u8]) -> Option<(RawHead<'_>, &[u8])> {
     let rest = bytes.strip_prefix(b"{\"format\":")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     let format = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
     let (id, rest) = plain_string(rest[digits..].strip_prefix(b",\"id\":\"")?)?;
     let (kind, rest) = plain_string(rest.strip_prefix(b",\"kind\":\"")?)?;
     let (checksum, rest) = plain_string(rest.strip_prefix(b",\"checksum\":\"")?)?;
-    let payload = rest.strip_prefix(b",\"output\":")?;
-    Some((RawHead { format, id, kind, checksum }, payload.strip_suffix(b"}")))
+    let payload = rest.strip_prefix(b",\"output\":")?.strip_suffix(b"}")?;
+    Some((RawHead { format, id, kind, checksum }, payload))
 }
 
 /// The text up to the next `"` and what follows that quote; `None` for text with an escape.
@@ -250,9 +250,6 @@ impl Cache {
             if let Some(problem) = head_problem(&head, id, kind) {
                 return corrupt(problem);
             }
-            let Some(payload) = payload else {
-                return corrupt("not a cache entry (it ends before its payload does)".into());
-            };
             if blake3::hash(payload).to_hex().as_str() != head.checksum {
                 return corrupt(
                     "the payload does not match its checksum (damaged, or edited by hand)".into(),
@@ -338,8 +335,7 @@ impl Cache {
         let (head, payload) = split(&bytes)?;
         let whole = head.format == u64::from(FORMAT)
             && head_problem(&head, id, kind).is_none()
-            && payload
-                .is_some_and(|payload| blake3::hash(payload).to_hex().as_str() == head.checksum);
+            && blake3::hash(payload).to_hex().as_str() == head.checksum;
         whole.then(|| head.checksum.to_owned())
     }
 
@@ -434,6 +430,10 @@ mod tests {
         // Cut short: the head is there, the payload's end is not.
         std::fs::write(&path, &text[..text.len() - 1]).expect("write");
         assert!(matches!(cache.lookup(ID, TaskKind::Simulate), Lookup::Corrupt(_)));
+        assert_eq!(cache.whole_checksum(ID, TaskKind::Simulate), None);
+        // A newline after it (an editor's) is read by the general reading, as before.
+        std::fs::write(&path, format!("{text}\n")).expect("write");
+        assert_eq!(cache.lookup(ID, TaskKind::Simulate), Lookup::Hit(output.clone()));
         assert_eq!(cache.whole_checksum(ID, TaskKind::Simulate), None);
         // The same entry with its keys sorted (as a JSON tool writes it back) still reads.
         let sorted: serde_json::Value = serde_json::from_str(&text).expect("json");
