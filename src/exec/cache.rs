@@ -17,7 +17,15 @@
 //! Saturation, rows of the dense grid naming the task for a Curve, one row naming the task for
 //! the others); anything else is
 //! [`Lookup::Corrupt`]: the caller recomputes the task and counts a warning. [`Cache::get`],
-//! [`Cache::contains`] and [`Cache::put`] are the only ways entries are read and written.
+//! [`Cache::contains`] and [`Cache::put`] are the only ways entries are read and written, with
+//! [`Cache::whole_checksum`], which checks an entry's checksum without parsing it (for a
+//! bundle's fingerprint, before anything runs).
+//!
+//! An entry is `{"format":F,"id":"I","kind":"K","checksum":"C","output":PAYLOAD}`, and the
+//! checksum is over exactly the payload's bytes, so an entry laid out so is read in one pass
+//! (its head by hand, the payload hashed, then parsed once); any other layout of the same
+//! fields (a JSON tool's, a trailing newline) is read by parsing it whole and re-serialising
+//! the payload to check it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
