@@ -116,16 +116,16 @@ fn run_and_scancel_element_0(scratch: &Scratch, args: &[&str]) -> (String, std::
     (job, child.wait_with_output().expect("runner"))
 }
 
-/// Two simulations of about ten seconds each (8x8 torus), one replication: long enough that
-/// the test's `scancel` lands while element 0 still runs, even when the other tests load both
-/// cores and `squeue` answers slowly (at 1.5 million cycles, about 3 s, the element once
+/// Two simulations of about fifteen seconds each (8x8 torus), one replication: long enough
+/// that the test's `scancel` lands while element 0 still runs, even when the other tests load
+/// both cores and `squeue` answers slowly (at 1.5 million cycles, about 3 s, the element once
 /// finished first and the test saw no cancellation; at 5 million, 5 s once the simulator got
-/// faster, it did again).
+/// faster, it did again; at 10 million an element once ended in 5 s and it did once more).
 fn two_slow_simulations() -> String {
     SIM_SPEC
         .replace("radix: 4", "radix: 8")
         .replace("routing: [dimension_order, duato]", "routing: duato")
-        .replace("cycles: 4000", "cycles: 10000000")
+        .replace("cycles: 4000", "cycles: 30000000")
         .replace("replications: 2", "replications: 1")
 }
 
