@@ -263,8 +263,9 @@ pub fn write(path: &Path, rows: &[Row], metadata: &[(String, String)]) -> Result
 
 /// The columns of `results.parquet` whose values hardly ever repeat (a task's hash, a model
 /// point's intermediates): written without a dictionary, which for them only costs the time
-/// of building one before the writer falls back to plain values (a 1,000,000-row file: a
-/// third of its writing time).
+/// of building one before the writer falls back to plain values (measured on a 1,000,000-row
+/// file: about 1% of its writing time; zstd level 1 instead of 3 saved the rest of the 5.7 s
+/// to 4.1 s).
 const UNIQUE_COLUMNS: &[&str] = &["task_id", "intermediates"];
 
 /// The most rows of one row group of `results.parquet`.
