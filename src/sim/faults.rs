@@ -214,7 +214,7 @@ impl FaultMap {
                     && (node == t || {
                         let mut any = false;
                         geometry.minimal_steps(node, t, |step| {
-                            let next = geometry.downstream(node * geometry.ports + step.port);
+                            let next = geometry.downstream(geometry.channel(node, step.port));
                             any |= next != NO_LINK && reaches[next as usize];
                         });
                         any
@@ -234,7 +234,7 @@ impl FaultMap {
         let dead_links = (0..geometry.channel_slots() as u32)
             .filter(|&ch| {
                 let down = geometry.downstream(ch);
-                down != NO_LINK && (is_faulty(ch / geometry.ports) || is_faulty(down))
+                down != NO_LINK && (is_faulty(geometry.router_of(ch)) || is_faulty(down))
             })
             .count() as u64;
         FaultMap { seed, draws, faulty, healthy, words, reach, served, dead_links }
@@ -272,7 +272,7 @@ impl FaultMap {
         dest: u32,
         candidates: &mut Vec<Candidate>,
     ) {
-        let base = cur * geometry.ports;
+        let base = geometry.first_channel(cur);
         candidates.retain(|c| self.reaches(geometry.downstream(base + c.port), dest));
     }
 
@@ -342,8 +342,8 @@ fn connected(geometry: &Geometry, faulty: &[u64]) -> bool {
     seen[start as usize] = true;
     let mut count = 1;
     while let Some(node) = stack.pop() {
-        for port in 0..geometry.ports {
-            let next = geometry.downstream(node * geometry.ports + port);
+        for port in 0..geometry.ports_at(node) {
+            let next = geometry.downstream(geometry.channel(node, port));
             if next != NO_LINK && !is_faulty(next) && !seen[next as usize] {
                 seen[next as usize] = true;
                 count += 1;

@@ -2,8 +2,9 @@
 //! `links.parquet` lists beside the flit counts a run with `link_loads` measures.
 //!
 //! A run's `LinkLoads::flits` has one count per link in the order of [`links`]: the channels
-//! that exist, by channel id (`router * ports + port`, `topology`), so the names are computed
-//! once per scenario from its topology alone and never stored per row.
+//! that exist, in channel order, each named by its family's id `router * ports + port`
+//! (`topology::Geometry::slot`), so the names are computed once per scenario from its
+//! topology alone and never stored per row.
 
 use crate::scenario::Topology;
 
@@ -14,7 +15,7 @@ use super::topology::Geometry;
 /// One physical link (a unidirectional channel between two routers).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Link {
-    /// Channel id (`router * ports + port`).
+    /// Channel id, its family's (`router * ports + port`, `Geometry::slot`).
     pub channel: u32,
     /// Router the link leaves (node ids first, then the further routers of a fat-tree or a
     /// dragonfly).
@@ -35,21 +36,20 @@ pub struct Link {
 /// The links of `topology`, in channel order (the order of `LinkLoads::flits`).
 pub fn links(topology: &Topology) -> Result<Vec<Link>, SimError> {
     let geometry = Geometry::new(topology)?;
-    let ports = geometry.ports.max(1);
     let mut links = Vec::with_capacity(geometry.links() as usize);
     for channel in 0..geometry.channel_slots() as u32 {
         let destination = geometry.downstream(channel);
         if destination == NO_LINK {
             continue;
         }
-        let source = channel / ports;
+        let (source, port) = geometry.router_port(channel);
         links.push(Link {
-            channel,
+            channel: geometry.slot(channel),
             source,
             destination,
             source_name: geometry.describe(source),
             destination_name: geometry.describe(destination),
-            direction: geometry.describe_port(channel % ports),
+            direction: geometry.describe_port(port),
             class: geometry.link_class(channel),
         });
     }

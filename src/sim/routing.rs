@@ -943,7 +943,7 @@ mod tests {
                             escape.trailing_zeros()
                         };
                         level = r.after_hop(&g, cur, c.port, vc, level);
-                        cur = g.downstream(cur * g.ports + c.port);
+                        cur = g.downstream(g.channel(cur, c.port));
                     }
                 }
             }
@@ -975,7 +975,7 @@ mod tests {
                     assert!(!out.is_empty(), "{routing:?}: {src}->{dst} stuck at {cur}");
                     visit(src, dst, cur, held, &out);
                     for candidate in &out {
-                        let channel = cur * g.ports + candidate.port;
+                        let channel = g.channel(cur, candidate.port);
                         let next = g.downstream(channel);
                         assert_eq!(
                             g.distance(next, dst) + 1,
@@ -994,11 +994,11 @@ mod tests {
     /// routings checked here, so an acyclic physical graph means an acyclic VC graph.
     fn dependencies(topology: Topology, routing: Routing, v: u32) -> Vec<(u32, u32)> {
         let mut edges = std::collections::BTreeSet::new();
-        let ports = Geometry::new(&topology).unwrap().ports;
+        let geometry = Geometry::new(&topology).unwrap();
         walk_routes(topology, routing, v, |_, _, cur, held, candidates| {
             if let Some(held) = held {
                 for candidate in candidates {
-                    edges.insert((held, cur * ports + candidate.port));
+                    edges.insert((held, geometry.channel(cur, candidate.port)));
                 }
             }
         });
@@ -1048,7 +1048,7 @@ mod tests {
                     adaptive_eastbound |= !west;
                 }
                 let column = g.coord(cur, 0);
-                let arrived = held.map(|channel| channel % g.ports);
+                let arrived = held.map(|channel| g.port_of(channel));
                 for candidate in candidates {
                     let turn = arrived.map(|a| (a, candidate.port));
                     let forbidden = match routing {

@@ -170,7 +170,7 @@ pub(crate) fn route_dependencies(
                         return;
                     }
                     first = false;
-                    let channel = cur * g.ports + step.port;
+                    let channel = g.channel(cur, step.port);
                     if held != u32::MAX {
                         edges.entry(held).or_default().insert(channel);
                     }
@@ -232,8 +232,8 @@ pub(crate) fn bfs(geometry: &Geometry, source: u32, routers: u32) -> Vec<u32> {
     distance[source as usize] = 0;
     let mut queue = std::collections::VecDeque::from([source]);
     while let Some(r) = queue.pop_front() {
-        for port in 0..geometry.ports {
-            let to = geometry.downstream(r * geometry.ports + port);
+        for port in 0..geometry.ports_at(r) {
+            let to = geometry.downstream(geometry.channel(r, port));
             if to != NO_LINK && distance[to as usize] == u32::MAX {
                 distance[to as usize] = distance[r as usize] + 1;
                 queue.push_back(to);

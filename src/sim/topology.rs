@@ -3,7 +3,9 @@
 //! meshes, `hypercube`, `fat_tree`, `dragonfly`, `kary_ntree`, `hyperx`, `slim_fly`, `graph`).
 //!
 //! Every router has `ports` network output ports; physical channel `router * ports + port`
-//! leaves `router` through `port`. Routers `0..nodes` are the traffic endpoints. Tori, meshes
+//! leaves `router` through `port` (where the nodes are terminals attached to routers, a
+//! terminal has one, its link, and the routers' channels follow the terminals': see
+//! [`Geometry`]). Routers `0..nodes` are the traffic endpoints. Tori, meshes
 //! and hypercubes have no other routers: nodes are numbered in mixed radix (dimension 0 varies
 //! fastest, `network::digits`), so coordinates are computed with a division, never stored per
 //! message; tori and meshes use `port = 2 d` for the + direction and `2 d + 1` for the -
@@ -141,11 +143,30 @@ pub(crate) struct Size {
     /// Largest minimal distance (the dragonfly's: its longest route, Valiant's; a graph's: a
     /// bound), so that sizes derived from it cover every route.
     pub(crate) diameter: u32,
-    /// Physical channel slots, `routers * ports` (missing links included).
+    /// Physical channel slots (missing links included): `routers * ports`, where a terminal
+    /// that is not a router holds one slot, its link (see [`Geometry`]).
     pub(crate) channel_slots: u64,
 }
 
+/// The channel slots of `terminals` terminals with one link each and `routers` routers with
+/// `ports` ports each.
+fn compact_slots(terminals: u64, routers: u64, ports: u32) -> u64 {
+    terminals.saturating_add(routers.saturating_mul(u64::from(ports)))
+}
+
 /// A built network: sizes, the family's own data, and the neighbour table.
+///
+/// Channel ids: router `r`'s port `p` is channel `first_channel(r) + p`, its channels
+/// consecutive and the routers' in id order. Where every node is a router (tori, meshes,
+/// hypercubes) that is `r * ports + p`. Where the nodes are terminals attached to routers
+/// (the trees, the dragonfly, the HyperX, the Slim Fly, graphs: terminals `0..nodes`), a
+/// terminal has its one link only (port 0, channel `r`), and the routers' channels follow:
+/// `nodes + (r - nodes) * ports + p`. A family's tables give every router `ports` slots
+/// (`Network::neighbors`); the terminals' unused ones are dropped here, as they held most
+/// of the engine's per-channel state (a dragonfly terminal carried `p + a - 1 + h` ports'
+/// worth of it). The mapping keeps the channels' order, so nothing that depends on it
+/// (round-robin orders, walks) changes. [`Geometry::slot`] gives the family's own id,
+/// `r * ports + p`, the one outputs name links by.
 #[derive(Clone, Debug)]
 pub(crate) struct Geometry {
     pub(crate) family: Family,
@@ -155,8 +176,13 @@ pub(crate) struct Geometry {
     /// digits the coordinate traffic patterns move).
     digits: Digits,
     pub(crate) nodes: u32,
-    /// Network output ports per router.
+    /// Network output ports per router (a terminal that is not a router has one).
     pub(crate) ports: u32,
+    /// Channels before the first router's: `nodes` where the terminals are not routers and
+    /// hold one channel each, else 0.
+    terminal_slots: u32,
+    /// `terminal_slots * (ports - 1)`: the slots dropped before each router's channels.
+    dropped_slots: u32,
     /// Downstream router of each physical channel, `NO_LINK` where there is no link.
     neighbor: Vec<u32>,
 }
@@ -179,7 +205,7 @@ impl Geometry {
                 // A bound: a shortest legal up*/down* route visits each of the routers at
                 // most once, plus the two terminal links.
                 diameter: routers + 1,
-                channel_slots: (u64::from(terminals) + u64::from(routers)) * u64::from(ports),
+                channel_slots: compact_slots(u64::from(terminals), u64::from(routers), ports),
             });
         }
         // Each family's sizes; the products saturate, as a topology too large for them is
@@ -210,7 +236,11 @@ impl Geometry {
                     radix: 4,
                     dims: levels,
                     diameter: 2 * levels,
-                    channel_slots: fat_tree::routers(processors) * u64::from(fat_tree::PORTS),
+                    channel_slots: compact_slots(
+                        nodes,
+                        fat_tree::routers(processors) - nodes,
+                        fat_tree::PORTS,
+                    ),
                 }
             }
             Topology::Dragonfly {
@@ -226,8 +256,11 @@ impl Geometry {
                     // The longest route any dragonfly routing takes (Valiant: terminal link,
                     // local, global, local, global, local, ejection link).
                     diameter: 7,
-                    channel_slots: (nodes + u64::from(dragonfly.routers()))
-                        * u64::from(dragonfly.ports()),
+                    channel_slots: compact_slots(
+                        nodes,
+                        u64::from(dragonfly.routers()),
+                        dragonfly.ports(),
+                    ),
                 }
             }
             Topology::KaryNTree { radix, dimensions, up_links_per_switch } => {
@@ -236,7 +269,11 @@ impl Geometry {
                     radix,
                     dims: dimensions,
                     diameter: 2 * dimensions,
-                    channel_slots: u64::from(tree.routers()) * u64::from(tree.ports()),
+                    channel_slots: compact_slots(
+                        nodes,
+                        u64::from(tree.routers()) - nodes,
+                        tree.ports(),
+                    ),
                 }
             }
             Topology::HyperX { radix, dimensions, terminals_per_router, trunking } => {
@@ -249,7 +286,11 @@ impl Geometry {
                     // one hop per dimension to the intermediate router and again from it,
                     // ejection link).
                     diameter: 2 * dimensions + 2,
-                    channel_slots: u64::from(hyperx.routers()) * u64::from(hyperx.ports()),
+                    channel_slots: compact_slots(
+                        nodes,
+                        u64::from(hyperx.routers()) - nodes,
+                        hyperx.ports(),
+                    ),
                 }
             }
             Topology::SlimFly { prime_power, terminals_per_router } => {
@@ -260,7 +301,7 @@ impl Geometry {
                     // The longest route any Slim Fly routing takes (Valiant's: terminal link,
                     // two hops to the intermediate router and two from it, ejection link).
                     diameter: 6,
-                    channel_slots: (nodes + u64::from(routers)) * u64::from(ports),
+                    channel_slots: compact_slots(nodes, u64::from(routers), ports),
                 }
             }
             Topology::Graph { .. } => return Err(SimError("a graph is checked above".into())),
@@ -306,15 +347,75 @@ impl Geometry {
     pub(crate) fn new(topology: &Topology) -> Result<Geometry, SimError> {
         let size = Geometry::check(topology)?;
         let family = Family::new(topology, &size)?;
-        let (ports, neighbor) = each_family!(&family, net => (net.ports(), net.neighbors()));
+        let (ports, mut neighbor) = each_family!(&family, net => (net.ports(), net.neighbors()));
+        let nodes = topology.nodes() as u32;
+        let terminals_apart =
+            !matches!(family, Family::Torus(_) | Family::Mesh(_) | Family::Hypercube(_));
+        let terminal_slots =
+            match terminals_apart && drop_terminal_slots(&mut neighbor, nodes, ports) {
+                true => nodes,
+                false => 0,
+            };
         Ok(Geometry {
             family,
             size,
             digits: Digits::new(size.radix, size.dims),
-            nodes: topology.nodes() as u32,
+            nodes,
             ports,
+            terminal_slots,
+            dropped_slots: terminal_slots * ports.saturating_sub(1),
             neighbor,
         })
+    }
+
+    /// The first channel of router `router`: its port `p` is channel `first_channel + p`.
+    #[inline(always)]
+    pub(crate) fn first_channel(&self, router: u32) -> u32 {
+        if router < self.terminal_slots { router } else { router * self.ports - self.dropped_slots }
+    }
+
+    /// The channel leaving `router` through `port`.
+    #[inline(always)]
+    pub(crate) fn channel(&self, router: u32, port: u32) -> u32 {
+        self.first_channel(router) + port
+    }
+
+    /// The router that channel `channel` leaves.
+    #[inline]
+    pub(crate) fn router_of(&self, channel: u32) -> u32 {
+        self.router_port(channel).0
+    }
+
+    /// The port of its router that channel `channel` leaves through.
+    #[inline]
+    pub(crate) fn port_of(&self, channel: u32) -> u32 {
+        self.router_port(channel).1
+    }
+
+    /// The router and port that channel `channel` leaves through.
+    #[inline]
+    pub(crate) fn router_port(&self, channel: u32) -> (u32, u32) {
+        let t = self.terminal_slots;
+        if channel < t {
+            (channel, 0)
+        } else {
+            let ports = self.ports.max(1);
+            (t + (channel - t) / ports, (channel - t) % ports)
+        }
+    }
+
+    /// The ports router `router` has channel slots for: `ports`, or 1 for a terminal that is
+    /// not a router.
+    #[inline]
+    pub(crate) fn ports_at(&self, router: u32) -> u32 {
+        if router < self.terminal_slots { 1 } else { self.ports }
+    }
+
+    /// The family's own id of channel `channel`, `router * ports + port` (the id outputs name
+    /// links by, whatever the layout of the engine's channels).
+    pub(crate) fn slot(&self, channel: u32) -> u32 {
+        let (router, port) = self.router_port(channel);
+        router * self.ports + port
     }
 
     /// The links in parallel from router `router` through `port` onwards, on consecutive
@@ -326,7 +427,7 @@ impl Geometry {
         }
     }
 
-    /// Number of physical channel slots (`routers * ports`, including missing links).
+    /// Number of physical channel slots (including missing links; see [`Geometry`]).
     pub(crate) fn channel_slots(&self) -> usize {
         self.neighbor.len()
     }
@@ -395,8 +496,7 @@ impl Geometry {
     /// `global`), a graph link's (`terminal-router`, `router-terminal`, `router-router`). A
     /// new family answers with its own levels or kinds (`Network::link_class`).
     pub(crate) fn link_class(&self, channel: u32) -> String {
-        let ports = self.ports.max(1);
-        let (router, port) = (channel / ports, channel % ports);
+        let (router, port) = self.router_port(channel);
         let downstream = self.downstream(channel);
         each_family!(&self.family, net => net.link_class(router, port, downstream))
     }
@@ -409,8 +509,7 @@ impl Geometry {
         if downstream == NO_LINK {
             return LinkKind::None;
         }
-        let ports = self.ports.max(1);
-        let (router, port) = (channel / ports, channel % ports);
+        let (router, port) = self.router_port(channel);
         if !self.nodes_are_routers() && (router < self.nodes || downstream < self.nodes) {
             return LinkKind::Terminal;
         }
@@ -429,13 +528,13 @@ impl Geometry {
     /// Whether channel slot `channel` leaves a terminal that is not a router (so no switch
     /// lies before it).
     pub(crate) fn leaves_terminal(&self, channel: u32) -> bool {
-        !self.nodes_are_routers() && channel / self.ports.max(1) < self.nodes
+        !self.nodes_are_routers() && self.router_of(channel) < self.nodes
     }
 
     /// The latency a graph file gives the link of `channel` (`latency <cycles>`), if any.
     pub(crate) fn file_latency(&self, channel: u32) -> Option<u32> {
         match &self.family {
-            Family::Graph(graph) => graph.link_latency(channel),
+            Family::Graph(graph) => graph.link_latency(self.slot(channel)),
             _ => None,
         }
     }
@@ -444,6 +543,28 @@ impl Geometry {
     pub(crate) fn describe_port(&self, port: u32) -> String {
         each_family!(&self.family, net => net.describe_port(port))
     }
+}
+
+/// Drops the channel slots of the terminals' unused ports from a family's neighbour table
+/// (`routers * ports` slots, terminals `0..terminals` first), keeping each terminal's port 0
+/// and every router's slots in order; returns false, leaving the table as it is, where a
+/// terminal has a link on another port or there is nothing to drop.
+fn drop_terminal_slots(neighbor: &mut Vec<u32>, terminals: u32, ports: u32) -> bool {
+    let (t, p) = (terminals as usize, ports as usize);
+    if p <= 1 || t == 0 || neighbor.len() < t * p {
+        return false;
+    }
+    if (0..t).any(|i| neighbor[i * p + 1..(i + 1) * p].iter().any(|&n| n != NO_LINK)) {
+        return false;
+    }
+    // In place: slot `i` is written after slot `i p >= i` is read, and no later read
+    // (`j p` with `j > i`) is below it.
+    for i in 0..t {
+        neighbor[i] = neighbor[i * p];
+    }
+    neighbor.drain(t..t * p);
+    neighbor.shrink_to_fit();
+    true
 }
 
 #[cfg(test)]
@@ -481,6 +602,64 @@ mod tests {
         assert_eq!(h.distance(5, 2), 3);
     }
 
+    /// Where the nodes are terminals attached to routers, each terminal holds one channel,
+    /// its link, and the routers' follow in the family's order: the engine's ids and the
+    /// family's (`slot`) are one increasing mapping, inverse to `router_port`, and `check`
+    /// counts the slots the geometry has (the simulator's size cap reads it).
+    #[test]
+    fn terminals_hold_one_channel_and_the_channels_keep_the_familys_order() {
+        use crate::scenario::GlobalArrangement;
+        let topologies = [
+            Topology::Dragonfly {
+                terminals_per_router: 2,
+                routers_per_group: 4,
+                global_links_per_router: 2,
+                global_arrangement: GlobalArrangement::default(),
+            },
+            Topology::KaryNTree { radix: 4, dimensions: 3, up_links_per_switch: Some(2) },
+            Topology::FatTree { processors: 64 },
+            Topology::HyperX {
+                radix: 3,
+                dimensions: 2,
+                terminals_per_router: 2,
+                trunking: Some(2),
+            },
+            Topology::SlimFly { prime_power: 5, terminals_per_router: 3 },
+            Topology::Mesh { radix: 4, dimensions: 2 },
+        ];
+        for topology in topologies {
+            let g = Geometry::new(&topology).unwrap();
+            let apart = !g.nodes_are_routers();
+            let uniform = each_family!(&g.family, net => net.neighbors());
+            let routers = (uniform.len() / g.ports as usize) as u32;
+            let mut expected = 0;
+            let mut last_slot = None;
+            for router in 0..routers {
+                assert_eq!(g.first_channel(router), expected, "{topology:?} router {router}");
+                let ports = g.ports_at(router);
+                assert_eq!(ports, if apart && router < g.nodes { 1 } else { g.ports });
+                for port in 0..g.ports {
+                    let slot = router * g.ports + port;
+                    if port >= ports {
+                        assert_eq!(uniform[slot as usize], NO_LINK, "a dropped slot had a link");
+                        continue;
+                    }
+                    let channel = g.channel(router, port);
+                    assert_eq!(g.router_port(channel), (router, port));
+                    assert_eq!(g.slot(channel), slot);
+                    assert_eq!(g.downstream(channel), uniform[slot as usize]);
+                    assert!(last_slot < Some(slot), "the mapping keeps the order");
+                    last_slot = Some(slot);
+                }
+                expected += ports;
+            }
+            assert_eq!(g.channel_slots() as u32, expected);
+            assert_eq!(Geometry::check(&topology).unwrap().channel_slots, u64::from(expected));
+            let links = uniform.iter().filter(|&&n| n != NO_LINK).count() as u64;
+            assert_eq!(g.links(), links, "no link is dropped");
+        }
+    }
+
     #[test]
     fn every_step_reduces_the_distance() {
         for g in [torus(5, 2), torus(4, 3), torus(2, 3)] {
@@ -488,11 +667,11 @@ mod tests {
                 for b in 0..g.nodes {
                     let d = g.distance(a, b);
                     g.minimal_steps(a, b, |s| {
-                        assert_eq!(g.distance(g.downstream(a * g.ports + s.port), b) + 1, d)
+                        assert_eq!(g.distance(g.downstream(g.channel(a, s.port)), b) + 1, d)
                     });
                     for ties in [0, u32::MAX] {
                         if let Some((s, _)) = g.dimension_order_step(a, b, ties) {
-                            assert_eq!(g.distance(g.downstream(a * g.ports + s.port), b) + 1, d);
+                            assert_eq!(g.distance(g.downstream(g.channel(a, s.port)), b) + 1, d);
                         }
                     }
                 }

@@ -133,10 +133,11 @@ impl Engine {
             ch_pos: vec![NONE; slots],
             active: Vec::with_capacity(slots),
             active_bits: vec![0; slots.div_ceil(64)],
-            // Counted over the links that exist: a dragonfly's or a tree's terminals have a
-            // router's ports, all but one without a link, and their padding made the p = 4
+            // Counted over the links that exist, not the slots: a mesh's border ports and a
+            // graph's smaller routers have slots without a link (and before the terminals
+            // held one slot each, `topology::Geometry`, their padding made the p = 4
             // dragonfly walk the bitmap and sort its events every cycle, 6% slower than
-            // walking `active` (same results, either walk).
+            // walking `active`; same results, either walk).
             walk_bitmap: geometry.links() as usize * v as usize >= BITMAP_VCS,
             queue_head: vec![NONE; nodes],
             queue_tail: vec![NONE; nodes],

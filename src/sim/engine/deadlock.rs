@@ -55,11 +55,11 @@ impl Engine {
                 while mask != 0 {
                     let v = mask.trailing_zeros();
                     mask &= mask - 1;
-                    let out = (cur * self.geometry.ports + c.port) * self.v + v;
+                    let out = self.geometry.channel(cur, c.port) * self.v + v;
                     held.push((c.port, v, self.grant_holder(out)));
                 }
             }
-            let base = cur * self.geometry.ports;
+            let base = self.geometry.first_channel(cur);
             let vacated = held.iter().any(|&(port, v, holder)| {
                 holder == NONE || self.can_vacate((base + port) * self.v + v)
             });

@@ -241,7 +241,7 @@ impl Engine {
             let at = self.node_of(vc);
             assert!(!faults.is_faulty(at), "VC {vc} in use at faulty node {at}");
             if vc < self.network_vcs {
-                let from = vc / self.v / self.geometry.ports;
+                let from = self.geometry.router_of(vc / self.v);
                 assert!(!faults.is_faulty(from), "VC {vc} in use from faulty node {from}");
             }
         }

@@ -54,7 +54,7 @@ impl Engine {
             return self.route_to_ejection(vc, cur);
         }
         let level = self.prepare_candidates::<S>(vc, id, cur, header);
-        let base = (cur * self.geometry.ports) as usize;
+        let base = self.geometry.first_channel(cur) as usize;
         let Some((channel, v)) = self.select(base, false).or_else(|| self.select(base, true))
         else {
             return false;
@@ -100,9 +100,9 @@ impl Engine {
             // UGAL at the source router: the occupancy of an output port is the flits held in
             // its channel's downstream VC buffers, and (UGAL-G) the flits waiting at its router
             // in the input buffers its VCs are allocated to.
-            let (v, ports) = (self.v as usize, self.geometry.ports);
+            let (v, geometry) = (self.v as usize, &self.geometry);
             let occupancy = |router: u32, port: u32| {
-                let first = (router * ports + port) as usize * v;
+                let first = geometry.channel(router, port) as usize * v;
                 let held = self.vc_count[first..first + v].iter().sum::<u32>();
                 // With multi-cycle credits: the slots the router has no credit for yet.
                 let owed =
@@ -154,7 +154,7 @@ impl Engine {
     /// `length` flits (one the last message's tail has been sent into, whose flits and owed
     /// credits leave less room). A VC granted so takes the packet without waiting for a credit.
     fn keep_room_for(&mut self, cur: u32, length: u32) {
-        let (v, base) = (self.v as usize, (cur * self.geometry.ports) as usize);
+        let (v, base) = (self.v as usize, self.geometry.first_channel(cur) as usize);
         for k in 0..self.candidates.len() {
             let first = (base + self.candidates[k].port as usize) * v;
             let short = (0..v)
@@ -202,7 +202,7 @@ impl Engine {
         }
         let busy = self.ch_busy[channel as usize] | 1 << v;
         self.set_busy(channel, busy);
-        let port = channel - cur * self.geometry.ports;
+        let port = channel - self.geometry.first_channel(cur);
         // The routing function's own VC number (a reply's class starts at `vc_base`).
         let class_v = v - u32::from(self.messages[id as usize].vc_base);
         let level = self.router.after_hop(&self.geometry, cur, port, class_v, level);

@@ -94,7 +94,7 @@ impl Engine {
                 continue;
             }
             va.levels[i] = self.prepare_candidates::<WORMHOLE>(p.vc, id, cur, header);
-            let base = cur * self.geometry.ports;
+            let base = self.geometry.first_channel(cur);
             for fallback in [false, true] {
                 let first = va.requests.len();
                 for c in &self.candidates {

@@ -30,8 +30,8 @@ fn healthy_distances(g: &Geometry, map: &FaultMap, t: u32) -> Vec<u32> {
     let mut queue = VecDeque::from([t]);
     dist[t as usize] = 0;
     while let Some(n) = queue.pop_front() {
-        for port in 0..g.ports {
-            let m = g.downstream(n * g.ports + port);
+        for port in 0..g.ports_at(n) {
+            let m = g.downstream(g.channel(n, port));
             if m != NO_LINK && !map.is_faulty(m) && dist[m as usize] == u32::MAX {
                 dist[m as usize] = dist[n as usize] + 1;
                 queue.push_back(m);
@@ -119,7 +119,7 @@ fn a_header_of_a_served_pair_never_meets_a_dead_end() {
                     map.retain(&g, cur, dest, &mut candidates);
                     assert!(!candidates.is_empty(), "{source}->{dest}: dead end at {cur}");
                     for c in &candidates {
-                        let next = g.downstream(cur * g.ports + c.port);
+                        let next = g.downstream(g.channel(cur, c.port));
                         assert!(!map.is_faulty(next));
                         assert_eq!(g.distance(next, dest) + 1, g.distance(cur, dest));
                         stack.push(next);

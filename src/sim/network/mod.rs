@@ -34,8 +34,9 @@ pub(crate) mod slim_fly;
 pub(crate) mod torus;
 
 /// What the geometry (`topology::Geometry`) asks a network family. Routers are numbered
-/// `0..routers` with the traffic endpoints (nodes) first; channel `router * ports + port`
-/// leaves `router` through `port`.
+/// `0..routers` with the traffic endpoints (nodes) first; in the family's tables channel
+/// `router * ports + port` leaves `router` through `port` (the geometry drops the slots of
+/// terminals' unused ports from the engine's channel ids, `Geometry::first_channel`).
 pub(crate) trait Network {
     /// Output ports per router (the same for every router; unused ones have no link).
     fn ports(&self) -> u32;

@@ -117,7 +117,7 @@ impl Engine {
         if tried == 0 {
             return;
         }
-        let base = (self.node_of(vc) * self.geometry.ports) as usize;
+        let base = self.geometry.first_channel(self.node_of(vc)) as usize;
         let other_free = self.candidates.iter().any(|c| {
             tried >> c.port & 1 == 0
                 && (c.mask | c.fallback) & !self.ch_busy[base + c.port as usize] != 0
@@ -142,7 +142,7 @@ impl Engine {
                 self.switching.gate[at as usize] = NEVER;
             }
         }
-        let port = (vc / self.v) % self.geometry.ports;
+        let port = self.geometry.port_of(vc / self.v);
         let level = self.switching.level_before[vc as usize];
         let prev = self.unreserve(vc);
         debug_assert!(self.vc_out[prev as usize] != EJECT);

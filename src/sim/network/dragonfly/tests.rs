@@ -81,17 +81,18 @@ fn wiring_pairs_every_link_and_joins_every_pair_of_groups_once() {
         let ports = df.ports();
         let n = df.terminals;
         assert_eq!(g.nodes, p * a * (a * h + 1));
-        assert_eq!(g.channel_slots() as u32, (n + df.routers()) * ports);
+        // A terminal holds its one link's channel, a router `ports`.
+        assert_eq!(g.channel_slots() as u32, n + df.routers() * ports);
         let mut global_pairs = std::collections::BTreeSet::new();
         for router in 0..n + df.routers() {
-            for port in 0..ports {
-                let to = g.downstream(router * ports + port);
-                if to == NO_LINK {
-                    assert!(router < n && port > 0, "router {router} port {port} has no link");
-                    continue;
-                }
+            assert_eq!(g.ports_at(router), if router < n { 1 } else { ports });
+            for port in 0..g.ports_at(router) {
+                let to = g.downstream(g.channel(router, port));
+                assert_ne!(to, NO_LINK, "router {router} port {port} has no link");
                 // Every channel has its reverse.
-                let back = (0..ports).filter(|&q| g.downstream(to * ports + q) == router).count();
+                let back = (0..g.ports_at(to))
+                    .filter(|&q| g.downstream(g.channel(to, q)) == router)
+                    .count();
                 assert_eq!(back, 1, "{router} -> {to}");
                 if router >= n && df.is_global(router, port) {
                     let (from_group, to_group) = ((router - n) / a, (to - n) / a);
@@ -107,7 +108,7 @@ fn wiring_pairs_every_link_and_joins_every_pair_of_groups_once() {
         // Link l = x h + j of group G leads where the arrangement's definition says.
         for (group, l) in (0..groups).flat_map(|group| (0..a * h).map(move |l| (group, l))) {
             let router = n + group * a + l / h;
-            let to = g.downstream(router * ports + df.first_global() + l % h);
+            let to = g.downstream(g.channel(router, df.first_global() + l % h));
             let expected = peer_group(arrangement, groups, group, l);
             assert_eq!((to - n) / a, expected, "{arrangement:?} ({p}, {a}, {h}) G{group} l{l}");
         }
@@ -280,7 +281,7 @@ fn dependencies(s: &Scenario, classes: bool) -> Vec<(u32, u32)> {
                     assert_eq!(out.len(), 1, "{source}->{dest} via {via} at {cur}");
                     let c = out[0];
                     assert_ne!(c.mask, 0, "{source}->{dest} via {via}: no VC at {cur}");
-                    let channel = cur * g.ports + c.port;
+                    let channel = g.channel(cur, c.port);
                     if let Some((from, mask)) = held {
                         for a in (0..v).filter(|i| mask >> i & 1 == 1) {
                             for b in (0..v).filter(|i| c.mask >> i & 1 == 1) {
@@ -373,7 +374,7 @@ fn one_vc_per_class_puts_a_route_on_its_global_hop_count() {
             };
             assert_eq!(c.mask, expected, "{source}->{dest} at {cur} port {}", c.port);
             level = r.after_hop(&g, cur, c.port, c.mask.trailing_zeros(), level);
-            cur = g.downstream(cur * g.ports + c.port);
+            cur = g.downstream(g.channel(cur, c.port));
         }
     }
     let mut engine = Engine::new(&s, 0.1, 3, &RunPlan::fixed(0, 4_000)).unwrap();
@@ -386,8 +387,8 @@ fn one_vc_per_class_puts_a_route_on_its_global_hop_count() {
     }
     let idle: u64 = (0..g.channel_slots() as u32)
         .filter(|&c| {
-            let router = c / g.ports;
-            router >= df.terminals && c % g.ports >= df.p && g.downstream(c) != NO_LINK
+            let (router, port) = g.router_port(c);
+            router >= df.terminals && port >= df.p && g.downstream(c) != NO_LINK
         })
         .map(|c| engine.window.vc_flits[(c * 3 + 2) as usize])
         .sum();
@@ -586,7 +587,7 @@ fn ugal_booksim_follows_booksim_s_threshold_and_phases() {
             assert_eq!(out.len(), 1);
             masks.push(out[0].mask);
             level = r.after_hop(&g, cur, out[0].port, out[0].mask.trailing_zeros(), level);
-            cur = g.downstream(cur * g.ports + out[0].port);
+            cur = g.downstream(g.channel(cur, out[0].port));
         }
         masks
     };
@@ -624,7 +625,7 @@ fn ugal_global_reads_the_gateway_s_global_queue() {
     let first = df.terminals + source / df.p;
     let gateway = df.terminals + 3;
     let gateway_port = df.first_global() + 1;
-    assert_eq!(g.downstream(gateway * g.ports + gateway_port), df.terminals + 8 * 4);
+    assert_eq!(g.downstream(g.channel(gateway, gateway_port)), df.terminals + 8 * 4);
     let header = Header { source, dest, level: 0, ties: via };
     for (routing, full_gateway, takes_minimal) in [
         (Routing::UgalGlobal, 0, true),
@@ -662,7 +663,7 @@ fn par_turns_to_valiant_at_the_router_after_the_source_only() {
     let mut out = Vec::new();
     r.candidates(&g, cur, Header { level, ..h }, &mut out);
     assert_eq!(out.len(), 1);
-    let next = g.downstream(cur * g.ports + out[0].port);
+    let next = g.downstream(g.channel(cur, out[0].port));
     assert_eq!(next, df.terminals + 3);
     let level = r.after_hop(&g, cur, out[0].port, 0, level);
     assert_ne!(level & LOCAL_HOP, 0);

@@ -164,11 +164,11 @@ fn up_down_routes_are_the_minimal_paths_and_turn_at_the_common_ancestor() {
                     };
                     assert_eq!(steps.len(), expected, "{s}->{d} at {}", tree.describe(cur));
                     for &port in &steps {
-                        let next = g.downstream(cur * PORTS + port);
+                        let next = g.downstream(g.channel(cur, port));
                         assert_eq!(g.distance(next, d) + 1, left, "{s}->{d}");
                         assert_eq!(port < 2, climbing, "up below level h, down from it");
                     }
-                    cur = g.downstream(cur * PORTS + steps[turn % steps.len()]);
+                    cur = g.downstream(g.channel(cur, steps[turn % steps.len()]));
                     turn += 1;
                     hops += 1;
                     top = top.max(tree.position(cur).0);
@@ -268,7 +268,8 @@ fn worms_take_both_up_links_and_the_next_ones_wait_for_the_first_to_free() {
         let zero = f64::from(6 + m);
         assert_eq!(engine.window.latency_sum, 2.0 * zero + 2.0 * (zero + f64::from(m + 1)));
         let switch = engine.geometry.nodes; // S(1,0), the first switch.
-        let up = |port: u32| engine.window.vc_flits[(switch * PORTS + port) as usize];
+        let first = engine.geometry.first_channel(switch);
+        let up = |port: u32| engine.window.vc_flits[(first + port) as usize];
         assert_eq!((up(0), up(1)), (2 * u64::from(m), 2 * u64::from(m)), "seed {seed}");
     }
 }
@@ -287,8 +288,9 @@ fn a_lone_worm_picks_either_up_link_at_random() {
         }
     }
     let switch = engine.geometry.nodes;
-    let parent_0 = engine.window.vc_flits[(switch * PORTS) as usize] / u64::from(m);
-    let parent_1 = engine.window.vc_flits[(switch * PORTS + 1) as usize] / u64::from(m);
+    let first = engine.geometry.first_channel(switch) as usize;
+    let parent_0 = engine.window.vc_flits[first] / u64::from(m);
+    let parent_1 = engine.window.vc_flits[first + 1] / u64::from(m);
     assert_eq!(parent_0 + parent_1, messages);
     // Binomial(400, 1/2): standard deviation 10.
     assert!((160..=240).contains(&parent_0), "parent_0 taken {parent_0} of {messages} times");

@@ -244,7 +244,7 @@ pub(super) fn dependencies(s: &Scenario, escape_only: bool) -> Vec<(u32, u32)> {
                 assert!(!out.is_empty(), "{start}->{dest} stuck at {cur}");
                 for c in out.clone() {
                     let mask = c.mask | c.fallback;
-                    let channel = cur * g.ports + c.port;
+                    let channel = g.channel(cur, c.port);
                     for vc in (0..v).filter(|i| mask >> i & 1 == 1) {
                         let id = channel * v + vc;
                         if let Some(from) = held {

@@ -101,7 +101,7 @@ fn ugal_dependencies(s: &Scenario) -> HashMap<u32, HashSet<u32>> {
                                     continue;
                                 }
                                 let vc = vcs.trailing_zeros();
-                                let channel = (cur * g.ports + c.port) << 1 | parity;
+                                let channel = g.channel(cur, c.port) << 1 | parity;
                                 if held != u32::MAX {
                                     edges.entry(held).or_default().insert(channel);
                                 }
@@ -159,7 +159,7 @@ fn dal_s_escape_channels_are_acyclic_in_duato_s_sense_and_its_routes_bounded() {
                         let header = Header { source: src, dest, level, ties: u32::MAX };
                         router.candidates(&g, cur, header, &mut out);
                         for c in out.clone() {
-                            let channel = cur * g.ports + c.port;
+                            let channel = g.channel(cur, c.port);
                             let next = g.downstream(channel);
                             if c.fallback != 0 {
                                 // The escape VC (VC 0), dimension order.

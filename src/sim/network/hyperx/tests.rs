@@ -104,7 +104,7 @@ fn routes_are_minimal_and_dimension_order_takes_the_lowest_dimension_first() {
                     let mut steps = Vec::new();
                     g.minimal_steps(cur, dest, |s| steps.push(s.port));
                     assert_eq!(steps[0], step.port, "the first minimal step is DOR's");
-                    let next = g.downstream(cur * g.ports + step.port);
+                    let next = g.downstream(g.channel(cur, step.port));
                     let after = if next == dest { 0 } else { g.distance(next, dest) };
                     assert_eq!(after + 1, left, "{src}->{dest}");
                     if cur >= terminals && next >= terminals {
@@ -234,7 +234,7 @@ fn valiant_s_two_phases_keep_the_dependencies_acyclic() {
                         router.candidates(&g, cur, header, &mut out);
                         let (port, mask) = (out[0].port, out[0].mask);
                         let vc = mask.trailing_zeros();
-                        let channel = cur * g.ports + port;
+                        let channel = g.channel(cur, port);
                         if let Some((c, v)) = held {
                             by_phase
                                 .entry(u64::from(c) << 1 | u64::from(v))

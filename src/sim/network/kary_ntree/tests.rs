@@ -141,11 +141,11 @@ fn routes_are_the_minimal_paths_and_turn_at_the_nearest_common_ancestor() {
                     let expected = if l > 0 && climbing { u } else { 1 };
                     assert_eq!(steps.len() as u32, expected, "{s}->{d} at {}", t.describe(cur));
                     for &port in &steps {
-                        let next = g.downstream(cur * g.ports + port);
+                        let next = g.downstream(g.channel(cur, port));
                         assert_eq!(g.distance(next, d) + 1, left, "{s}->{d}");
                         assert_eq!(t.is_up(port), climbing, "up below level h, down from it");
                     }
-                    cur = g.downstream(cur * g.ports + steps[turn % steps.len()]);
+                    cur = g.downstream(g.channel(cur, steps[turn % steps.len()]));
                     turn += 1;
                     hops += 1;
                     top = top.max(t.position(cur).0);
@@ -225,10 +225,9 @@ fn up_down_random_draws_each_up_port_equally_often_and_keeps_a_route() {
         }
     }
     let leaf = engine.geometry.nodes; // S(1,0), the first switch.
-    let ports = engine.geometry.ports;
-    let taken: Vec<u64> = (0..k)
-        .map(|j| engine.window.vc_flits[(leaf * ports + j) as usize] / u64::from(m))
-        .collect();
+    let first = engine.geometry.first_channel(leaf);
+    let taken: Vec<u64> =
+        (0..k).map(|j| engine.window.vc_flits[(first + j) as usize] / u64::from(m)).collect();
     assert_eq!(taken.iter().sum::<u64>(), messages);
     // Binomial(800, 1/4): mean 200, standard deviation 12.2; allow 4.5 sigma.
     assert!(taken.iter().all(|&c| (145..=255).contains(&c)), "up ports taken {taken:?}");
@@ -277,7 +276,7 @@ fn d_mod_k_climbs_by_the_destination_s_digits() {
                     if l > 0 && t.is_up(port) {
                         assert_eq!(port, (d / u.pow(l - 1)) % u, "{src}->{d} at level {l}");
                     }
-                    cur = g.downstream(cur * g.ports + port);
+                    cur = g.downstream(g.channel(cur, port));
                     hops += 1;
                     let (level, _) = t.position(cur);
                     if level == h {

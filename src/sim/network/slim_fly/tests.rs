@@ -184,7 +184,7 @@ fn dependencies(s: &Scenario, classes: bool) -> Vec<(u32, u32)> {
                     assert!(!out.is_empty());
                     for c in out.clone() {
                         assert_ne!(c.mask, 0);
-                        let channel = cur * g.ports + c.port;
+                        let channel = g.channel(cur, c.port);
                         if let Some((from, mask)) = held {
                             for a in (0..v).filter(|i| mask >> i & 1 == 1) {
                                 for b in (0..v).filter(|i| c.mask >> i & 1 == 1) {
