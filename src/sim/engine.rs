@@ -19,7 +19,8 @@
 //! 1. traffic (`generate`): arrivals of this cycle get a free injection VC or join the source
 //!    queue;
 //! 2. routing (`route`): every header whose routing delay has passed requests an output VC (or
-//!    the ejection port at its destination); blocked headers retry every cycle, oldest first;
+//!    the ejection port at its destination); blocked headers retry every cycle, oldest first
+//!    (a retry that must fail, no VC having been released at its router since, is skipped);
 //! 3. switch and link traversal (`traverse`), two-phase so that the order of channels does not
 //!    matter: every active physical channel picks, round-robin, one of its VCs whose upstream
 //!    buffer had a flit and whose own buffer had room at the start of the cycle; ejecting VCs
@@ -208,9 +209,22 @@ pub(crate) enum Outcome {
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     vc: u32,
+    /// Where routing attempts are skipped (`Engine::releases`): the count of VC releases at
+    /// its router when it last found no free VC there, or `UNBLOCKED`.
+    blocked: u32,
     /// First cycle in which it may be routed (arrival + 1 + router delay).
     ready: u64,
 }
+
+impl Pending {
+    /// A header in `vc` that may be routed from cycle `ready` on.
+    fn new(vc: u32, ready: u64) -> Pending {
+        Pending { vc, ready, blocked: UNBLOCKED }
+    }
+}
+
+/// `Pending::blocked` of a header not known to be blocked.
+const UNBLOCKED: u32 = u32::MAX;
 
 /// One message in flight or in a source queue (slab record).
 #[derive(Clone, Copy, Debug)]
@@ -522,6 +536,11 @@ pub(crate) struct Engine {
     /// buffer has room for its whole packet (`Engine::keep_room_for`). With `drained` a free
     /// VC's buffer is empty, and `check` asks for buffers a packet deep, so nothing is tested.
     cut_through_room: bool,
+    /// Per router (terminals included): the VCs of its channels released so far, wrapping,
+    /// where routing skips the retries that must fail (`route`); empty where it does not.
+    /// 32 bits are exact: a header skipped at count `c` retries the cycle after any release,
+    /// and no router releases 2^32 VCs in one cycle.
+    pub(crate) releases: Vec<u32>,
     /// Request-reply traffic (`reply_length`): the reply class, the outstanding requests and
     /// the round trips (`replies`); `None` for one-way traffic.
     pub(crate) replies: Option<Box<replies::Replies>>,

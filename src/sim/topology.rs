@@ -404,6 +404,14 @@ impl Geometry {
         }
     }
 
+    /// The routers, terminals included (the ids `router_of` gives).
+    pub(crate) fn routers(&self) -> u32 {
+        match self.neighbor.len() as u32 {
+            0 => 0,
+            slots => self.router_of(slots - 1) + 1,
+        }
+    }
+
     /// The ports router `router` has channel slots for: `ports`, or 1 for a terminal that is
     /// not a router.
     #[inline]

@@ -70,6 +70,15 @@ impl Engine {
         let switching =
             switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
         let has_faults = faults.is_some();
+        // Retries that must fail are skipped (`route`) where a header's candidates depend on
+        // its router and itself only: not with UGAL's decision on occupancy, virtual
+        // cut-through's room test or a probe (scouting, circuits); the separable VC
+        // allocator routes without retries of its own.
+        let skip_retries = switching.kind == switching::WORMHOLE
+            && !router.decides_at_source
+            && !(scenario.switching == Switching::VirtualCutThrough
+                && scenario.vc_reallocation == VcReallocation::TailSent)
+            && scenario.vc_allocator != VcAllocator::Islip;
         let cut_through_room = scenario.switching == Switching::VirtualCutThrough
             && scenario.vc_reallocation == VcReallocation::TailSent;
         // With request-reply traffic each class's VCs are atomic where the routing's are.
@@ -202,6 +211,10 @@ impl Engine {
                 .then(|| Box::new(vc_allocator::Separable::new(network_vcs, total_vcs))),
             packets: scenario.packet_size.map(|size| Box::new(packets::Packets::new(size))),
             cut_through_room,
+            releases: match skip_retries {
+                true => vec![0; geometry.routers() as usize],
+                false => Vec::new(),
+            },
             replies: replies::Replies::new(scenario, nodes),
             filter_candidates: cut_through_room || scenario.reply_length.is_some() || has_faults,
             throughput: plan.source_queue_capacity.map(|c| Tracker::new(nodes, c)),
@@ -218,6 +231,14 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn with_bitmap_walk(mut self, on: bool) -> Engine {
         self.walk_bitmap = on;
+        self
+    }
+
+    /// Test builds: every blocked header retries every cycle (`route`'s skipping off), to
+    /// compare the two.
+    #[cfg(test)]
+    pub(crate) fn without_skipped_retries(mut self) -> Engine {
+        self.releases = Vec::new();
         self
     }
 

@@ -231,6 +231,6 @@ impl Engine {
             ready += self.broadcasts.as_ref().map_or(0, |b| b.startup);
             self.copy_started(broadcast, at);
         }
-        self.pending.push(Pending { vc, ready });
+        self.pending.push(Pending::new(vc, ready));
     }
 }

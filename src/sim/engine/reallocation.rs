@@ -202,7 +202,7 @@ impl Engine {
         if arrival != NOT_ARRIVED {
             // Routed from the next cycle (or its arrival), after the router's pipeline.
             let ready = arrival.max(now + 1) + self.delay;
-            self.pending.push(Pending { vc, ready });
+            self.pending.push(Pending::new(vc, ready));
         }
     }
 

@@ -241,7 +241,7 @@ impl Engine {
         }
         if self.vc_received[vcu] == 1 && !self.header_behind(vc, id, 1) {
             // The header: at the router next cycle, routed after its pipeline.
-            self.pending.push(Pending { vc, ready: self.now + 1 + self.delay });
+            self.pending.push(Pending::new(vc, self.now + 1 + self.delay));
         }
         if self.vc_received[vcu] == self.messages[id as usize].length {
             // The tail is sent: the next message may start next cycle.

@@ -360,7 +360,7 @@ impl Engine {
             let delay = if self.delay > 0 && self.buffer_at_terminal(out) { 0 } else { self.delay };
             // Behind another message, the header waits to be at the front (`reallocation`).
             if !(T && self.header_behind(out, id, link)) {
-                self.pending.push(Pending { vc: out, ready: self.now + link + delay });
+                self.pending.push(Pending::new(out, self.now + link + delay));
             }
             self.messages[id as usize].head_vc = out;
             if counting {

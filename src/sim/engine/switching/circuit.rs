@@ -105,7 +105,7 @@ impl Engine {
         }
         let ready = self.now + 1;
         self.switching.schedule(ready);
-        Some(Pending { vc: prev, ready })
+        Some(Pending::new(prev, ready))
     }
 
     /// The probe of message `id` is back at the source, in injection VC `vc`, after a failed
@@ -121,6 +121,6 @@ impl Engine {
         self.messages[id as usize].level = 0;
         let ready = self.now + 1 + self.switching.backoff;
         self.switching.schedule(ready);
-        Some(Pending { vc, ready })
+        Some(Pending::new(vc, ready))
     }
 }

@@ -45,6 +45,7 @@
 
 use crate::scenario::Scenario;
 
+use super::route::Routed;
 use super::{EJECT, Engine, NONE, Pending};
 
 mod circuit;
@@ -175,7 +176,7 @@ impl Engine {
         if first_try && message.measured && hop < self.switching.counts.requests_at.len() {
             self.switching.counts.requests_at[hop] += 1;
         }
-        if self.try_route::<S>(p) {
+        if self.try_route::<S>(p) == Routed::Granted {
             let out = self.vc_out[p.vc as usize];
             if out == EJECT {
                 if S == CIRCUIT {
@@ -229,7 +230,7 @@ impl Engine {
         }
         let ready = now + 1 + self.delay;
         self.switching.schedule(ready);
-        Pending { vc: out, ready }
+        Pending::new(out, ready)
     }
 
     /// The VC `steps` positions behind `vc` along its message's chain (`vc_src`), or `NONE`

@@ -158,6 +158,6 @@ impl Engine {
         }
         let ready = self.now + 1 + self.delay;
         self.switching.schedule(ready);
-        Some(Pending { vc: prev, ready })
+        Some(Pending::new(prev, ready))
     }
 }
