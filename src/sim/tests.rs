@@ -587,8 +587,9 @@ fn the_bitmap_walk_gives_the_results_of_the_active_order_walk() {
 #[test]
 fn skipped_retries_give_the_results_of_retrying_every_cycle() {
     // A blocked header's retries are skipped until a VC is released at its router
-    // (`engine::route`): the runs must agree bit for bit with every retry made, past
-    // saturation too, where most attempts fail.
+    // (`engine::route`; with the separable VC allocator, BookSim's router, its request):
+    // the runs must agree bit for bit with every retry made, past saturation too, where most
+    // attempts fail.
     use crate::scenario::{GlobalArrangement, Switching, VcAllocator};
     let dragonfly = |routing, v| {
         let topology = Topology::Dragonfly {
@@ -647,6 +648,8 @@ fn skipped_retries_give_the_results_of_retrying_every_cycle() {
             },
             0.08,
         ),
+        (booksim_router(scenario(torus(4, 2), Routing::DimensionOrder, 2, 8), 8), 0.06),
+        (booksim_router(dragonfly(Routing::Minimal, 3), 8), 0.2),
         (dragonfly(Routing::Minimal, 2), 0.2),
         (dragonfly(Routing::Valiant, 3), 0.15),
         (scenario(tree, Routing::UpDownRandom, 2, 4), 0.2),

@@ -9,7 +9,8 @@
 //! (`set_busy`). Each router counts its releases (`releases`), a blocked header keeps the
 //! count it failed at (`Pending::blocked`), and its retries are skipped while the count
 //! stands. A failed attempt draws no random number and counts nothing, so skipping it
-//! changes no result; on the 8 x 8 torus near saturation most attempts fail.
+//! changes no result; on the 8 x 8 torus near saturation most attempts fail. The separable
+//! VC allocator (`vc_allocator`) skips the same way the headers that could request no VC.
 
 use crate::scenario::Ejection;
 

@@ -18,7 +18,7 @@
 //! destination take the ejection port as before. One iteration, BookSim's default.
 
 use super::switching::WORMHOLE;
-use super::{Engine, NONE, before, past};
+use super::{Engine, NONE, UNBLOCKED, before, past};
 
 /// One request: the header waiting as `pending[index]` asks for the VCs in `mask` of
 /// `channel`.
@@ -86,6 +86,11 @@ impl Engine {
             if p.ready > self.now {
                 continue;
             }
+            // No VC released at its router since it found none free there: no request
+            // (`route`).
+            if p.blocked != UNBLOCKED && self.releases[self.node_of(p.vc) as usize] == p.blocked {
+                continue;
+            }
             let id = self.vc_owner[p.vc as usize];
             let header = self.messages[id as usize].header();
             let cur = self.node_of(p.vc);
@@ -95,6 +100,7 @@ impl Engine {
             }
             va.levels[i] = self.prepare_candidates::<WORMHOLE>(p.vc, id, cur, header);
             let base = self.geometry.first_channel(cur);
+            let before = va.requests.len();
             for fallback in [false, true] {
                 let first = va.requests.len();
                 for c in &self.candidates {
@@ -109,6 +115,10 @@ impl Engine {
                     break;
                 }
             }
+            self.pending[i].blocked = match va.requests.len() > before {
+                false if !self.releases.is_empty() => self.releases[cur as usize],
+                _ => UNBLOCKED,
+            };
         }
         // Grant: each requested output VC picks the input first from its pointer.
         for (k, r) in va.requests.iter().enumerate() {
