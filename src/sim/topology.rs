@@ -181,8 +181,6 @@ pub(crate) struct Geometry {
     /// Channels before the first router's: `nodes` where the terminals are not routers and
     /// hold one channel each, else 0.
     terminal_slots: u32,
-    /// `terminal_slots * (ports - 1)`: the slots dropped before each router's channels.
-    dropped_slots: u32,
     /// Downstream router of each physical channel, `NO_LINK` where there is no link.
     neighbor: Vec<u32>,
 }
@@ -363,7 +361,6 @@ impl Geometry {
             nodes,
             ports,
             terminal_slots,
-            dropped_slots: terminal_slots * ports.saturating_sub(1),
             neighbor,
         })
     }
@@ -371,7 +368,10 @@ impl Geometry {
     /// The first channel of router `router`: its port `p` is channel `first_channel + p`.
     #[inline(always)]
     pub(crate) fn first_channel(&self, router: u32) -> u32 {
-        if router < self.terminal_slots { router } else { router * self.ports - self.dropped_slots }
+        // `(router - t) ports + t`, which cannot overflow where the channels fit in `u32`
+        // (`router * ports`, the family's id, may not).
+        let t = self.terminal_slots;
+        if router < t { router } else { (router - t) * self.ports + t }
     }
 
     /// The channel leaving `router` through `port`.
@@ -420,7 +420,8 @@ impl Geometry {
     }
 
     /// The family's own id of channel `channel`, `router * ports + port` (the id outputs name
-    /// links by, whatever the layout of the engine's channels).
+    /// links by, whatever the layout of the engine's channels). It fits in `u32` wherever the
+    /// family's own table of `routers * ports` slots could be built.
     pub(crate) fn slot(&self, channel: u32) -> u32 {
         let (router, port) = self.router_port(channel);
         router * self.ports + port
