@@ -70,16 +70,14 @@ impl Engine {
         let switching =
             switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
         let has_faults = faults.is_some();
+        let cut_through_room = scenario.switching == Switching::VirtualCutThrough
+            && scenario.vc_reallocation == VcReallocation::TailSent;
         // Retries that must fail are skipped (`route`; with the separable VC allocator, the
         // headers that can request nothing) where a header's candidates depend on its router
         // and itself only: not with UGAL's decision on occupancy, virtual cut-through's room
         // test or a probe (scouting, circuits).
-        let skip_retries = switching.kind == switching::WORMHOLE
-            && !router.decides_at_source
-            && !(scenario.switching == Switching::VirtualCutThrough
-                && scenario.vc_reallocation == VcReallocation::TailSent);
-        let cut_through_room = scenario.switching == Switching::VirtualCutThrough
-            && scenario.vc_reallocation == VcReallocation::TailSent;
+        let skip_retries =
+            switching.kind == switching::WORMHOLE && !router.decides_at_source && !cut_through_room;
         // With request-reply traffic each class's VCs are atomic where the routing's are.
         let class_atomic = router.atomic_vcs();
         let atomic = match scenario.reply_length {
