@@ -99,6 +99,12 @@ macro_rules! each_family {
 }
 
 impl Family {
+    /// Whether every node is a router (tori, meshes, hypercubes), rather than a terminal
+    /// attached to one (the trees, the dragonfly and graphs number their terminals first).
+    fn nodes_are_routers(&self) -> bool {
+        matches!(self, Family::Torus(_) | Family::Mesh(_) | Family::Hypercube(_))
+    }
+
     /// Builds the family of a topology accepted by [`Geometry::check`].
     fn new(topology: &Topology, size: &Size) -> Result<Family, SimError> {
         Ok(match *topology {
@@ -347,10 +353,8 @@ impl Geometry {
         let family = Family::new(topology, &size)?;
         let (ports, mut neighbor) = each_family!(&family, net => (net.ports(), net.neighbors()));
         let nodes = topology.nodes() as u32;
-        let terminals_apart =
-            !matches!(family, Family::Torus(_) | Family::Mesh(_) | Family::Hypercube(_));
         let terminal_slots =
-            match terminals_apart && drop_terminal_slots(&mut neighbor, nodes, ports) {
+            match !family.nodes_are_routers() && drop_terminal_slots(&mut neighbor, nodes, ports) {
                 true => nodes,
                 false => 0,
             };
@@ -531,7 +535,7 @@ impl Geometry {
     /// Whether every node is a router (tori, meshes, hypercubes), rather than a terminal
     /// attached to one (the trees, the dragonfly and graphs number their terminals first).
     pub(crate) fn nodes_are_routers(&self) -> bool {
-        matches!(self.family, Family::Torus(_) | Family::Mesh(_) | Family::Hypercube(_))
+        self.family.nodes_are_routers()
     }
 
     /// Whether channel slot `channel` leaves a terminal that is not a router (so no switch

@@ -43,16 +43,11 @@ impl Engine {
             let mut p = self.pending[i];
             if p.ready <= self.now {
                 if S == WORMHOLE {
-                    // Nothing released at its router since it found no VC free there.
-                    let skip = p.blocked != UNBLOCKED
-                        && self.releases[self.node_of(p.vc) as usize] == p.blocked;
-                    if !skip {
+                    if !self.still_blocked(p) {
                         match self.try_route::<S>(p) {
                             Routed::Granted => continue,
-                            Routed::Blocked(router) if !self.releases.is_empty() => {
-                                p.blocked = self.releases[router as usize];
-                            }
-                            _ => {}
+                            Routed::Blocked(router) => p.blocked = self.blocked_at(router),
+                            Routed::Waiting => {}
                         }
                     }
                 } else {
@@ -71,6 +66,23 @@ impl Engine {
         } else {
             // Keeps headers injected meanwhile (a dropped message frees its injection VC).
             self.pending.drain(keep..listed);
+        }
+    }
+
+    /// Whether the header waiting as `p` found no free VC at its router and none has been
+    /// released there since: an attempt would fail again.
+    #[inline(always)]
+    pub(super) fn still_blocked(&self, p: Pending) -> bool {
+        p.blocked != UNBLOCKED && self.releases[self.node_of(p.vc) as usize] == p.blocked
+    }
+
+    /// `Pending::blocked` of a header that found no free VC at router `router`: the
+    /// router's release count, or `UNBLOCKED` where retries are not skipped.
+    #[inline(always)]
+    pub(super) fn blocked_at(&self, router: u32) -> u32 {
+        match self.releases.is_empty() {
+            true => UNBLOCKED,
+            false => self.releases[router as usize],
         }
     }
 

@@ -86,9 +86,8 @@ impl Engine {
             if p.ready > self.now {
                 continue;
             }
-            // No VC released at its router since it found none free there: no request
-            // (`route`).
-            if p.blocked != UNBLOCKED && self.releases[self.node_of(p.vc) as usize] == p.blocked {
+            // It would request nothing (`route`).
+            if self.still_blocked(p) {
                 continue;
             }
             let id = self.vc_owner[p.vc as usize];
@@ -116,8 +115,8 @@ impl Engine {
                 }
             }
             self.pending[i].blocked = match va.requests.len() > before {
-                false if !self.releases.is_empty() => self.releases[cur as usize],
-                _ => UNBLOCKED,
+                true => UNBLOCKED,
+                false => self.blocked_at(cur),
             };
         }
         // Grant: each requested output VC picks the input first from its pointer.
