@@ -275,10 +275,13 @@ impl Batches {
 
     /// The raw batch of `offset`, growing (and merging) the batches to hold it.
     fn slot(&mut self, offset: u64) -> usize {
-        while offset / self.length >= self.cap as u64 {
+        // One division where the batches need no merging (most calls).
+        let mut index = offset / self.length;
+        while index >= self.cap as u64 {
             self.merge();
+            index = offset / self.length;
         }
-        let index = (offset / self.length) as usize;
+        let index = index as usize;
         while self.sum.len() <= index {
             self.sum.push(0.0);
             self.count.push(0);

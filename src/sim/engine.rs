@@ -74,6 +74,7 @@
 use crate::scenario::Ejection;
 
 use super::batch_means::Batches;
+use super::divisor::Divisor;
 use super::faults::FaultMap;
 use super::lengths::Lengths;
 use super::network::hop::{Candidate, Header};
@@ -363,6 +364,8 @@ pub(crate) struct Engine {
     router: Router,
     /// V, buffer depth, router delay and message length (the mean M) of the scenario.
     pub(crate) v: u32,
+    /// `v` as a divisor (`sim::divisor`): a VC's channel or node and its index there.
+    per_channel: Divisor,
     depth: u32,
     delay: u64,
     length: u32,
@@ -566,16 +569,16 @@ impl Engine {
     fn buffer_at_terminal(&self, vc: u32) -> bool {
         vc < self.network_vcs
             && !self.geometry.nodes_are_routers()
-            && self.geometry.downstream(vc / self.v) < self.geometry.nodes
+            && self.geometry.downstream(self.per_channel.div(vc)) < self.geometry.nodes
     }
 
     /// The router a VC's buffer sits at.
     #[inline]
     fn node_of(&self, vc: u32) -> u32 {
         if vc < self.network_vcs {
-            self.geometry.downstream(vc / self.v)
+            self.geometry.downstream(self.per_channel.div(vc))
         } else {
-            (vc - self.network_vcs) / self.v
+            self.per_channel.div(vc - self.network_vcs)
         }
     }
 }

@@ -209,6 +209,7 @@
 //! layout.
 
 mod batch_means;
+mod divisor;
 mod engine;
 mod faults;
 mod injection;

@@ -52,7 +52,8 @@ impl Sections {
     /// A measured message generated `offset` cycles into the window took `latency` cycles.
     #[inline]
     pub(crate) fn delivered(&mut self, offset: u64, latency: u64) {
-        while offset / self.length >= 2 * SECTIONS {
+        let mut index = offset / self.length;
+        while index >= 2 * SECTIONS {
             let histograms = std::mem::take(&mut self.histograms);
             let mut merged: Vec<Histogram> = Vec::with_capacity(histograms.len().div_ceil(2));
             let mut pairs = histograms.into_iter();
@@ -64,8 +65,9 @@ impl Sections {
             }
             self.histograms = merged;
             self.length *= 2;
+            index = offset / self.length;
         }
-        let index = (offset / self.length) as usize;
+        let index = index as usize;
         if self.histograms.len() <= index {
             self.histograms.resize_with(index + 1, Histogram::default);
         }

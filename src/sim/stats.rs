@@ -39,12 +39,14 @@ impl Transient {
     /// A message generated at cycle `generated` was delivered with this latency.
     #[inline]
     pub(crate) fn delivered(&mut self, generated: u64, latency: f64) {
-        while generated / self.length >= self.cap as u64 {
+        let mut index = generated / self.length;
+        while index >= self.cap as u64 {
             merge_pairs(&mut self.sum);
             merge_pairs(&mut self.count);
             self.length *= 2;
+            index = generated / self.length;
         }
-        let index = (generated / self.length) as usize;
+        let index = index as usize;
         if self.sum.len() <= index {
             self.sum.resize(index + 1, 0.0);
             self.count.resize(index + 1, 0);

@@ -29,6 +29,7 @@
 use crate::scenario::Topology;
 
 use super::SimError;
+use super::divisor::Divisor;
 use super::network::Network;
 use super::network::digits::Digits;
 use super::network::dragonfly::Dragonfly;
@@ -184,6 +185,8 @@ pub(crate) struct Geometry {
     pub(crate) nodes: u32,
     /// Network output ports per router (a terminal that is not a router has one).
     pub(crate) ports: u32,
+    /// `ports` (at least 1) as a [`Divisor`]: a channel's router and port.
+    ports_divisor: Divisor,
     /// Channels before the first router's: `nodes` where the terminals are not routers and
     /// hold one channel each, else 0.
     terminal_slots: u32,
@@ -364,6 +367,7 @@ impl Geometry {
             digits: Digits::new(size.radix, size.dims),
             nodes,
             ports,
+            ports_divisor: Divisor::new(ports),
             terminal_slots,
             neighbor,
         })
@@ -403,8 +407,8 @@ impl Geometry {
         if channel < t {
             (channel, 0)
         } else {
-            let ports = self.ports.max(1);
-            (t + (channel - t) / ports, (channel - t) % ports)
+            let (router, port) = self.ports_divisor.div_rem(channel - t);
+            (t + router, port)
         }
     }
 

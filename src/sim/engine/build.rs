@@ -6,6 +6,7 @@ use crate::scenario::{
 };
 
 use super::super::batch_means::Batches;
+use super::super::divisor::Divisor;
 use super::super::faults::FaultMap;
 use super::super::lengths::Lengths;
 use super::super::percentiles::Histogram;
@@ -127,6 +128,7 @@ impl Engine {
             #[cfg(test)]
             port_stamp: vec![u64::MAX; slots + nodes],
             network_vcs: network_vcs as u32,
+            per_channel: Divisor::new(v),
             full_mask: if v == 64 { u64::MAX } else { (1 << v) - 1 },
             vc_owner: vec![NONE; total_vcs],
             vc_count: vec![0; total_vcs],

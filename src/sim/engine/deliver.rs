@@ -21,8 +21,7 @@ impl Engine {
                 // An injection VC fed by its source queues messages too (`source`).
                 self.leave_buffer(vc);
                 if self.vc_owner[vc as usize] == NONE {
-                    let (node, v) =
-                        ((vc - self.network_vcs) / self.v, (vc - self.network_vcs) % self.v);
+                    let (node, v) = self.per_channel.div_rem(vc - self.network_vcs);
                     self.inj_busy[node as usize] &= !(1 << v);
                 }
                 return;
@@ -38,13 +37,12 @@ impl Engine {
         self.vc_received[vcu] = 0;
         if vc < self.network_vcs {
             if T && let Some(timing) = self.timing.as_deref_mut() {
-                timing.drained(self.now, vc, vc / self.v);
+                timing.drained(self.now, vc, self.per_channel.div(vc));
                 return;
             }
             self.end_grant(vc);
         } else {
-            let node = (vc - self.network_vcs) / self.v;
-            let v = (vc - self.network_vcs) % self.v;
+            let (node, v) = self.per_channel.div_rem(vc - self.network_vcs);
             self.inj_busy[node as usize] &= !(1 << v);
             if self.source_idle(node)
                 && let Some(head) = self.dequeue(node)

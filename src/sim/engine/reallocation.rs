@@ -115,7 +115,7 @@ impl Engine {
     /// routing's drained VCs).
     #[inline(always)]
     pub(super) fn queues_messages(&self, vc: u32) -> bool {
-        self.queues.as_deref().is_some_and(|q| q.queues(vc % self.v))
+        self.queues.as_deref().is_some_and(|q| q.queues(self.per_channel.rem(vc)))
     }
 
     /// The message whose flits enter `vc`'s buffer (`Queues::receiving`; the owner without
@@ -212,7 +212,7 @@ impl Engine {
         if !self.queues_messages(vc) {
             return self.vc_owner[vc as usize];
         }
-        let channel = (vc / self.v) as usize;
-        if self.ch_busy[channel] >> (vc % self.v) & 1 == 0 { NONE } else { self.receiving(vc) }
+        let (channel, index) = self.per_channel.div_rem(vc);
+        if self.ch_busy[channel as usize] >> index & 1 == 0 { NONE } else { self.receiving(vc) }
     }
 }

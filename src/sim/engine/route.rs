@@ -292,8 +292,8 @@ impl Engine {
 
     /// Clears network VC `vc`'s bit in its channel's `ch_busy`: it may be granted again.
     pub(super) fn end_grant(&mut self, vc: u32) {
-        let channel = vc / self.v;
-        let busy = self.ch_busy[channel as usize] & !(1 << (vc % self.v));
+        let (channel, index) = self.per_channel.div_rem(vc);
+        let busy = self.ch_busy[channel as usize] & !(1 << index);
         self.set_busy(channel, busy);
     }
 

@@ -204,7 +204,7 @@ impl Engine {
                 moved = true;
                 self.vc_count[vc as usize] -= 1;
                 if T && let Some(timing) = self.timing.as_deref_mut() {
-                    let (now, channel) = (self.now, vc / self.v);
+                    let (now, channel) = (self.now, self.per_channel.div(vc));
                     if vc < self.network_vcs {
                         timing.departed(now, vc, channel);
                     } else {
@@ -252,7 +252,7 @@ impl Engine {
         let n_moves = self.n_moves;
         let counting = self.window.open;
         let now = self.now;
-        let v = self.v as usize;
+        let per_channel = self.per_channel;
         let network_vcs = self.network_vcs as usize;
         #[cfg(test)]
         for k in 0..n_moves {
@@ -290,9 +290,9 @@ impl Engine {
             vc_count[src] -= 1;
             vc_count[out] += 1;
             if let Some(timing) = timing.as_deref_mut() {
-                timing.sent(now, out as u32, (out / v) as u32);
+                timing.sent(now, out as u32, per_channel.div(out as u32));
                 if src < network_vcs {
-                    timing.departed(now, src as u32, (src / v) as u32);
+                    timing.departed(now, src as u32, per_channel.div(src as u32));
                 } else {
                     timing.departed_injection(now, src as u32);
                 }
@@ -350,7 +350,7 @@ impl Engine {
         let id = if T { self.receiving(out) } else { self.vc_owner[out as usize] };
         if S == WORMHOLE {
             let link = if T {
-                let channel = (out / self.v) as usize;
+                let channel = self.per_channel.div(out) as usize;
                 self.timing.as_deref().map_or(1, |t| u64::from(t.delays[channel].latency))
             } else {
                 1

@@ -163,7 +163,8 @@ impl Engine {
             let p = self.pending[i];
             let id = self.vc_owner[p.vc as usize];
             let cur = self.node_of(p.vc);
-            self.grant_output(p, id, cur, out / self.v, out % self.v, va.levels[i]);
+            let (channel, index) = self.per_channel.div_rem(out);
+            self.grant_output(p, id, cur, channel, index, va.levels[i]);
             va.done[i] = true;
         }
         va.accepted.clear();

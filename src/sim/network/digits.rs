@@ -2,7 +2,10 @@
 //! of tori, meshes and hypercubes, and the digits that the coordinate traffic patterns
 //! (`transpose`, `tornado`, `neighbor`) move on any family numbered that way.
 //!
-//! A coordinate is a division, never stored per message.
+//! A coordinate is a division (by a multiplication, `sim::divisor`), never stored per
+//! message.
+
+use super::super::divisor::Divisor;
 
 /// The radix-`k` digits of node ids, with `k^d` precomputed for each digit `d`.
 #[derive(Clone, Debug)]
@@ -13,6 +16,10 @@ pub(crate) struct Digits {
     pub(crate) dims: u32,
     /// k^d for each digit d (saturating at `u32::MAX` beyond the largest id).
     strides: Vec<u32>,
+    /// `strides` as divisors.
+    stride_divisors: Vec<Divisor>,
+    /// `radix` as a divisor.
+    radix_divisor: Divisor,
 }
 
 impl Digits {
@@ -24,13 +31,14 @@ impl Digits {
             strides.push(stride);
             stride = stride.saturating_mul(radix);
         }
-        Digits { radix, dims, strides }
+        let stride_divisors = strides.iter().map(|&stride| Divisor::new(stride)).collect();
+        Digits { radix, dims, strides, stride_divisors, radix_divisor: Divisor::new(radix) }
     }
 
     /// Digit `d` of `node` (its coordinate in dimension `d`).
     #[inline]
     pub(crate) fn coord(&self, node: u32, d: u32) -> u32 {
-        (node / self.strides[d as usize]) % self.radix
+        self.radix_divisor.rem(self.stride_divisors[d as usize].div(node))
     }
 
     /// `k^d`, the id distance between neighbours in dimension `d`.

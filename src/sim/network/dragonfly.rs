@@ -156,6 +156,7 @@
 use crate::scenario::{GlobalArrangement, Routing, Scenario, VcClasses};
 
 use super::super::SimError;
+use super::super::divisor::Divisor;
 use super::super::rng::Rng;
 use super::Network;
 use super::hop::{Candidate, Header, NO_LINK, Step};
@@ -194,6 +195,13 @@ pub(crate) struct Dragonfly {
     terminals: u32,
     /// Which global link leads to which group.
     arrangement: GlobalArrangement,
+    /// p, a, h, g and p a as divisors (`sim::divisor`): a router's group and index, a
+    /// terminal's router, a global link's router, on every hop.
+    div_p: Divisor,
+    div_a: Divisor,
+    div_h: Divisor,
+    div_g: Divisor,
+    div_pa: Divisor,
 }
 
 impl Dragonfly {
@@ -221,6 +229,11 @@ impl Dragonfly {
             g: groups as u32,
             terminals: terminals as u32,
             arrangement: GlobalArrangement::Absolute,
+            div_p: Divisor::new(p),
+            div_a: Divisor::new(a),
+            div_h: Divisor::new(h),
+            div_g: Divisor::new(groups as u32),
+            div_pa: Divisor::new(p * a),
         })
     }
 
@@ -247,7 +260,7 @@ impl Dragonfly {
     /// The group of a terminal.
     #[inline]
     pub(crate) fn group_of(&self, terminal: u32) -> u32 {
-        terminal / (self.p * self.a)
+        self.div_pa.div(terminal)
     }
 
     /// The index of group `to`'s link among group `from`'s global links, `l(from, to)`
@@ -262,9 +275,9 @@ impl Dragonfly {
                     to - 1
                 }
             }
-            GlobalArrangement::Relative => (to + self.g - from - 1) % self.g,
+            GlobalArrangement::Relative => self.div_g.rem(to + self.g - from - 1),
             GlobalArrangement::Circulant => {
-                let d = (to + self.g - from) % self.g;
+                let d = self.div_g.rem(to + self.g - from);
                 if d <= self.g - d { 2 * (d - 1) } else { 2 * (self.g - d - 1) + 1 }
             }
         }
@@ -281,10 +294,14 @@ impl Dragonfly {
                     l + 1
                 }
             }
-            GlobalArrangement::Relative => (from + l + 1) % self.g,
+            GlobalArrangement::Relative => self.div_g.rem(from + l + 1),
             GlobalArrangement::Circulant => {
                 let m = l / 2 + 1;
-                if l.is_multiple_of(2) { (from + m) % self.g } else { (from + self.g - m) % self.g }
+                if l.is_multiple_of(2) {
+                    self.div_g.rem(from + m)
+                } else {
+                    self.div_g.rem(from + self.g - m)
+                }
             }
         }
     }
@@ -309,32 +326,33 @@ impl Dragonfly {
             return 0;
         }
         let r = cur - self.terminals;
-        let (group, x) = (r / self.a, r % self.a);
+        let (group, x) = self.div_a.div_rem(r);
         if group == target {
-            let y = (dest / self.p) % self.a;
-            return if x == y { dest % self.p } else { self.local_port(x, y) };
+            let (router, port) = self.div_p.div_rem(dest);
+            let y = self.div_a.rem(router);
+            return if x == y { port } else { self.local_port(x, y) };
         }
         let l = self.link(group, target);
-        let gateway = l / self.h;
-        if x == gateway { self.first_global() + l % self.h } else { self.local_port(x, gateway) }
+        let (gateway, global) = self.div_h.div_rem(l);
+        if x == gateway { self.first_global() + global } else { self.local_port(x, gateway) }
     }
 
     /// Router-to-router links from router index `r` to group `target`, and the router index
     /// the route lands on there.
     fn leg(&self, r: u32, target: u32) -> (u32, u32) {
-        let group = r / self.a;
+        let (group, x) = self.div_a.div_rem(r);
         if group == target {
             return (0, r);
         }
-        let gateway = self.link(group, target) / self.h;
-        let landing = target * self.a + self.link(target, group) / self.h;
-        (u32::from(r % self.a != gateway) + 1, landing)
+        let gateway = self.div_h.div(self.link(group, target));
+        let landing = target * self.a + self.div_h.div(self.link(target, group));
+        (u32::from(x != gateway) + 1, landing)
     }
 
     /// Router-to-router links `H` of the route from router id `cur` to terminal `dest`, via
     /// group `via` first unless it is [`NO_GROUP`].
     pub(crate) fn router_hops(&self, cur: u32, dest: u32, via: u32) -> u32 {
-        let dest_router = dest / self.p;
+        let dest_router = self.div_p.div(dest);
         let mut r = cur - self.terminals;
         let mut hops = 0;
         if via != NO_GROUP {
@@ -342,7 +360,7 @@ impl Dragonfly {
             hops += links;
             r = landing;
         }
-        let (links, landing) = self.leg(r, dest_router / self.a);
+        let (links, landing) = self.leg(r, self.div_a.div(dest_router));
         hops + links + u32::from(landing != dest_router)
     }
 
@@ -409,7 +427,7 @@ impl Network for Dragonfly {
         let port = self.step(cur, self.group_of(dest), dest);
         visit(Step { port, wraps: false });
         if cur < self.terminals {
-            2 + self.router_hops(self.terminals + cur / self.p, dest, NO_GROUP)
+            2 + self.router_hops(self.terminals + self.div_p.div(cur), dest, NO_GROUP)
         } else {
             1 + self.router_hops(cur, dest, NO_GROUP)
         }
@@ -672,15 +690,15 @@ impl Routes {
         level & DECIDED != 0
             && level & (MINIMAL | REACHED) == 0
             && via != NO_GROUP
-            && cur != df.terminals + via / df.p
+            && cur != df.terminals + df.div_p.div(via)
     }
 
     /// `ugal_booksim`: the port from `cur` towards the intermediate router of terminal `via`.
     #[inline]
     fn towards_intermediate(df: &Dragonfly, cur: u32, via: u32) -> u32 {
-        let router = via / df.p;
+        let router = df.div_p.div(via);
         // The first terminal of that router stands for it (`step` stops before its link).
-        df.step(cur, router / df.a, router * df.p)
+        df.step(cur, df.div_a.div(router), router * df.p)
     }
 
     /// `ugal_booksim`: the VCs of the hop from `cur` through `port`: BookSim's phase, 0 on the
@@ -698,7 +716,7 @@ impl Routes {
         let detoured =
             level & REACHED != 0 || (level & (DECIDED | MINIMAL) == DECIDED && via != NO_GROUP);
         let globals = (level & GLOBALS) - u32::from(detoured);
-        let group = (cur - df.terminals) / df.a;
+        let group = df.div_a.div(cur - df.terminals);
         let stays = !detoured && level & GLOBALS == 0 && df.group_of(dest) == group;
         if df.is_global(cur, port) || globals >= 1 || stays { self.local[2] } else { self.local[1] }
     }
@@ -754,7 +772,7 @@ impl Routes {
                 == DECIDED | MINIMAL | LOCAL_HOP
             && via != NO_GROUP
             && cur >= df.terminals
-            && df.group_of(dest) != (cur - df.terminals) / df.a
+            && df.group_of(dest) != df.div_a.div(cur - df.terminals)
     }
 
     /// Fills `out` (cleared by the caller) with the one allowed port and its VCs; with UGAL's
@@ -833,11 +851,12 @@ impl Routes {
         };
         let port = df.step(cur, target, dest);
         let mut queued = queue(cur, port);
-        let group = (cur - df.terminals) / df.a;
+        let group = df.div_a.div(cur - df.terminals);
         if group != target && !df.is_global(cur, port) {
             let l = df.link(group, target);
-            let gateway = df.terminals + group * df.a + l / df.h;
-            queued += queue(gateway, df.first_global() + l % df.h);
+            let (gateway, global) = df.div_h.div_rem(l);
+            let gateway = df.terminals + group * df.a + gateway;
+            queued += queue(gateway, df.first_global() + global);
         }
         queued
     }
@@ -864,8 +883,9 @@ impl Routes {
         }
         let revising = self.revisable(df, cur, dest, level, via);
         if level & DECIDED != 0 && !revising {
-            let reached =
-                booksim && level & (MINIMAL | REACHED) == 0 && cur == df.terminals + via / df.p;
+            let reached = booksim
+                && level & (MINIMAL | REACHED) == 0
+                && cur == df.terminals + df.div_p.div(via);
             return if reached { level | REACHED } else { level };
         }
         if via == NO_GROUP {

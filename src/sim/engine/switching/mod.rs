@@ -219,7 +219,7 @@ impl Engine {
         if self.window.open {
             self.window.header_hops += 1;
         }
-        let arrives = self.geometry.downstream(out / self.v) == dest;
+        let arrives = self.geometry.downstream(self.per_channel.div(out)) == dest;
         if arrives && measured {
             let c = &mut self.switching.counts;
             c.arrivals += 1;

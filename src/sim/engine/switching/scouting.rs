@@ -142,7 +142,7 @@ impl Engine {
                 self.switching.gate[at as usize] = NEVER;
             }
         }
-        let port = self.geometry.port_of(vc / self.v);
+        let port = self.geometry.port_of(self.per_channel.div(vc));
         let level = self.switching.level_before[vc as usize];
         let prev = self.unreserve(vc);
         debug_assert!(self.vc_out[prev as usize] != EJECT);
