@@ -200,7 +200,11 @@ pub fn bundle_is_current(bundle: &Path, fingerprint: &str) -> bool {
 /// column but `wall_seconds` (how long a task took, which no re-run reproduces). A re-run that
 /// moves no number then leaves the bundle's bytes as they are, so re-running a committed spec
 /// leaves `git status` clean. `None` when anything differs: the bundle is written anew.
-pub fn bundle_reproduces(bundle: &Path, source: &SpecSource, rows: &[Row]) -> Option<usize> {
+pub fn bundle_reproduces(
+    bundle: &Path,
+    source: &SpecSource,
+    rows: impl IntoIterator<Item = Row>,
+) -> Option<usize> {
     let results = bundle.join("results.parquet");
     let metadata = store::parquet::read_metadata(&results).ok()?;
     let same = |key: &str, value: &str| metadata.get(key).map(String::as_str) == Some(value);
@@ -212,9 +216,11 @@ pub fn bundle_reproduces(bundle: &Path, source: &SpecSource, rows: &[Row]) -> Op
     }
     // The side tables' data is not a column of `results.parquet`: it is compared through the
     // rows it comes with (the same simulation, bit for bit, gives the same counts).
-    let equal = store::parquet::holds_rows(&results, rows, &["wall_seconds"]).ok()?;
+    let mut count = 0;
+    let counted = rows.into_iter().inspect(|_| count += 1);
+    let equal = store::parquet::holds_rows(&results, counted, &["wall_seconds"]).ok()?;
     (equal && crate::report::verify(bundle).is_ok_and(|problems| problems.is_empty()))
-        .then_some(rows.len())
+        .then_some(count)
 }
 
 /// Writes the side tables `links.parquet` and `histograms.parquet` when some row carries their

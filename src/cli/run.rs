@@ -396,12 +396,6 @@ impl Run<'_> {
             }
             return Ok(Outcome::Success);
         }
-        let rows = phases.time("gather", || self.rows(experiment, plan, &summary.states));
-        // The tasks' outputs are in the rows now; only a failure report reads them again (a
-        // 1,000,000-point sweep holds a gigabyte of them).
-        if summary.failed == 0 {
-            summary.states = Vec::new();
-        }
         if summary.interrupted {
             super::eprint_line(&format!(
                 "runner: {}: interrupted after {} tasks ({} cached); run again to resume",
@@ -410,16 +404,26 @@ impl Run<'_> {
             return Ok(Outcome::Interrupted);
         }
         // Every number reproduced: the bundle stands as it is, times and host included, so a
-        // re-run of a committed spec changes no committed byte.
+        // re-run of a committed spec changes no committed byte. The rows are gathered as the
+        // comparison takes them, a batch at a time, never all at once (a 1,000,000-point
+        // sweep's are 4 GB); they are gathered whole only to write the bundle anew.
         if args.only.is_none()
             && summary.failed == 0
-            && let Some(reproduced) =
-                phases.time("compare", || bundle_reproduces(&bundle, source, &rows))
+            && let Some(reproduced) = phases.time("compare", || {
+                let rows = exec::Gather::new(experiment, plan, &summary.states);
+                bundle_reproduces(&bundle, source, rows)
+            })
         {
             if !args.quiet {
                 say_reproduced(experiment, &summary, reproduced, &bundle, clock);
             }
             return Ok(Outcome::Success);
+        }
+        let rows = phases.time("gather", || self.rows(experiment, plan, &summary.states));
+        // The tasks' outputs are in the rows now; only a failure report reads them again (a
+        // 1,000,000-point sweep holds a gigabyte of them).
+        if summary.failed == 0 {
+            summary.states = Vec::new();
         }
         let provenance = provenance(source, experiment, started, bundle.parent());
         write_bundle(

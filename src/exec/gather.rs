@@ -16,8 +16,6 @@ use crate::store::row::Row;
 /// `fraction_of_saturation` filled in. Failed and skipped tasks give rows with
 /// that status and the error; tasks not run (interrupted) give no row.
 pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec<Row> {
-    let saturation_rate = |scenario: usize| super::saturation_rate(plan, states, scenario);
-    let load_saturation = |scenario: usize| super::load_saturation(plan, states, scenario);
     // Exactly the rows there will be: a row is about 4 KB, and a vector that outgrows its
     // capacity copies them all (a 1,000,000-point sweep's 4 GB twice over).
     let capacity = plan
@@ -29,64 +27,62 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
         })
         .sum();
     let mut rows = Vec::with_capacity(capacity);
-    // The rows of each Solve batch, built when its first point is reached and taken in order;
-    // a batch whose rows are all taken is dropped (its buffer would otherwise stay to the end).
-    let mut batches: HashMap<NodeIndex, std::vec::IntoIter<Row>> = HashMap::new();
-    for &RowRef { node, point } in &plan.row_nodes {
+    rows.extend(Gather::new(experiment, plan, states));
+    rows
+}
+
+/// [`gather`]'s rows one at a time, built as they are reached: what compares a run with its
+/// bundle holds no more than a Solve batch's rows at once (`bundle::bundle_reproduces`).
+pub struct Gather<'a> {
+    experiment: &'a Experiment,
+    plan: &'a Plan,
+    states: &'a [TaskState],
+    /// The next entry of `plan.row_nodes`.
+    next: usize,
+    /// The rows of the entry being taken.
+    produced: std::vec::IntoIter<Row>,
+    /// The rows of each Solve batch, built when its first point is reached and taken in order;
+    /// a batch whose rows are all taken is dropped (its buffer would otherwise stay to the end).
+    batches: HashMap<NodeIndex, std::vec::IntoIter<Row>>,
+}
+
+impl<'a> Gather<'a> {
+    /// The rows of `plan` run to `states`, in plan order.
+    pub fn new(experiment: &'a Experiment, plan: &'a Plan, states: &'a [TaskState]) -> Self {
+        Gather {
+            experiment,
+            plan,
+            states,
+            next: 0,
+            produced: Vec::new().into_iter(),
+            batches: HashMap::new(),
+        }
+    }
+
+    /// The rows of one entry of `plan.row_nodes`, with the run's columns filled in.
+    fn entry(&mut self, RowRef { node, point }: RowRef) -> Vec<Row> {
+        let (experiment, plan, states) = (self.experiment, self.plan, self.states);
         let task = &plan.graph[node];
-        let Some(scenario_index) = task.scenario else { continue };
-        let saturation = saturation_rate(scenario_index);
+        let Some(scenario_index) = task.scenario else { return Vec::new() };
+        let saturation = super::saturation_rate(plan, states, scenario_index);
         let state = &states[node.index()];
         let mut produced: Vec<Row> = match state {
             _ if point.is_some() => {
-                let batch = batches.entry(node).or_insert_with(|| {
+                let batch = self.batches.entry(node).or_insert_with(|| {
                     super::batch::rows(experiment, task, saturation, state).into_iter()
                 });
                 let row = batch.next();
                 if batch.len() == 0 {
-                    batches.remove(&node);
+                    self.batches.remove(&node);
                 }
                 row.into_iter().collect()
             }
             TaskState::Done(Output::Rows(done)) => done.clone(),
             TaskState::Done(Output::Saturation(_) | Output::Points(_)) | TaskState::Pending => {
-                continue;
+                return Vec::new();
             }
             TaskState::Failed(error) | TaskState::Skipped(error) => {
-                let scenario = &experiment.scenarios[scenario_index].scenario;
-                let of = load_saturation(scenario_index);
-                let rate = task.load.map_or(f64::NAN, |load| load.rate(scenario, of));
-                let model = matches!(task.kind, TaskKind::Solve | TaskKind::Curve);
-                let external = task.method.and_then(|m| experiment.external.get(m));
-                let method = match external {
-                    Some(external) => external.name.as_str(),
-                    None if model => "model",
-                    None => "simulation",
-                };
-                let mut row = base_row(scenario, task, rate, method);
-                row.status = if matches!(states[node.index()], TaskState::Failed(_)) {
-                    "failed"
-                } else {
-                    "skipped"
-                }
-                .into();
-                row.error = Some(error.clone());
-                row.replication = task.replication;
-                row.seed = task.seed;
-                row.fault_seed = task.fault_seed;
-                if task.kind == TaskKind::Search
-                    || (task.kind == TaskKind::Aggregate && task.load.is_none())
-                {
-                    row.measure = Some(crate::store::row::SATURATION_SEARCH.into());
-                }
-                row.evaluator = match (task.kind, &experiment.model, external) {
-                    (_, _, Some(external)) => external.evaluator(),
-                    (TaskKind::Solve | TaskKind::Curve, Some(m), None) => {
-                        format!("{}@{}", m.name.as_str(), crate::model::VERSION)
-                    }
-                    _ => format!("simulator@{}", crate::sim::VERSION),
-                };
-                vec![row]
+                vec![failed_row(experiment, plan, states, node, scenario_index, error)]
             }
         };
         // A graph's file name is display only (its content hash is the identity): a cached row
@@ -103,7 +99,63 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
                 row.fraction_of_saturation = saturation.filter(|s| *s > 0.0).map(|s| row.rate / s);
             }
         }
-        rows.extend(produced);
+        produced
     }
-    rows
+}
+
+impl Iterator for Gather<'_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        loop {
+            if let Some(row) = self.produced.next() {
+                return Some(row);
+            }
+            let &entry = self.plan.row_nodes.get(self.next)?;
+            self.next += 1;
+            self.produced = self.entry(entry).into_iter();
+        }
+    }
+}
+
+/// The row of a failed or skipped task: its scenario, load and identity, the status and the
+/// error.
+fn failed_row(
+    experiment: &Experiment,
+    plan: &Plan,
+    states: &[TaskState],
+    node: NodeIndex,
+    scenario_index: usize,
+    error: &str,
+) -> Row {
+    let task = &plan.graph[node];
+    let scenario = &experiment.scenarios[scenario_index].scenario;
+    let of = super::load_saturation(plan, states, scenario_index);
+    let rate = task.load.map_or(f64::NAN, |load| load.rate(scenario, of));
+    let model = matches!(task.kind, TaskKind::Solve | TaskKind::Curve);
+    let external = task.method.and_then(|m| experiment.external.get(m));
+    let method = match external {
+        Some(external) => external.name.as_str(),
+        None if model => "model",
+        None => "simulation",
+    };
+    let mut row = base_row(scenario, task, rate, method);
+    row.status =
+        if matches!(states[node.index()], TaskState::Failed(_)) { "failed" } else { "skipped" }
+            .into();
+    row.error = Some(error.to_owned());
+    row.replication = task.replication;
+    row.seed = task.seed;
+    row.fault_seed = task.fault_seed;
+    if task.kind == TaskKind::Search || (task.kind == TaskKind::Aggregate && task.load.is_none()) {
+        row.measure = Some(crate::store::row::SATURATION_SEARCH.into());
+    }
+    row.evaluator = match (task.kind, &experiment.model, external) {
+        (_, _, Some(external)) => external.evaluator(),
+        (TaskKind::Solve | TaskKind::Curve, Some(m), None) => {
+            format!("{}@{}", m.name.as_str(), crate::model::VERSION)
+        }
+        _ => format!("simulator@{}", crate::sim::VERSION),
+    };
+    row
 }

@@ -29,7 +29,7 @@ mod search;
 pub mod slurm;
 pub mod timeline;
 
-pub use gather::gather;
+pub use gather::{Gather, gather};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -381,25 +381,37 @@ pub fn read_metadata(path: &Path) -> Result<HashMap<String, String>, StoreError>
 
 /// Whether the results file at `path` holds exactly `rows`, value for value and bit for bit,
 /// in every column but those named in `ignore`: compared one record batch at a time as Arrow
-/// arrays, so neither file nor rows are ever whole in memory twice (a 1,000,000-row file is
-/// compared in a few seconds, where reading it into rows took 4 GB). A column the file lacks
+/// arrays, the rows taken from their iterator a batch at a time, so neither the file nor the
+/// rows are ever whole in memory (a 1,000,000-row file is compared in a few seconds, where
+/// reading it into rows took 4 GB). A column the file lacks
 /// (written before it existed) matches rows that leave it null, as [`read`] reads it null.
 /// `Ok(false)` for anything that differs, the row count included.
-pub fn holds_rows(path: &Path, rows: &[Row], ignore: &[&str]) -> Result<bool, StoreError> {
+pub fn holds_rows(
+    path: &Path,
+    rows: impl IntoIterator<Item = Row>,
+    ignore: &[&str],
+) -> Result<bool, StoreError> {
     let name = path.display().to_string();
     let format = |message: String| StoreError::Format { path: name.clone(), message };
     let file = crate::files::open_regular(path)
         .map_err(|source| StoreError::Io { path: name.clone(), source })?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| format(codec_hint(e.to_string())))?;
-    let reader = builder.with_batch_size(ROW_GROUP).build().map_err(|e| format(e.to_string()))?;
+    // Batches of a quarter row group: the new rows of one batch are held at once (about 4 KB
+    // each), never all of them.
+    let reader =
+        builder.with_batch_size(ROW_GROUP / 4).build().map_err(|e| format(e.to_string()))?;
     let fields = schema_fields();
-    let mut offset = 0;
+    let mut rows = rows.into_iter();
+    let mut ours: Vec<Row> = Vec::new();
     for batch in reader {
         let batch = batch.map_err(|e| format(e.to_string()))?;
-        let Some(ours) = rows.get(offset..offset + batch.num_rows()) else { return Ok(false) };
-        offset += batch.num_rows();
-        for (field, new) in fields.iter().zip(arrays(ours)) {
+        ours.clear();
+        ours.extend(rows.by_ref().take(batch.num_rows()));
+        if ours.len() < batch.num_rows() {
+            return Ok(false);
+        }
+        for (field, new) in fields.iter().zip(arrays(&ours)) {
             if ignore.contains(&field.name().as_str()) {
                 continue;
             }
@@ -412,7 +424,7 @@ pub fn holds_rows(path: &Path, rows: &[Row], ignore: &[&str]) -> Result<bool, St
             }
         }
     }
-    Ok(offset == rows.len())
+    Ok(rows.next().is_none())
 }
 
 /// Reads a table's rows, each record batch through `read_batch`, and its key-value metadata.
@@ -477,12 +489,12 @@ mod tests {
             })
             .collect();
         write(&path, &rows, &[]).unwrap();
-        let holds = |rows: &[Row]| holds_rows(&path, rows, &["wall_seconds"]).unwrap();
+        let holds = |rows: &[Row]| holds_rows(&path, rows.to_vec(), &["wall_seconds"]).unwrap();
         assert!(holds(&rows));
         let mut timed = rows.clone();
         timed[ROW_GROUP + 1].wall_seconds = 9.0;
         assert!(holds(&timed), "wall_seconds is ignored");
-        assert!(!holds_rows(&path, &timed, &[]).unwrap());
+        assert!(!holds_rows(&path, timed.clone(), &[]).unwrap());
         let mut moved = rows.clone();
         moved[ROW_GROUP + 1].latency = moved[ROW_GROUP + 1].latency.map(|l| l + 1e-12);
         assert!(!holds(&moved), "a value in the last batch");
@@ -504,10 +516,10 @@ mod tests {
         fields.remove(at);
         columns.remove(at);
         write_table(&short, Schema::new(fields), columns, &[]).unwrap();
-        assert!(holds_rows(&short, &rows[..2], &[]).unwrap());
+        assert!(holds_rows(&short, rows[..2].to_vec(), &[]).unwrap());
         let mut backoff = rows[..2].to_vec();
         backoff[0].circuit_backoff = Some(3);
-        assert!(!holds_rows(&short, &backoff, &[]).unwrap());
+        assert!(!holds_rows(&short, backoff.clone(), &[]).unwrap());
     }
 
     /// More rows than one row group holds: written group by group, read back whole and in
