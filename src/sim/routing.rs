@@ -424,6 +424,23 @@ impl Router {
         }
     }
 
+    /// Whether routing `header` at `cur` weighs the network's occupancy (`decide`), so that a
+    /// failed attempt may succeed without a VC released at `cur`: the dragonfly's UGAL and PAR
+    /// while their choice is open, a HyperX's UGAL and DAL at every hop. `false` for every
+    /// routing that does not decide.
+    #[inline]
+    pub(crate) fn weighs_occupancy(&self, geometry: &Geometry, cur: u32, header: Header) -> bool {
+        if !self.decides_at_source {
+            return false;
+        }
+        match (&self.cases, &geometry.family) {
+            (Cases::Dragonfly(routes), Family::Dragonfly(df)) => {
+                routes.weighs_occupancy(df, cur, header)
+            }
+            _ => true,
+        }
+    }
+
     /// UGAL (`decides_at_source`): the header's routing state at `cur` with the choice between
     /// the minimal and the Valiant route made from `occupancy` (flits in the downstream buffers
     /// of output `port` of router `router`, and the flits waiting at `router` in the input

@@ -75,10 +75,10 @@ impl Engine {
             && scenario.vc_reallocation == VcReallocation::TailSent;
         // Retries that must fail are skipped (`route`; with the separable VC allocator, the
         // headers that can request nothing) where a header's candidates depend on its router
-        // and itself only: not with UGAL's decision on occupancy, virtual cut-through's room
-        // test or a probe (scouting, circuits).
-        let skip_retries =
-            switching.kind == switching::WORMHOLE && !router.decides_at_source && !cut_through_room;
+        // and itself only: not while UGAL weighs occupancy (`Router::weighs_occupancy`, per
+        // header), and not with virtual cut-through's room test or a probe (scouting,
+        // circuits).
+        let skip_retries = switching.kind == switching::WORMHOLE && !cut_through_room;
         // With request-reply traffic each class's VCs are atomic where the routing's are.
         let class_atomic = router.atomic_vcs();
         let atomic = match scenario.reply_length {

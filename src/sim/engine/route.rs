@@ -46,7 +46,10 @@ impl Engine {
                     if !self.still_blocked(p) {
                         match self.try_route::<S>(p) {
                             Routed::Granted => continue,
-                            Routed::Blocked(router) => p.blocked = self.blocked_at(router),
+                            Routed::Blocked(router) => {
+                                let id = self.vc_owner[p.vc as usize];
+                                p.blocked = self.blocked_at(router, id);
+                            }
                             Routed::Waiting => {}
                         }
                     }
@@ -76,14 +79,23 @@ impl Engine {
         p.blocked != UNBLOCKED && self.releases[self.node_of(p.vc) as usize] == p.blocked
     }
 
-    /// `Pending::blocked` of a header that found no free VC at router `router`: the
-    /// router's release count, or `UNBLOCKED` where retries are not skipped.
+    /// `Pending::blocked` of the header of message `id` that found no free VC at router
+    /// `router`: the router's release count, or `UNBLOCKED` where retries are not skipped or
+    /// the routing weighed occupancy (UGAL's open choice: the next attempt may choose
+    /// otherwise with nothing released).
     #[inline(always)]
-    pub(super) fn blocked_at(&self, router: u32) -> u32 {
-        match self.releases.is_empty() {
-            true => UNBLOCKED,
-            false => self.releases[router as usize],
+    pub(super) fn blocked_at(&self, router: u32, id: u32) -> u32 {
+        if self.releases.is_empty()
+            || (self.router.decides_at_source
+                && self.router.weighs_occupancy(
+                    &self.geometry,
+                    router,
+                    self.messages[id as usize].header(),
+                ))
+        {
+            return UNBLOCKED;
         }
+        self.releases[router as usize]
     }
 
     /// Tries to give the header in `p.vc` an output VC.

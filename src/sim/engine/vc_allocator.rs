@@ -116,7 +116,7 @@ impl Engine {
             }
             self.pending[i].blocked = match va.requests.len() > before {
                 true => UNBLOCKED,
-                false => self.blocked_at(cur),
+                false => self.blocked_at(cur, id),
             };
         }
         // Grant: each requested output VC picks the input first from its pointer.

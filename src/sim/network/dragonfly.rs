@@ -775,6 +775,17 @@ impl Routes {
             && df.group_of(dest) != df.div_a.div(cur - df.terminals)
     }
 
+    /// Whether routing `header` at `cur` weighs occupancy (`decide`): UGAL's choice not yet
+    /// made at the source router, or PAR's second choice not yet made. Anywhere else a
+    /// header's candidates follow from its state and the router alone, so a blocked header's
+    /// retry fails until a VC is released at its router (`engine::route`).
+    pub(crate) fn weighs_occupancy(&self, df: &Dragonfly, cur: u32, header: Header) -> bool {
+        let Header { dest, level, ties: via, .. } = header;
+        self.decides_at_source()
+            && cur >= df.terminals
+            && (level & DECIDED == 0 || self.revisable(df, cur, dest, level, via))
+    }
+
     /// Fills `out` (cleared by the caller) with the one allowed port and its VCs; with UGAL's
     /// choice not yet made (a header at its source router, as the deadlock analysis sees it),
     /// both the minimal and the Valiant first port.
