@@ -85,6 +85,8 @@ impl Engine {
     /// otherwise with nothing released).
     #[inline(always)]
     pub(super) fn blocked_at(&self, router: u32, id: u32) -> u32 {
+        // `decides_at_source` first (`weighs_occupancy` asks it too): the other routings never
+        // load the message's header here.
         if self.releases.is_empty()
             || (self.router.decides_at_source
                 && self.router.weighs_occupancy(
