@@ -59,11 +59,17 @@ pub enum BundleError {
 }
 
 /// Writes results.parquet and spec.yaml, then renders the report and manifest.
+///
+/// The rows are taken as they come (`exec::Gather` builds them as it goes): each goes into
+/// `results.parquet`, a batch at a time, and into what the report keeps of it
+/// (`report::Collector`); the rows with link loads or histograms are kept for their side
+/// tables. No more of the rows is held at once, so a 1,000,000-point sweep is written in the
+/// memory of its figures, not of its 4 GB of rows.
 pub fn write_bundle(
     bundle: &Path,
     source: &SpecSource,
     experiment: &Experiment,
-    rows: &[Row],
+    rows: impl IntoIterator<Item = Row>,
     provenance: &Provenance,
     fingerprint: Option<&str>,
     phases: &mut Phases,
@@ -87,10 +93,20 @@ pub fn write_bundle(
     if let Some(fingerprint) = fingerprint {
         metadata.push((FINGERPRINT.into(), fingerprint.into()));
     }
+    let mut collector = crate::report::Collector::new(&experiment.report);
+    let mut side_rows = Vec::new();
+    let rows = rows.into_iter().inspect(|row| {
+        collector.push(row);
+        if row.link_loads.is_some() || row.histograms.is_some() {
+            side_rows.push(row.clone());
+        }
+    });
     phases.time("results.parquet", || {
-        store::parquet::write(&bundle.join("results.parquet"), rows, &metadata)
+        store::parquet::write_rows(&bundle.join("results.parquet"), rows, &metadata)
     })?;
-    phases.time("side tables", || write_side_tables(bundle, experiment, rows))?;
+    let collected = collector.finish();
+    phases.time("side tables", || write_side_tables(bundle, experiment, &side_rows))?;
+    drop(side_rows);
     phases.time("spec.yaml", || {
         let resolved = serde_saphyr::to_string(experiment).map_err(BundleError::Serialise)?;
         let text = format!(
@@ -103,24 +119,20 @@ pub fn write_bundle(
             .map_err(|source| BundleError::Write { path, source })
     })?;
     // The report reads the side tables from the bundle, as `runner report` does: it renders
-    // the rows as `results.parquet` holds them, without the per-link and histogram data.
-    let plain: std::borrow::Cow<'_, [Row]> =
-        if rows.iter().any(|r| r.link_loads.is_some() || r.histograms.is_some()) {
-            rows.iter().map(|r| Row { link_loads: None, histograms: None, ..r.clone() }).collect()
-        } else {
-            std::borrow::Cow::Borrowed(rows)
-        };
-    let rows: &[Row] = &plain;
+    // the rows as `results.parquet` holds them, without the per-link and histogram data
+    // (`report::Collector` leaves them out).
     let input = crate::report::ReportInput {
         experiment: &experiment.name,
         title: &experiment.title,
         description: experiment.description.as_deref(),
         spec: &experiment.report,
-        rows,
+        rows: &[],
         provenance,
         template_dir: template_dir.as_deref(),
     };
-    phases.time("report", || crate::report::render(bundle, &input)).map_err(BundleError::Render)?;
+    phases
+        .time("report", || crate::report::render_collected(bundle, &input, &collected))
+        .map_err(BundleError::Render)?;
     Ok(())
 }
 

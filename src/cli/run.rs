@@ -21,7 +21,6 @@ use crate::exec::{self, ExecOptions, RunSummary, TaskState};
 use crate::plan::{self, Only};
 use crate::spec::types::ExternalKind;
 use crate::spec::{Experiment, SpecSource};
-use crate::store::row::Row;
 
 /// Arguments of `runner run`.
 #[derive(Debug, clap::Args)]
@@ -419,18 +418,26 @@ impl Run<'_> {
             }
             return Ok(Outcome::Success);
         }
-        let rows = phases.time("gather", || self.rows(experiment, plan, &summary.states));
-        // The tasks' outputs are in the rows now; only a failure report reads them again (a
-        // 1,000,000-point sweep holds a gigabyte of them).
-        if summary.failed == 0 {
-            summary.states = Vec::new();
-        }
         let provenance = provenance(source, experiment, started, bundle.parent());
+        // The rows are built as the bundle takes them (`write_bundle`), never all at once;
+        // the task outputs they are built from are freed as they go, unless a failure report
+        // reads them after (a 1,000,000-point sweep holds a gigabyte of them).
+        let (full_plan, full_states) = match self.full_plan(experiment, plan, &summary.states) {
+            Some((full_plan, full_states)) => (Some(full_plan), Some(full_states)),
+            None => (None, None),
+        };
+        let rows = match (&full_plan, full_states) {
+            (Some(full_plan), Some(states)) => exec::Gather::taking(experiment, full_plan, states),
+            _ if summary.failed == 0 => {
+                exec::Gather::taking(experiment, plan, std::mem::take(&mut summary.states))
+            }
+            _ => exec::Gather::new(experiment, plan, &summary.states),
+        };
         write_bundle(
             &bundle,
             source,
             experiment,
-            &rows,
+            rows,
             &provenance,
             fingerprint.as_deref(),
             phases,
@@ -497,18 +504,21 @@ impl Run<'_> {
         }
     }
 
-    /// The bundle's rows, in plan order. With `--only`, the bundle still shows every method:
-    /// this run's results and the other method's cached ones (a later `--only simulation` does
-    /// not drop the model from the report).
-    fn rows(&self, experiment: &Experiment, plan: &plan::Plan, states: &[TaskState]) -> Vec<Row> {
-        match self.args.only {
-            Some(_) => {
-                let full = plan::build(experiment, None);
-                let states = exec::with_cached_rest(&full, plan, states, self.cache);
-                exec::gather(experiment, &full, &states)
-            }
-            None => exec::gather(experiment, plan, states),
-        }
+    /// With `--only`, the plan and states the bundle's rows come from: the bundle still shows
+    /// every method, this run's results and the other method's cached ones (a later
+    /// `--only simulation` does not drop the model from the report). `None` without `--only`:
+    /// the rows are the run's own.
+    fn full_plan(
+        &self,
+        experiment: &Experiment,
+        plan: &plan::Plan,
+        states: &[TaskState],
+    ) -> Option<(plan::Plan, Vec<TaskState>)> {
+        self.args.only.map(|_| {
+            let full = plan::build(experiment, None);
+            let states = exec::with_cached_rest(&full, plan, states, self.cache);
+            (full, states)
+        })
     }
 }
 

@@ -32,11 +32,12 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
 }
 
 /// [`gather`]'s rows one at a time, built as they are reached: what compares a run with its
-/// bundle holds no more than a Solve batch's rows at once (`bundle::bundle_reproduces`).
+/// bundle holds no more than a Solve batch's rows at once (`bundle::bundle_reproduces`), and
+/// what writes the bundle no more than a batch of them (`bundle::write_bundle`).
 pub struct Gather<'a> {
     experiment: &'a Experiment,
     plan: &'a Plan,
-    states: &'a [TaskState],
+    states: States<'a>,
     /// The next entry of `plan.row_nodes`.
     next: usize,
     /// The rows of the entry being taken.
@@ -46,9 +47,36 @@ pub struct Gather<'a> {
     batches: HashMap<NodeIndex, std::vec::IntoIter<Row>>,
 }
 
+/// The task states a [`Gather`] reads: borrowed, or its own, when it may free each Solve
+/// batch's points once their rows are built ([`Gather::taking`]).
+enum States<'a> {
+    Borrowed(&'a [TaskState]),
+    Owned(Vec<TaskState>),
+}
+
+impl States<'_> {
+    fn get(&self) -> &[TaskState] {
+        match self {
+            States::Borrowed(states) => states,
+            States::Owned(states) => states,
+        }
+    }
+}
+
 impl<'a> Gather<'a> {
     /// The rows of `plan` run to `states`, in plan order.
     pub fn new(experiment: &'a Experiment, plan: &'a Plan, states: &'a [TaskState]) -> Self {
+        Gather::with(experiment, plan, States::Borrowed(states))
+    }
+
+    /// [`Gather::new`] over its own `states`, freeing each Solve batch's points as soon as its
+    /// rows are built (a 1,000,000-point sweep's points take a gigabyte); the states are read
+    /// no more after.
+    pub fn taking(experiment: &'a Experiment, plan: &'a Plan, states: Vec<TaskState>) -> Self {
+        Gather::with(experiment, plan, States::Owned(states))
+    }
+
+    fn with(experiment: &'a Experiment, plan: &'a Plan, states: States<'a>) -> Self {
         Gather {
             experiment,
             plan,
@@ -61,16 +89,25 @@ impl<'a> Gather<'a> {
 
     /// The rows of one entry of `plan.row_nodes`, with the run's columns filled in.
     fn entry(&mut self, RowRef { node, point }: RowRef) -> Vec<Row> {
-        let (experiment, plan, states) = (self.experiment, self.plan, self.states);
+        let (experiment, plan) = (self.experiment, self.plan);
         let task = &plan.graph[node];
         let Some(scenario_index) = task.scenario else { return Vec::new() };
+        let states = self.states.get();
         let saturation = super::saturation_rate(plan, states, scenario_index);
         let state = &states[node.index()];
         let mut produced: Vec<Row> = match state {
             _ if point.is_some() => {
-                let batch = self.batches.entry(node).or_insert_with(|| {
-                    super::batch::rows(experiment, task, saturation, state).into_iter()
-                });
+                if !self.batches.contains_key(&node) {
+                    let rows = super::batch::rows(experiment, task, saturation, state);
+                    if let States::Owned(states) = &mut self.states
+                        && let TaskState::Done(Output::Points(points)) = &mut states[node.index()]
+                    {
+                        // Its rows hold all it said; nothing reads the batch again.
+                        *points = Vec::new();
+                    }
+                    self.batches.insert(node, rows.into_iter());
+                }
+                let Some(batch) = self.batches.get_mut(&node) else { return Vec::new() };
                 let row = batch.next();
                 if batch.len() == 0 {
                     self.batches.remove(&node);

@@ -6,8 +6,8 @@
 //! Chrome trace event format (JSON object form: `traceEvents`, `otherData`), which
 //! `chrome://tracing` and <https://ui.perfetto.dev> open as they are: one track per worker, one
 //! bar per task, and one track per spec for its bundle (written while other tasks still run),
-//! with the steps of writing it (gathering the rows, the Parquet file, the report) nested
-//! under it: the profile of what follows the tasks. Each
+//! with the steps of writing it (the Parquet file, with the rows built as it takes them, the
+//! report) nested under it: the profile of what follows the tasks. Each
 //! task's event carries, under `args`, the task id, its spec, the ids of its inputs, the cost the
 //! scheduler estimated and the priority it gave it: enough to replay the run on any number of
 //! cores ([`Timeline::predict`]) and for the next run to learn its costs from
@@ -401,8 +401,8 @@ impl Timeline {
     }
 }
 
-/// The steps of writing a spec's bundle, timed on the run's clock (gathering the rows, the
-/// Parquet file, the report...): they go on the timeline's `reports` track, so the timeline is
+/// The steps of writing a spec's bundle, timed on the run's clock (the Parquet file, with the
+/// rows built as it takes them, the report...): they go on the timeline's `reports` track, so the timeline is
 /// also the profile of what follows the tasks.
 #[derive(Debug)]
 pub struct Phases {

@@ -22,9 +22,23 @@ pub(crate) const SCENARIO_COLUMNS: &[&str] = &fields::SHOWN;
 /// ([`fields::DESCRIBED`]).
 pub(crate) const DESCRIBE_COLUMNS: &[&str] = &fields::DESCRIBED;
 
+/// Where a row's columns are read by name: its JSON object ([`to_json`], [`pick_json`]), or
+/// the few columns a figure keeps of each plotted row (`figure::PlotRow`). A column the
+/// source does not hold reads as absent (`None`), one it holds as null as `Value::Null`.
+pub(crate) trait Lookup {
+    /// The value of column `name`.
+    fn get(&self, name: &str) -> Option<&Value>;
+}
+
+impl Lookup for Value {
+    fn get(&self, name: &str) -> Option<&Value> {
+        Value::get(self, name)
+    }
+}
+
 /// The value of column `name` in `row` as a number (`None` for null, text or unknown names);
 /// `intermediates.<key>` reads that key of the row's `intermediates` object.
-pub(crate) fn number(row_json: &Value, name: &str) -> Option<f64> {
+pub(crate) fn number(row_json: &(impl Lookup + ?Sized), name: &str) -> Option<f64> {
     let value = match name.strip_prefix(INTERMEDIATE_PREFIX) {
         Some(key) => {
             let text = row_json.get("intermediates").and_then(Value::as_str)?;
@@ -40,7 +54,7 @@ pub(crate) fn number(row_json: &Value, name: &str) -> Option<f64> {
 /// parameter of the row's system ([`is_parameter`]): a dragonfly's `absolute` arrangement, a
 /// router's `drained` reallocation, where [`text`] gives nothing (and a legend said `none`);
 /// a torus row still has no arrangement.
-pub(crate) fn shown_text(row_json: &Value, name: &str) -> Option<String> {
+pub(crate) fn shown_text(row_json: &(impl Lookup + ?Sized), name: &str) -> Option<String> {
     text(row_json, name).or_else(|| {
         let applies = row_json.get(name).is_some() && is_parameter(row_json, name);
         fields::null_is(name).filter(|_| applies).map(str::to_owned)
@@ -48,7 +62,7 @@ pub(crate) fn shown_text(row_json: &Value, name: &str) -> Option<String> {
 }
 
 /// The value of column `name` in `row` as display text (`None` for null).
-pub(crate) fn text(row_json: &Value, name: &str) -> Option<String> {
+pub(crate) fn text(row_json: &(impl Lookup + ?Sized), name: &str) -> Option<String> {
     match row_json.get(name)? {
         Value::Null => None,
         Value::String(text) => Some(text.clone()),
@@ -538,7 +552,7 @@ fn family_symbol(family: Option<TopologyKind>, name: &str) -> String {
 }
 
 /// The network family of a row (`None` for an unknown or missing topology).
-fn family(row_json: &Value) -> Option<TopologyKind> {
+fn family(row_json: &(impl Lookup + ?Sized)) -> Option<TopologyKind> {
     text(row_json, "topology")
         .and_then(|name| TopologyKind::ALL.into_iter().find(|kind| kind.as_str() == name))
 }
@@ -546,7 +560,7 @@ fn family(row_json: &Value) -> Option<TopologyKind> {
 /// Whether column `name` is a parameter of the row's system: false for a topology key its
 /// family does not read ([`not_a_parameter`]: a dragonfly's router radix, a graph's zero
 /// dimensions), which a table shows as a dash and leaves out of its scenario columns.
-pub(crate) fn is_parameter(row_json: &Value, name: &str) -> bool {
+pub(crate) fn is_parameter(row_json: &(impl Lookup + ?Sized), name: &str) -> bool {
     !not_a_parameter(family(row_json), name)
 }
 
@@ -576,37 +590,62 @@ pub(crate) fn constant_and_varying(rows_json: &[Value]) -> (Vec<&'static str>, V
 pub(crate) fn constant_and_varying_rows<'a>(
     rows: impl IntoIterator<Item = &'a Row>,
 ) -> (Vec<&'static str>, Vec<&'static str>, Option<Value>) {
-    let mut rows = rows.into_iter();
-    let Some(first) = rows.next().map(to_json) else {
-        return (DESCRIBE_COLUMNS.to_vec(), Vec::new(), None);
-    };
-    let first_values: Vec<Option<String>> =
-        DESCRIBE_COLUMNS.iter().map(|name| text(&first, name)).collect();
-    let mut varies = vec![false; DESCRIBE_COLUMNS.len()];
-    // The described columns are scenario columns: a row of the scenario just read (equal
-    // `scenario_id`, a content hash of the scenario) has the same values.
-    let mut previous = None;
+    let mut split = ConstantAndVarying::default();
     for row in rows {
-        if previous == Some(row.scenario_id.as_str()) {
-            continue;
+        split.push(row);
+    }
+    split.finish()
+}
+
+/// [`constant_and_varying_rows`] taking the rows as they come ([`ConstantAndVarying::push`]).
+#[derive(Debug, Default)]
+pub(crate) struct ConstantAndVarying {
+    /// The first row's JSON and its text of each described column.
+    first: Option<(Value, Vec<Option<String>>)>,
+    varies: Vec<bool>,
+    /// The scenario of the row last compared.
+    previous: Option<String>,
+}
+
+impl ConstantAndVarying {
+    /// Takes the next row.
+    pub(crate) fn push(&mut self, row: &Row) {
+        let Some((_, first_values)) = &self.first else {
+            let first = to_json(row);
+            let values = DESCRIBE_COLUMNS.iter().map(|name| text(&first, name)).collect();
+            self.first = Some((first, values));
+            self.varies = vec![false; DESCRIBE_COLUMNS.len()];
+            return;
+        };
+        // The described columns are scenario columns: a row of the scenario just read (equal
+        // `scenario_id`, a content hash of the scenario) has the same values.
+        if self.previous.as_deref() == Some(row.scenario_id.as_str()) {
+            return;
         }
-        previous = Some(row.scenario_id.as_str());
+        self.previous = Some(row.scenario_id.clone());
         let json = pick_json(row, DESCRIBE_COLUMNS);
         for (index, name) in DESCRIBE_COLUMNS.iter().enumerate() {
-            if !varies[index] && text(&json, name) != first_values[index] {
-                varies[index] = true;
+            if !self.varies[index] && text(&json, name) != first_values[index] {
+                self.varies[index] = true;
             }
         }
     }
-    let pick = |vary: bool| -> Vec<&'static str> {
-        DESCRIBE_COLUMNS
-            .iter()
-            .zip(&varies)
-            .filter(|(_, varies)| **varies == vary)
-            .map(|(name, _)| *name)
-            .collect()
-    };
-    (pick(false), pick(true), Some(first))
+
+    /// The columns with one value over the rows, those that vary, and the first row's JSON.
+    pub(crate) fn finish(self) -> (Vec<&'static str>, Vec<&'static str>, Option<Value>) {
+        let Some((first, _)) = self.first else {
+            return (DESCRIBE_COLUMNS.to_vec(), Vec::new(), None);
+        };
+        let pick = |vary: bool| -> Vec<&'static str> {
+            DESCRIBE_COLUMNS
+                .iter()
+                .zip(&self.varies)
+                .filter(|(_, varies)| **varies == vary)
+                .map(|(name, _)| *name)
+                .collect()
+        };
+        (pick(false), pick(true), Some(first))
+    }
 }
 
 /// The latency percentile columns (simulation only; `sim::percentiles`).

@@ -76,7 +76,7 @@ pub(crate) use draw::Layout;
 #[cfg(test)]
 pub(crate) use histogram::MAX_BARS as MAX_HISTOGRAM_BARS;
 use labels::{lower_first, panel_letter};
-pub(crate) use plot_row::{PlotRow, plot_columns, plot_json, scenario_json};
+pub(crate) use plot_row::{Interner, PlotFields, PlotRow, plot_columns, scenario_json};
 use ranges::{Ranges, ranges, share_y};
 
 /// SVG user units per PostScript point (the PDF step divides by this).
@@ -148,7 +148,9 @@ pub(crate) fn build(
     let geometry = draw::Geometry::new(spec, &data, &Flags::of(&data.panels, &ranges));
     let pages = pages(data.panels.len(), &geometry, spec);
     let conditions = conditions::sentence(
-        rows.iter().filter(|plot_row| spec.selects(plot_row.scenario)).map(|plot_row| plot_row.row),
+        rows.iter()
+            .filter(|plot_row| spec.selects(plot_row.scenario))
+            .map(|plot_row| plot_row.scenario_row),
     );
     let mut figures = Vec::with_capacity(pages.len());
     for (page_index, page) in pages.iter().enumerate() {

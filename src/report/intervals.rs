@@ -5,7 +5,7 @@
 //! percentiles get half-widths of their own (`throughput_ci95`, `latency_p50_ci95` ...
 //! `latency_p99_ci95`). [`Estimate::half_width`] is the only code that names those members, and
 //! [`Estimate::of_column`] with [`Estimate::half_width_column`] the only map from a value
-//! column to its half-width column (a figure's error bars through [`half_width`], the
+//! column to its half-width column (a figure's error bars, `figure::PlotRow::half_width`, the
 //! coverage table).
 //!
 //! A row without a half-width (a model, a file written before the columns existed, an
@@ -94,7 +94,7 @@ impl Estimate {
             Estimate::LatencyP95 => row.latency_p95_ci95,
             Estimate::LatencyP99 => row.latency_p99_ci95,
         };
-        half_width.filter(|half| half.is_finite() && *half >= 0.0)
+        usable(half_width)
     }
 
     /// Degrees of freedom of the row's Student t interval: the batch count less one where the
@@ -111,16 +111,20 @@ impl Estimate {
     }
 }
 
-/// The 95% half-width of `row`'s value of `column` (`latency` -> `latency_ci95`, `throughput`
-/// -> `throughput_ci95`, `latency_p99` -> `latency_p99_ci95`), when the column has one and the
-/// row has it; a figure's error bars.
-pub(crate) fn half_width(column: &str, row: &Row) -> Option<f64> {
-    Estimate::of_column(column).and_then(|estimate| estimate.half_width(row))
+/// A half-width as a row holds it, where it is one: finite and not negative (a figure's
+/// plotted rows keep the column's value, `figure::PlotRow::half_width`).
+pub(crate) fn usable(half_width: Option<f64>) -> Option<f64> {
+    half_width.filter(|half| half.is_finite() && *half >= 0.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The half-width of column `column`'s value in `row`.
+    fn half_width(column: &str, row: &Row) -> Option<f64> {
+        Estimate::of_column(column).and_then(|estimate| estimate.half_width(row))
+    }
 
     #[test]
     fn each_value_column_maps_to_its_half_width_column() {

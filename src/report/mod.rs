@@ -29,6 +29,7 @@
 
 mod agreement;
 mod binomial;
+mod collect;
 mod columns;
 mod coverage;
 mod figure;
@@ -54,6 +55,8 @@ use crate::spec::report::{FigureKind, ReportSpec, TableKind};
 use crate::store::provenance::Provenance;
 use crate::store::row::Row;
 
+pub use collect::{Collected, Collector};
+
 /// Everything [`render`] needs.
 #[derive(Clone, Copy, Debug)]
 pub struct ReportInput<'a> {
@@ -65,7 +68,9 @@ pub struct ReportInput<'a> {
     pub description: Option<&'a str>,
     /// The spec's `report:` section.
     pub spec: &'a ReportSpec,
-    /// All result rows of the run (model, per-replication and aggregate simulation rows).
+    /// All result rows of the run (model, per-replication and aggregate simulation rows),
+    /// which [`render`] reads; [`render_collected`] takes them collected as they streamed past
+    /// instead, and reads none here.
     pub rows: &'a [Row],
     /// Where the results came from.
     pub provenance: &'a Provenance,
@@ -219,6 +224,16 @@ pub fn check_bundle(bundle_dir: &Path) -> Result<(), ReportError> {
 /// `manifest.json` lists what is there and states the failure (`runner verify` reports it),
 /// before the error is returned.
 pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>, ReportError> {
+    render_collected(bundle_dir, input, &Collected::of(input.spec, input.rows))
+}
+
+/// [`render`] from the rows as a [`Collector`] took them (`input.rows` is not read): what
+/// writes a bundle as its rows stream past, never holding them all.
+pub fn render_collected(
+    bundle_dir: &Path,
+    input: &ReportInput<'_>,
+    rows: &Collected,
+) -> Result<Vec<PathBuf>, ReportError> {
     check_bundle(bundle_dir)?;
     let figures_dir = bundle_dir.join("figures");
     let tables_dir = bundle_dir.join("tables");
@@ -231,7 +246,7 @@ pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>
         remove_temporaries(&bundle_dir.join(name))?;
     }
     let mut written = Vec::new();
-    let outcome = render_files(bundle_dir, input, &mut written);
+    let outcome = render_files(bundle_dir, input, rows, &mut written);
     let failure = outcome.as_ref().err().map(ToString::to_string);
     let written_relative: Vec<String> =
         written.iter().filter_map(|path| manifest::relative(bundle_dir, path)).collect();
@@ -244,7 +259,7 @@ pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>
     files.extend(written_relative);
     files.sort();
     files.dedup();
-    let seeds = outcome.as_ref().map(Clone::clone).unwrap_or_else(|_| simulation_seeds(input.rows));
+    let seeds = outcome.as_ref().map(Clone::clone).unwrap_or_else(|_| rows.seeds().clone());
     let manifest = manifest::build(
         bundle_dir,
         &files,
@@ -345,42 +360,16 @@ fn remove_temporaries(dir: &Path) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// The distinct seeds of the simulation replications, sorted.
-fn simulation_seeds(rows: &[Row]) -> BTreeSet<u64> {
-    rows.iter().filter(|row| row.method == "simulation").filter_map(|row| row.seed).collect()
-}
-
 /// Writes figures, tables and pages, pushing each path to `written`; returns the seeds.
 fn render_files(
     bundle_dir: &Path,
     input: &ReportInput<'_>,
+    rows: &Collected,
     written: &mut Vec<PathBuf>,
 ) -> Result<BTreeSet<u64>, ReportError> {
     let figures_dir = bundle_dir.join("figures");
     let tables_dir = bundle_dir.join("tables");
-    // The scenario columns once per scenario; per row only what the figures read.
-    let mut scenarios: std::collections::HashMap<&str, serde_json::Value> =
-        std::collections::HashMap::new();
-    for row in input.rows {
-        scenarios.entry(&row.scenario_id).or_insert_with(|| figure::scenario_json(row));
-    }
-    let null = serde_json::Value::Null;
-    let plot_columns = figure::plot_columns(&input.spec.figures);
-    let plot_columns: Vec<&str> = plot_columns.iter().map(String::as_str).collect();
-    let plot_rows: Vec<figure::PlotRow<'_>> = if input.spec.figures.is_empty() {
-        Vec::new()
-    } else {
-        input
-            .rows
-            .iter()
-            .filter(|row| !row.is_saturation_search())
-            .map(|row| figure::PlotRow {
-                row,
-                json: figure::plot_json(row, &plot_columns),
-                scenario: scenarios.get(row.scenario_id.as_str()).unwrap_or(&null),
-            })
-            .collect()
-    };
+    let plot_rows = rows.plot_rows();
     let mut page_figures = Vec::new();
     let side_tables = figure::side::SideTables::read(bundle_dir, &input.spec.figures)?;
     for (index, spec) in input.spec.figures.iter().enumerate() {
@@ -388,7 +377,7 @@ fn render_files(
         // histogram or link heat map has a page per point.
         let figures = match spec.kind {
             FigureKind::Lines => figure::build(index + 1, spec, &plot_rows)?,
-            _ => figure::side::build(index + 1, spec, input.rows, &side_tables)?,
+            _ => figure::side::build(index + 1, spec, rows.rows(), &side_tables)?,
         };
         for mut figure in figures {
             figure.svg = tables::sanitize(figure.svg);
@@ -419,8 +408,7 @@ fn render_files(
     // Tables and the summary show the load points the spec asked for; the dense model
     // curves are drawing aids for the figures (and stay in results.parquet). The rows of
     // saturation searches are no load points: only the saturation table reads them.
-    let grid_rows = spec_grid_rows(input.rows);
-    let grid_rows: &[Row] = &grid_rows;
+    let grid_rows = rows.grid_rows();
     let table_rows = load_point_rows(grid_rows);
     let table_rows: &[Row] = &table_rows;
     let mut agreement_table = None;
@@ -486,14 +474,14 @@ fn render_files(
         }
     }
 
-    let seeds = simulation_seeds(input.rows);
+    let seeds = rows.seeds().clone();
     let context = pages::PageContext {
         experiment: input.experiment.to_owned(),
         title: input.title.to_owned(),
         description: input.description.map(str::to_owned),
         provenance: input.provenance.clone(),
         command_line: pages::shell_join(&input.provenance.command_line),
-        summary: summary(table_rows),
+        summary: rows.summary().clone(),
         figures: page_figures,
         agreement: agreement_table,
         comparison: comparison_table,
@@ -512,20 +500,6 @@ fn render_files(
     }
 
     Ok(seeds)
-}
-
-/// The rows of the spec's load grid (`Row::is_dense` false), borrowed when they come first,
-/// as `exec::gather` orders them, and copied only from a file that mixes the two.
-fn spec_grid_rows(rows: &[Row]) -> std::borrow::Cow<'_, [Row]> {
-    match rows.iter().position(Row::is_dense) {
-        None => std::borrow::Cow::Borrowed(rows),
-        Some(first) if rows[first..].iter().all(Row::is_dense) => {
-            std::borrow::Cow::Borrowed(&rows[..first])
-        }
-        Some(_) => {
-            std::borrow::Cow::Owned(rows.iter().filter(|row| !row.is_dense()).cloned().collect())
-        }
-    }
 }
 
 /// The rows of load points: `rows` without the saturation searches' rows, borrowed when it
@@ -585,52 +559,4 @@ fn write_table(
         written.push(path);
     }
     Ok(pages::PageTable::new(table, markdown, stem))
-}
-
-fn summary(rows: &[Row]) -> pages::Summary {
-    let scenarios: BTreeSet<&str> = rows.iter().map(|row| row.scenario_id.as_str()).collect();
-    let rates = rows.iter().map(|row| row.rate).filter(|rate| rate.is_finite());
-    let rate_range = match rates.fold(None, |acc: Option<(f64, f64)>, rate| {
-        Some(acc.map_or((rate, rate), |(lo, hi)| (lo.min(rate), hi.max(rate))))
-    }) {
-        Some((lo, hi)) if lo == hi => columns::format_number(lo),
-        Some((lo, hi)) => {
-            format!("{} to {}", columns::format_number(lo), columns::format_number(hi))
-        }
-        None => String::new(),
-    };
-    let mut statuses: Vec<pages::StatusCount> = Vec::new();
-    for row in rows {
-        match statuses.iter_mut().find(|entry| entry.status == row.status) {
-            Some(entry) => entry.count += 1,
-            None => statuses.push(pages::StatusCount { status: row.status.clone(), count: 1 }),
-        }
-    }
-    statuses.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.status.cmp(&b.status)));
-    let (constant, varying, first) = columns::constant_and_varying_rows(rows);
-    let common = first.map(|first| columns::describe(&first, &constant)).unwrap_or_default();
-    let varying: Vec<String> = varying.iter().map(|name| columns::symbol(name)).collect();
-    let evaluators: BTreeSet<&str> = rows.iter().map(|row| row.evaluator.as_str()).collect();
-    pages::Summary {
-        rows: rows.len(),
-        model_rows: rows.iter().filter(|row| row.method == "model").count(),
-        simulation_points: rows
-            .iter()
-            .filter(|row| row.method == "simulation" && row.replication.is_none())
-            .count(),
-        replication_rows: rows
-            .iter()
-            .filter(|row| row.method == "simulation" && row.replication.is_some())
-            .count(),
-        scenarios: scenarios.len(),
-        rate_range,
-        statuses,
-        common,
-        varying: varying.join(", "),
-        evaluators: evaluators
-            .into_iter()
-            .filter(|name| !name.is_empty())
-            .map(String::from)
-            .collect(),
-    }
 }

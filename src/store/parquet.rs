@@ -250,16 +250,41 @@ pub fn schema() -> Schema {
 
 /// Writes `rows` to `path` atomically, with `metadata` as Parquet key-value metadata.
 pub fn write(path: &Path, rows: &[Row], metadata: &[(String, String)]) -> Result<(), StoreError> {
-    // One row group per ROW_GROUP rows, each built and written in turn, so the file's columns
-    // are never all in memory at once beside the rows (a results file of up to ROW_GROUP rows
-    // is one row group, as before).
+    // The batches of `write_rows`, borrowed: the same arrays, so the same file.
     if rows.is_empty() {
         let batch = std::iter::once(arrays(rows));
         return write_batches(path, schema(), batch, metadata, ROW_GROUP, UNIQUE_COLUMNS);
     }
-    let batches = rows.chunks(ROW_GROUP).map(arrays);
+    let batches = rows.chunks(STREAM_BATCH).map(arrays);
     write_batches(path, schema(), batches, metadata, ROW_GROUP, UNIQUE_COLUMNS)
 }
+
+/// [`write`] from an iterator, taking [`STREAM_BATCH`] rows at a time: a results file of any
+/// size is written holding no more of its rows than that (`bundle::write_bundle` takes them
+/// from `exec::Gather` as they are built). The file is the one [`write`] makes of the same
+/// rows: each batch becomes arrays in turn, and the writer cuts row groups of [`ROW_GROUP`]
+/// rows whatever the batches.
+pub fn write_rows(
+    path: &Path,
+    rows: impl IntoIterator<Item = Row>,
+    metadata: &[(String, String)],
+) -> Result<(), StoreError> {
+    let mut rows = rows.into_iter().peekable();
+    let mut first = true;
+    let batches = std::iter::from_fn(|| {
+        // A file of no rows still has one (empty) batch, so that it has its schema's columns.
+        if rows.peek().is_none() && !std::mem::take(&mut first) {
+            return None;
+        }
+        first = false;
+        let batch: Vec<Row> = rows.by_ref().take(STREAM_BATCH).collect();
+        Some(arrays(&batch))
+    });
+    write_batches(path, schema(), batches, metadata, ROW_GROUP, UNIQUE_COLUMNS)
+}
+
+/// The rows [`write_rows`] turns into arrays at once (16,384 rows of about 4 KB: 64 MB).
+const STREAM_BATCH: usize = ROW_GROUP / 4;
 
 /// The columns of `results.parquet` whose values hardly ever repeat (a task's hash, a model
 /// point's intermediates): written without a dictionary, which for them only costs the time
@@ -471,6 +496,33 @@ mod tests {
             intermediates: "{}".into(),
             ..Row::default()
         }]
+    }
+
+    /// `write_rows` takes its rows from an iterator a batch at a time and makes the file
+    /// `write` makes of them, byte for byte, over several batches and row groups; no rows
+    /// make a file of no rows.
+    #[test]
+    fn rows_streamed_make_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows: Vec<Row> = (0..ROW_GROUP + STREAM_BATCH + 5)
+            .map(|i| Row {
+                rate: i as f64,
+                status: if i % 5 == 0 { "saturated" } else { "ok" }.into(),
+                latency: (i % 3 != 0).then_some(i as f64 / 7.0),
+                intermediates: format!("{{\"k\":{i}}}"),
+                ..Row::default()
+            })
+            .collect();
+        let metadata = [("key".to_string(), "value".to_string())];
+        let (whole, streamed) =
+            (dir.path().join("whole.parquet"), dir.path().join("streamed.parquet"));
+        write(&whole, &rows, &metadata).unwrap();
+        write_rows(&streamed, rows.iter().cloned(), &metadata).unwrap();
+        assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&streamed).unwrap());
+        write(&whole, &[], &metadata).unwrap();
+        write_rows(&streamed, std::iter::empty(), &metadata).unwrap();
+        assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&streamed).unwrap());
+        assert!(read(&streamed).unwrap().0.is_empty());
     }
 
     /// `holds_rows` compares batch by batch, bit for bit, every column but the ignored ones,

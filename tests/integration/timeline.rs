@@ -90,7 +90,7 @@ fn specs_share_one_pool_and_the_run_leaves_a_timeline_to_replay() {
             whole["ts"].as_f64().unwrap(),
             whole["ts"].as_f64().unwrap() + whole["dur"].as_f64().unwrap(),
         );
-        for step in ["gather", "results.parquet", "report"] {
+        for step in ["results.parquet", "report"] {
             let event =
                 bundle.iter().find(|e| e["name"] == format!("Report | {name} | {step}")).unwrap();
             assert_eq!(event["tid"], whole["tid"]);

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::labels::{SortKey, label_part, natural_cmp, panel_title};
+use super::plot_row::PlotFields;
 use super::plot_row::PlotRow;
 use super::reader::Reader;
 use super::style::StyleKey;
-use crate::report::{columns, intervals};
+use crate::report::columns;
 use crate::spec::report::FigureSpec;
-use crate::store::row::Row;
 
 /// A figure draws at most this many points in all (model and simulation), spread evenly over
 /// its series, so the SVG, the PDF and the HTML page that inlines it stay small however many
@@ -80,18 +80,18 @@ pub(super) fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         // The model's rows, and one row per load point of every other method: the built-in
         // simulation's and external simulations' aggregates, external models' evaluations.
         .filter(|plot_row| spec.selects(plot_row.scenario))
-        .filter(|plot_row| plot_row.row.method == "model" || plot_row.row.replication.is_none())
+        .filter(|plot_row| &*plot_row.row.method == "model" || plot_row.row.replication.is_none())
         // A dense model curve runs over the load; against a scenario column (one value per
         // scenario) it would be a column of points, not a line.
         .filter(|plot_row| {
-            !(plot_row.row.is_dense() && columns::SCENARIO_COLUMNS.contains(&spec.x.as_str()))
+            !(plot_row.row.dense && columns::SCENARIO_COLUMNS.contains(&spec.x.as_str()))
         })
         .filter(|plot_row| reader.value(plot_row, &spec.x).is_some())
         .collect();
     let varying = legend_columns(spec, &plotted);
     // An external method (`methods.external`) is a series of its own, named in the legend,
     // beside the built-in methods' (then named `runner`).
-    let external = |row: &Row| row.method != "model" && row.method != "simulation";
+    let external = |row: &PlotFields| &*row.method != "model" && &*row.method != "simulation";
     let any_external = plotted.iter().any(|plot_row| external(plot_row.row));
 
     let mut panels: PanelMap<'_, '_> = BTreeMap::new();
@@ -104,12 +104,16 @@ pub(super) fn prepare(spec: &FigureSpec, rows: &[PlotRow<'_>]) -> FigureData {
         line_values.extend(varying.iter().map(|column| label_part(column, plot_row.text(column))));
         if any_external {
             let row = plot_row.row;
-            line_values.push(if external(row) { row.method.clone() } else { "runner".into() });
+            line_values.push(if external(row) { row.method.to_string() } else { "runner".into() });
         }
         let entry = panels
             .entry(panel_key)
             .or_insert_with(|| (panel_title(&spec.panels, &panel_values), BTreeMap::new()));
-        entry.1.entry((line_values, plot_row.row.scenario_id.clone())).or_default().push(plot_row);
+        entry
+            .1
+            .entry((line_values, plot_row.row.scenario_id.to_string()))
+            .or_default()
+            .push(plot_row);
     }
 
     // Styles follow the series label across panels, in sorted label order; with external
@@ -303,21 +307,21 @@ fn build_series(
     for plot_row in members {
         let Some(x) = reader.value(plot_row, &spec.x) else { continue };
         let row = plot_row.row;
-        let y = if spec.y == "latency" && row.method == "model" {
-            columns::comparable_model_latency(row)
+        let y = if spec.y == "latency" && &*row.method == "model" {
+            row.comparable_model_latency()
         } else {
             reader.value(plot_row, &spec.y)
         };
         // The built-in model and an external model (`kind: model`: one evaluation per load
         // point, no replications) are lines; simulations are markers.
-        let drawn_as_line = row.method == "model"
-            || (row.method != "simulation"
+        let drawn_as_line = &*row.method == "model"
+            || (&*row.method != "simulation"
                 && row.replication.is_none()
                 && row.replications.is_none());
         if drawn_as_line {
             match y {
-                Some(y) if row.status == "ok" => series.model.push((x, y)),
-                _ if row.status == "saturated" => {
+                Some(y) if &*row.status == "ok" => series.model.push((x, y)),
+                _ if &*row.status == "saturated" => {
                     first_saturated_model = Some(first_saturated_model.map_or(x, |old| old.min(x)));
                 }
                 _ => {}
@@ -330,21 +334,21 @@ fn build_series(
             match y {
                 // Throughput mode measures the whole window past saturation too: its
                 // throughput columns are results there (its latency is empty).
-                Some(y) if row.status == "ok" || measured_past_saturation(row) => {
+                Some(y) if &*row.status == "ok" || measured_past_saturation(row) => {
                     // The y column's own 95% half-width, where it has one (latency,
                     // throughput, the latency percentiles: `report::intervals`).
-                    let ci = intervals::half_width(&spec.y, row);
+                    let ci = plot_row.half_width(&spec.y);
                     if ci.is_some() && row.fault_rate > 0.0 {
                         let maps = row.replications.unwrap_or(1);
                         series.fault_maps = series.fault_maps.max(Some(maps));
                     }
                     series.simulation.push((x, y, ci));
                 }
-                Some(y) if row.status == "imprecise" => {
-                    series.simulation_imprecise.push((x, y, intervals::half_width(&spec.y, row)));
+                Some(y) if &*row.status == "imprecise" => {
+                    series.simulation_imprecise.push((x, y, plot_row.half_width(&spec.y)));
                 }
-                _ if row.status == "saturated" => series.simulation_saturated.push(x),
-                _ if row.status == "deadlock" => series.simulation_deadlocked.push(x),
+                _ if &*row.status == "saturated" => series.simulation_saturated.push(x),
+                _ if &*row.status == "deadlock" => series.simulation_deadlocked.push(x),
                 _ => {}
             }
         }
@@ -359,6 +363,6 @@ fn build_series(
 }
 
 /// A simulation row measured in throughput mode past saturation (`sim::Measure`).
-fn measured_past_saturation(row: &Row) -> bool {
-    row.status == "saturated" && row.measure.as_deref() == Some("throughput")
+fn measured_past_saturation(row: &PlotFields) -> bool {
+    &*row.status == "saturated" && row.measure.as_deref() == Some("throughput")
 }

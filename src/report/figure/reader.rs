@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
+use super::plot_row::PlotFields;
 use super::plot_row::PlotRow;
-use crate::store::row::Row;
 
 /// Reads a figure axis from a row: a column, an intermediate, or a derived load
 /// ([`DERIVED_COLUMNS`](crate::spec::columns::DERIVED_COLUMNS), and
@@ -20,16 +20,16 @@ impl Reader {
         for plot_row in rows {
             let row = plot_row.row;
             if let Some(rate) = row.saturation_rate.filter(|rate| rate.is_finite() && *rate > 0.0)
-                && (row.method == "model" || !saturation.contains_key(&row.scenario_id))
+                && (&*row.method == "model" || !saturation.contains_key(&*row.scenario_id))
             {
-                saturation.insert(row.scenario_id.clone(), rate);
+                saturation.insert(row.scenario_id.to_string(), rate);
             }
         }
         Reader { saturation }
     }
 
-    fn saturation_rate(&self, row: &Row) -> Option<f64> {
-        self.saturation.get(&row.scenario_id).copied()
+    fn saturation_rate(&self, row: &PlotFields) -> Option<f64> {
+        self.saturation.get(&*row.scenario_id).copied()
     }
 
     pub(super) fn value(&self, plot_row: &PlotRow<'_>, name: &str) -> Option<f64> {
@@ -48,7 +48,7 @@ impl Reader {
     }
 
     /// The model's saturation point on an x axis of `name`, when it is a load.
-    pub(super) fn saturation_x(&self, row: &Row, name: &str) -> Option<f64> {
+    pub(super) fn saturation_x(&self, row: &PlotFields, name: &str) -> Option<f64> {
         let saturation = row.saturation_rate.filter(|rate| rate.is_finite() && *rate > 0.0);
         match name {
             "rate" => saturation,

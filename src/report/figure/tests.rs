@@ -59,20 +59,24 @@ fn rows(scenarios: &[(&str, &Adjust)], saturation: f64, points: u32) -> Vec<Row>
     rows
 }
 
-/// Calls `with` on the plot rows of `spec` over `rows` (each row with its JSON and scenario).
-/// The figure JSON of `row` for one figure.
-fn plot_json_for(row: &Row, spec: &FigureSpec) -> Value {
-    let columns = super::plot_columns(std::slice::from_ref(spec));
-    let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
-    super::plot_json(row, &columns)
-}
-
+/// Calls `with` on the plot rows of `spec` over `rows` (what the figures read of each row,
+/// with its own scenario's columns).
 fn with_plot_rows<T>(spec: &FigureSpec, rows: &[Row], with: impl FnOnce(&[PlotRow<'_>]) -> T) -> T {
+    let columns = super::plot_columns(std::slice::from_ref(spec));
+    let mut interner = super::Interner::default();
+    let fields: Vec<super::PlotFields> =
+        rows.iter().map(|row| super::PlotFields::of(row, &columns, &mut interner)).collect();
     let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();
     let plot_rows: Vec<PlotRow<'_>> = rows
         .iter()
+        .zip(&fields)
         .zip(&scenarios)
-        .map(|(row, scenario)| PlotRow { row, json: plot_json_for(row, spec), scenario })
+        .map(|((scenario_row, row), scenario)| PlotRow {
+            row,
+            columns: &columns,
+            scenario,
+            scenario_row,
+        })
         .collect();
     with(&plot_rows)
 }
@@ -321,14 +325,10 @@ fn a_default_left_null_is_named_where_it_applies() {
 
 fn y_range(yaml: &str, rows: &[Row]) -> (f64, f64) {
     let spec = spec(yaml);
-    let scenarios: Vec<Value> = rows.iter().map(scenario_json).collect();
-    let plot_rows: Vec<PlotRow<'_>> = rows
-        .iter()
-        .zip(&scenarios)
-        .map(|(row, scenario)| PlotRow { row, json: plot_json_for(row, &spec), scenario })
-        .collect();
-    let data = super::prepare(&spec, &plot_rows);
-    super::ranges::ranges(&data.panels[0], &spec).y
+    with_plot_rows(&spec, rows, |plot_rows| {
+        let data = super::prepare(&spec, plot_rows);
+        super::ranges::ranges(&data.panels[0], &spec).y
+    })
 }
 
 /// y starts at 0 when the data come near it and a little below the data when 0 is far away;
