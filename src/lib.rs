@@ -5,8 +5,8 @@
 //! ```text
 //! experiments/*.yaml --spec::load--> Experiment (scenarios x loads x methods)
 //!   --plan::build--> Plan (petgraph DAG of tasks, content-hashed)
-//!   --exec::Pool::run--> task outputs (cached under .runner/cache/) --exec::gather--> rows
-//!   --bundle::write_bundle--> reports/<name>/results.parquet + the rendered report
+//!   --exec::Pool::run--> task outputs (cached under .runner/cache/) --exec::Gather--> rows,
+//!   one at a time --bundle::write_bundle--> reports/<name>/results.parquet + the report
 //! ```
 //!
 //! [`model`] (the published analytical models) and [`sim`] (the flit-level

@@ -409,7 +409,7 @@ impl Run<'_> {
         if args.only.is_none()
             && summary.failed == 0
             && let Some(reproduced) = phases.time("compare", || {
-                let rows = exec::Gather::new(experiment, plan, &summary.states);
+                let rows = exec::Gather::new(experiment, plan, &summary.states, self.cache);
                 bundle_reproduces(&bundle, source, rows)
             })
         {
@@ -427,11 +427,16 @@ impl Run<'_> {
             None => (None, None),
         };
         let rows = match (&full_plan, full_states) {
-            (Some(full_plan), Some(states)) => exec::Gather::taking(experiment, full_plan, states),
-            _ if summary.failed == 0 => {
-                exec::Gather::taking(experiment, plan, std::mem::take(&mut summary.states))
+            (Some(full_plan), Some(states)) => {
+                exec::Gather::taking(experiment, full_plan, states, self.cache)
             }
-            _ => exec::Gather::new(experiment, plan, &summary.states),
+            _ if summary.failed == 0 => exec::Gather::taking(
+                experiment,
+                plan,
+                std::mem::take(&mut summary.states),
+                self.cache,
+            ),
+            _ => exec::Gather::new(experiment, plan, &summary.states, self.cache),
         };
         write_bundle(
             &bundle,

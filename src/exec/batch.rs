@@ -337,6 +337,51 @@ mod tests {
         assert_eq!(base_row(&experiment.scenarios[0].scenario, task, 0.0, "model").method, "model");
     }
 
+    /// A batch whose points the run left in its cache entry (`Output::InCache`, what a run
+    /// keeps of a batch with no failed point) gives the rows of its points, read back; an entry
+    /// removed since gives every point a failed row saying so.
+    #[test]
+    fn a_batch_left_in_the_cache_is_read_back() {
+        let experiment = experiment(
+            "name: b\nscenario:\n  topology: {kind: fat_tree, processors: 16}\n  \
+             routing: up_down\nload: {rates: [0.001, 0.002, 0.003]}\n\
+             methods: {model: {name: fat_tree, curve_points: 0}}\n",
+        );
+        let plan = plan::build(&experiment, None);
+        let Some(node) = plan.graph.node_indices().find(|&n| plan.graph[n].kind == TaskKind::Solve)
+        else {
+            panic!("no Solve task")
+        };
+        let task = &plan.graph[node];
+        let output =
+            evaluate(&experiment, task, None, &[], None, None).unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = super::super::cache::Cache::new(dir.path().join("cache"));
+        cache.put_unless_failed(&task.id, task.kind, &output).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(super::super::in_cache(output.clone()), Output::InCache);
+        let mut states = vec![TaskState::Pending; plan.graph.node_count()];
+        states[node.index()] = TaskState::Done(output);
+        let gather = |states: &[TaskState]| -> Vec<Row> {
+            super::super::Gather::new(&experiment, &plan, states, &cache).collect()
+        };
+        let kept = gather(&states);
+        assert_eq!(kept.len(), 3);
+        states[node.index()] = TaskState::Done(Output::InCache);
+        assert_eq!(gather(&states), kept);
+        std::fs::remove_dir_all(dir.path().join("cache")).unwrap_or_else(|e| panic!("{e}"));
+        let lost = gather(&states);
+        assert_eq!(lost.len(), 3);
+        assert!(
+            lost.iter().all(|row| row.status == FAILED
+                && row.error.as_deref().is_some_and(|e| e.contains("removed during the run"))),
+            "{lost:?}"
+        );
+        // A batch with a failed point is kept whole: its entry was never written.
+        let failed =
+            Output::Points(vec![SolvedPoint { status: FAILED.into(), ..SolvedPoint::default() }]);
+        assert_eq!(super::super::in_cache(failed.clone()), failed);
+    }
+
     fn rows_of(experiment: &Experiment, task: &Task, state: TaskState) -> Vec<Row> {
         rows(experiment, task, None, &state)
     }

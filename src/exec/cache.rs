@@ -47,6 +47,10 @@ pub enum Output {
     /// A Solve batch: what the model measured at each of its points, in load order (the rows
     /// are rebuilt from them, `exec::batch::rows`).
     Points(Vec<SolvedPoint>),
+    /// A Solve batch whose points were written whole to its cache entry and not kept: `Gather`
+    /// reads them back when it reaches the batch (a 1,000,000-point sweep's points take a
+    /// gigabyte). Only a run's task state holds it; no entry does (`shape_problem`).
+    InCache,
 }
 
 impl Output {
@@ -54,7 +58,7 @@ impl Output {
     pub fn failed_points(&self) -> usize {
         match self {
             Output::Points(points) => points.iter().filter(|p| p.failed()).count(),
-            Output::Saturation(_) | Output::Rows(_) => 0,
+            Output::Saturation(_) | Output::Rows(_) | Output::InCache => 0,
         }
     }
 }
@@ -168,6 +172,7 @@ fn head_problem(head: &RawHead<'_>, id: &str, kind: TaskKind) -> Option<String> 
 /// Whether `output` has the shape a task of `kind` with id `id` produces.
 fn shape_problem(id: &str, kind: TaskKind, output: &Output) -> Option<String> {
     match (kind, output) {
+        (_, Output::InCache) => Some("a mark of a run's own, no output".into()),
         (TaskKind::Saturation, Output::Saturation(_)) => None,
         (TaskKind::Saturation, Output::Rows(_)) => {
             Some("rows where a saturation rate belongs".into())
@@ -524,6 +529,7 @@ mod tests {
             (Output::Rows(vec![row(ID, 1.0)]), "rows where a batch"),
             (Output::Points(Vec::new()), "no points"),
             (Output::Points(vec![point("ok"), point("failed")]), "a failed point"),
+            (Output::InCache, "a mark of a run's own"),
         ] {
             cache.put(ID, TaskKind::Solve, &output).expect("put");
             let lookup = cache.lookup(ID, TaskKind::Solve);

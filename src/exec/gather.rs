@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use petgraph::graph::NodeIndex;
 
 use super::TaskState;
-use super::cache::Output;
+use super::cache::{Cache, Lookup, Output};
 use crate::plan::{Plan, RowRef, TaskKind};
 use crate::spec::Experiment;
 use crate::store::build::base_row;
@@ -27,7 +27,9 @@ pub fn gather(experiment: &Experiment, plan: &Plan, states: &[TaskState]) -> Vec
         })
         .sum();
     let mut rows = Vec::with_capacity(capacity);
-    rows.extend(Gather::new(experiment, plan, states));
+    // States of the run's own hold no batch left in the cache (`Output::InCache`): this is
+    // `runner verify --check`'s gather, over the tasks it evaluated itself.
+    rows.extend(Gather::with(experiment, plan, States::Borrowed(states), None));
     rows
 }
 
@@ -38,6 +40,8 @@ pub struct Gather<'a> {
     experiment: &'a Experiment,
     plan: &'a Plan,
     states: States<'a>,
+    /// Where the points of a batch the run did not keep are read back (`Output::InCache`).
+    cache: Option<&'a Cache>,
     /// The next entry of `plan.row_nodes`.
     next: usize,
     /// The rows of the entry being taken.
@@ -65,22 +69,38 @@ impl States<'_> {
 
 impl<'a> Gather<'a> {
     /// The rows of `plan` run to `states`, in plan order.
-    pub fn new(experiment: &'a Experiment, plan: &'a Plan, states: &'a [TaskState]) -> Self {
-        Gather::with(experiment, plan, States::Borrowed(states))
+    pub fn new(
+        experiment: &'a Experiment,
+        plan: &'a Plan,
+        states: &'a [TaskState],
+        cache: &'a Cache,
+    ) -> Self {
+        Gather::with(experiment, plan, States::Borrowed(states), Some(cache))
     }
 
     /// [`Gather::new`] over its own `states`, freeing each Solve batch's points as soon as its
     /// rows are built (a 1,000,000-point sweep's points take a gigabyte); the states are read
     /// no more after.
-    pub fn taking(experiment: &'a Experiment, plan: &'a Plan, states: Vec<TaskState>) -> Self {
-        Gather::with(experiment, plan, States::Owned(states))
+    pub fn taking(
+        experiment: &'a Experiment,
+        plan: &'a Plan,
+        states: Vec<TaskState>,
+        cache: &'a Cache,
+    ) -> Self {
+        Gather::with(experiment, plan, States::Owned(states), Some(cache))
     }
 
-    fn with(experiment: &'a Experiment, plan: &'a Plan, states: States<'a>) -> Self {
+    fn with(
+        experiment: &'a Experiment,
+        plan: &'a Plan,
+        states: States<'a>,
+        cache: Option<&'a Cache>,
+    ) -> Self {
         Gather {
             experiment,
             plan,
             states,
+            cache,
             next: 0,
             produced: Vec::new().into_iter(),
             batches: HashMap::new(),
@@ -98,7 +118,13 @@ impl<'a> Gather<'a> {
         let mut produced: Vec<Row> = match state {
             _ if point.is_some() => {
                 if !self.batches.contains_key(&node) {
-                    let rows = super::batch::rows(experiment, task, saturation, state);
+                    let rows = match state {
+                        TaskState::Done(Output::InCache) => {
+                            let state = read_back(self.cache, &task.id);
+                            super::batch::rows(experiment, task, saturation, &state)
+                        }
+                        state => super::batch::rows(experiment, task, saturation, state),
+                    };
                     if let States::Owned(states) = &mut self.states
                         && let TaskState::Done(Output::Points(points)) = &mut states[node.index()]
                     {
@@ -115,7 +141,8 @@ impl<'a> Gather<'a> {
                 row.into_iter().collect()
             }
             TaskState::Done(Output::Rows(done)) => done.clone(),
-            TaskState::Done(Output::Saturation(_) | Output::Points(_)) | TaskState::Pending => {
+            TaskState::Done(Output::Saturation(_) | Output::Points(_) | Output::InCache)
+            | TaskState::Pending => {
                 return Vec::new();
             }
             TaskState::Failed(error) | TaskState::Skipped(error) => {
@@ -152,6 +179,24 @@ impl Iterator for Gather<'_> {
             self.next += 1;
             self.produced = self.entry(entry).into_iter();
         }
+    }
+}
+
+/// The state of Solve batch `id` whose points the run left in its cache entry: its points read
+/// back, or a failure saying why they cannot be (the entry was removed or damaged since it was
+/// written, this run; its rows are then `failed`, and the next run computes it again).
+fn read_back(cache: Option<&Cache>, id: &str) -> TaskState {
+    let Some(cache) = cache else {
+        return TaskState::Failed(format!("Solve batch {id}: its points were not kept"));
+    };
+    match cache.lookup(id, crate::plan::TaskKind::Solve) {
+        Lookup::Hit(output) => TaskState::Done(output),
+        Lookup::Missing => TaskState::Failed(format!(
+            "the cache entry of Solve batch {id} was removed during the run; run again"
+        )),
+        Lookup::Corrupt(why) => TaskState::Failed(format!(
+            "the cache entry of Solve batch {id} was damaged during the run ({why}); run again"
+        )),
     }
 }
 

@@ -96,6 +96,18 @@ pub struct RunSummary {
     pub interrupted: bool,
 }
 
+/// What a run keeps of a task's output once its cache entry is written: all of it, but for a
+/// Solve batch with no failed point, whose points its entry holds whole ([`Output::InCache`]:
+/// `Gather` reads them back a batch at a time, so a run never holds every batch's points).
+fn in_cache(output: Output) -> Output {
+    match output {
+        Output::Points(points) if !points.is_empty() && !points.iter().any(|p| p.failed()) => {
+            Output::InCache
+        }
+        output => output,
+    }
+}
+
 /// The task states a run starts from: every compute task with a valid cache entry `Done` (none
 /// with `force`), the rest `Pending`; also how many were cached and why each corrupt entry was
 /// rejected. Both executors start here.
@@ -316,7 +328,7 @@ impl Pool<'_> {
                         let points = output.failed_points();
                         run.failed += points;
                         failed_total += points as u64;
-                        run.states[node.index()] = TaskState::Done(output);
+                        run.states[node.index()] = TaskState::Done(in_cache(output));
                         let graph = &spec.plan.graph;
                         for next in graph.neighbors_directed(node, Direction::Outgoing) {
                             let i = next.index();
@@ -600,7 +612,7 @@ pub fn saturation_of_output(output: &Output) -> Option<f64> {
             }
             _ => None,
         },
-        Output::Points(_) => None,
+        Output::Points(_) | Output::InCache => None,
     }
 }
 

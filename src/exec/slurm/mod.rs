@@ -771,7 +771,7 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
         match result {
             Ok(output) => {
                 tally.failed += output.failed_points();
-                states[node.index()] = TaskState::Done(output);
+                states[node.index()] = TaskState::Done(super::in_cache(output));
                 tally.executed += 1;
             }
             Err(error) => fail(job, node, error, states, tally),
