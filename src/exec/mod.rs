@@ -96,9 +96,10 @@ pub struct RunSummary {
     pub interrupted: bool,
 }
 
-/// What a run keeps of a task's output once its cache entry is written: all of it, but for a
-/// Solve batch with no failed point, whose points its entry holds whole ([`Output::InCache`]:
-/// `Gather` reads them back a batch at a time, so a run never holds every batch's points).
+/// What a run keeps of a task's output once its cache entry is written, or read and checked
+/// whole ([`cached_states`]): all of it, but for a Solve batch with no failed point, whose
+/// points its entry holds ([`Output::InCache`]: `Gather` reads them back a batch at a time, so
+/// a run never holds every batch's points).
 fn in_cache(output: Output) -> Output {
     match output {
         Output::Points(points) if !points.is_empty() && !points.iter().any(|p| p.failed()) => {
@@ -123,7 +124,8 @@ pub(crate) fn cached_states(
         for node in graph.node_indices().filter(|&i| graph[i].kind.is_compute()) {
             match cache.lookup(&graph[node].id, graph[node].kind) {
                 Lookup::Hit(output) => {
-                    states[node.index()] = TaskState::Done(output);
+                    // Checked whole; a batch's points are read again when its rows are built.
+                    states[node.index()] = TaskState::Done(in_cache(output));
                     cached += 1;
                 }
                 Lookup::Corrupt(why) => corrupt.push(why),
