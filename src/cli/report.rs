@@ -79,7 +79,7 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         ))
         .into());
     }
-    let (rows, metadata) = crate::store::parquet::read(&results)?;
+    let metadata = crate::store::parquet::read_metadata(&results)?;
     let provenance: Provenance = metadata
         .get("provenance")
         .and_then(|p| serde_json::from_str(p).ok())
@@ -94,22 +94,20 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         .and_then(|s| serde_json::from_str(s).ok())
         .ok_or_else(|| missing("report_spec"))?;
     let template_dir = template_dir(&args.bundle, &metadata)?;
+    // The rows are read a batch at a time into what the report keeps of them, never all.
+    let mut collector = crate::report::Collector::new(&spec);
+    let rows = crate::store::parquet::read_each(&results, |row| collector.push(&row))?;
     let input = crate::report::ReportInput {
         experiment,
         title,
         description: metadata.get("description").map(String::as_str),
         spec: &spec,
-        rows: &rows,
+        rows: &[],
         provenance: &provenance,
         template_dir: template_dir.as_deref(),
     };
-    let written = crate::report::render(&args.bundle, &input)?;
-    outln!(
-        "{}: re-rendered {} files from {} rows",
-        args.bundle.display(),
-        written.len(),
-        rows.len()
-    )?;
+    let written = crate::report::render_collected(&args.bundle, &input, &collector.finish())?;
+    outln!("{}: re-rendered {} files from {rows} rows", args.bundle.display(), written.len())?;
     Ok(Outcome::Success)
 }
 

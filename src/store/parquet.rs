@@ -387,6 +387,20 @@ pub fn read(path: &Path) -> Result<(Vec<Row>, HashMap<String, String>), StoreErr
     read_table(path, read_batch)
 }
 
+/// Calls `each` on every row of a results file in order, a record batch at a time (the file's
+/// rows are never all in memory: `runner report` re-renders a bundle of a million rows this
+/// way); returns how many there were.
+pub fn read_each(path: &Path, mut each: impl FnMut(Row)) -> Result<usize, StoreError> {
+    let (mut rows, mut count) = (Vec::new(), 0);
+    read_batches(path, Some(STREAM_BATCH), |batch| {
+        read_batch(batch, &mut rows)?;
+        count += rows.len();
+        rows.drain(..).for_each(&mut each);
+        Ok(())
+    })?;
+    Ok(count)
+}
+
 /// The key-value metadata of a results file, from its footer alone (no row is read).
 pub fn read_metadata(path: &Path) -> Result<HashMap<String, String>, StoreError> {
     let name = path.display().to_string();
@@ -457,13 +471,25 @@ pub(crate) fn read_table<T>(
     path: &Path,
     read_batch: fn(&RecordBatch, &mut Vec<T>) -> Result<(), String>,
 ) -> Result<(Vec<T>, HashMap<String, String>), StoreError> {
+    let mut rows = Vec::new();
+    let metadata = read_batches(path, None, |batch| read_batch(batch, &mut rows))?;
+    Ok((rows, metadata))
+}
+
+/// Reads the table at `path` a record batch at a time (of `batch_size` rows, or the reader's
+/// default), calling `each` on each batch; returns the file's key-value metadata.
+fn read_batches(
+    path: &Path,
+    batch_size: Option<usize>,
+    mut each: impl FnMut(&RecordBatch) -> Result<(), String>,
+) -> Result<HashMap<String, String>, StoreError> {
     let name = path.display().to_string();
     let format = |message: String| StoreError::Format { path: name.clone(), message };
     // A regular file only: a FIFO or a link to a device in its place is refused, not read.
     let file = crate::files::open_regular(path)
         .map_err(|source| StoreError::Io { path: name.clone(), source })?;
     let format = |message: String| format(codec_hint(message));
-    let builder =
+    let mut builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| format(e.to_string()))?;
     let metadata: HashMap<String, String> = builder
         .metadata()
@@ -473,13 +499,15 @@ pub(crate) fn read_table<T>(
             kvs.iter().map(|kv| (kv.key.clone(), kv.value.clone().unwrap_or_default())).collect()
         })
         .unwrap_or_default();
+    if let Some(batch_size) = batch_size {
+        builder = builder.with_batch_size(batch_size);
+    }
     let reader = builder.build().map_err(|e| format(e.to_string()))?;
-    let mut rows = Vec::new();
     for batch in reader {
         let batch = batch.map_err(|e| format(e.to_string()))?;
-        read_batch(&batch, &mut rows).map_err(format)?;
+        each(&batch).map_err(format)?;
     }
-    Ok((rows, metadata))
+    Ok(metadata)
 }
 
 #[cfg(test)]
@@ -499,8 +527,8 @@ mod tests {
     }
 
     /// `write_rows` takes its rows from an iterator a batch at a time and makes the file
-    /// `write` makes of them, byte for byte, over several batches and row groups; no rows
-    /// make a file of no rows.
+    /// `write` makes of them, byte for byte, over several batches and row groups, and
+    /// `read_each` gives them back a batch at a time; no rows make a file of no rows.
     #[test]
     fn rows_streamed_make_the_same_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -519,6 +547,10 @@ mod tests {
         write(&whole, &rows, &metadata).unwrap();
         write_rows(&streamed, rows.iter().cloned(), &metadata).unwrap();
         assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&streamed).unwrap());
+        // Read back a batch at a time: the rows `read` gives, in order.
+        let mut back = Vec::new();
+        assert_eq!(read_each(&streamed, |row| back.push(row)).unwrap(), rows.len());
+        assert_eq!(back, read(&streamed).unwrap().0);
         write(&whole, &[], &metadata).unwrap();
         write_rows(&streamed, std::iter::empty(), &metadata).unwrap();
         assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&streamed).unwrap());
