@@ -126,7 +126,6 @@ pub fn write_bundle(
         title: &experiment.title,
         description: experiment.description.as_deref(),
         spec: &experiment.report,
-        rows: &[],
         provenance,
         template_dir: template_dir.as_deref(),
     };

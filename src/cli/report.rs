@@ -102,7 +102,6 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<Outcome> {
         title,
         description: metadata.get("description").map(String::as_str),
         spec: &spec,
-        rows: &[],
         provenance: &provenance,
         template_dir: template_dir.as_deref(),
     };

@@ -422,10 +422,7 @@ impl Run<'_> {
         // The rows are built as the bundle takes them (`write_bundle`), never all at once;
         // the task outputs they are built from are freed as they go, unless a failure report
         // reads them after (a 1,000,000-point sweep holds a gigabyte of them).
-        let (full_plan, full_states) = match self.full_plan(experiment, plan, &summary.states) {
-            Some((full_plan, full_states)) => (Some(full_plan), Some(full_states)),
-            None => (None, None),
-        };
+        let (full_plan, full_states) = self.full_plan(experiment, plan, &summary.states).unzip();
         let rows = match (&full_plan, full_states) {
             (Some(full_plan), Some(states)) => {
                 exec::Gather::taking(experiment, full_plan, states, self.cache)

@@ -101,10 +101,11 @@ pub struct RunSummary {
 /// points its entry holds ([`Output::InCache`]: `Gather` reads them back a batch at a time, so
 /// a run never holds every batch's points).
 fn in_cache(output: Output) -> Output {
+    // What `Cache::put_unless_failed` writes; an empty batch is kept, as there is nothing to
+    // read back.
+    let written = output.failed_points() == 0;
     match output {
-        Output::Points(points) if !points.is_empty() && !points.iter().any(|p| p.failed()) => {
-            Output::InCache
-        }
+        Output::Points(points) if written && !points.is_empty() => Output::InCache,
         output => output,
     }
 }

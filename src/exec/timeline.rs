@@ -402,8 +402,8 @@ impl Timeline {
 }
 
 /// The steps of writing a spec's bundle, timed on the run's clock (the Parquet file, with the
-/// rows built as it takes them, the report...): they go on the timeline's `reports` track, so the timeline is
-/// also the profile of what follows the tasks.
+/// rows built as it takes them, the report...): they go on the timeline's `reports` track, so
+/// the timeline is also the profile of what follows the tasks.
 #[derive(Debug)]
 pub struct Phases {
     clock: std::time::Instant,

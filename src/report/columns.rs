@@ -707,11 +707,17 @@ pub(crate) fn format_number(value: f64) -> String {
 /// reports unicasts separately (`broadcast_hypercube`: `latency` is its broadcast latency,
 /// eq. (1)) is compared through its `unicast_latency`.
 pub(crate) fn comparable_model_latency(model_row: &Row) -> Option<f64> {
-    if model_row.broadcast_fraction == 0.0 && model_row.unicast_latency.is_some() {
-        model_row.unicast_latency
-    } else {
-        model_row.latency
-    }
+    comparable_latency(model_row.broadcast_fraction, model_row.unicast_latency, model_row.latency)
+}
+
+/// [`comparable_model_latency`] of a row's `broadcast_fraction`, `unicast_latency` and
+/// `latency` (a figure keeps only these of a row, `figure::PlotFields`).
+pub(crate) fn comparable_latency(
+    broadcast_fraction: f64,
+    unicast_latency: Option<f64>,
+    latency: Option<f64>,
+) -> Option<f64> {
+    if broadcast_fraction == 0.0 && unicast_latency.is_some() { unicast_latency } else { latency }
 }
 
 #[cfg(test)]

@@ -45,7 +45,6 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -57,7 +56,7 @@ use crate::store::row::Row;
 
 pub use collect::{Collected, Collector};
 
-/// Everything [`render`] needs.
+/// Everything [`render`] needs besides the rows.
 #[derive(Clone, Copy, Debug)]
 pub struct ReportInput<'a> {
     /// Experiment name (the spec's `name`).
@@ -68,10 +67,6 @@ pub struct ReportInput<'a> {
     pub description: Option<&'a str>,
     /// The spec's `report:` section.
     pub spec: &'a ReportSpec,
-    /// All result rows of the run (model, per-replication and aggregate simulation rows),
-    /// which [`render`] reads; [`render_collected`] takes them collected as they streamed past
-    /// instead, and reads none here.
-    pub rows: &'a [Row],
     /// Where the results came from.
     pub provenance: &'a Provenance,
     /// Resolved template directory overriding built-in templates by file name, or `None`.
@@ -209,7 +204,7 @@ pub fn check_bundle(bundle_dir: &Path) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// Renders the report bundle into `bundle_dir` and returns the paths written, manifest last.
+/// Renders the report of `rows` into `bundle_dir` and returns the paths written, manifest last.
 ///
 /// Refuses a bundle whose subdirectories are symbolic links ([`check_bundle`]) before writing
 /// anything. Rendered files the previous `manifest.json` listed that this render does not
@@ -223,12 +218,16 @@ pub fn check_bundle(bundle_dir: &Path) -> Result<(), ReportError> {
 /// the pages and figures of the previous render that this one did not write are removed, and
 /// `manifest.json` lists what is there and states the failure (`runner verify` reports it),
 /// before the error is returned.
-pub fn render(bundle_dir: &Path, input: &ReportInput<'_>) -> Result<Vec<PathBuf>, ReportError> {
-    render_collected(bundle_dir, input, &Collected::of(input.spec, input.rows))
+pub fn render(
+    bundle_dir: &Path,
+    input: &ReportInput<'_>,
+    rows: &[Row],
+) -> Result<Vec<PathBuf>, ReportError> {
+    render_collected(bundle_dir, input, &Collected::of(input.spec, rows))
 }
 
-/// [`render`] from the rows as a [`Collector`] took them (`input.rows` is not read): what
-/// writes a bundle as its rows stream past, never holding them all.
+/// [`render`] from the rows as a [`Collector`] took them: what writes a bundle as its rows
+/// stream past, never holding them all.
 pub fn render_collected(
     bundle_dir: &Path,
     input: &ReportInput<'_>,
@@ -259,7 +258,7 @@ pub fn render_collected(
     files.extend(written_relative);
     files.sort();
     files.dedup();
-    let seeds = outcome.as_ref().map(Clone::clone).unwrap_or_else(|_| rows.seeds().clone());
+    let seeds = rows.seeds().clone();
     let manifest = manifest::build(
         bundle_dir,
         &files,
@@ -360,13 +359,13 @@ fn remove_temporaries(dir: &Path) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// Writes figures, tables and pages, pushing each path to `written`; returns the seeds.
+/// Writes figures, tables and pages, pushing each path to `written`.
 fn render_files(
     bundle_dir: &Path,
     input: &ReportInput<'_>,
     rows: &Collected,
     written: &mut Vec<PathBuf>,
-) -> Result<BTreeSet<u64>, ReportError> {
+) -> Result<(), ReportError> {
     let figures_dir = bundle_dir.join("figures");
     let tables_dir = bundle_dir.join("tables");
     let plot_rows = rows.plot_rows();
@@ -474,7 +473,6 @@ fn render_files(
         }
     }
 
-    let seeds = rows.seeds().clone();
     let context = pages::PageContext {
         experiment: input.experiment.to_owned(),
         title: input.title.to_owned(),
@@ -488,7 +486,7 @@ fn render_files(
         results: results_table,
         saturation: saturation_table,
         coverage: coverage_table,
-        seed_count: seeds.len(),
+        seed_count: rows.seeds().len(),
     };
     for (template, file) in
         [(pages::HTML_TEMPLATE, "index.html"), (pages::MARKDOWN_TEMPLATE, "report.md")]
@@ -499,7 +497,7 @@ fn render_files(
         written.push(path);
     }
 
-    Ok(seeds)
+    Ok(())
 }
 
 /// The rows of load points: `rows` without the saturation searches' rows, borrowed when it

@@ -68,11 +68,10 @@ fn render_side(
         title: "Side tables",
         description: None,
         spec,
-        rows,
         provenance: &provenance,
         template_dir: None,
     };
-    render(bundle, &input)
+    render(bundle, &input, rows)
 }
 
 #[test]

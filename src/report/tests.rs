@@ -176,11 +176,10 @@ fn render_fixture(
         title,
         description: None,
         spec,
-        rows,
         provenance: &provenance,
         template_dir,
     };
-    let written = render(dir.path(), &input).expect("render the fixture");
+    let written = render(dir.path(), &input, rows).expect("render the fixture");
     (dir, written)
 }
 
@@ -271,11 +270,10 @@ fn rendering_is_deterministic_and_removes_stale_files() {
         title: "t",
         description: None,
         spec: &spec,
-        rows: &rows,
         provenance: &provenance,
         template_dir: None,
     };
-    render(first.path(), &input).expect("re-render");
+    render(first.path(), &input, &rows).expect("re-render");
     assert!(!first.path().join("figures/fig2_latency_vs_rate.svg").exists());
     assert_eq!(verify(first.path()).expect("verify"), Vec::<String>::new());
 }
@@ -297,11 +295,10 @@ fn sample_bundle_for_inspection() {
         title: "Fixture: wormhole torus, V = 1 and V = 2",
         description: None,
         spec: &spec,
-        rows: &rows,
         provenance: &provenance,
         template_dir: None,
     };
-    render(&target, &input).expect("render the sample");
+    render(&target, &input, &rows).expect("render the sample");
 
     // A larger grid: panels by message length, lines by V, simulation only near the model.
     let mut rows = Vec::new();
@@ -347,8 +344,8 @@ fn sample_bundle_for_inspection() {
         }],
         tables: vec![TableKind::ModelVsSimulation],
     };
-    let input = ReportInput { rows: &rows, spec: &spec, ..input };
-    render(&target.join("grid"), &input).expect("render the grid sample");
+    let input = ReportInput { spec: &spec, ..input };
+    render(&target.join("grid"), &input, &rows).expect("render the grid sample");
 }
 
 // ---------------------------------------------------------------- content
@@ -978,11 +975,10 @@ fn template_dir_overrides_by_file_name() {
         title: "t",
         description: None,
         spec: &spec,
-        rows: &[],
         provenance: &provenance,
         template_dir: Some(templates.path()),
     };
-    let error = render(dir.path(), &input).expect_err("undefined variable");
+    let error = render(dir.path(), &input, &[]).expect_err("undefined variable");
     assert!(matches!(error, ReportError::Template { .. }), "{error}");
 }
 
@@ -1180,11 +1176,10 @@ fn unknown_column_fails_render_with_a_figure_error() {
         title: "t",
         description: None,
         spec: &spec,
-        rows: &rows,
         provenance: &provenance,
         template_dir: None,
     };
-    let error = render(dir.path(), &input).expect_err("unknown column");
+    let error = render(dir.path(), &input, &rows).expect_err("unknown column");
     assert!(matches!(error, ReportError::Figure { number: 1, .. }), "{error}");
     assert!(error.to_string().contains("did you mean `latency`?"), "{error}");
 }
@@ -1539,11 +1534,10 @@ fn a_symlinked_subdirectory_is_refused_and_its_target_untouched() {
             title: "t",
             description: None,
             spec: &spec,
-            rows: &rows,
             provenance: &provenance,
             template_dir: None,
         };
-        let error = render(dir.path(), &input).expect_err("a symlinked subdirectory");
+        let error = render(dir.path(), &input, &rows).expect_err("a symlinked subdirectory");
         let message = error.to_string();
         assert!(matches!(error, ReportError::NotADirectory { .. }), "{message}");
         assert!(message.contains(&format!("{name}` is a symbolic link to")), "{message}");
@@ -1589,11 +1583,10 @@ fn a_render_removes_only_listed_files_and_temporaries() {
         title: "t",
         description: None,
         spec: &spec,
-        rows: &rows,
         provenance: &provenance,
         template_dir: None,
     };
-    render(dir.path(), &input).expect("re-render");
+    render(dir.path(), &input, &rows).expect("re-render");
     assert!(!dir.path().join("figures/fig2_latency_vs_rate.svg").exists(), "listed, stale: gone");
     assert_eq!(read(dir.path(), "figures/notes.txt"), "mine\n", "unlisted: kept");
     for temporary in [".tmpAb12Cd", "figures/.runner-tmp-x1", "tables/.runner-tmp-y2"] {

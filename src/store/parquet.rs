@@ -273,7 +273,7 @@ pub fn write_rows(
     let mut first = true;
     let batches = std::iter::from_fn(|| {
         // A file of no rows still has one (empty) batch, so that it has its schema's columns.
-        if rows.peek().is_none() && !std::mem::take(&mut first) {
+        if rows.peek().is_none() && !first {
             return None;
         }
         first = false;

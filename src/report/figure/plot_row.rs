@@ -88,11 +88,7 @@ impl PlotFields {
 
     /// The model's latency comparable to a simulation's (`columns::comparable_model_latency`).
     pub(crate) fn comparable_model_latency(&self) -> Option<f64> {
-        if self.broadcast_fraction == 0.0 && self.unicast_latency.is_some() {
-            self.unicast_latency
-        } else {
-            self.latency
-        }
+        columns::comparable_latency(self.broadcast_fraction, self.unicast_latency, self.latency)
     }
 }
 
