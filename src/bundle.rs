@@ -61,7 +61,8 @@ pub enum BundleError {
 /// Writes results.parquet and spec.yaml, then renders the report and manifest.
 ///
 /// The rows are taken as they come (`exec::Gather` builds them as it goes): each goes into
-/// `results.parquet`, a batch at a time, and into what the report keeps of it
+/// `results.parquet`, a batch at a time (a second thread writes one batch while this one
+/// builds the next, `store::parquet::write_rows`), and into what the report keeps of it
 /// (`report::Collector`); the rows with link loads or histograms are kept for their side
 /// tables. No more of the rows is held at once, so a 1,000,000-point sweep is written in the
 /// memory of its figures, not of its 4 GB of rows.

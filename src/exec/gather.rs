@@ -107,39 +107,14 @@ impl<'a> Gather<'a> {
         }
     }
 
-    /// The rows of one entry of `plan.row_nodes`, with the run's columns filled in.
-    fn entry(&mut self, RowRef { node, point }: RowRef) -> Vec<Row> {
+    /// The rows of one entry of `plan.row_nodes` that is not a Solve batch's point, with the
+    /// run's columns filled in.
+    fn entry(&mut self, node: NodeIndex) -> Vec<Row> {
         let (experiment, plan) = (self.experiment, self.plan);
-        let task = &plan.graph[node];
-        let Some(scenario_index) = task.scenario else { return Vec::new() };
+        let Some(scenario_index) = plan.graph[node].scenario else { return Vec::new() };
         let states = self.states.get();
-        let saturation = super::saturation_rate(plan, states, scenario_index);
         let state = &states[node.index()];
         let mut produced: Vec<Row> = match state {
-            _ if point.is_some() => {
-                if !self.batches.contains_key(&node) {
-                    let rows = match state {
-                        TaskState::Done(Output::InCache) => {
-                            let state = read_back(self.cache, &task.id);
-                            super::batch::rows(experiment, task, saturation, &state)
-                        }
-                        state => super::batch::rows(experiment, task, saturation, state),
-                    };
-                    if let States::Owned(states) = &mut self.states
-                        && let TaskState::Done(Output::Points(points)) = &mut states[node.index()]
-                    {
-                        // Its rows hold all it said; nothing reads the batch again.
-                        *points = Vec::new();
-                    }
-                    self.batches.insert(node, rows.into_iter());
-                }
-                let Some(batch) = self.batches.get_mut(&node) else { return Vec::new() };
-                let row = batch.next();
-                if batch.len() == 0 {
-                    self.batches.remove(&node);
-                }
-                row.into_iter().collect()
-            }
             TaskState::Done(Output::Rows(done)) => done.clone(),
             TaskState::Done(Output::Saturation(_) | Output::Points(_) | Output::InCache)
             | TaskState::Pending => {
@@ -149,12 +124,54 @@ impl<'a> Gather<'a> {
                 vec![failed_row(experiment, plan, states, node, scenario_index, error)]
             }
         };
+        self.fill_run_columns(&mut produced, scenario_index);
+        produced
+    }
+
+    /// The next row of Solve batch `node`, its rows built (and the run's columns filled in)
+    /// when its first point is reached.
+    fn point(&mut self, node: NodeIndex) -> Option<Row> {
+        if !self.batches.contains_key(&node) {
+            let (experiment, plan) = (self.experiment, self.plan);
+            let task = &plan.graph[node];
+            let scenario_index = task.scenario?;
+            let states = self.states.get();
+            let saturation = super::saturation_rate(plan, states, scenario_index);
+            let mut rows = match &states[node.index()] {
+                TaskState::Done(Output::InCache) => {
+                    let state = read_back(self.cache, &task.id);
+                    super::batch::rows(experiment, task, saturation, &state)
+                }
+                state => super::batch::rows(experiment, task, saturation, state),
+            };
+            if let States::Owned(states) = &mut self.states
+                && let TaskState::Done(Output::Points(points)) = &mut states[node.index()]
+            {
+                // Its rows hold all it said; nothing reads the batch again.
+                *points = Vec::new();
+            }
+            self.fill_run_columns(&mut rows, scenario_index);
+            self.batches.insert(node, rows.into_iter());
+        }
+        let batch = self.batches.get_mut(&node)?;
+        let row = batch.next();
+        if batch.len() == 0 {
+            self.batches.remove(&node);
+        }
+        row
+    }
+
+    /// Fills in the columns that come from the whole run: the experiment's name, the graph
+    /// file's name, the scenario's saturation rate and the load as a fraction of it.
+    fn fill_run_columns(&self, rows: &mut [Row], scenario_index: usize) {
+        let (experiment, plan) = (self.experiment, self.plan);
+        let saturation = super::saturation_rate(plan, self.states.get(), scenario_index);
         // A graph's file name is display only (its content hash is the identity): a cached row
         // may come from a run that named the same content otherwise, so this spec's name wins.
         let graph_file = experiment.scenarios[scenario_index].scenario.topology.graph();
         let graph_file = graph_file.map(|g| g.file.clone());
-        for row in &mut produced {
-            row.experiment = experiment.name.clone();
+        for row in rows {
+            row.experiment.clone_from(&experiment.name);
             if graph_file.is_some() {
                 row.graph.clone_from(&graph_file);
             }
@@ -163,7 +180,6 @@ impl<'a> Gather<'a> {
                 row.fraction_of_saturation = saturation.filter(|s| *s > 0.0).map(|s| row.rate / s);
             }
         }
-        produced
     }
 }
 
@@ -175,9 +191,16 @@ impl Iterator for Gather<'_> {
             if let Some(row) = self.produced.next() {
                 return Some(row);
             }
-            let &entry = self.plan.row_nodes.get(self.next)?;
+            let &RowRef { node, point } = self.plan.row_nodes.get(self.next)?;
             self.next += 1;
-            self.produced = self.entry(entry).into_iter();
+            match point {
+                // One point of a Solve batch: its row, without a vector of one.
+                Some(_) => match self.point(node) {
+                    Some(row) => return Some(row),
+                    None => continue,
+                },
+                None => self.produced = self.entry(node).into_iter(),
+            }
         }
     }
 }
