@@ -444,9 +444,47 @@ pub fn read_metadata(path: &Path) -> Result<HashMap<String, String>, StoreError>
 /// reading it into rows took 4 GB). A column the file lacks
 /// (written before it existed) matches rows that leave it null, as [`read`] reads it null.
 /// `Ok(false)` for anything that differs, the row count included.
+///
+/// Two threads share the work, as in [`write_rows`]: this one takes the rows from `rows`
+/// ([`STREAM_BATCH`] at a time), a second reads the file and compares each of its record
+/// batches with the arrays of the rows, while this one builds the next batch.
 pub fn holds_rows(
     path: &Path,
     rows: impl IntoIterator<Item = Row>,
+    ignore: &[&str],
+) -> Result<bool, StoreError> {
+    let mut rows = rows.into_iter();
+    std::thread::scope(|scope| {
+        let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Row>>(0);
+        let reader = scope.spawn(move || file_holds(path, batches, ignore));
+        // Rows the reader did not take: more rows than the file holds, or it stopped early.
+        let mut untaken = false;
+        loop {
+            let batch: Vec<Row> = rows.by_ref().take(STREAM_BATCH).collect();
+            if batch.is_empty() {
+                break;
+            }
+            let full = batch.len() == STREAM_BATCH;
+            if send.send(batch).is_err() {
+                untaken = true;
+                break;
+            }
+            if !full {
+                break;
+            }
+        }
+        drop(send);
+        let holds = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        Ok(holds && !untaken)
+    })
+}
+
+/// [`holds_rows`]'s second thread: whether the file at `path` holds the rows that come in
+/// `batches` (of any sizes), and no fewer. Returns as soon as anything differs, dropping
+/// `batches`, so the rows not taken show.
+fn file_holds(
+    path: &Path,
+    batches: std::sync::mpsc::Receiver<Vec<Row>>,
     ignore: &[&str],
 ) -> Result<bool, StoreError> {
     let name = path.display().to_string();
@@ -455,20 +493,23 @@ pub fn holds_rows(
         .map_err(|source| StoreError::Io { path: name.clone(), source })?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| format(codec_hint(e.to_string())))?;
-    // Batches of a quarter row group: the new rows of one batch are held at once (about 4 KB
-    // each), never all of them.
+    // Batches of a quarter row group, as `write_rows` sends them: the new rows of two batches
+    // are held at once (about 4 KB each), never all of them.
     let reader =
         builder.with_batch_size(ROW_GROUP / 4).build().map_err(|e| format(e.to_string()))?;
     let fields = schema_fields();
-    let mut rows = rows.into_iter();
+    // The rows received and not compared yet (a batch of the file's may span two of ours).
     let mut ours: Vec<Row> = Vec::new();
     for batch in reader {
         let batch = batch.map_err(|e| format(e.to_string()))?;
-        ours.clear();
-        ours.extend(rows.by_ref().take(batch.num_rows()));
-        if ours.len() < batch.num_rows() {
-            return Ok(false);
+        while ours.len() < batch.num_rows() {
+            match batches.recv().ok() {
+                Some(more) if ours.is_empty() => ours = more,
+                Some(more) => ours.extend(more),
+                None => return Ok(false),
+            }
         }
+        let rest = ours.split_off(batch.num_rows());
         for (field, new) in fields.iter().zip(arrays(&ours)) {
             if ignore.contains(&field.name().as_str()) {
                 continue;
@@ -481,8 +522,9 @@ pub fn holds_rows(
                 return Ok(false);
             }
         }
+        ours = rest;
     }
-    Ok(rows.next().is_none())
+    Ok(ours.is_empty())
 }
 
 /// Reads a table's rows, each record batch through `read_batch`, and its key-value metadata.
@@ -611,6 +653,13 @@ mod tests {
         let mut more = rows.clone();
         more.push(rows[0].clone());
         assert!(!holds(&more), "a row more");
+        // Rows that fill the file's batches exactly and then one more: the reader has taken
+        // every batch it needs when the extra one comes.
+        let whole = dir.path().join("whole.parquet");
+        write(&whole, &rows[..2 * STREAM_BATCH], &[]).unwrap();
+        assert!(holds_rows(&whole, rows[..2 * STREAM_BATCH].to_vec(), &[]).unwrap());
+        assert!(!holds_rows(&whole, rows[..2 * STREAM_BATCH + 1].to_vec(), &[]).unwrap());
+        assert!(!holds_rows(&whole, rows[..2 * STREAM_BATCH - 1].to_vec(), &[]).unwrap());
         // A file without the `circuit_backoff` column holds rows that leave it null only.
         let short = dir.path().join("short.parquet");
         let mut fields = schema_fields();
