@@ -382,6 +382,49 @@ mod tests {
         assert_eq!(super::super::in_cache(failed.clone()), failed);
     }
 
+    /// The task states a run starts from are the same read on one thread or several: each
+    /// task's verdict (done, kept as a run keeps it; corrupt, with why; missing) in plan order.
+    #[test]
+    fn cached_states_are_the_same_on_any_number_of_threads() {
+        let experiment = experiment(
+            "name: c\nscenario:\n  topology: {kind: fat_tree, processors: [16, 64]}\n  \
+             routing: up_down\n  message_length: [8, 16, 32]\n\
+             load: {rates: [0.001, 0.002, 0.003]}\n\
+             methods: {model: {name: fat_tree, curve_points: 0}}\n",
+        );
+        let plan = plan::build(&experiment, None);
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = super::super::cache::Cache::new(dir.path().join("cache"));
+        let solves: Vec<&Task> =
+            plan.graph.node_weights().filter(|t| t.kind == TaskKind::Solve).collect();
+        assert_eq!(solves.len(), 6, "one batch per scenario");
+        for task in &solves {
+            let output = evaluate(&experiment, task, None, &[], None, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            cache.put_unless_failed(&task.id, task.kind, &output).unwrap_or_else(|e| panic!("{e}"));
+        }
+        // One entry damaged, one removed.
+        let entry = |task: &Task| {
+            dir.path().join("cache").join(&task.id[..2]).join(format!("{}.json", task.id))
+        };
+        std::fs::write(entry(solves[1]), "{").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::remove_file(entry(solves[4])).unwrap_or_else(|e| panic!("{e}"));
+        let one = super::super::cached_states(&plan, &cache, false, 1);
+        assert_eq!((one.1, one.2.len()), (4, 1), "{:?}", one.2);
+        assert_eq!(
+            one.0[plan
+                .graph
+                .node_indices()
+                .find(|&n| plan.graph[n].id == solves[0].id)
+                .unwrap_or_else(|| panic!("no task"))
+                .index()],
+            TaskState::Done(Output::InCache)
+        );
+        for readers in [2, 3, 64] {
+            assert_eq!(super::super::cached_states(&plan, &cache, false, readers), one);
+        }
+    }
+
     fn rows_of(experiment: &Experiment, task: &Task, state: TaskState) -> Vec<Row> {
         rows(experiment, task, None, &state)
     }

@@ -106,7 +106,8 @@ pub fn run(job: &Job<'_>, options: &SlurmOptions) -> Result<Completion, ExecErro
     let attached = submission.is_some();
 
     // The cached tasks, the failures an attached submission recorded, then the cheap tasks.
-    let (states, cached, corrupt) = super::cached_states(job.plan, job.cache, options.force);
+    // Read on one thread: this runs on a shared login node.
+    let (states, cached, corrupt) = super::cached_states(job.plan, job.cache, options.force, 1);
     let mut run = Run { job, options, record: &record, states, tally: Tally::default() };
     if attached {
         let graph = &job.plan.graph;
