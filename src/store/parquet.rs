@@ -408,16 +408,28 @@ pub fn read(path: &Path) -> Result<(Vec<Row>, HashMap<String, String>), StoreErr
 
 /// Calls `each` on every row of a results file in order, a record batch at a time (the file's
 /// rows are never all in memory: `runner report` re-renders a bundle of a million rows this
-/// way); returns how many there were.
+/// way); returns how many there were. A second thread decodes the file into rows, a batch at
+/// a time, while `each` takes the batch before on this one (as [`write_rows`] splits the
+/// writing).
 pub fn read_each(path: &Path, mut each: impl FnMut(Row)) -> Result<usize, StoreError> {
-    let (mut rows, mut count) = (Vec::new(), 0);
-    read_batches(path, Some(STREAM_BATCH), |batch| {
-        read_batch(batch, &mut rows)?;
-        count += rows.len();
-        rows.drain(..).for_each(&mut each);
-        Ok(())
-    })?;
-    Ok(count)
+    std::thread::scope(|scope| {
+        let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Row>>(0);
+        let reader = scope.spawn(move || {
+            read_batches(path, Some(STREAM_BATCH), |batch| {
+                let mut rows = Vec::new();
+                read_batch(batch, &mut rows)?;
+                // The caller's thread takes every batch: this fails only if `each` panicked.
+                send.send(rows).map_err(|_| "the reading was abandoned".to_string())
+            })
+        });
+        let mut count = 0;
+        for rows in batches {
+            count += rows.len();
+            rows.into_iter().for_each(&mut each);
+        }
+        reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        Ok(count)
+    })
 }
 
 /// The key-value metadata of a results file, from its footer alone (no row is read).
