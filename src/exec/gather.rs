@@ -124,7 +124,8 @@ impl<'a> Gather<'a> {
                 vec![failed_row(experiment, plan, states, node, scenario_index, error)]
             }
         };
-        self.fill_run_columns(&mut produced, scenario_index);
+        let saturation = super::saturation_rate(plan, states, scenario_index);
+        self.fill_run_columns(&mut produced, scenario_index, saturation);
         produced
     }
 
@@ -150,7 +151,7 @@ impl<'a> Gather<'a> {
                 // Its rows hold all it said; nothing reads the batch again.
                 *points = Vec::new();
             }
-            self.fill_run_columns(&mut rows, scenario_index);
+            self.fill_run_columns(&mut rows, scenario_index, saturation);
             self.batches.insert(node, rows.into_iter());
         }
         let batch = self.batches.get_mut(&node)?;
@@ -162,10 +163,9 @@ impl<'a> Gather<'a> {
     }
 
     /// Fills in the columns that come from the whole run: the experiment's name, the graph
-    /// file's name, the scenario's saturation rate and the load as a fraction of it.
-    fn fill_run_columns(&self, rows: &mut [Row], scenario_index: usize) {
-        let (experiment, plan) = (self.experiment, self.plan);
-        let saturation = super::saturation_rate(plan, self.states.get(), scenario_index);
+    /// file's name, the scenario's `saturation` rate and the load as a fraction of it.
+    fn fill_run_columns(&self, rows: &mut [Row], scenario_index: usize, saturation: Option<f64>) {
+        let experiment = self.experiment;
         // A graph's file name is display only (its content hash is the identity): a cached row
         // may come from a run that named the same content otherwise, so this spec's name wins.
         let graph_file = experiment.scenarios[scenario_index].scenario.topology.graph();

@@ -276,7 +276,6 @@ pub fn write_rows(
     rows: impl IntoIterator<Item = Row>,
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
-    let mut rows = rows.into_iter();
     std::thread::scope(|scope| {
         let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Row>>(0);
         let writer = scope.spawn(move || {
@@ -284,22 +283,40 @@ pub fn write_rows(
             write_batches(path, schema(), batches, metadata, ROW_GROUP, UNIQUE_COLUMNS)
         });
         // A file of no rows still has one (empty) batch, so that it has its schema's columns.
-        let mut first = true;
-        loop {
-            let batch: Vec<Row> = rows.by_ref().take(STREAM_BATCH).collect();
-            if batch.is_empty() && !first {
-                break;
-            }
-            first = false;
-            let full = batch.len() == STREAM_BATCH;
-            // The writer stopped (an error it returns below): nothing more to build.
-            if send.send(batch).is_err() || !full {
-                break;
-            }
-        }
-        drop(send);
-        writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        // Rows the writer did not take mean it stopped: its error comes from `joined`.
+        send_batches(rows.into_iter(), send, true);
+        joined(writer)
     })
+}
+
+/// Sends `rows` to `send` in batches of [`STREAM_BATCH`] (one empty batch for no rows with
+/// `empty_first`) until they run out or the receiver stops taking them, then drops `send`;
+/// returns whether the receiver took every row.
+fn send_batches(
+    mut rows: impl Iterator<Item = Row>,
+    send: std::sync::mpsc::SyncSender<Vec<Row>>,
+    empty_first: bool,
+) -> bool {
+    let mut first = true;
+    loop {
+        let batch: Vec<Row> = rows.by_ref().take(STREAM_BATCH).collect();
+        if batch.is_empty() && !(first && empty_first) {
+            return true;
+        }
+        first = false;
+        let full = batch.len() == STREAM_BATCH;
+        if send.send(batch).is_err() {
+            return false;
+        }
+        if !full {
+            return true;
+        }
+    }
+}
+
+/// The value of a scoped thread of this module, its panic resumed on the caller's thread.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// The rows [`write_rows`] turns into arrays at once (16,384 rows of about 4 KB: 64 MB).
@@ -427,7 +444,7 @@ pub fn read_each(path: &Path, mut each: impl FnMut(Row)) -> Result<usize, StoreE
             count += rows.len();
             rows.into_iter().for_each(&mut each);
         }
-        reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        joined(reader)?;
         Ok(count)
     })
 }
@@ -465,29 +482,12 @@ pub fn holds_rows(
     rows: impl IntoIterator<Item = Row>,
     ignore: &[&str],
 ) -> Result<bool, StoreError> {
-    let mut rows = rows.into_iter();
     std::thread::scope(|scope| {
         let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Row>>(0);
         let reader = scope.spawn(move || file_holds(path, batches, ignore));
         // Rows the reader did not take: more rows than the file holds, or it stopped early.
-        let mut untaken = false;
-        loop {
-            let batch: Vec<Row> = rows.by_ref().take(STREAM_BATCH).collect();
-            if batch.is_empty() {
-                break;
-            }
-            let full = batch.len() == STREAM_BATCH;
-            if send.send(batch).is_err() {
-                untaken = true;
-                break;
-            }
-            if !full {
-                break;
-            }
-        }
-        drop(send);
-        let holds = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        Ok(holds && !untaken)
+        let taken = send_batches(rows.into_iter(), send, false);
+        Ok(joined(reader)? && taken)
     })
 }
 
@@ -505,10 +505,10 @@ fn file_holds(
         .map_err(|source| StoreError::Io { path: name.clone(), source })?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| format(codec_hint(e.to_string())))?;
-    // Batches of a quarter row group, as `write_rows` sends them: the new rows of two batches
-    // are held at once (about 4 KB each), never all of them.
+    // Batches as `send_batches` sends them: the new rows of two batches are held at once
+    // (about 4 KB each), never all of them.
     let reader =
-        builder.with_batch_size(ROW_GROUP / 4).build().map_err(|e| format(e.to_string()))?;
+        builder.with_batch_size(STREAM_BATCH).build().map_err(|e| format(e.to_string()))?;
     let fields = schema_fields();
     // The rows received and not compared yet (a batch of the file's may span two of ours).
     let mut ours: Vec<Row> = Vec::new();
