@@ -53,6 +53,7 @@
 //! the test passed): it changes no stopping decision (the looks use the unadjusted
 //! half-width, [`Estimate::batch_half`]) and no interval of a run whose batches passed.
 
+use super::divisor::LastBin;
 use super::stats::student_t975;
 
 /// Merges adjacent bins in place: bin `i` becomes bins `2i` and `2i + 1` (a last odd bin
@@ -224,6 +225,8 @@ pub(crate) fn estimate(
 #[derive(Clone, Debug)]
 pub(crate) struct Batches {
     length: u64,
+    /// The raw batch of the last offset binned (`slot`, `delivered`).
+    last: LastBin,
     cap: usize,
     min_batches: usize,
     sum: Vec<f64>,
@@ -241,6 +244,7 @@ impl Batches {
         let cap = 8 * min_batches;
         Batches {
             length: length.max(1),
+            last: LastBin::default(),
             cap,
             min_batches,
             sum: Vec::with_capacity(cap),
@@ -271,15 +275,16 @@ impl Batches {
         merge_pairs(&mut self.outstanding);
         merge_pairs(&mut self.accepted);
         self.length *= 2;
+        self.last.forget();
     }
 
     /// The raw batch of `offset`, growing (and merging) the batches to hold it.
     fn slot(&mut self, offset: u64) -> usize {
-        // One division where the batches need no merging (most calls).
-        let mut index = offset / self.length;
+        // No division at all where the offset falls in the last batch found (most calls).
+        let mut index = self.last.index(offset, self.length);
         while index >= self.cap as u64 {
             self.merge();
-            index = offset / self.length;
+            index = self.last.index(offset, self.length);
         }
         let index = index as usize;
         while self.sum.len() <= index {
@@ -307,7 +312,7 @@ impl Batches {
 
     /// A measured message generated at `offset` was delivered with this latency.
     pub(crate) fn delivered(&mut self, offset: u64, latency: f64) {
-        let index = (offset / self.length) as usize;
+        let index = self.last.index(offset, self.length) as usize;
         if let (Some(sum), Some(count), Some(outstanding)) =
             (self.sum.get_mut(index), self.count.get_mut(index), self.outstanding.get_mut(index))
         {

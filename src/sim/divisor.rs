@@ -52,9 +52,65 @@ impl Divisor {
     }
 }
 
+/// The bin `offset / length` of an offset in a run's time, remembering the last bin found.
+/// The statistics bin each delivered message by its generation or delivery time (the batch
+/// means three times, the sections and the transient series once each), and those times come
+/// in nearly time order: most offsets fall in the bin of the call before, and then cost two
+/// comparisons instead of a 64-bit division. The owner calls [`LastBin::forget`] whenever its
+/// bin length changes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LastBin {
+    /// The bin found last, `[start, start + length)`, and its index; bin 0 at first, which
+    /// is right for every length.
+    start: u64,
+    index: u64,
+}
+
+impl LastBin {
+    /// `offset / length` (`length >= 1`, the one the bin was found with).
+    #[inline(always)]
+    pub(crate) fn index(&mut self, offset: u64, length: u64) -> u64 {
+        if offset >= self.start && offset - self.start < length {
+            return self.index;
+        }
+        let index = offset / length;
+        *self = LastBin { start: index * length, index };
+        index
+    }
+
+    /// Back to bin 0 (after the bin length changed).
+    pub(crate) fn forget(&mut self) {
+        *self = LastBin::default();
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Divisor;
+    use super::{Divisor, LastBin};
+
+    /// Offsets in and out of order, across bin boundaries and lengths that double: always the
+    /// quotient.
+    #[test]
+    fn the_last_bin_gives_the_quotient() {
+        let mut bin = LastBin::default();
+        let mut length = 7;
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for step in 0u64..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Mostly near the last offset (time order), sometimes anywhere.
+            let offset =
+                if state.is_multiple_of(10) { state % 1_000_000 } else { step * 3 + state % 50 };
+            assert_eq!(bin.index(offset, length), offset / length, "{offset} / {length}");
+            if step % 5_000 == 4_999 {
+                length *= 2;
+                bin.forget();
+            }
+        }
+        assert_eq!(bin.index(u64::MAX, 3), u64::MAX / 3);
+        assert_eq!(bin.index(0, 3), 0);
+    }
 
     fn check(d: u32, n: u32) {
         let divisor = Divisor::new(d);

@@ -23,6 +23,7 @@
 //! one more increment per delivered measured message.
 
 use super::batch_means::correlation_adjustment;
+use super::divisor::LastBin;
 use super::percentiles::Histogram;
 use super::stats::student_t975;
 use crate::measurement::Percentiles;
@@ -40,19 +41,21 @@ const PERCENTS: [u64; 4] = [50, 90, 95, 99];
 #[derive(Clone, Debug)]
 pub(crate) struct Sections {
     length: u64,
+    /// The section of the last offset binned.
+    last: LastBin,
     histograms: Vec<Histogram>,
 }
 
 impl Sections {
     /// Sections of `length >= 1` cycles.
     pub(crate) fn new(length: u64) -> Sections {
-        Sections { length: length.max(1), histograms: Vec::new() }
+        Sections { length: length.max(1), last: LastBin::default(), histograms: Vec::new() }
     }
 
     /// A measured message generated `offset` cycles into the window took `latency` cycles.
     #[inline]
     pub(crate) fn delivered(&mut self, offset: u64, latency: u64) {
-        let mut index = offset / self.length;
+        let mut index = self.last.index(offset, self.length);
         while index >= 2 * SECTIONS {
             let histograms = std::mem::take(&mut self.histograms);
             let mut merged: Vec<Histogram> = Vec::with_capacity(histograms.len().div_ceil(2));
@@ -65,7 +68,8 @@ impl Sections {
             }
             self.histograms = merged;
             self.length *= 2;
-            index = offset / self.length;
+            self.last.forget();
+            index = self.last.index(offset, self.length);
         }
         let index = index as usize;
         if self.histograms.len() <= index {

@@ -5,6 +5,7 @@
 use crate::measurement::{LatencyHistograms, LinkLoads, Measurement, Status};
 
 use super::batch_means::{Batches, Estimate, merge_pairs};
+use super::divisor::LastBin;
 
 use super::network::hop::NO_LINK;
 
@@ -17,6 +18,8 @@ use super::engine::{Engine, Outcome};
 #[derive(Clone, Debug)]
 pub(crate) struct Transient {
     length: u64,
+    /// The bin of the last generation time binned.
+    last: LastBin,
     cap: usize,
     sum: Vec<f64>,
     count: Vec<u64>,
@@ -30,6 +33,7 @@ impl Transient {
     pub(crate) fn new(length: u64, cap: usize) -> Transient {
         Transient {
             length: length.max(1),
+            last: LastBin::default(),
             cap: cap.max(2) & !1,
             sum: Vec::new(),
             count: Vec::new(),
@@ -39,12 +43,13 @@ impl Transient {
     /// A message generated at cycle `generated` was delivered with this latency.
     #[inline]
     pub(crate) fn delivered(&mut self, generated: u64, latency: f64) {
-        let mut index = generated / self.length;
+        let mut index = self.last.index(generated, self.length);
         while index >= self.cap as u64 {
             merge_pairs(&mut self.sum);
             merge_pairs(&mut self.count);
             self.length *= 2;
-            index = generated / self.length;
+            self.last.forget();
+            index = self.last.index(generated, self.length);
         }
         let index = index as usize;
         if self.sum.len() <= index {

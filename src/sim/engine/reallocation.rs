@@ -129,7 +129,14 @@ impl Engine {
     /// Grants network VC `out` to message `id` while another message's flits are still in its
     /// buffer (its tail has been sent): `id` queues behind them. Returns false when the buffer
     /// is empty (the grant is then the default one).
+    /// Inlined for its one test: without queues (the default) a grant is never behind.
+    #[inline(always)]
     pub(super) fn grant_behind(&mut self, out: u32, id: u32) -> bool {
+        self.queues.is_some() && self.queue_behind(out, id)
+    }
+
+    /// [`Engine::grant_behind`] with queues.
+    fn queue_behind(&mut self, out: u32, id: u32) -> bool {
         let Some(q) = self.queues.as_deref_mut() else { return false };
         let front = self.vc_owner[out as usize];
         if front == NONE {

@@ -311,6 +311,7 @@ impl Engine {
         self.set_busy(channel, busy);
     }
 
+    #[inline(always)]
     pub(super) fn set_busy(&mut self, channel: u32, busy: u64) {
         let ch = channel as usize;
         let old = self.ch_busy[ch];

@@ -131,7 +131,8 @@ impl Engine {
             let first = s.last_class[node as usize] + 1;
             let mut idle = true;
             for k in 0..classes {
-                let class = (first + k) % classes;
+                // `first + k < 2 classes`: a subtraction, not a division per listed node.
+                let class = if first + k >= classes { first + k - classes } else { first + k };
                 let slot = (node * classes + class) as usize;
                 let Some(state) = self.source.as_deref().map(|s| s.vc[slot]) else { break };
                 let vc = match state {

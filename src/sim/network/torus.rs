@@ -37,6 +37,13 @@ fn neighbor(g: &Digits, wrap: bool, node: u32, port: u32) -> u32 {
     node - c * stride + target * stride
 }
 
+/// Hops from coordinate `c` to `t` in the + direction around a ring of `k` (both below `k`):
+/// `(t + k - c) % k` without the division.
+#[inline(always)]
+fn forward(c: u32, t: u32, k: u32) -> u32 {
+    if t >= c { t - c } else { t + k - c }
+}
+
 /// The neighbour table of the `k^n` nodes with `2 n` ports each.
 fn neighbors(g: &Digits, wrap: bool) -> Vec<u32> {
     let (nodes, ports) = (g.radix.pow(g.dims), 2 * g.dims);
@@ -86,7 +93,7 @@ impl Network for Torus {
             if c == t {
                 continue;
             }
-            let delta = (t + k - c) % k;
+            let delta = forward(c, t, k);
             if 2 * delta <= k {
                 visit(Step { port: 2 * d, wraps: t < c });
             }
@@ -109,7 +116,7 @@ impl Network for Torus {
             if c == t {
                 continue;
             }
-            let twice = 2 * ((t + k - c) % k);
+            let twice = 2 * forward(c, t, k);
             let plus = twice < k || (twice == k && (ties >> (d % 32)) & 1 == 1);
             let step = if plus {
                 Step { port: 2 * d, wraps: t < c }
