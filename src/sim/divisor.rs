@@ -11,6 +11,11 @@
 //! applications to compilers and software libraries", Software: Practice and Experience 49(6),
 //! 2019, Theorem 1 with N = 32 and F = 64). `d = 1` stores `c = 0` and is handled apart (its
 //! `c` would be 2^64).
+//!
+//! The statistics divide too: a delivered message's generation or delivery time by a bin
+//! length that doubles as the run grows (64-bit, so no [`Divisor`]). Those times come in
+//! nearly time order, and [`LastBin`] spares the division whenever the time falls in the bin
+//! found last.
 
 /// A divisor `d >= 1` with its multiplier `ceil(2^64 / d)` (0 for `d = 1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
