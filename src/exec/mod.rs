@@ -141,40 +141,24 @@ pub(crate) fn cached_states(
     (states, cached, corrupt)
 }
 
-/// The cache's verdict on each of `nodes`, in their order, read on up to `readers` threads
-/// (node `k` on thread `k % readers`). A hit keeps what a run keeps ([`in_cache`]): checked
+/// The cache's verdict on each of `nodes`, in their order, read on a pool of up to `readers`
+/// threads (one reads them in turn). A hit keeps what a run keeps ([`in_cache`]): checked
 /// whole, a batch's points are read again when its rows are built.
 fn lookup_all(plan: &Plan, cache: &Cache, nodes: &[NodeIndex], readers: usize) -> Vec<Lookup> {
+    use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
     let graph = &plan.graph;
-    let look = |node: NodeIndex| match cache.lookup(&graph[node].id, graph[node].kind) {
+    let look = |&node: &NodeIndex| match cache.lookup(&graph[node].id, graph[node].kind) {
         Lookup::Hit(output) => Lookup::Hit(in_cache(output)),
         other => other,
     };
     let threads = readers.clamp(1, nodes.len().max(1));
-    if threads == 1 {
-        return nodes.iter().map(|&node| look(node)).collect();
+    // Where no pool can be had, one thread reads them all: the verdicts are the same.
+    if threads > 1
+        && let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build()
+    {
+        return pool.install(|| nodes.par_iter().map(look).collect());
     }
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    nodes
-                        .iter()
-                        .skip(t)
-                        .step_by(threads)
-                        .map(|&node| look(node))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        let mut parts: Vec<std::vec::IntoIter<Lookup>> = parts
-            .into_iter()
-            .map(|part| {
-                part.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)).into_iter()
-            })
-            .collect();
-        (0..nodes.len()).filter_map(|k| parts[k % threads].next()).collect()
-    })
+    nodes.iter().map(look).collect()
 }
 
 /// The states of `full` (the plan of every method) after a run of `plan` (a part of it, as
