@@ -474,8 +474,9 @@ pub(crate) struct Engine {
     moves: Vec<u64>,
     n_moves: usize,
     /// Phase B's order-dependent effects (a header's arrival, a buffer's release) as
-    /// (`pos << 1 | kind`, VC), applied in `active` order once the flit counts are updated.
-    events: Vec<(u64, u32)>,
+    /// `(pos << 1 | kind) << 32 | VC`, applied in `active` order once the flit counts are
+    /// updated. Room for two per move; `apply` counts this cycle's, the rest is scratch.
+    events: Vec<u64>,
     /// Scratch space for the routing function.
     candidates: Vec<Candidate>,
 

@@ -345,8 +345,15 @@ impl Engine {
         } = alloc;
         let (speedup, slots) = (*speedup, *slots);
         let (inputs, outputs) = (accept_ptr.len() as u32, grant_ptr.len() as u32);
+        // Slices, taken once: a store through a `Vec` could alias the `Vec`s' own fields as
+        // far as the compiler can tell, so it reloaded their addresses after every store.
         let grants: &[Request] = grants;
         let best_accept: &mut [u32] = best_accept;
+        let best_grant: &mut [u32] = best_grant;
+        let grant_ptr: &mut [u32] = grant_ptr;
+        let accept_ptr: &mut [u32] = accept_ptr;
+        let vc_ptr: &mut [u32] = vc_ptr;
+        let eject_pick: &mut [u32] = &mut self.eject_pick;
         // Accept: each input takes the grant first from its accept pointer.
         for (k, r) in grants.iter().enumerate() {
             let i = r.input as usize;
@@ -377,7 +384,7 @@ impl Engine {
                 n += 1;
             } else {
                 let node = r.output - slots;
-                self.eject_pick[node as usize] = r.src;
+                eject_pick[node as usize] = r.src;
                 self.eject_picked.push(node);
             }
         }

@@ -155,7 +155,7 @@ impl Engine {
             pending: Vec::with_capacity(nodes * 4),
             moves: vec![0; slots],
             n_moves: 0,
-            events: Vec::with_capacity(slots),
+            events: Vec::new(),
             candidates: Vec::with_capacity(2 * geometry.ports as usize),
             messages: Vec::with_capacity(nodes * 8),
             free: Vec::with_capacity(nodes * 8),

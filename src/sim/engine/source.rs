@@ -122,24 +122,23 @@ impl Engine {
     /// (`Engine::feed_due`): a flit fed in cycle t leaves from t + 1, as over any one-cycle
     /// link. Returns whether a flit is to be fed.
     pub(super) fn feed(&mut self) -> bool {
+        // Taken out for the walk: nothing it calls reads the sources.
+        let Some(mut source) = self.source.take() else { return false };
+        let classes = source.classes;
         let mut fed = false;
         let mut i = 0;
-        loop {
-            let Some(s) = self.source.as_deref() else { return false };
-            let Some(&node) = s.feeding.get(i) else { break };
-            let classes = s.classes;
-            let first = s.last_class[node as usize] + 1;
+        while let Some(&node) = source.feeding.get(i) {
+            let first = source.last_class[node as usize] + 1;
             let mut idle = true;
             for k in 0..classes {
                 // `first + k < 2 classes`: a subtraction, not a division per listed node.
                 let class = if first + k >= classes { first + k - classes } else { first + k };
                 let slot = (node * classes + class) as usize;
-                let Some(state) = self.source.as_deref().map(|s| s.vc[slot]) else { break };
-                let vc = match state {
+                let vc = match source.vc[slot] {
                     NONE => continue,
                     WAITING => {
                         idle = false;
-                        match self.start_message(node, class, slot) {
+                        match self.start_message(&mut source, node, class, slot) {
                             Some(vc) => vc,
                             None => continue,
                         }
@@ -152,21 +151,20 @@ impl Engine {
                         vc
                     }
                 };
-                if let Some(s) = self.source.as_deref_mut() {
-                    s.due.push((node, class, slot as u32, vc));
-                    s.last_class[node as usize] = class;
-                }
+                source.due.push((node, class, slot as u32, vc));
+                source.last_class[node as usize] = class;
                 fed = true;
                 break;
             }
-            if idle && let Some(s) = self.source.as_deref_mut() {
+            if idle {
                 // Nothing queued or being fed at the node.
-                s.listed[node as usize] = false;
-                s.feeding.swap_remove(i);
+                source.listed[node as usize] = false;
+                source.feeding.swap_remove(i);
                 continue;
             }
             i += 1;
         }
+        self.source = Some(source);
         fed
     }
 
@@ -180,7 +178,13 @@ impl Engine {
     /// A waiting class of `node` starts its next message if it has been generated and an
     /// injection VC of the class is available (round-robin from the one used last): the
     /// message takes it (behind the last message's tail, with `tail_sent`). Returns the VC.
-    fn start_message(&mut self, node: u32, class: u32, slot: usize) -> Option<u32> {
+    fn start_message(
+        &mut self,
+        source: &mut Source,
+        node: u32,
+        class: u32,
+        slot: usize,
+    ) -> Option<u32> {
         let id = self.class_head(node, class)?;
         if self.messages[id as usize].generated > self.now {
             // A reply generated at its request's delivery, a few cycles ahead.
@@ -190,7 +194,7 @@ impl Engine {
             Some(r) => (class * r.class_vcs, r.class_vcs),
             None => (0, self.v),
         };
-        let last = self.source.as_deref().map_or(0, |s| s.last_vc[slot]);
+        let last = source.last_vc[slot];
         let first = self.network_vcs + node * self.v;
         let v = (1..=count).map(|k| base + (last + k - base) % count).find(|&v| {
             let vc = first + v;
@@ -210,10 +214,8 @@ impl Engine {
         }
         self.inj_busy[node as usize] |= 1 << v;
         self.entered(id, vc, self.now);
-        if let Some(s) = self.source.as_deref_mut() {
-            s.vc[slot] = vc;
-            s.last_vc[slot] = v;
-        }
+        source.vc[slot] = vc;
+        source.last_vc[slot] = v;
         Some(vc)
     }
 

@@ -37,22 +37,25 @@
 //! credit loop is `L + S` cycles out, `L + credit_delay` back, and a buffer shallower than
 //! the loop starves (the default loop, 2 cycles, needs a depth of 2).
 //!
-//! Events are kept in a timing wheel with a slot per cycle of the longest credit loop (rounded
-//! up to a power of two, so a slot is a mask, not a division), so
-//! nothing is allocated once the slots have grown to a cycle's events. An event due in cycle
-//! t' is applied at the end of cycle t' - 1 (after `traverse`), which is where the default
-//! engine applies the same effects (in phase B), in the order they were scheduled: with every
-//! latency 1 and no credit delay the timed engine gives the default engine's results exactly
-//! (a test holds it to that).
+//! Events are kept in timing wheels with a slot per cycle of the longest credit loop (rounded
+//! up to a power of two, so a slot is a mask, not a division), so nothing is allocated once
+//! the slots have grown to a cycle's events: one wheel of flit arrivals and one of credits,
+//! each a list of VCs whose counter drops (in any order, as counters do), and one of the
+//! events whose order matters (a VC's release, the end of a header's `vc_allocation_delay`),
+//! applied in the order they were scheduled. Where every link has the same delays, a cycle's
+//! moves go to one slot of each of the first two at once (`Timing::sent`). An event due in
+//! cycle t' is applied at the end of cycle t' - 1 (after `traverse`), which is where the
+//! default engine applies the same effects (in phase B): with every latency 1 and no credit
+//! delay the timed engine gives the default engine's results exactly (a test holds it to
+//! that).
 
 use crate::scenario::{Injection, Scenario};
 
+use super::super::divisor::Divisor;
 use super::super::topology::{Geometry, LinkKind};
 use super::Engine;
 
-/// Event kinds (bits 32 and up of a wheel entry; the VC is the low 32 bits).
-const ARRIVAL: u64 = 0;
-const CREDIT: u64 = 1;
+/// The kinds of `Timing::events` (bits 32 and up of an entry; the VC is the low 32 bits).
 const RELEASE: u64 = 2;
 const RESUME: u64 = 3;
 
@@ -62,7 +65,7 @@ const RESUME: u64 = 3;
 pub(super) const HELD: u32 = 1 << 31;
 
 /// The delays of one channel (`Timing::delays`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Delays {
     pub(super) latency: u32,
     credit: u32,
@@ -75,6 +78,10 @@ pub(super) struct Timing {
     /// pipeline), and cycles a credit takes back (the link's latency plus `credit_delay`);
     /// side by side, as every flit sent needs both.
     pub(super) delays: Vec<Delays>,
+    /// The delays every link shares, where all links that exist have the same (tori, meshes
+    /// and hypercubes, whose nodes are their routers, unless a graph file gives its links
+    /// latencies): a cycle's moves then fill one slot of each wheel.
+    uniform: Option<Delays>,
     /// Per VC: flits on the link into its buffer that have not arrived yet, plus `HELD`
     /// while a header just granted its output waits out `vc_allocation_delay`.
     pub(super) transit: Vec<u32>,
@@ -84,9 +91,14 @@ pub(super) struct Timing {
     /// Cycles an injection VC's credit takes back to a source that feeds it over its
     /// injection channel (`1 + credit_delay`), or 0 when the sources do not feed (`source`).
     source_credit: u32,
-    /// Events due in cycle t sit in `wheel[t & wheel_mask]`: a power of two of slots, at
-    /// least one more than the longest delay (a mask, not a division, per event).
-    wheel: Vec<Vec<u64>>,
+    /// The wheels: what is due in cycle t sits in slot `t & wheel_mask` of each, a power of
+    /// two of slots, at least one more than the longest delay (a mask, not a division, per
+    /// event). `arrivals` and `credits` hold VCs (a flit arrives in its buffer, a credit
+    /// comes back): counters, applied in any order. `events` holds the other kinds
+    /// (`kind << 32 | vc`), applied in the order they were scheduled.
+    arrivals: Vec<Vec<u32>>,
+    credits: Vec<Vec<u32>>,
+    events: Vec<Vec<u64>>,
     wheel_mask: u64,
     /// Cycles a message's delivery waits beyond its tail's ejection: the destination router's
     /// switch pipeline where the node is its own router, else 0.
@@ -120,19 +132,28 @@ impl Timing {
             delays,
             transit: vec![0; total_vcs],
             owed: vec![0; total_vcs],
+            uniform: None,
             source_credit: 0,
-            wheel: vec![Vec::new(); slots],
+            arrivals: vec![Vec::new(); slots],
+            credits: vec![Vec::new(); slots],
+            events: vec![Vec::new(); slots],
             wheel_mask: slots as u64 - 1,
             eject,
             allocation_delay,
         }
     }
 
-    /// Schedules an event of `kind` for `vc`, due `after` cycles from `now` (`after >= 1`).
+    /// The wheel slot of the cycle `after` cycles from `now`.
     #[inline(always)]
+    fn slot(&self, now: u64, after: u32) -> usize {
+        ((now + u64::from(after)) & self.wheel_mask) as usize
+    }
+
+    /// Schedules an event of `kind` for `vc` in `events`, due `after` cycles from `now`
+    /// (`after >= 1`).
     fn schedule(&mut self, now: u64, after: u32, kind: u64, vc: u32) {
-        let slot = ((now + u64::from(after)) & self.wheel_mask) as usize;
-        self.wheel[slot].push(kind << 32 | u64::from(vc));
+        let slot = self.slot(now, after);
+        self.events[slot].push(kind << 32 | u64::from(vc));
     }
 
     /// The header in `vc`'s buffer was granted its output in cycle `now`: it may leave from
@@ -153,28 +174,96 @@ impl Timing {
         count > self.transit[vc as usize]
     }
 
-    /// A flit was sent in cycle `now` into network VC `vc` of `channel`.
-    #[inline(always)]
-    pub(super) fn sent(&mut self, now: u64, vc: u32, channel: u32) {
-        self.transit[vc as usize] += 1;
-        self.schedule(now, self.delays[channel as usize].latency, ARRIVAL, vc);
-    }
-
-    /// A flit left network VC `vc` of `channel` in cycle `now`: its credit goes back.
-    #[inline(always)]
-    pub(super) fn departed(&mut self, now: u64, vc: u32, channel: u32) {
-        self.owed[vc as usize] += 1;
-        self.schedule(now, self.delays[channel as usize].credit, CREDIT, vc);
-    }
-
-    /// A flit left injection VC `vc` in cycle `now`: where the source feeds it (`source`), its
-    /// credit goes back over the injection channel; else nothing is owed.
-    #[inline(always)]
-    pub(super) fn departed_injection(&mut self, now: u64, vc: u32) {
-        if self.source_credit > 0 {
-            self.owed[vc as usize] += 1;
-            self.schedule(now, self.source_credit, CREDIT, vc);
+    /// The flits of this cycle's moves were sent in cycle `now`: each is on its way into its
+    /// output VC (`moves[k]`'s low 32 bits) and its credit on its way back from the buffer it
+    /// left (`vc_src` of the output VC; an injection VC's credit only where the source feeds
+    /// it). Where every link has the same delays, the moves go to one slot of each wheel,
+    /// taken out of the wheel once for all of them.
+    pub(super) fn sent(
+        &mut self,
+        now: u64,
+        moves: &[u64],
+        vc_src: &[u32],
+        network_vcs: u32,
+        per_channel: Divisor,
+    ) {
+        let injection_slot = self.slot(now, self.source_credit);
+        let Some(delays) = self.uniform else {
+            for &packed in moves {
+                let out = packed as u32;
+                let src = vc_src[out as usize];
+                let latency = self.delays[per_channel.div(out) as usize].latency;
+                let slot = self.slot(now, latency);
+                self.arrivals[slot].push(out);
+                self.transit[out as usize] += 1;
+                self.departed(now, src, network_vcs, per_channel);
+            }
+            return;
+        };
+        let (arrival_slot, credit_slot) =
+            (self.slot(now, delays.latency), self.slot(now, delays.credit));
+        let Timing { transit, owed, arrivals, credits, source_credit, .. } = self;
+        let transit: &mut [u32] = transit;
+        let owed: &mut [u32] = owed;
+        // The slots are filled through slices of room for every move, their lengths counted
+        // in registers: pushed one by one, each `Vec`'s length went through memory per move,
+        // a chain of stores and loads across the loop.
+        let arrived = &mut arrivals[arrival_slot];
+        let start = arrived.len();
+        arrived.resize(start + moves.len(), 0);
+        for (slot, &packed) in arrived[start..].iter_mut().zip(moves) {
+            let out = packed as u32;
+            transit[out as usize] += 1;
+            *slot = out;
         }
+        let feeds = *source_credit > 0;
+        let credited = &mut credits[credit_slot];
+        let start = credited.len();
+        credited.resize(start + moves.len(), 0);
+        let mut n = start;
+        let mut injections = 0;
+        for &packed in moves {
+            // Without a branch: where the sources do not feed, whether a move left an injection
+            // VC (which owes nothing) is a coin toss to a branch predictor.
+            let src = vc_src[packed as u32 as usize];
+            let owes = src < network_vcs || feeds;
+            owed[src as usize] += u32::from(owes);
+            credited[n] = src;
+            n += usize::from(owes);
+            injections += usize::from(owes & (src >= network_vcs));
+        }
+        credited.truncate(n);
+        if injections > 0 && injection_slot != credit_slot {
+            // An injection VC's credit takes its own delay back to its source.
+            let mut credited = std::mem::take(&mut credits[credit_slot]);
+            let mut kept = start;
+            for k in start..credited.len() {
+                let src = credited[k];
+                if src >= network_vcs {
+                    credits[injection_slot].push(src);
+                } else {
+                    credited[kept] = src;
+                    kept += 1;
+                }
+            }
+            credited.truncate(kept);
+            credits[credit_slot] = credited;
+        }
+    }
+
+    /// A flit left VC `vc` in cycle `now`: a network VC's credit goes back to the upstream
+    /// router over its channel; an injection VC's to its source where the source feeds it
+    /// (`source`), else nothing is owed.
+    #[inline(always)]
+    pub(super) fn departed(&mut self, now: u64, vc: u32, network_vcs: u32, per_channel: Divisor) {
+        let after = match vc < network_vcs {
+            true => self.delays[per_channel.div(vc) as usize].credit,
+            false if self.source_credit > 0 => self.source_credit,
+            false => return,
+        };
+        self.owed[vc as usize] += 1;
+        let slot = self.slot(now, after);
+        self.credits[slot].push(vc);
     }
 
     /// The tail left network VC `vc` of `channel` in cycle `now`: the VC is free for another
@@ -228,6 +317,10 @@ pub(super) fn build(scenario: &Scenario, geometry: &Geometry, total_vcs: usize) 
         .collect();
     let eject = if geometry.nodes_are_routers() { switch_delay } else { 0 };
     let mut timing = Timing::new(&link, &switch, credit_delay, eject, allocation_delay, total_vcs);
+    // The delays of the links that exist (a missing one carries no flit), if all the same.
+    let mut present = (0..link.len()).filter(|&c| geometry.link_kind(c as u32) != LinkKind::None);
+    let first = present.next().map(|c| timing.delays[c]);
+    timing.uniform = first.filter(|d| present.all(|c| timing.delays[c] == *d));
     if scenario.injection == Injection::Channel && geometry.nodes_are_routers() {
         // The sources feed their injection VCs over the channel (`source`).
         timing.source_credit = 1 + credit_delay;
@@ -264,27 +357,34 @@ impl Engine {
         let Some(mut timing) = self.timing.take() else {
             return false;
         };
-        let slot = ((self.now + 1) & timing.wheel_mask) as usize;
-        let mut due = std::mem::take(&mut timing.wheel[slot]);
+        let slot = timing.slot(self.now, 1);
+        let Timing { transit, owed, arrivals, credits, events, .. } = &mut *timing;
+        let transit: &mut [u32] = transit;
+        let owed: &mut [u32] = owed;
+        for &vc in &arrivals[slot] {
+            transit[vc as usize] -= 1;
+        }
+        for &vc in &credits[slot] {
+            owed[vc as usize] -= 1;
+        }
         // Flits, credits and releases on their way are progress; the end of a header's
         // `vc_allocation_delay` is not (it was no event before it was scheduled, and the
         // deadlock watchdog counts cycles without progress the same way as then).
-        let mut resumed = 0;
+        let mut any = !arrivals[slot].is_empty() || !credits[slot].is_empty();
+        arrivals[slot].clear();
+        credits[slot].clear();
+        let mut due = std::mem::take(&mut events[slot]);
         for &event in &due {
             let vc = event as u32;
-            match event >> 32 {
-                ARRIVAL => timing.transit[vc as usize] -= 1,
-                CREDIT => timing.owed[vc as usize] -= 1,
-                RESUME => {
-                    timing.transit[vc as usize] -= HELD;
-                    resumed += 1;
-                }
-                _ => self.end_grant(vc),
+            if event >> 32 == RESUME {
+                transit[vc as usize] -= HELD;
+            } else {
+                any = true;
+                self.end_grant(vc);
             }
         }
-        let any = due.len() > resumed;
         due.clear();
-        timing.wheel[slot] = due;
+        timing.events[slot] = due;
         self.timing = Some(timing);
         any
     }

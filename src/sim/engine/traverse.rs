@@ -204,12 +204,7 @@ impl Engine {
                 moved = true;
                 self.vc_count[vc as usize] -= 1;
                 if T && let Some(timing) = self.timing.as_deref_mut() {
-                    let (now, channel) = (self.now, self.per_channel.div(vc));
-                    if vc < self.network_vcs {
-                        timing.departed(now, vc, channel);
-                    } else {
-                        timing.departed_injection(now, vc);
-                    }
+                    timing.departed(self.now, vc, self.network_vcs, self.per_channel);
                 }
                 let id = self.vc_owner[vc as usize];
                 let message = &mut self.messages[id as usize];
@@ -253,7 +248,7 @@ impl Engine {
         let counting = self.window.open;
         let now = self.now;
         let per_channel = self.per_channel;
-        let network_vcs = self.network_vcs as usize;
+        let network_vcs = self.network_vcs;
         #[cfg(test)]
         for k in 0..n_moves {
             let src = self.vc_src[self.moves[k] as u32 as usize];
@@ -280,23 +275,27 @@ impl Engine {
         let messages: &[Message] = messages;
         let vc_flits: &mut [u64] = &mut window.vc_flits;
         // Buffers queue messages (`reallocation`) on the timed paths only.
-        let mut timing = if T { timing.as_deref_mut() } else { None };
         let mut queues = if T { queues.as_deref_mut() } else { None };
-        events.clear();
+        if T && let Some(timing) = timing.as_deref_mut() {
+            timing.sent(now, moves, vc_src, network_vcs, per_channel);
+        }
+        // A move's two possible events are written whatever the move is, and kept by counting
+        // them (`n_events`): a branch per move on whether it carries a header or a tail was
+        // mispredicted where messages are short, as on the dragonfly. `events` is scratch
+        // whose length only grows, to twice the most moves a cycle has had.
+        if events.len() < 2 * moves.len() {
+            events.resize(2 * moves.len(), 0);
+        }
+        let events: &mut [u64] = events;
+        let mut n_events = 0;
         for (k, &packed) in moves.iter().enumerate() {
             let out = (packed as u32) as usize;
-            let key = if W == BITMAP { packed >> 32 << 1 } else { (k as u64) << 1 };
+            // An event is `key << 32 | VC`, `key` the channel's position in `active` (below
+            // 2^31, as channel ids are `u32`s) times 2, plus 1 for a tail.
+            let key = if W == BITMAP { packed >> 32 << 33 } else { (k as u64) << 33 };
             let src = vc_src[out] as usize;
             vc_count[src] -= 1;
             vc_count[out] += 1;
-            if let Some(timing) = timing.as_deref_mut() {
-                timing.sent(now, out as u32, per_channel.div(out as u32));
-                if src < network_vcs {
-                    timing.departed(now, src as u32, per_channel.div(src as u32));
-                } else {
-                    timing.departed_injection(now, src as u32);
-                }
-            }
             // Behind the front message (`reallocation`).
             if let Some(q) = queues.as_deref_mut()
                 && q.fifo[out].back != NONE
@@ -306,9 +305,8 @@ impl Engine {
             if counting {
                 vc_flits[out] += 1;
             }
-            if vc_received[out] == 0 {
-                events.push((key, out as u32));
-            }
+            events[n_events] = key | out as u64;
+            n_events += usize::from(vc_received[out] == 0);
             vc_received[out] += 1;
             // The message leaving `src`: its front one, which is `out`'s unless buffers queue
             // messages (`reallocation`, on the timed paths only).
@@ -320,18 +318,20 @@ impl Engine {
                     vc_count[src] == q.fifo[src].behind
                         && (q.fifo[src].back != NONE || vc_received[src] == length)
                 }
-                None => vc_count[src] == 0 && vc_received[src] == length,
+                None => (vc_count[src] == 0) & (vc_received[src] == length),
             };
-            if left {
-                events.push((key | 1, out as u32));
-            }
+            events[n_events] = key | 1 << 32 | out as u64;
+            n_events += usize::from(left);
         }
-        if W == BITMAP && !self.events.is_sorted_by_key(|e| e.0) {
-            self.events.sort_unstable_by_key(|e| e.0);
+        // In `active` order (each key is another move's or kind, so the VCs never decide).
+        let events = &mut self.events[..n_events];
+        if W == BITMAP && !events.is_sorted() {
+            events.sort_unstable();
         }
-        for k in 0..self.events.len() {
-            let (key, out) = self.events[k];
-            if key & 1 == 0 {
+        for k in 0..n_events {
+            let event = self.events[k];
+            let out = event as u32;
+            if event >> 32 & 1 == 0 {
                 self.header_arrived::<S, T>(out, counting);
             } else {
                 self.input_emptied::<S, T>(out);
