@@ -217,9 +217,9 @@ impl Timing {
             *slot = out;
         }
         let feeds = *source_credit > 0;
-        let credited = &mut credits[credit_slot];
-        let start = credited.len();
-        credited.resize(start + moves.len(), 0);
+        let start = credits[credit_slot].len();
+        credits[credit_slot].resize(start + moves.len(), 0);
+        let credited: &mut [u32] = &mut credits[credit_slot];
         let mut n = start;
         let mut injections = 0;
         for &packed in moves {
@@ -232,7 +232,7 @@ impl Timing {
             n += usize::from(owes);
             injections += usize::from(owes & (src >= network_vcs));
         }
-        credited.truncate(n);
+        credits[credit_slot].truncate(n);
         if injections > 0 && injection_slot != credit_slot {
             // An injection VC's credit takes its own delay back to its source.
             let mut credited = std::mem::take(&mut credits[credit_slot]);

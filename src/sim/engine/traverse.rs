@@ -279,10 +279,8 @@ impl Engine {
         if T && let Some(timing) = timing.as_deref_mut() {
             timing.sent(now, moves, vc_src, network_vcs, per_channel);
         }
-        // A move's two possible events are written whatever the move is, and kept by counting
-        // them (`n_events`): a branch per move on whether it carries a header or a tail was
-        // mispredicted where messages are short, as on the dragonfly. `events` is scratch
-        // whose length only grows, to twice the most moves a cycle has had.
+        // Room for a move's two possible events (`push_event`); `events` is scratch whose
+        // length only grows, to twice the most moves a cycle has had.
         if events.len() < 2 * moves.len() {
             events.resize(2 * moves.len(), 0);
         }
@@ -305,23 +303,25 @@ impl Engine {
             if counting {
                 vc_flits[out] += 1;
             }
-            events[n_events] = key | out as u64;
-            n_events += usize::from(vc_received[out] == 0);
+            push_event(events, &mut n_events, key | out as u64, vc_received[out] == 0, W);
             vc_received[out] += 1;
             // The message leaving `src`: its front one, which is `out`'s unless buffers queue
             // messages (`reallocation`, on the timed paths only).
             let id = if T { vc_owner[src] } else { vc_owner[out] };
             let length = messages[id as usize].length;
             // Its tail has just left `src`: none of its flits is left and its tail had entered.
+            // Whether the buffer is empty now is a coin toss where flits stream through it, so
+            // both tests are made without a branch, except on the large networks that walk the
+            // bitmap, where `vc_received[src]` is likely a cache miss (`push_event`).
             let left = match queues.as_deref() {
                 Some(q) => {
                     vc_count[src] == q.fifo[src].behind
                         && (q.fifo[src].back != NONE || vc_received[src] == length)
                 }
+                None if W == BITMAP => vc_count[src] == 0 && vc_received[src] == length,
                 None => (vc_count[src] == 0) & (vc_received[src] == length),
             };
-            events[n_events] = key | 1 << 32 | out as u64;
-            n_events += usize::from(left);
+            push_event(events, &mut n_events, key | 1 << 32 | out as u64, left, W);
         }
         // In `active` order (each key is another move's or kind, so the VCs never decide).
         let events = &mut self.events[..n_events];
@@ -476,6 +476,27 @@ impl Engine {
         }
         self.node_check[node] += 1;
         self.max_node_ejections = self.max_node_ejections.max(self.node_check[node]);
+    }
+}
+
+/// Appends `event` to phase B's `events[..n]` if `happens` (`Engine::apply`, which has made
+/// room). Whether a move carries a header into its output VC, or empties its input buffer,
+/// is a coin toss to a branch predictor where flits stream through buffers of a flit or two,
+/// so the event is written whatever `happens` is and kept by counting it: on the 8 x 8 torus
+/// 8% faster and on the dragonfly 12%. Except when phase A walks the bitmap (`W`): on those
+/// large networks the tests read counters that are likely cache misses, and a count that
+/// waits for them holds up the stores behind it, where a predicted branch does not (the
+/// 1024 x 1024 torus was 5% slower without the branch).
+#[inline(always)]
+fn push_event(events: &mut [u64], n: &mut usize, event: u64, happens: bool, w: u8) {
+    if w == BITMAP {
+        if happens {
+            events[*n] = event;
+            *n += 1;
+        }
+    } else {
+        events[*n] = event;
+        *n += usize::from(happens);
     }
 }
 
