@@ -177,8 +177,8 @@ impl Timing {
     /// The flits of this cycle's moves were sent in cycle `now`: each is on its way into its
     /// output VC (`moves[k]`'s low 32 bits) and its credit on its way back from the buffer it
     /// left (`vc_src` of the output VC; an injection VC's credit only where the source feeds
-    /// it). Where every link has the same delays, the moves go to one slot of each wheel,
-    /// taken out of the wheel once for all of them.
+    /// it). Where every link has the same delays, the moves fill one slot of each wheel, with
+    /// room made once for all of them.
     pub(super) fn sent(
         &mut self,
         now: u64,

@@ -288,8 +288,9 @@ impl Engine {
         let mut n_events = 0;
         for (k, &packed) in moves.iter().enumerate() {
             let out = (packed as u32) as usize;
-            // An event is `key << 32 | VC`, `key` the channel's position in `active` (below
-            // 2^31, as channel ids are `u32`s) times 2, plus 1 for a tail.
+            // An event is `key << 32 | VC`, `key` the channel's position in `active` times 2,
+            // plus 1 for a tail (positions stay below 2^31: a network of 2^31 channels would
+            // need 16 GB for `moves` alone).
             let key = if W == BITMAP { packed >> 32 << 33 } else { (k as u64) << 33 };
             let src = vc_src[out] as usize;
             vc_count[src] -= 1;
@@ -323,7 +324,8 @@ impl Engine {
             };
             push_event(events, &mut n_events, key | 1 << 32 | out as u64, left, W);
         }
-        // In `active` order (each key is another move's or kind, so the VCs never decide).
+        // In `active` order: no two events share a key (a move's position and the event's
+        // kind), so the VC in the low bits never decides the order.
         let events = &mut self.events[..n_events];
         if W == BITMAP && !events.is_sorted() {
             events.sort_unstable();
