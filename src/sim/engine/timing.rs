@@ -78,9 +78,11 @@ pub(super) struct Timing {
     /// pipeline), and cycles a credit takes back (the link's latency plus `credit_delay`);
     /// side by side, as every flit sent needs both.
     pub(super) delays: Vec<Delays>,
-    /// The delays every link shares, where all links that exist have the same (tori, meshes
-    /// and hypercubes, whose nodes are their routers, unless a graph file gives its links
-    /// latencies): a cycle's moves then fill one slot of each wheel.
+    /// The delays every link shares, where all links that exist have the same and a fed
+    /// injection VC's credit takes the links' credit delay too (tori, meshes and hypercubes,
+    /// whose nodes are their routers, unless a graph file gives its links latencies or the
+    /// sources feed over links longer than a cycle): a cycle's moves then fill one slot of
+    /// each wheel.
     uniform: Option<Delays>,
     /// Per VC: flits on the link into its buffer that have not arrived yet, plus `HELD`
     /// while a header just granted its output waits out `vc_allocation_delay`.
@@ -187,7 +189,6 @@ impl Timing {
         network_vcs: u32,
         per_channel: Divisor,
     ) {
-        let injection_slot = self.slot(now, self.source_credit);
         let Some(delays) = self.uniform else {
             for &packed in moves {
                 let out = packed as u32;
@@ -221,7 +222,6 @@ impl Timing {
         credits[credit_slot].resize(start + moves.len(), 0);
         let credited: &mut [u32] = &mut credits[credit_slot];
         let mut n = start;
-        let mut injections = 0;
         for &packed in moves {
             // Without a branch: where the sources do not feed, whether a move left an injection
             // VC (which owes nothing) is a coin toss to a branch predictor.
@@ -230,25 +230,8 @@ impl Timing {
             owed[src as usize] += u32::from(owes);
             credited[n] = src;
             n += usize::from(owes);
-            injections += usize::from(owes & (src >= network_vcs));
         }
         credits[credit_slot].truncate(n);
-        if injections > 0 && injection_slot != credit_slot {
-            // An injection VC's credit takes its own delay back to its source.
-            let mut credited = std::mem::take(&mut credits[credit_slot]);
-            let mut kept = start;
-            for k in start..credited.len() {
-                let src = credited[k];
-                if src >= network_vcs {
-                    credits[injection_slot].push(src);
-                } else {
-                    credited[kept] = src;
-                    kept += 1;
-                }
-            }
-            credited.truncate(kept);
-            credits[credit_slot] = credited;
-        }
     }
 
     /// A flit left VC `vc` in cycle `now`: a network VC's credit goes back to the upstream
@@ -317,14 +300,18 @@ pub(super) fn build(scenario: &Scenario, geometry: &Geometry, total_vcs: usize) 
         .collect();
     let eject = if geometry.nodes_are_routers() { switch_delay } else { 0 };
     let mut timing = Timing::new(&link, &switch, credit_delay, eject, allocation_delay, total_vcs);
-    // The delays of the links that exist (a missing one carries no flit), if all the same.
-    let mut present = (0..link.len()).filter(|&c| geometry.link_kind(c as u32) != LinkKind::None);
-    let first = present.next().map(|c| timing.delays[c]);
-    timing.uniform = first.filter(|d| present.all(|c| timing.delays[c] == *d));
     if scenario.injection == Injection::Channel && geometry.nodes_are_routers() {
         // The sources feed their injection VCs over the channel (`source`).
         timing.source_credit = 1 + credit_delay;
     }
+    // The delays of the links that exist (a missing one carries no flit), if all the same
+    // and a fed injection VC's credit comes back as fast.
+    let mut present = (0..link.len()).filter(|&c| geometry.link_kind(c as u32) != LinkKind::None);
+    let first = present.next().map(|c| timing.delays[c]);
+    timing.uniform = first.filter(|d| {
+        (timing.source_credit == 0 || timing.source_credit == d.credit)
+            && present.all(|c| timing.delays[c] == *d)
+    });
     Box::new(timing)
 }
 
