@@ -23,7 +23,8 @@ use crate::sim::{self, SimOptions};
   runner simulate router=booksim message_length=16 --rate 0.005
   runner simulate router=booksim switching=virtual_cut_through message_length=8 --rate 0.01
   runner simulate message_length=32 packet_size=8 --rate 0.002
-  runner simulate virtual_channels=4 reply_length=8 outstanding_requests=4 --rate 0.05")]
+  runner simulate virtual_channels=4 reply_length=8 outstanding_requests=4 --rate 0.05
+  runner simulate radix=1024 --rate 0.000036 --cycles 200 --warmup-cycles 1000 --threads 2")]
 pub struct Args {
     /// Scenario parameters as key=value (topology, radix, dimensions, routing, virtual_channels,
     /// escape_channels, buffer_depth, router_delay, input_speedup, channel_latency,
@@ -91,6 +92,12 @@ pub struct Args {
     /// same fault seed simulate the same faulty nodes, whatever their rate and --seed.
     #[arg(long)]
     fault_seed: Option<u64>,
+    /// Threads for one large network (one that walks its channels' bitmap: about 32,768 VCs
+    /// and up) under untimed wormhole switching: phase A and phase B's flit counts are split
+    /// by ranges of channels. The results are those of one thread, bit for bit; other runs
+    /// use one thread [default: 1].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -164,6 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         options.max_cycles = max_cycles;
     }
     options.fault_seed = args.fault_seed;
+    options.threads = usize::from(args.threads.unwrap_or(1));
 
     options.measure = match (args.measure, args.saturation, args.source_queue_capacity) {
         (MeasureArg::Latency, false, Some(_)) => {

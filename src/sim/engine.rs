@@ -107,6 +107,7 @@ mod timing;
 
 pub(crate) use replies::routed;
 pub(crate) use timing::timed;
+mod split;
 mod traverse;
 mod vc_allocator;
 
@@ -171,6 +172,8 @@ pub(crate) struct RunPlan {
 
     /// Throughput mode: the source-queue capacity (`sim::throughput`); `None`: latency mode.
     pub(crate) source_queue_capacity: Option<u32>,
+    /// Threads for phase A and phase B's counts of a large network (`split`); 1: none.
+    pub(crate) threads: usize,
 }
 
 #[cfg(test)]
@@ -188,6 +191,7 @@ impl RunPlan {
             backlog_limit: u64::MAX,
             fault_seed: None,
             source_queue_capacity: None,
+            threads: 1,
         }
     }
 }
@@ -452,6 +456,9 @@ pub(crate) struct Engine {
     /// small network's state stays cached, and the walk in `active` order costs fewer
     /// instructions.
     walk_bitmap: bool,
+    /// The threads that walk the bitmap and count the moves' flits by ranges of channels
+    /// (`plan.threads > 1` on a network that walks the bitmap; `split`).
+    split: Option<Box<split::Split>>,
 
     // Per node.
     /// Source queue (linked through `Message::next`).

@@ -304,6 +304,13 @@ pub struct SimOptions {
     /// With `link_loads`, also per virtual channel.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub link_loads_per_vc: bool,
+
+    /// Threads that simulate the one network (`engine::split`): the results are those of one
+    /// thread, bit for bit, so the setting is never part of a cache key. Only a large network
+    /// (one that walks the bitmap) under untimed wormhole switching uses them; any other run
+    /// takes one. 0 and 1: one thread.
+    #[serde(skip_serializing)]
+    pub threads: usize,
 }
 
 impl Default for SimOptions {
@@ -321,6 +328,7 @@ impl Default for SimOptions {
             measure: Measure::Latency,
             link_loads: false,
             link_loads_per_vc: false,
+            threads: 1,
         }
     }
 }
@@ -960,6 +968,7 @@ fn plan(scenario: &Scenario, options: &SimOptions) -> Result<engine::RunPlan, Si
             None => (options.saturation_backlog * nodes).ceil() as u64,
         },
         source_queue_capacity,
+        threads: options.threads.max(1),
     })
 }
 

@@ -585,6 +585,53 @@ fn the_bitmap_walk_gives_the_results_of_the_active_order_walk() {
 }
 
 #[test]
+fn one_network_on_several_threads_gives_the_results_of_one() {
+    // Phase A and phase B's flit counts split by ranges of channels (`engine::split`) must
+    // agree bit for bit with one thread, at any number of threads, on every family of the
+    // benchmark (the bitmap walk forced, so that small networks split too) and on the
+    // features phase B's events drive: broadcasts, packets, replies, faults, every ejection.
+    // Scouting and circuit switching, and the timed engine, do not split: the same runs.
+    use crate::scenario::Switching;
+    let mut cases: Vec<(Scenario, f64)> =
+        bench_configurations().into_iter().map(|(_, s, rate, _)| (s, rate)).collect();
+    cases.extend([
+        (scenario(torus(6, 2), Routing::DimensionOrder, 2, 8), 0.03),
+        (
+            Scenario {
+                ejection: Ejection::Interleaved,
+                ..scenario(torus(5, 2), Routing::Duato, 3, 4)
+            },
+            0.05,
+        ),
+        (
+            Scenario { ejection: Ejection::Unlimited, ..scenario(torus(6, 2), Routing::Nbc, 4, 6) },
+            0.03,
+        ),
+        (Scenario { packet_size: Some(4), ..scenario(torus(4, 2), Routing::Duato, 3, 16) }, 0.01),
+        (Scenario { reply_length: Some(4), ..scenario(torus(4, 2), Routing::Duato, 6, 4) }, 0.03),
+        (Scenario { fault_rate: 0.05, ..scenario(torus(6, 2), Routing::Duato, 4, 8) }, 0.01),
+        (
+            Scenario {
+                switching: Switching::Circuit,
+                ..scenario(torus(4, 2), Routing::Adaptive, 4, 8)
+            },
+            0.01,
+        ),
+        (Scenario { router_delay: 1, ..scenario(torus(4, 3), Routing::Duato, 3, 5) }, 0.02),
+    ]);
+    for (s, rate) in &cases {
+        let run = |threads: usize| {
+            let engine = Engine::new(s, *rate, 11, &plan(0, 600)).unwrap();
+            fingerprint(engine.with_bitmap_walk(true).with_threads(threads), 600)
+        };
+        let one = run(1);
+        for threads in [2, 3, 4] {
+            assert_eq!(run(threads), one, "{threads} threads: {s:?}");
+        }
+    }
+}
+
+#[test]
 fn skipped_retries_give_the_results_of_retrying_every_cycle() {
     // A blocked header's retries are skipped until a VC is released at its router
     // (`engine::route`; with the separable VC allocator, BookSim's router, its request):

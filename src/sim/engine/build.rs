@@ -85,6 +85,13 @@ impl Engine {
             Some(_) => class_atomic << (v / 2) | class_atomic,
             None => class_atomic,
         };
+        let walk_bitmap = geometry.links() as usize * v as usize >= BITMAP_VCS;
+        let split = match plan.threads {
+            threads if threads > 1 && walk_bitmap => {
+                Some(Box::new(super::split::Split::new(threads).map_err(SimError)?))
+            }
+            _ => None,
+        };
         Ok(Engine {
             router,
             v,
@@ -146,7 +153,8 @@ impl Engine {
             // held one slot each, `topology::Geometry`, their padding made the p = 4
             // dragonfly walk the bitmap and sort its events every cycle, 6% slower than
             // walking `active`; same results, either walk).
-            walk_bitmap: geometry.links() as usize * v as usize >= BITMAP_VCS,
+            walk_bitmap,
+            split,
             queue_head: vec![NONE; nodes],
             queue_tail: vec![NONE; nodes],
             inj_busy: vec![0; nodes],
@@ -230,6 +238,17 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn with_bitmap_walk(mut self, on: bool) -> Engine {
         self.walk_bitmap = on;
+        self
+    }
+
+    /// Test builds: `threads` threads split phase A and phase B's counts whatever the
+    /// network's size (with the bitmap walk; `split`).
+    #[cfg(test)]
+    pub(crate) fn with_threads(mut self, threads: usize) -> Engine {
+        self.split = match threads {
+            0 | 1 => None,
+            _ => super::split::Split::new(threads).ok().map(Box::new),
+        };
         self
     }
 

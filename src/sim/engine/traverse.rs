@@ -4,6 +4,7 @@
 
 use crate::scenario::Ejection;
 
+use super::split;
 use super::switching::{CIRCUIT, WORMHOLE};
 use super::timing::Timing;
 use super::{ALLOC, BITMAP, Engine, Message, NONE, PORTS, Pending, before};
@@ -30,11 +31,19 @@ impl Engine {
             if W == PORTS {
                 self.account_ejection::<T>(self.speedup.unwrap_or(u32::MAX));
             }
-            self.choose::<S, W, T>();
+            if split::splits(S, W == BITMAP, T) && self.split.is_some() {
+                self.choose_split();
+            } else {
+                self.choose::<S, W, T>();
+            }
         }
         let mut moved = self.n_moves > 0;
         moved |= self.eject::<W, T>(interleaved);
-        self.apply::<S, W, T>();
+        if split::splits(S, W == BITMAP, T) && self.split.is_some() {
+            self.apply_split::<S>();
+        } else {
+            self.apply::<S, W, T>();
+        }
         moved
     }
 
@@ -330,6 +339,17 @@ impl Engine {
         if W == BITMAP && !events.is_sorted() {
             events.sort_unstable();
         }
+        self.apply_events::<S, T>(n_events, counting);
+    }
+
+    /// Phase B's second pass: applies `events[..n_events]` (in `active` order) and counts the
+    /// cycle's moves.
+    #[inline(always)]
+    pub(super) fn apply_events<const S: u8, const T: bool>(
+        &mut self,
+        n_events: usize,
+        counting: bool,
+    ) {
         for k in 0..n_events {
             let event = self.events[k];
             let out = event as u32;
@@ -339,9 +359,10 @@ impl Engine {
                 self.input_emptied::<S, T>(out);
             }
         }
-        self.flit_hops += n_moves as u64;
+        let n_moves = self.n_moves as u64;
+        self.flit_hops += n_moves;
         if counting {
-            self.window.flit_hops += n_moves as u64;
+            self.window.flit_hops += n_moves;
         }
     }
 
@@ -454,7 +475,7 @@ impl Engine {
     /// Test builds: counts a flit leaving `vc`'s input port, independently of the speedup
     /// bookkeeping, and records the largest per-port count of a cycle.
     #[cfg(test)]
-    fn count_port_flit(&mut self, vc: u32) {
+    pub(super) fn count_port_flit(&mut self, vc: u32) {
         let port = (vc / self.v) as usize;
         if self.port_stamp[port] != self.now {
             self.port_stamp[port] = self.now;
