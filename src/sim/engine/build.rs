@@ -87,9 +87,9 @@ impl Engine {
         };
         let walk_bitmap = geometry.links() as usize * v as usize >= BITMAP_VCS;
         let split = match plan.threads {
-            threads if threads > 1 && walk_bitmap => {
-                Some(Box::new(super::split::Split::new(threads).map_err(SimError)?))
-            }
+            threads if threads > 1 && walk_bitmap => Some(Box::new(
+                super::split::Split::new(threads, slots.div_ceil(64)).map_err(SimError)?,
+            )),
             _ => None,
         };
         Ok(Engine {
@@ -247,7 +247,10 @@ impl Engine {
     pub(crate) fn with_threads(mut self, threads: usize) -> Engine {
         self.split = match threads {
             0 | 1 => None,
-            _ => super::split::Split::new(threads).ok().map(Box::new),
+            _ => Some(Box::new(
+                super::split::Split::new(threads, self.active_bits.len())
+                    .expect("test builds start their simulator threads"),
+            )),
         };
         self
     }

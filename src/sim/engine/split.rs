@@ -25,13 +25,15 @@
 //! hide the hand-over (docs/performance.md, "One network on several threads").
 
 use super::switching::WORMHOLE;
-use super::{Engine, Message, NONE};
+use super::traverse::Sendable;
+use super::{Engine, Message};
 use rayon::prelude::*;
 
 /// The threads of one engine and their scratch lists, one per range.
 pub(crate) struct Split {
     pool: rayon::ThreadPool,
-    threads: usize,
+    /// Bitmap words per range (the last range may have fewer).
+    words: usize,
     /// Per range: its moves (`position << 32 | output VC`, in channel order).
     moves: Vec<Vec<u64>>,
     /// Per range: the header events of its moves.
@@ -43,8 +45,8 @@ pub(crate) struct Split {
 }
 
 impl Split {
-    /// `threads` threads (at least 2) of their own.
-    pub(crate) fn new(threads: usize) -> Result<Split, String> {
+    /// `threads` threads (at least 2) of their own, for a bitmap of `bitmap_words` words.
+    pub(crate) fn new(threads: usize, bitmap_words: usize) -> Result<Split, String> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|k| format!("runner-sim-{k}"))
@@ -52,7 +54,7 @@ impl Split {
             .map_err(|e| format!("cannot start {threads} simulator threads: {e}"))?;
         Ok(Split {
             pool,
-            threads,
+            words: bitmap_words.div_ceil(threads).max(1),
             moves: vec![Vec::new(); threads],
             headers: vec![Vec::new(); threads],
             deferred: vec![Vec::new(); threads],
@@ -67,13 +69,21 @@ impl Engine {
     /// `moves[..n_moves]` in channel order.
     pub(super) fn choose_split(&mut self) {
         let Some(split) = self.split.as_deref_mut() else { return };
-        let (v, depth) = (self.v, self.depth);
+        let v = self.v;
         let ch_busy: &[u64] = &self.ch_busy;
-        let (ch_pos, vc_src, vc_count): (&[u32], &[u32], &[u32]) =
-            (&self.ch_pos, &self.vc_src, &self.vc_count);
-        let words = self.active_bits.len().div_ceil(split.threads).max(1);
+        let ch_pos: &[u32] = &self.ch_pos;
+        let sendable = Sendable::new::<false>(
+            &self.vc_src,
+            &self.vc_count,
+            &self.vc_received,
+            &self.switching.gate,
+            &self.timing,
+            self.depth,
+            self.now,
+        );
         let ch_rr = &mut self.ch_rr[..ch_busy.len()];
-        let Split { pool, moves, .. } = split;
+        let Split { pool, words, moves, .. } = split;
+        let words = *words;
         pool.install(|| {
             self.active_bits
                 .par_chunks(words)
@@ -82,7 +92,7 @@ impl Engine {
                 .enumerate()
                 .for_each(|(k, ((bits, ch_rr), moves))| {
                     moves.clear();
-                    let walk = Walk { ch_busy, ch_pos, vc_src, vc_count, v, depth };
+                    let walk = Walk { ch_busy, ch_pos, sendable, v };
                     walk.range(bits, k * words, ch_rr, moves);
                 });
         });
@@ -100,13 +110,9 @@ impl Engine {
     pub(super) fn apply_split<const S: u8>(&mut self) {
         let Some(mut split) = self.split.take() else { return };
         #[cfg(test)]
-        for k in 0..self.n_moves {
-            let src = self.vc_src[self.moves[k] as u32 as usize];
-            self.count_port_flit(src);
-        }
+        self.count_move_ports();
         let counting = self.window.open;
-        let words = self.active_bits.len().div_ceil(split.threads).max(1);
-        let vcs = words * 64 * self.v as usize;
+        let vcs = split.words * 64 * self.v as usize;
         let vc_src: &[u32] = &self.vc_src;
         let Split { pool, moves, headers, deferred, tails, .. } = &mut *split;
         pool.install(|| {
@@ -178,14 +184,13 @@ impl Engine {
     }
 }
 
-/// What a range's walk reads (`Engine::choose`'s untimed wormhole test).
+/// What a range's walk reads: the channels' busy VCs and positions in `active`, and the
+/// untimed wormhole test of whether a VC can send (`Sendable`).
 struct Walk<'a> {
     ch_busy: &'a [u64],
     ch_pos: &'a [u32],
-    vc_src: &'a [u32],
-    vc_count: &'a [u32],
+    sendable: Sendable<'a>,
     v: u32,
-    depth: u32,
 }
 
 impl Walk<'_> {
@@ -193,7 +198,7 @@ impl Walk<'_> {
     /// each busy channel picks, round-robin, a VC whose upstream buffer has a flit and whose
     /// own buffer has room.
     fn range(&self, bits: &[u64], first_word: usize, ch_rr: &mut [u32], moves: &mut Vec<u64>) {
-        let Walk { ch_busy, ch_pos, vc_src, vc_count, v, depth } = *self;
+        let Walk { ch_busy, ch_pos, sendable, v } = *self;
         let first = first_word * 64;
         for (w, &word) in bits.iter().enumerate() {
             let mut bits = word;
@@ -207,8 +212,7 @@ impl Walk<'_> {
                     let vv = (rest.trailing_zeros() + start) & 63;
                     rest &= rest - 1;
                     let out = base + vv as usize;
-                    let src = vc_src[out];
-                    if src != NONE && vc_count[src as usize] > 0 && vc_count[out] < depth {
+                    if sendable.source::<WORMHOLE, false>(out).is_some() {
                         moves.push(u64::from(ch_pos[ch]) << 32 | out as u64);
                         ch_rr[ch - first] = if vv + 1 == v { 0 } else { vv + 1 };
                         break;

@@ -259,10 +259,7 @@ impl Engine {
         let per_channel = self.per_channel;
         let network_vcs = self.network_vcs;
         #[cfg(test)]
-        for k in 0..n_moves {
-            let src = self.vc_src[self.moves[k] as u32 as usize];
-            self.count_port_flit(src);
-        }
+        self.count_move_ports();
         let Engine {
             moves,
             vc_src,
@@ -475,7 +472,16 @@ impl Engine {
     /// Test builds: counts a flit leaving `vc`'s input port, independently of the speedup
     /// bookkeeping, and records the largest per-port count of a cycle.
     #[cfg(test)]
-    pub(super) fn count_port_flit(&mut self, vc: u32) {
+    pub(super) fn count_move_ports(&mut self) {
+        for k in 0..self.n_moves {
+            let src = self.vc_src[self.moves[k] as u32 as usize];
+            self.count_port_flit(src);
+        }
+    }
+
+    /// Test builds: counts a flit leaving `vc`'s input port (see `count_move_ports`).
+    #[cfg(test)]
+    fn count_port_flit(&mut self, vc: u32) {
         let port = (vc / self.v) as usize;
         if self.port_stamp[port] != self.now {
             self.port_stamp[port] = self.now;
