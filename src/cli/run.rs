@@ -549,6 +549,7 @@ fn render_record(
         inputs: Vec::new(),
         estimate: 0.0,
         priority: 0.0,
+        threads: 1,
         ending,
     }
 }

@@ -286,7 +286,7 @@ mod tests {
                     )
                     .ok()
                 });
-                let output = evaluate(&experiment, task, saturation, &[], None, None)
+                let output = evaluate(&experiment, task, saturation, &[], 1, None, None)
                     .unwrap_or_else(|e| panic!("{e}"));
                 let json = serde_json::to_vec(&output).unwrap_or_default();
                 let read: Output = serde_json::from_slice(&json).unwrap_or_else(|e| panic!("{e}"));
@@ -319,7 +319,7 @@ mod tests {
             panic!("no Solve task")
         };
         let output =
-            evaluate(&experiment, task, None, &[], None, None).unwrap_or_else(|e| panic!("{e}"));
+            evaluate(&experiment, task, None, &[], 1, None, None).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(output.failed_points(), 1);
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let cache = super::super::cache::Cache::new(dir.path());
@@ -354,7 +354,7 @@ mod tests {
         };
         let task = &plan.graph[node];
         let output =
-            evaluate(&experiment, task, None, &[], None, None).unwrap_or_else(|e| panic!("{e}"));
+            evaluate(&experiment, task, None, &[], 1, None, None).unwrap_or_else(|e| panic!("{e}"));
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let cache = super::super::cache::Cache::new(dir.path().join("cache"));
         cache.put_unless_failed(&task.id, task.kind, &output).unwrap_or_else(|e| panic!("{e}"));
@@ -399,7 +399,7 @@ mod tests {
             plan.graph.node_weights().filter(|t| t.kind == TaskKind::Solve).collect();
         assert_eq!(solves.len(), 6, "one batch per scenario");
         for task in &solves {
-            let output = evaluate(&experiment, task, None, &[], None, None)
+            let output = evaluate(&experiment, task, None, &[], 1, None, None)
                 .unwrap_or_else(|e| panic!("{e}"));
             cache.put_unless_failed(&task.id, task.kind, &output).unwrap_or_else(|e| panic!("{e}"));
         }

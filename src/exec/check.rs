@@ -182,7 +182,7 @@ fn run(
     saturation: Option<f64>,
     inputs: &[Row],
 ) -> TaskState {
-    match evaluate::evaluate(experiment, &plan.graph[node], saturation, inputs, None, None) {
+    match evaluate::evaluate(experiment, &plan.graph[node], saturation, inputs, 1, None, None) {
         Ok(output) => TaskState::Done(output),
         Err(error) => TaskState::Failed(error),
     }

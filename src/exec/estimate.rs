@@ -206,6 +206,7 @@ methods: {model: {name: nbc_torus}, simulation: {replications: 3}}
             inputs: Vec::new(),
             estimate,
             priority: 0.0,
+            threads: 1,
             ending: Ending::Done,
         }
     }

@@ -46,11 +46,12 @@ pub fn evaluate(
     task: &Task,
     saturation: Option<f64>,
     inputs: &[Row],
+    threads: usize,
     log: Option<&Path>,
     interrupt: Option<&AtomicBool>,
 ) -> Result<Output, Failure> {
     let caught = catch_unwind(AssertUnwindSafe(|| {
-        evaluate_inner(experiment, task, saturation, inputs, log, interrupt)
+        evaluate_inner(experiment, task, saturation, inputs, threads, log, interrupt)
     }));
     match caught {
         Ok(result) => result,
@@ -73,6 +74,7 @@ fn evaluate_inner(
     task: &Task,
     saturation: Option<f64>,
     inputs: &[Row],
+    threads: usize,
     log: Option<&Path>,
     interrupt: Option<&AtomicBool>,
 ) -> Result<Output, Failure> {
@@ -115,8 +117,11 @@ fn evaluate_inner(
             let simulation = experiment.simulation.as_ref().ok_or("no simulation in the spec")?;
             let rate = resolve_rate(scenario, task.load, saturation)?;
             let seed = task.seed.ok_or("simulation task without a seed")?;
-            let options =
-                sim::SimOptions { fault_seed: task.fault_seed, ..simulation.options.clone() };
+            let options = sim::SimOptions {
+                fault_seed: task.fault_seed,
+                threads,
+                ..simulation.options.clone()
+            };
             let interrupted_at = OnceLock::new();
             let watch = |done: u64, planned: u64| {
                 keep_going(interrupt, &interrupted_at, started, done, planned)
@@ -147,7 +152,7 @@ fn evaluate_inner(
             super::external::evaluate(method, task, scenario, rate, saturation, log, interrupt)
         }
         TaskKind::Search => match task.method {
-            None => super::search::simulator(experiment, task, scenario, interrupt),
+            None => super::search::simulator(experiment, task, scenario, threads, interrupt),
             Some(method) => {
                 super::search::external(experiment, task, scenario, method, log, interrupt)
             }

@@ -27,6 +27,7 @@ pub mod guard;
 pub mod lock;
 mod search;
 pub mod slurm;
+mod threads;
 pub mod timeline;
 
 pub use gather::{Gather, gather};
@@ -244,6 +245,8 @@ struct SpecRun {
     /// Per node, its estimated cost and its priority (seconds).
     estimate: Vec<f64>,
     priority: Vec<f64>,
+    /// Per node, the threads it was given when it started (1 until then; [`threads`]).
+    threads: Vec<u32>,
     /// Whether its summary was handed out.
     finished: bool,
 }
@@ -310,16 +313,20 @@ impl Pool<'_> {
         let (sender, receiver) = mpsc::channel::<Report>();
         let shared: Vec<Arc<Experiment>> =
             specs.iter().map(|spec| Arc::new(spec.experiment.clone())).collect();
-        let (mut in_flight, mut failed_total) = (0usize, 0u64);
+        // Tasks running, and the workers they hold (a task on several threads holds several).
+        let (mut in_flight, mut busy, mut failed_total) = (0usize, 0usize, 0u64);
         let mut cache_error = None;
         loop {
             let stopped = self.interrupt.load(Ordering::SeqCst);
-            while !stopped && cache_error.is_none() && in_flight < jobs {
+            while !stopped && cache_error.is_none() && busy < jobs {
                 let Some((_, Reverse(index), Reverse(node))) = ready.pop() else { break };
                 // A task can be skipped (an input failed) after it became ready.
                 if runs[index].states[node] != TaskState::Pending {
                     continue;
                 }
+                let threads = task_threads(specs, &runs, &ready, (index, node), jobs - busy);
+                runs[index].threads[node] = threads as u32;
+                busy += threads;
                 self.spawn(
                     &pool,
                     &specs[index],
@@ -327,6 +334,7 @@ impl Pool<'_> {
                     &shared[index],
                     index,
                     node,
+                    threads,
                     clock,
                     &sender,
                 );
@@ -338,6 +346,7 @@ impl Pool<'_> {
             let Ok((index, node, result, ran)) = receiver.recv() else { break };
             in_flight -= 1;
             let (spec, run) = (&specs[index], &mut runs[index]);
+            busy = busy.saturating_sub(run.threads[node.index()] as usize);
             run.remaining = run.remaining.saturating_sub(1);
             if let Some(ran) = ran {
                 let ending = match &result {
@@ -473,6 +482,7 @@ impl Pool<'_> {
             corrupt,
             estimate,
             priority,
+            threads: vec![1; graph.node_count()],
             finished: false,
         }
     }
@@ -487,6 +497,7 @@ impl Pool<'_> {
         experiment: &Arc<Experiment>,
         index: usize,
         node: usize,
+        threads: usize,
         clock: Instant,
         sender: &mpsc::Sender<Report>,
     ) {
@@ -516,6 +527,7 @@ impl Pool<'_> {
                 &task,
                 saturation,
                 &inputs,
+                threads,
                 Some(&log),
                 Some(&interrupt),
             );
@@ -582,8 +594,49 @@ fn record(
             .collect(),
         estimate: run.estimate[node.index()],
         priority: run.priority[node.index()],
+        threads: run.threads[node.index()],
         ending,
     }
+}
+
+/// The threads for ready task `node` of spec `index` with `idle` workers ([`threads`]): a
+/// simulation (or a simulator's saturation search) gets what the spec asks or its share of
+/// the idle workers by estimated cost against the other `ready` tasks; any other task one.
+fn task_threads(
+    specs: &[PoolSpec<'_>],
+    runs: &[SpecRun],
+    ready: &BinaryHeap<(Priority, Reverse<usize>, Reverse<usize>)>,
+    (index, node): (usize, usize),
+    idle: usize,
+) -> usize {
+    let experiment = specs[index].experiment;
+    let task = &specs[index].plan.graph[NodeIndex::new(node)];
+    let simulator = match task.kind {
+        TaskKind::Simulate => true,
+        TaskKind::Search => task.method.is_none(),
+        _ => false,
+    };
+    let (Some(simulation), Some(scenario), true) = (
+        experiment.simulation.as_ref(),
+        task.scenario.and_then(|s| experiment.scenarios.get(s)),
+        simulator && idle > 1,
+    ) else {
+        return 1;
+    };
+    let other = || {
+        ready
+            .iter()
+            .filter(|(_, Reverse(i), Reverse(n))| runs[*i].states[*n] == TaskState::Pending)
+            .map(|(_, Reverse(i), Reverse(n))| runs[*i].estimate[*n])
+            .sum::<f64>()
+    };
+    threads::threads(
+        simulation.threads,
+        idle,
+        runs[index].estimate[node],
+        if simulation.threads.is_some() { 0.0 } else { other() },
+        || crate::sim::uses_threads(&scenario.scenario),
+    )
 }
 
 /// A task's label on the timeline: its kind, its scenario's label, and its load (and

@@ -32,12 +32,14 @@ pub(crate) fn simulator(
     experiment: &Experiment,
     task: &Task,
     scenario: &Scenario,
+    threads: usize,
     interrupt: Option<&AtomicBool>,
 ) -> Result<Output, Failure> {
     let simulation = experiment.simulation.as_ref().ok_or("no simulation in the spec")?;
     let seed = task.seed.ok_or("search task without a seed")?;
     let started = Instant::now();
-    let options = sim::SimOptions { fault_seed: task.fault_seed, ..simulation.options.clone() };
+    let options =
+        sim::SimOptions { fault_seed: task.fault_seed, threads, ..simulation.options.clone() };
     let interrupted_at = OnceLock::new();
     // A search's progress counts its points at most: the time left is estimated from that.
     let watch = |done: u64, planned: u64| {

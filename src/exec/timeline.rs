@@ -61,6 +61,9 @@ pub struct Record {
     /// The scheduler's priority: the estimated cost of the longest chain of tasks from this one
     /// to the end of its spec (seconds). The ready task with the highest goes first.
     pub priority: f64,
+    /// The threads it ran on (the workers it held; 1 but for a simulation of a large network
+    /// given several, `exec::threads`).
+    pub threads: u32,
     /// How it ended.
     pub ending: Ending,
 }
@@ -97,7 +100,7 @@ pub struct Summary {
     pub tasks: usize,
     /// From the first task's start to the last task's end, in seconds.
     pub wall: f64,
-    /// The tasks' wall times summed, in seconds.
+    /// The tasks' wall times summed, each times its threads (the workers it held), in seconds.
     pub task_seconds: f64,
     /// `task_seconds / (workers * wall)`: how busy the workers were.
     pub busy: f64,
@@ -149,8 +152,20 @@ struct EventArgs {
     estimate_seconds: f64,
     #[serde(default)]
     priority_seconds: f64,
+    #[serde(default = "one", skip_serializing_if = "at_most_one")]
+    threads: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ending: Option<Ending>,
+}
+
+/// A task's threads when its event does not say (timelines before threads, and renders).
+fn one() -> u32 {
+    1
+}
+
+/// Whether an event leaves `threads` out: a task on one thread, and the tracks' names.
+fn at_most_one(threads: &u32) -> bool {
+    *threads <= 1
 }
 
 /// The whole file.
@@ -239,6 +254,7 @@ impl Timeline {
                     inputs: record.inputs.clone(),
                     estimate_seconds: record.estimate,
                     priority_seconds: record.priority,
+                    threads: record.threads,
                     ending: Some(record.ending),
                 },
             });
@@ -280,6 +296,7 @@ impl Timeline {
                 inputs: event.args.inputs,
                 estimate: event.args.estimate_seconds,
                 priority: event.args.priority_seconds,
+                threads: event.args.threads.max(1),
                 ending: event.args.ending.unwrap_or(Ending::Done),
             })
             .collect();
@@ -302,7 +319,7 @@ impl Timeline {
         for record in self.tasks() {
             first = first.min(record.start);
             last = last.max(record.end);
-            total += record.seconds();
+            total += record.seconds() * f64::from(record.threads.max(1));
             tasks += 1;
         }
         let wall = if tasks == 0 { 0.0 } else { (last - first).max(0.0) };
@@ -341,6 +358,9 @@ impl Timeline {
     /// The run replayed on `cores` cores by the scheduler `runner run` uses: whenever a core is
     /// free, the ready task of highest recorded priority starts (ties in recorded order), and
     /// every task takes the wall time it took. Tasks whose inputs were cached are ready at once.
+    /// A task that ran on several threads holds as many cores (at most `cores`) and waits for
+    /// them, for the time it took on its threads: the replay does not know how it would run on
+    /// more or fewer.
     /// What the replay leaves out: the scheduler's own time between tasks, and tasks running
     /// slower or faster with more of them at once (shared caches and memory bandwidth, clock
     /// boost); `runner plan --cores` checks it against the run it replays.
@@ -358,16 +378,18 @@ impl Timeline {
         let mut running: BinaryHeap<std::cmp::Reverse<(Priority, usize)>> = BinaryHeap::new();
         let (mut now, mut free, mut total) = (0.0f64, cores, 0.0);
         loop {
-            while free > 0
-                && let Some((_, std::cmp::Reverse(task))) = ready.pop()
+            while let Some(&(_, std::cmp::Reverse(task))) = ready.peek()
+                && free >= graph.threads[task].min(cores)
             {
-                free -= 1;
-                total += graph.seconds[task];
+                ready.pop();
+                let held = graph.threads[task].min(cores);
+                free -= held;
+                total += graph.seconds[task] * f64::from(held);
                 running.push(std::cmp::Reverse((Priority(now + graph.seconds[task]), task)));
             }
             let Some(std::cmp::Reverse((Priority(end), task))) = running.pop() else { break };
             now = end;
-            free += 1;
+            free += graph.threads[task].min(cores);
             for &next in &graph.dependants[task] {
                 waiting[next] -= 1;
                 if waiting[next] == 0 {
@@ -469,6 +491,8 @@ impl Ord for Priority {
 /// recorded tasks and how many recorded inputs it waits for.
 struct Replay {
     seconds: Vec<f64>,
+    /// The threads each task held (at least 1).
+    threads: Vec<u32>,
     priority: Vec<f64>,
     dependants: Vec<Vec<usize>>,
     waiting: Vec<usize>,
@@ -493,6 +517,7 @@ impl Replay {
         }
         Replay {
             seconds: tasks.iter().map(|r| r.seconds()).collect(),
+            threads: tasks.iter().map(|r| r.threads.max(1)).collect(),
             priority: tasks.iter().map(|r| r.priority).collect(),
             dependants,
             waiting,
@@ -523,6 +548,7 @@ mod tests {
             inputs: inputs.iter().map(|s| s.to_string()).collect(),
             estimate: end - start,
             priority,
+            threads: 1,
             ending: Ending::Done,
         }
     }
@@ -579,6 +605,30 @@ mod tests {
             ..Timeline::default()
         };
         assert_eq!(timeline.predict(2).wall, 4.0);
+    }
+
+    #[test]
+    fn a_task_on_several_threads_holds_as_many_cores() {
+        // A 4-s task on 2 threads, then two 1-s tasks: on 2 cores the two wait for it, then
+        // run side by side (5 s); on 4 they run beside it (4 s). Its threads count in the
+        // busy time.
+        let timeline = Timeline {
+            workers: 2,
+            records: vec![
+                Record { threads: 2, ..record("large", 0.0, 4.0, 0, &[], 5.0) },
+                record("s1", 4.0, 5.0, 0, &[], 1.0),
+                record("s2", 5.0, 6.0, 0, &[], 1.0),
+            ],
+            ..Timeline::default()
+        };
+        assert_eq!(timeline.summary().task_seconds, 10.0);
+        assert_eq!(timeline.predict(2).wall, 5.0);
+        assert_eq!(timeline.predict(4).wall, 4.0);
+        // On one core it holds the one core.
+        assert_eq!(timeline.predict(1).wall, 6.0);
+        let back = Timeline::from_json(&timeline.to_json()).unwrap();
+        assert_eq!(back.records[0].threads, 2);
+        assert_eq!(back.records[1].threads, 1);
     }
 
     #[test]

@@ -486,10 +486,14 @@ mod tests {
             options: sim::SimOptions::default(),
             replications: 1,
             saturation_searches: 0,
+            threads: None,
         };
         let load = (LoadPoint::Rate(0.01), None);
         let id = simulate(&faulty, &simulation, load, 0, 5, first);
         assert_ne!(id, simulate(&faulty, &simulation, load, 0, 5, fault_seed(7, &faulty, 1)));
+        // Threads change how fast, not what: never the key.
+        let threaded = SimulationChoice { threads: Some(4), ..simulation.clone() };
+        assert_eq!(id, simulate(&faulty, &threaded, load, 0, 5, first));
     }
 
     /// The searches of `runner simulate --saturation`: the first has the base seed, each

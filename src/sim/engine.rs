@@ -111,6 +111,12 @@ mod split;
 mod traverse;
 mod vc_allocator;
 
+/// Whether `scenario`'s run uses the threads it is given (`split::eligible`); `false` for a
+/// network that cannot be built.
+pub(crate) fn uses_threads(scenario: &crate::scenario::Scenario) -> bool {
+    Geometry::new(&scenario.topology).is_ok_and(|geometry| split::eligible(scenario, &geometry))
+}
+
 /// No message / no VC.
 const NONE: u32 = u32::MAX;
 /// `vc_out` value of a buffer whose message is being ejected at this node.

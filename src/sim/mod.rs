@@ -768,6 +768,17 @@ fn check_broadcasts(scenario: &Scenario) -> Result<(), SimError> {
     Ok(())
 }
 
+/// Whether simulating `scenario` uses more than one thread where [`SimOptions::threads`] gives
+/// it several: the untimed wormhole (or virtual cut-through) engine on a network of at least
+/// 32,768 VCs on links, walking the bitmap without an input speedup, an injection channel or
+/// the separable switch allocator. Any other run takes one thread whatever it is given, so a
+/// scheduler handing out cores asks this first. It builds the network's geometry (a few
+/// milliseconds for a million nodes, and a read of a graph file's parsed links): ask it of
+/// the tasks that would get more than one thread.
+pub fn uses_threads(scenario: &Scenario) -> bool {
+    engine::uses_threads(scenario)
+}
+
 /// Simulates `scenario` at `rate` messages/node/cycle with the given seed.
 ///
 /// Configuration errors are returned before anything runs; saturation and deadlock are

@@ -618,17 +618,110 @@ fn one_network_on_several_threads_gives_the_results_of_one() {
             0.01,
         ),
         (Scenario { router_delay: 1, ..scenario(torus(4, 3), Routing::Duato, 3, 5) }, 0.02),
+        (
+            Scenario {
+                switching: Switching::VirtualCutThrough,
+                buffer_depth: 6,
+                ..scenario(torus(5, 2), Routing::Duato, 3, 6)
+            },
+            0.03,
+        ),
     ]);
     for (s, rate) in &cases {
-        let run = |threads: usize| {
+        let run = |threads: usize, every_other: bool| {
             let engine = Engine::new(s, *rate, 11, &plan(0, 600)).unwrap();
-            fingerprint(engine.with_bitmap_walk(true).with_threads(threads), 600)
+            fingerprint(engine.with_bitmap_walk(true).with_threads(threads, every_other), 600)
+        };
+        let one = run(1, false);
+        for threads in [2, 3, 4] {
+            assert_eq!(run(threads, false), one, "{threads} threads: {s:?}");
+        }
+        // Cycles split and cycles not, mixed (`Split::pays`), give the same results too.
+        assert_eq!(run(2, true), one, "every other cycle split: {s:?}");
+    }
+}
+
+#[test]
+fn a_large_network_simulated_on_several_threads_measures_what_one_thread_measures() {
+    // The whole run on the split's pool (`Engine::run`), measured end to end: every output
+    // field at 2, 3 and 4 threads is one thread's, below saturation, past it (the run stops
+    // early as saturated) and under virtual cut-through.
+    use crate::scenario::Switching;
+    let dimension_order = scenario(torus(64, 2), Routing::DimensionOrder, 2, 8);
+    let cases = [
+        (dimension_order.clone(), 0.002),
+        (scenario(torus(64, 2), Routing::Duato, 3, 8), 0.012),
+        (
+            Scenario {
+                switching: Switching::VirtualCutThrough,
+                buffer_depth: 8,
+                ..dimension_order
+            },
+            0.003,
+        ),
+    ];
+    let mut statuses = Vec::new();
+    for (s, rate) in &cases {
+        assert!(uses_threads(s), "{s:?}");
+        let run = |threads: usize| {
+            let options = SimOptions {
+                warmup_cycles: 100,
+                cycles: 300,
+                saturation_backlog: 1.0,
+                threads,
+                ..SimOptions::default()
+            };
+            let measured = simulate(s, *rate, &options, 5, None).unwrap();
+            (measured.status, serde_json::to_string(&measured).unwrap())
         };
         let one = run(1);
+        statuses.push(one.0);
         for threads in [2, 3, 4] {
             assert_eq!(run(threads), one, "{threads} threads: {s:?}");
         }
     }
+    assert_eq!(statuses, [Status::Ok, Status::Saturated, Status::Ok]);
+}
+
+#[test]
+fn uses_threads_names_the_runs_that_split() {
+    // `sim::uses_threads`, which the pipeline asks before it hands a task more than one core,
+    // must name exactly the runs whose engine starts its threads: a large network (64 x 64
+    // with V = 2 is the smallest torus that walks the bitmap) under untimed wormhole or
+    // virtual cut-through switching, without an input speedup, an injection channel or the
+    // separable switch allocator.
+    use crate::scenario::{Injection, SwitchAllocator, Switching};
+    let large = scenario(torus(64, 2), Routing::DimensionOrder, 2, 8);
+    let cases = [
+        (large.clone(), true),
+        (scenario(torus(32, 2), Routing::DimensionOrder, 2, 8), false),
+        (scenario(torus(32, 2), Routing::Duato, 4, 8), false),
+        (scenario(torus(64, 2), Routing::Duato, 3, 8), true),
+        (
+            Scenario { switching: Switching::VirtualCutThrough, buffer_depth: 8, ..large.clone() },
+            true,
+        ),
+        (Scenario { switching: Switching::Circuit, ..large.clone() }, false),
+        (Scenario { channel_latency: Some(2), ..large.clone() }, false),
+        (Scenario { input_speedup: Some(2), ..large.clone() }, false),
+        (Scenario { injection: Injection::Channel, ..large.clone() }, false),
+        (Scenario { switch_allocator: SwitchAllocator::Islip, ..large.clone() }, false),
+    ];
+    for (s, splits) in &cases {
+        assert_eq!(crate::sim::uses_threads(s), *splits, "{s:?}");
+        let engine = Engine::new(s, 0.001, 3, &RunPlan { threads: 2, ..plan(0, 10) }).unwrap();
+        assert_eq!(engine.is_split(), *splits, "{s:?}");
+    }
+    // A cycle splits only with enough active channels (`Split::pays`; test builds: 64 per
+    // thread): a network filling from empty runs its first cycles on one thread.
+    let mut engine = Engine::new(&large, 0.002, 3, &RunPlan { threads: 2, ..plan(0, 300) })
+        .unwrap()
+        .with_bitmap_walk(true);
+    for _ in 0..300 {
+        engine.step();
+    }
+    let (asked, split) = engine.split_cycles();
+    assert!(asked == 300 && split > 0 && split < asked, "{split} of {asked} cycles split");
 }
 
 #[test]

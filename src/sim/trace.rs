@@ -38,7 +38,7 @@ pub struct TraceRecord {
 pub struct TraceError(pub String);
 
 /// The records of a trace, in order of nondecreasing cycle.
-pub type TraceRecords = Box<dyn Iterator<Item = Result<TraceRecord, TraceError>>>;
+pub type TraceRecords = Box<dyn Iterator<Item = Result<TraceRecord, TraceError>> + Send>;
 
 /// A trace to replay: its records and the time scale.
 pub struct Replay {

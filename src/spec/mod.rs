@@ -163,6 +163,10 @@ pub struct SimulationChoice {
     pub replications: u32,
     /// Independent saturation searches per scenario (0: none).
     pub saturation_searches: u32,
+    /// Threads per simulation of a large network (`None`: the run decides per task, see
+    /// `exec::threads`); never part of a task's identity.
+    #[serde(skip_serializing)]
+    pub threads: Option<u32>,
 }
 
 /// A spec file read from disk: its text and hash, before parsing.

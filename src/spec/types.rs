@@ -510,6 +510,15 @@ pub struct SimulationMethod {
     /// VC); implies `link_loads`.
     #[serde(default)]
     pub link_loads_per_vc: bool,
+    /// Threads each simulation of a large network runs on (1 to 256; at most the run's
+    /// workers, `-j`). Left out, the run decides per task: a large network gets the workers
+    /// that no other waiting task needs, up to 8, and a task among many gets one. Only the
+    /// untimed wormhole and virtual cut-through simulations of networks of at least 32,768
+    /// virtual channels on links split; the others take one thread. The results are the same
+    /// bit for bit on any number of threads, so this is no part of a task's identity.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", range(min = 1, max = 256))]
+    pub threads: Option<Spanned<u32>>,
 }
 
 /// `methods.simulation.measure`.

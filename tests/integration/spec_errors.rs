@@ -766,3 +766,15 @@ fn rejected_spec_numbers_are_echoed_in_their_shortest_form() {
         assert!(!err.contains("0000000000"), "{err}");
     }
 }
+
+#[test]
+fn simulation_threads_are_checked_where_written() {
+    accepted(&VALID.replace("simulation: {}", "simulation: {threads: 4}"));
+    for bad in ["0", "257"] {
+        let err = flat(&rejected(
+            VALID.replace("simulation: {}", &format!("simulation: {{threads: {bad}}}")).as_bytes(),
+        ));
+        assert!(err.contains(&format!("`threads` must be 1 to 256, found {bad}")), "{err}");
+        assert!(err.contains("bad.yaml:7:"), "{err}");
+    }
+}

@@ -180,3 +180,64 @@ fn specs_share_one_pool_and_the_run_leaves_a_timeline_to_replay() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("not a runner timeline"), "{}", stderr(&output));
 }
+
+/// A spec of one large network (64 x 64 with V = 2, the smallest torus that splits) at one
+/// load.
+fn large(name: &str, simulation: &str) -> String {
+    format!(
+        "\
+name: {name}
+seed: 7
+scenario:
+  topology: {{kind: torus, radix: 64, dimensions: 2}}
+  routing: dimension_order
+  virtual_channels: 2
+  message_length: 8
+load:
+  rates: [0.002]
+methods:
+  simulation: {{cycles: 200, warmup_cycles: 100{simulation}}}
+"
+    )
+}
+
+/// The threads each simulation event of the newest timeline records (1 where it says none).
+fn simulation_threads(scratch: &Scratch) -> Vec<u64> {
+    let saved = timelines(scratch);
+    tasks(saved.last().unwrap())
+        .iter()
+        .filter(|e| e["cat"] == "Simulate")
+        .map(|e| e["args"]["threads"].as_u64().unwrap_or(1))
+        .collect()
+}
+
+/// The run hands a large network alone the idle workers, and its rows are those of one
+/// thread; two such simulations side by side take one worker each; `threads: 1` in the spec
+/// keeps one thread, and a count is held to the workers.
+#[test]
+fn a_large_network_alone_runs_on_the_idle_workers_with_the_results_of_one_thread() {
+    let scratch = Scratch::new();
+    let spec = scratch.spec("large.yaml", &large("large", ""));
+    let output = scratch.run(&["run", spec.to_str().unwrap(), "-j", "2", "-q"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(simulation_threads(&scratch), [2]);
+
+    let one = Scratch::new();
+    let spec = one.spec("large.yaml", &large("large", ", threads: 1"));
+    let output = one.run(&["run", spec.to_str().unwrap(), "-j", "2", "-q"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(simulation_threads(&one), [1]);
+    assert_eq!(comparable(scratch.rows("large")), comparable(one.rows("large")));
+
+    let pair = Scratch::new();
+    let spec = pair.spec("large.yaml", &large("large", ", replications: 2"));
+    let output = pair.run(&["run", spec.to_str().unwrap(), "-j", "2", "-q"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(simulation_threads(&pair), [1, 1]);
+
+    let held = Scratch::new();
+    let spec = held.spec("large.yaml", &large("large", ", threads: 8"));
+    let output = held.run(&["run", spec.to_str().unwrap(), "-j", "2", "-q"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(simulation_threads(&held), [2]);
+}

@@ -232,7 +232,7 @@ fn a_trace_edited_after_the_spec_was_loaded_fails_its_task_unreplayed() {
         .node_weights()
         .find(|t| t.kind == runner::plan::TaskKind::Simulate)
         .expect("a simulation task");
-    let error = runner::exec::evaluate::evaluate(&experiment, task, None, &[], None, None)
+    let error = runner::exec::evaluate::evaluate(&experiment, task, None, &[], 1, None, None)
         .expect_err("the task fails");
     assert!(error.contains("t.csv changed since the spec was loaded"), "{error}");
 }

@@ -760,6 +760,7 @@ fn evaluate_local(job: &Job<'_>, states: &mut [TaskState], tally: &mut Tally) {
             task,
             saturation,
             &inputs,
+            1,
             Some(&log),
             Some(job.interrupt),
         )

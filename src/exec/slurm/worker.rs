@@ -93,12 +93,22 @@ pub fn run_element(
         };
         let started = Instant::now();
         let task_log = cache.log_path(id);
-        let result = evaluate::evaluate(&experiment, task, saturation, &[], Some(&task_log), None)
-            .and_then(|output| {
-                cache
-                    .put(id, task.kind, &output)
-                    .map_err(|e| format!("cannot write the cache entry: {e}"))
-            });
+        // An array element holds the CPUs Slurm gave it (`--cpus-per-task` among the
+        // profile's `sbatch_args`), which its affinity shows: a spec's `threads` takes at most
+        // those; left to the run, one, as every element has one CPU by default.
+        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let threads = experiment
+            .simulation
+            .as_ref()
+            .and_then(|simulation| simulation.threads)
+            .map_or(1, |count| usize::try_from(count).unwrap_or(1).min(cpus));
+        let result =
+            evaluate::evaluate(&experiment, task, saturation, &[], threads, Some(&task_log), None)
+                .and_then(|output| {
+                    cache
+                        .put(id, task.kind, &output)
+                        .map_err(|e| format!("cannot write the cache entry: {e}"))
+                });
         let short = &id[..12.min(id.len())];
         match result {
             Ok(()) => {

@@ -87,9 +87,9 @@ impl Engine {
         };
         let walk_bitmap = geometry.links() as usize * v as usize >= BITMAP_VCS;
         let split = match plan.threads {
-            threads if threads > 1 && walk_bitmap => Some(Box::new(
-                super::split::Split::new(threads, slots.div_ceil(64)).map_err(SimError)?,
-            )),
+            threads if threads > 1 && super::split::eligible(scenario, &geometry) => Some(
+                Box::new(super::split::Split::new(threads, slots.div_ceil(64)).map_err(SimError)?),
+            ),
             _ => None,
         };
         Ok(Engine {
@@ -241,18 +241,34 @@ impl Engine {
         self
     }
 
-    /// Test builds: `threads` threads split phase A and phase B's counts whatever the
-    /// network's size (with the bitmap walk; `split`).
+    /// Test builds: `threads` threads split phase A and phase B's counts of every cycle (or
+    /// with `every_other`, of every other one) whatever the network's size (with the bitmap
+    /// walk; `split`).
     #[cfg(test)]
-    pub(crate) fn with_threads(mut self, threads: usize) -> Engine {
+    pub(crate) fn with_threads(mut self, threads: usize, every_other: bool) -> Engine {
         self.split = match threads {
             0 | 1 => None,
-            _ => Some(Box::new(
-                super::split::Split::new(threads, self.active_bits.len())
-                    .expect("test builds start their simulator threads"),
-            )),
+            _ => {
+                let mut split =
+                    super::split::Split::splitting_from(threads, self.active_bits.len(), 0)
+                        .expect("test builds start their simulator threads");
+                split.every_other = every_other;
+                Some(Box::new(split))
+            }
         };
         self
+    }
+
+    /// Test builds: the cycles for which the engine asked whether to split, and those split.
+    #[cfg(test)]
+    pub(crate) fn split_cycles(&self) -> (u64, u64) {
+        self.split.as_deref().map_or((0, 0), |split| (split.asked, split.split))
+    }
+
+    /// Test builds: whether the engine started threads to split its cycles (`split`).
+    #[cfg(test)]
+    pub(crate) fn is_split(&self) -> bool {
+        self.split.is_some()
     }
 
     /// Test builds: every blocked header retries every cycle (`route`'s skipping off), to

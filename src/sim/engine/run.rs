@@ -13,6 +13,23 @@ impl Engine {
         plan: &RunPlan,
         progress: Option<super::super::Progress<'_>>,
     ) -> Outcome {
+        // With threads (`split`), the whole run is one of the pool's threads: each cycle's
+        // split phases then run on the pool with this thread taking a range of its own, and
+        // the pool's other threads wait between them. Handed to the pool from outside each
+        // time, the phases would wake a thread that then competes for a core with the one
+        // left waiting here (`split`, "one thread per core").
+        if let Some(pool) = self.split.as_ref().map(|split| split.pool()) {
+            return pool.install(|| self.run_on_this_thread(plan, progress));
+        }
+        self.run_on_this_thread(plan, progress)
+    }
+
+    /// [`Engine::run`] on the calling thread.
+    fn run_on_this_thread(
+        &mut self,
+        plan: &RunPlan,
+        progress: Option<super::super::Progress<'_>>,
+    ) -> Outcome {
         let outcome = self.run_until_stop(plan, progress);
         if self.window.open {
             // Stopped early: account the channel occupancy up to now.

@@ -20,18 +20,25 @@
 //! - **The events** (a header arrived, an input emptied) are sorted by the channel's position
 //!   in `active` and the event's kind, as the one walk's are, and applied on this thread.
 //!
-//! Only the untimed wormhole engine on the networks that walk the bitmap splits (`traverse`);
-//! any other run ignores the threads. The threads pay where a cycle's walk is long enough to
-//! hide the hand-over (docs/performance.md, "One network on several threads").
+//! Only the untimed wormhole engine on the networks that walk the bitmap splits (`traverse`,
+//! [`eligible`]); any other run ignores the threads and starts none. The run itself is one of
+//! the pool's N threads (`Engine::run`): each split phase is then a `join` that this thread
+//! takes part in, and no thread waits, or spins, on a core that another needs. (Handed to the
+//! pool from outside, as at first, each phase woke N threads beside the waiting one: on two
+//! cores the 64 x 64 torus ran 1.5x slower on two threads than on one, and the 512 x 512
+//! gained 1.3x instead of 1.6x; docs/performance.md, "One network on several threads".)
 
-use super::switching::WORMHOLE;
+use crate::scenario::{Injection, Scenario, SwitchAllocator};
+
+use super::super::topology::Geometry;
+use super::switching::{WORMHOLE, wormhole::technique};
 use super::traverse::Sendable;
-use super::{Engine, Message};
+use super::{BITMAP_VCS, Engine, Message, timing};
 use rayon::prelude::*;
 
 /// The threads of one engine and their scratch lists, one per range.
 pub(crate) struct Split {
-    pool: rayon::ThreadPool,
+    pool: std::sync::Arc<rayon::ThreadPool>,
     /// Bitmap words per range (the last range may have fewer).
     words: usize,
     /// Per range: its moves (`position << 32 | output VC`, in channel order).
@@ -42,16 +49,45 @@ pub(crate) struct Split {
     deferred: Vec<Vec<u32>>,
     /// Per range: the indices of its moves that emptied their source buffer for good.
     tails: Vec<Vec<u32>>,
+    /// The fewest active channels for which a cycle splits ([`Split::pays`]).
+    min_active: usize,
+    /// Test builds: split every other cycle whatever the active channels, to hold the two
+    /// paths' mix to one thread's results; and the cycles asked and split so far.
+    #[cfg(test)]
+    pub(super) every_other: bool,
+    #[cfg(test)]
+    pub(super) asked: u64,
+    #[cfg(test)]
+    pub(super) split: u64,
 }
 
+/// Active channels per thread below which a cycle runs on one thread: a split cycle costs
+/// a hand-over of tens of microseconds on a machine whose threads sleep between phases, and
+/// the walk and the counts of 4,096 channels take about as long. Measured on two cores: a
+/// 64 x 64 torus (2,000 to 4,000 active channels) ran 1.1-1.6x slower split every cycle, a
+/// 128 x 128 one (14,000) 1.35x faster (docs/performance.md, "One network on several
+/// threads"). Test builds split from 64, so that the tests' networks take both paths.
+const MIN_ACTIVE_PER_THREAD: usize = if cfg!(test) { 64 } else { 4096 };
+
 impl Split {
-    /// `threads` threads (at least 2) of their own, for a bitmap of `bitmap_words` words.
+    /// `threads` threads (at least 2) of their own, for a bitmap of `bitmap_words` words,
+    /// splitting the cycles with at least [`MIN_ACTIVE_PER_THREAD`] active channels per thread.
     pub(crate) fn new(threads: usize, bitmap_words: usize) -> Result<Split, String> {
+        Split::splitting_from(threads, bitmap_words, MIN_ACTIVE_PER_THREAD * threads)
+    }
+
+    /// [`Split::new`], splitting the cycles with at least `min_active` active channels.
+    pub(crate) fn splitting_from(
+        threads: usize,
+        bitmap_words: usize,
+        min_active: usize,
+    ) -> Result<Split, String> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|k| format!("runner-sim-{k}"))
             .build()
-            .map_err(|e| format!("cannot start {threads} simulator threads: {e}"))?;
+            .map_err(|e| format!("cannot start {threads} simulator threads: {e}"))?
+            .into();
         Ok(Split {
             pool,
             words: bitmap_words.div_ceil(threads).max(1),
@@ -59,7 +95,38 @@ impl Split {
             headers: vec![Vec::new(); threads],
             deferred: vec![Vec::new(); threads],
             tails: vec![Vec::new(); threads],
+            min_active,
+            #[cfg(test)]
+            every_other: false,
+            #[cfg(test)]
+            asked: 0,
+            #[cfg(test)]
+            split: 0,
         })
+    }
+
+    /// Whether a cycle with `active` active channels splits. Either way the cycle's results
+    /// are the same; only its time differs.
+    pub(crate) fn pays(&mut self, active: usize) -> bool {
+        #[cfg(test)]
+        {
+            self.asked += 1;
+            let pays = match self.every_other {
+                true => self.asked.is_multiple_of(2),
+                false => active >= self.min_active,
+            };
+            self.split += u64::from(pays);
+            pays
+        }
+        #[cfg(not(test))]
+        {
+            active >= self.min_active
+        }
+    }
+
+    /// The pool, for a run to start on it (`Engine::run`).
+    pub(crate) fn pool(&self) -> std::sync::Arc<rayon::ThreadPool> {
+        std::sync::Arc::clone(&self.pool)
     }
 }
 
@@ -226,4 +293,17 @@ impl Walk<'_> {
 /// Whether a run with these settings splits: the untimed wormhole engine walking the bitmap.
 pub(super) const fn splits(s: u8, bitmap: bool, timed: bool) -> bool {
     s == WORMHOLE && bitmap && !timed
+}
+
+/// Whether `scenario`'s run on `geometry` splits given threads: what [`splits`] asks of the
+/// monomorphised walk, asked of the scenario before the engine is built (`Engine::new` starts
+/// the threads only then, and `sim::uses_threads` asks it for the pipeline). The walk is the
+/// bitmap's (not the ports' or the separable allocator's) on a large network, the switching
+/// wormhole or virtual cut-through, every link and credit one cycle long.
+pub(super) fn eligible(scenario: &Scenario, geometry: &Geometry) -> bool {
+    let channel = scenario.injection == Injection::Channel && geometry.nodes_are_routers();
+    let ports = scenario.input_speedup.is_some() || channel;
+    let allocated = scenario.switch_allocator == SwitchAllocator::Islip;
+    let bitmap = geometry.links() as usize * scenario.virtual_channels as usize >= BITMAP_VCS;
+    splits(technique(scenario.switching), bitmap && !ports && !allocated, timing::timed(scenario))
 }

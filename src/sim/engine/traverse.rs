@@ -31,7 +31,13 @@ impl Engine {
             if W == PORTS {
                 self.account_ejection::<T>(self.speedup.unwrap_or(u32::MAX));
             }
-            if split::splits(S, W == BITMAP, T) && self.split.is_some() {
+        }
+        // Split this cycle (`split`) only where the threads can pay for their hand-over.
+        let active = self.active.len();
+        let split = split::splits(S, W == BITMAP, T)
+            && self.split.as_deref_mut().is_some_and(|split| split.pays(active));
+        if W != ALLOC {
+            if split {
                 self.choose_split();
             } else {
                 self.choose::<S, W, T>();
@@ -39,7 +45,7 @@ impl Engine {
         }
         let mut moved = self.n_moves > 0;
         moved |= self.eject::<W, T>(interleaved);
-        if split::splits(S, W == BITMAP, T) && self.split.is_some() {
+        if split {
             self.apply_split::<S>();
         } else {
             self.apply::<S, W, T>();

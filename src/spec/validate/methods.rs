@@ -114,6 +114,15 @@ pub(super) fn simulation_choice(
     {
         diags.error(n.referenced, message, None);
     }
+    if let Some(t) = &method.threads
+        && !(1..=MAX_THREADS).contains(&t.value)
+    {
+        diags.error(
+            t.referenced,
+            format!("`threads` must be 1 to {MAX_THREADS}, found {}", t.value),
+            Some("leave `threads` out to let the run give each task its threads".into()),
+        );
+    }
     let defaults = SimOptions::default();
     Some(SimulationChoice {
         options: SimOptions {
@@ -132,8 +141,12 @@ pub(super) fn simulation_choice(
         },
         replications,
         saturation_searches,
+        threads: method.threads.as_ref().map(|t| t.value),
     })
 }
+
+/// The most threads `methods.simulation.threads` may ask for.
+pub const MAX_THREADS: u32 = 256;
 
 /// The most saturation searches per scenario and method.
 pub const MAX_SATURATION_SEARCHES: u32 = 100;

@@ -53,7 +53,7 @@ mod circuit;
 mod invariants;
 mod measurements;
 mod scouting;
-mod wormhole;
+pub(super) mod wormhole;
 
 use measurements::Counts;
 

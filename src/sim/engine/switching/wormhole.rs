@@ -15,7 +15,7 @@ use super::{CIRCUIT, SCOUTING};
 pub(in crate::sim::engine) const WORMHOLE: u8 = 0;
 
 /// The code path a switching technique runs.
-pub(super) fn technique(switching: Switching) -> u8 {
+pub(crate) fn technique(switching: Switching) -> u8 {
     match switching {
         // Virtual cut-through is wormhole with a stricter VC grant (`Engine::cut_through`).
         Switching::Wormhole
