@@ -4,7 +4,9 @@
 //! the simulator (cycles/s, flit-hops/s, ns per flit-hop, peak memory), the
 //! models (median solve time of one point, saturation bisection time) and the
 //! scheduler (`runner run` of a 100,000-point model sweep, cold and cached, and the peak
-//! memory of `runner plan` on 1,000,000 tasks, each in a child process).
+//! memory of `runner plan` on 1,000,000 tasks, each in a child process). A fourth, run only
+//! when asked (`--only threads`), times large tori on one thread and on several, alternated,
+//! and checks that their results are the same: it needs a machine whose cores are free.
 
 use std::time::Instant;
 
@@ -22,6 +24,10 @@ pub struct Args {
     /// Run only one group.
     #[arg(long, value_enum)]
     only: Option<Group>,
+    /// With `--only threads`: the threads to compare with one (at least 2; default: the
+    /// available cores, at least 2).
+    #[arg(long, value_name = "N")]
+    threads: Option<u16>,
 }
 
 /// A benchmark group.
@@ -33,6 +39,9 @@ pub enum Group {
     Model,
     /// Planning and scheduling overhead.
     Scheduler,
+    /// One large network on one thread and on several (`--threads`), alternated; not in the
+    /// default run.
+    Threads,
 }
 
 /// Runs the benchmarks and prints the figures.
@@ -51,6 +60,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     if args.only.is_none_or(|g| g == Group::Scheduler) {
         results.insert("scheduler".into(), bench_scheduler(args.json)?);
+    }
+    if args.only == Some(Group::Threads) {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        let threads = args.threads.map_or(cores, usize::from).max(2);
+        results.insert("threads".into(), bench_threads(threads, args.json)?);
     }
     results.insert("peak_memory_mib".into(), serde_json::json!(peak_memory_mib()));
     if args.json {
@@ -265,6 +279,68 @@ fn bench_scheduler(quiet: bool) -> anyhow::Result<serde_json::Value> {
         "cached_seconds": cached, "cached_peak_mib": cached_mib,
         "plan_million_tasks_seconds": plan_seconds, "plan_million_tasks_peak_mib": plan_mib,
     }))
+}
+
+/// The large tori of `--only threads`: the simulator group's 256 x 256 torus and a 512 x 512
+/// one at about half its saturation rate (the docs' "One network on several threads" rows).
+fn threads_configurations() -> Vec<(&'static str, Scenario, f64, sim::SimOptions)> {
+    let mut configurations: Vec<_> = sim::bench_configurations()
+        .into_iter()
+        .filter(|(name, ..)| *name == "torus256x256_dimension_order_v2")
+        .collect();
+    let torus512 = Scenario {
+        routing: Routing::DimensionOrder,
+        virtual_channels: 2,
+        buffer_depth: 8,
+        message_length: 32,
+        ..Scenario::new(Topology::Torus { radix: 512, dimensions: 2 })
+    };
+    let options = sim::SimOptions { warmup_cycles: 700, cycles: 300, ..Default::default() };
+    configurations.push(("torus512x512_dimension_order_v2", torus512, 0.00007, options));
+    configurations
+}
+
+/// Rounds of one thread then `threads` per configuration in `--only threads`.
+const THREADS_ROUNDS: usize = 3;
+
+/// Each of [`threads_configurations`] on one thread and on `threads`, alternated
+/// [`THREADS_ROUNDS`] times: the median wall seconds of each and the speed-up. Fails if the
+/// results of any run differ from the first's in any field.
+fn bench_threads(threads: usize, quiet: bool) -> anyhow::Result<serde_json::Value> {
+    let mut out = Vec::new();
+    for (name, scenario, rate, options) in threads_configurations() {
+        let (mut one, mut many, mut first) = (Vec::new(), Vec::new(), None);
+        for _ in 0..THREADS_ROUNDS {
+            for count in [1, threads] {
+                let options = sim::SimOptions { threads: count, ..options.clone() };
+                let started = Instant::now();
+                let measured = sim::simulate(&scenario, rate, &options, 1, None)?;
+                let seconds = started.elapsed().as_secs_f64();
+                let fields = serde_json::to_string(&measured)?;
+                match &first {
+                    None => first = Some(fields),
+                    Some(first) if *first != fields => anyhow::bail!(
+                        "{name}: the results on {count} threads differ from one thread's"
+                    ),
+                    Some(_) => {}
+                }
+                if count == 1 { one.push(seconds) } else { many.push(seconds) }
+            }
+        }
+        let (one, many) = (median(&mut one), median(&mut many));
+        if !quiet {
+            outln!(
+                "threads {name:<38} 1 thread {one:>6.2} s  {threads} threads {many:>6.2} s  {:.2}x (medians of {THREADS_ROUNDS}; results identical)",
+                one / many
+            )?;
+        }
+        out.push(serde_json::json!({
+            "name": name, "threads": threads, "rounds": THREADS_ROUNDS,
+            "one_thread_seconds": one, "threads_seconds": many, "speed_up": one / many,
+            "results_identical": true,
+        }));
+    }
+    Ok(serde_json::Value::Array(out))
 }
 
 fn median(values: &mut [f64]) -> f64 {
