@@ -16,8 +16,8 @@ impl Engine {
         // With threads (`split`), the whole run is one of the pool's threads: each cycle's
         // split phases then run on the pool with this thread taking a range of its own, and
         // the pool's other threads wait between them. Handed to the pool from outside each
-        // time, the phases would wake a thread that then competes for a core with the one
-        // left waiting here (`split`, "one thread per core").
+        // time, the phases would wake threads that then compete for the cores with the one
+        // left waiting here (`split`'s module docs).
         if let Some(pool) = self.split.as_ref().map(|split| split.pool()) {
             return pool.install(|| self.run_on_this_thread(plan, progress));
         }
