@@ -23,6 +23,21 @@ use super::{
     replies, source, switching, timing, vc_allocator,
 };
 
+/// Whether `scenario`'s routers feed their local ports over an injection channel (one flit per
+/// cycle from a node's injection VCs), and whether input ports are counted: with an input
+/// speedup or such a channel. The families whose terminals are not routers have their
+/// channels already: the terminal links.
+pub(super) fn input_ports(scenario: &Scenario, geometry: &Geometry) -> (bool, bool) {
+    let channel = scenario.injection == Injection::Channel && geometry.nodes_are_routers();
+    (channel, scenario.input_speedup.is_some() || channel)
+}
+
+/// Whether phase A walks the bitmap (`Engine::walk_bitmap`): at least [`BITMAP_VCS`] VCs on
+/// the links that exist.
+pub(super) fn walks_bitmap(geometry: &Geometry, v: u32) -> bool {
+    geometry.links() as usize * v as usize >= BITMAP_VCS
+}
+
 impl Engine {
     /// Builds the network for a scenario accepted by `check`.
     pub(crate) fn new(
@@ -63,11 +78,7 @@ impl Engine {
         };
         let batch_length = plan.cycles.div_ceil(raw);
         let section_length = plan.cycles.div_ceil(SECTIONS);
-        // Input ports are counted with an input speedup or an injection channel (one flit per
-        // cycle from a node's injection VCs).
-        // The families whose terminals are not routers have theirs already: the terminal links.
-        let channel = scenario.injection == Injection::Channel && geometry.nodes_are_routers();
-        let ports = scenario.input_speedup.is_some() || channel;
+        let (channel, ports) = input_ports(scenario, &geometry);
         let switching =
             switching::State::new(scenario, network_vcs, total_vcs, geometry.size.diameter);
         let has_faults = faults.is_some();
@@ -85,7 +96,7 @@ impl Engine {
             Some(_) => class_atomic << (v / 2) | class_atomic,
             None => class_atomic,
         };
-        let walk_bitmap = geometry.links() as usize * v as usize >= BITMAP_VCS;
+        let walk_bitmap = walks_bitmap(&geometry, v);
         let split = match plan.threads {
             threads if threads > 1 && super::split::eligible(scenario, &geometry) => Some(
                 Box::new(super::split::Split::new(threads, slots.div_ceil(64)).map_err(SimError)?),

@@ -28,12 +28,13 @@
 //! cores the 64 x 64 torus ran 1.5x slower on two threads than on one, and the 512 x 512
 //! gained 1.3x instead of 1.6x; docs/performance.md, "One network on several threads".)
 
-use crate::scenario::{Injection, Scenario, SwitchAllocator};
+use crate::scenario::{Scenario, SwitchAllocator};
 
 use super::super::topology::Geometry;
+use super::build::{input_ports, walks_bitmap};
 use super::switching::{WORMHOLE, wormhole::technique};
 use super::traverse::Sendable;
-use super::{BITMAP_VCS, Engine, Message, timing};
+use super::{Engine, Message, timing};
 use rayon::prelude::*;
 
 /// The threads of one engine and their scratch lists, one per range.
@@ -301,9 +302,8 @@ pub(super) const fn splits(s: u8, bitmap: bool, timed: bool) -> bool {
 /// bitmap's (not the ports' or the separable allocator's) on a large network, the switching
 /// wormhole or virtual cut-through, every link and credit one cycle long.
 pub(super) fn eligible(scenario: &Scenario, geometry: &Geometry) -> bool {
-    let channel = scenario.injection == Injection::Channel && geometry.nodes_are_routers();
-    let ports = scenario.input_speedup.is_some() || channel;
+    let (_, ports) = input_ports(scenario, geometry);
     let allocated = scenario.switch_allocator == SwitchAllocator::Islip;
-    let bitmap = geometry.links() as usize * scenario.virtual_channels as usize >= BITMAP_VCS;
+    let bitmap = walks_bitmap(geometry, scenario.virtual_channels);
     splits(technique(scenario.switching), bitmap && !ports && !allocated, timing::timed(scenario))
 }
