@@ -440,10 +440,21 @@ pub(crate) struct Engine {
     vc_out: Vec<u32>,
     /// Buffer feeding this VC, or `NONE` once the tail has left it.
     vc_src: Vec<u32>,
+    /// Per network VC, where phase A is the greedy walk of `active` (`build::walks_active`;
+    /// empty otherwise): the length of the message last granted the VC (`grant_output`), so
+    /// that phase B finds whether a move took a message's tail without going through
+    /// `vc_owner` and the message record, two loads on the move's chain.
+    vc_length: Vec<u32>,
 
     // Per physical channel.
     /// Bit v set while VC v is allocated.
     ch_busy: Vec<u64>,
+    /// Bit v set while VC v has an upstream buffer feeding it (`vc_src` not `NONE`): the
+    /// VCs phase A tests where it is the greedy walk of `active` (`build::walks_active`;
+    /// empty otherwise). A VC stays allocated (`ch_busy`) after its message's tail has entered it,
+    /// until its buffer drains; visiting it then costs a test that a branch predictor often
+    /// gets wrong (the 8 x 8 torus of `runner bench`: 3.4 such visits a cycle for 41.6 moves).
+    ch_feed: Vec<u64>,
     /// Round-robin pointer: the VC to consider first.
     ch_rr: Vec<u32>,
     /// Cycle since which `ch_busy` has held its population count (for P_v).

@@ -30,7 +30,7 @@ impl Engine {
         let vcu = vc as usize;
         let out = self.vc_out[vcu];
         if out < EJECT {
-            self.vc_src[out as usize] = NONE;
+            self.unfeed(out);
         }
         self.vc_owner[vcu] = NONE;
         self.vc_out[vcu] = NONE;

@@ -35,6 +35,14 @@ impl Engine {
         let mut buffered = vec![0u64; self.messages.len()];
         let mut owned_injection = 0u64;
         for vc in 0..total {
+            if vc < self.network_vcs as usize && !self.ch_feed.is_empty() {
+                let (channel, index) = (vc / self.v as usize, vc % self.v as usize);
+                assert_eq!(
+                    self.ch_feed[channel] >> index & 1 == 1,
+                    self.vc_src[vc] != NONE,
+                    "VC {vc}: ch_feed out of sync with vc_src"
+                );
+            }
             let id = self.vc_owner[vc];
             if id == NONE {
                 assert_eq!(self.vc_count[vc], 0, "free VC {vc} holds flits");

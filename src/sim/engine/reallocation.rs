@@ -172,7 +172,7 @@ impl Engine {
     /// The tail of the message receiving into `out` has been sent into it: the grant ends, and
     /// the upstream router may give `out` to another message at once.
     pub(super) fn tail_sent(&mut self, out: u32) {
-        self.vc_src[out as usize] = NONE;
+        self.unfeed(out);
         self.end_grant(out);
     }
 
@@ -185,7 +185,7 @@ impl Engine {
         // drained (then its upstream is cleared here, as `release` does).
         let out = self.vc_out[vcu];
         if out < EJECT && self.vc_src[out as usize] == vc {
-            self.vc_src[out as usize] = NONE;
+            self.unfeed(out);
         }
         self.vc_out[vcu] = NONE;
         let now = self.now;

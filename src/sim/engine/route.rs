@@ -251,6 +251,9 @@ impl Engine {
             self.vc_owner[out as usize] = id;
         }
         self.vc_src[out as usize] = vc;
+        if let Some(fed) = self.ch_feed.get_mut(channel as usize) {
+            *fed |= 1 << v;
+        }
         self.vc_out[vc as usize] = out;
         // A source router's VC allocation counts with an injection channel only (`parallel`
         // injection has no pipeline at the source).
@@ -262,8 +265,12 @@ impl Engine {
         let busy = self.ch_busy[channel as usize] | 1 << v;
         self.set_busy(channel, busy);
         let port = channel - self.geometry.first_channel(cur);
+        let message = &self.messages[id as usize];
+        if let Some(length) = self.vc_length.get_mut(out as usize) {
+            *length = message.length;
+        }
         // The routing function's own VC number (a reply's class starts at `vc_base`).
-        let class_v = v - u32::from(self.messages[id as usize].vc_base);
+        let class_v = v - u32::from(message.vc_base);
         let level = self.router.after_hop(&self.geometry, cur, port, class_v, level);
         self.messages[id as usize].level = level;
         if self.window.open {
@@ -302,6 +309,17 @@ impl Engine {
             pick -= n;
         }
         None
+    }
+
+    /// Network VC `out` no longer has a buffer feeding it (`vc_src`, and `ch_feed` where
+    /// phase A walks `active`).
+    #[inline(always)]
+    pub(super) fn unfeed(&mut self, out: u32) {
+        self.vc_src[out as usize] = NONE;
+        if !self.ch_feed.is_empty() {
+            let (channel, index) = self.per_channel.div_rem(out);
+            self.ch_feed[channel as usize] &= !(1 << index);
+        }
     }
 
     /// Clears network VC `vc`'s bit in its channel's `ch_busy`: it may be granted again.

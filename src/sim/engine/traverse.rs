@@ -7,7 +7,7 @@ use crate::scenario::Ejection;
 use super::split;
 use super::switching::{CIRCUIT, WORMHOLE};
 use super::timing::Timing;
-use super::{ALLOC, BITMAP, Engine, Message, NONE, PORTS, Pending, before};
+use super::{ACTIVE, ALLOC, BITMAP, Engine, Message, NONE, PORTS, Pending, before};
 
 impl Engine {
     /// Phase A (choose), ejection and phase B (apply) of switch and link traversal.
@@ -72,6 +72,7 @@ impl Engine {
             active_bits,
             ch_pos,
             ch_busy,
+            ch_feed,
             ch_rr,
             vc_src,
             vc_count,
@@ -94,7 +95,9 @@ impl Engine {
         // to `moves`, sized for one per channel), so their addresses and lengths stay in
         // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_busy` and
         // `vc_src`, which they equal, so one bounds check covers both.
-        let ch_busy: &[u64] = ch_busy;
+        // The walk of `active` visits the fed VCs (`ch_feed`), the bitmap walk the busy ones
+        // (`ch_busy`), testing whether each is fed (`build::walks_active` says why).
+        let ch_busy: &[u64] = if W == BITMAP { ch_busy } else { ch_feed };
         let ch_rr: &mut [u32] = &mut ch_rr[..ch_busy.len()];
         let vc_src: &[u32] = vc_src;
         let vc_count: &[u32] = &vc_count[..vc_src.len()];
@@ -143,7 +146,7 @@ impl Engine {
                 rest &= rest - 1;
                 let out = base + vv as usize;
                 let src = vc_src[out];
-                if src != NONE
+                if (W != BITMAP || src != NONE)
                     && (if T {
                         vc_count[src as usize] > transit[src as usize]
                             && vc_count[out] + owed[out] < depth
@@ -163,7 +166,10 @@ impl Engine {
                         }
                         port_sent[port] += 1;
                     }
-                    moves[n] = pos << 32 | out as u64;
+                    // Walked in `active` order, phase B needs no position: the move
+                    // carries its source buffer instead, sparing phase B a load.
+                    let high = if W == BITMAP { pos } else { u64::from(src) };
+                    moves[n] = high << 32 | out as u64;
                     n += 1;
                     ch_rr[ch] = if vv + 1 == v { 0 } else { vv + 1 };
                     break;
@@ -272,6 +278,7 @@ impl Engine {
             vc_count,
             vc_received,
             vc_owner,
+            vc_length,
             messages,
             window,
             timing,
@@ -279,6 +286,7 @@ impl Engine {
             events,
             ..
         } = self;
+        let vc_length: &[u32] = vc_length;
         let moves: &[u64] = &moves[..n_moves];
         let vc_src: &[u32] = vc_src;
         let vc_count: &mut [u32] = vc_count;
@@ -304,7 +312,12 @@ impl Engine {
             // plus 1 for a tail (positions stay below 2^31: a network of 2^31 channels would
             // need 16 GB for `moves` alone).
             let key = if W == BITMAP { packed >> 32 << 33 } else { (k as u64) << 33 };
-            let src = vc_src[out] as usize;
+            // `choose` packs the source buffer into the moves it makes in `active` order.
+            let src = if W == ACTIVE || W == PORTS {
+                (packed >> 32) as usize
+            } else {
+                vc_src[out] as usize
+            };
             vc_count[src] -= 1;
             vc_count[out] += 1;
             // Behind the front message (`reallocation`).
@@ -320,8 +333,12 @@ impl Engine {
             vc_received[out] += 1;
             // The message leaving `src`: its front one, which is `out`'s unless buffers queue
             // messages (`reallocation`, on the timed paths only).
-            let id = if T { vc_owner[src] } else { vc_owner[out] };
-            let length = messages[id as usize].length;
+            // Without `T`, the length `grant_output` noted at `out` where phase A walks
+            // `active` (one load where the record is two, each on the move's chain).
+            let length = match T {
+                false if W == ACTIVE || W == PORTS => vc_length[out],
+                _ => messages[(if T { vc_owner[src] } else { vc_owner[out] }) as usize].length,
+            };
             // Its tail has just left `src`: none of its flits is left and its tail had entered.
             // Whether the buffer is empty now is a coin toss where flits stream through it, so
             // both tests are made without a branch, except on the large networks that walk the

@@ -250,7 +250,7 @@ impl Engine {
     fn unreserve(&mut self, vc: u32) -> u32 {
         let prev = self.vc_src[vc as usize];
         debug_assert_eq!(self.vc_received[vc as usize], 0, "unreserving a VC data entered");
-        self.vc_src[vc as usize] = NONE;
+        self.unfeed(vc);
         self.release::<false>(vc);
         self.vc_out[prev as usize] = NONE;
         self.switching.gate[vc as usize] = NEVER;
