@@ -13,6 +13,12 @@
 //!    kind, or else of the same kind in any spec;
 //! 3. and with no history at all, the plan estimate.
 //!
+//! A task's cost is counted in worker-seconds: one that ran on several threads (a large
+//! network, `exec::threads`) took its wall time times its threads, as the timeline's summary
+//! counts it. That is what one thread would take at most (it is more where the threads did
+//! not pay for themselves), so such a task is not estimated cheaper, and given fewer workers,
+//! for having had several the last time.
+//!
 //! The scheduler starts the ready task with the highest [`priorities`]: its cost plus the
 //! costliest chain of dependants after it (the "bottom level" of list scheduling), so the long
 //! simulations and the chains that end in them start first and the short tasks fill the gaps.
@@ -48,7 +54,7 @@ impl Ratio {
 /// The wall times of earlier runs' tasks.
 #[derive(Debug, Default)]
 pub struct History {
-    /// Task id -> its last measured wall time.
+    /// Task id -> its last measured wall time times its threads.
     measured: HashMap<String, f64>,
     /// (spec, kind, scenario label) -> measured and estimated time.
     by_scenario: HashMap<(String, String, String), Ratio>,
@@ -79,7 +85,7 @@ impl History {
     pub fn learn(&mut self, timeline: &Timeline) {
         self.timelines += 1;
         for record in timeline.records.iter().filter(|r| r.is_task() && r.ending == Ending::Done) {
-            let seconds = record.seconds();
+            let seconds = record.seconds() * f64::from(record.threads.max(1));
             self.measured.insert(record.id.clone(), seconds);
             if !(record.estimate > 0.0 && record.estimate.is_finite()) {
                 continue;
@@ -195,6 +201,10 @@ methods: {model: {name: nbc_torus}, simulation: {replications: 3}}
     }
 
     fn record(id: &str, label: &str, seconds: f64, estimate: f64) -> Record {
+        on_threads(id, label, seconds, estimate, 1)
+    }
+
+    fn on_threads(id: &str, label: &str, seconds: f64, estimate: f64, threads: u32) -> Record {
         Record {
             id: id.into(),
             kind: "Simulate".into(),
@@ -206,7 +216,7 @@ methods: {model: {name: nbc_torus}, simulation: {replications: 3}}
             inputs: Vec::new(),
             estimate,
             priority: 0.0,
-            threads: 1,
+            threads,
             ending: Ending::Done,
         }
     }
@@ -234,6 +244,19 @@ methods: {model: {name: nbc_torus}, simulation: {replications: 3}}
         // Another spec: the kind's ratio; no history: the estimate.
         assert_eq!(history.seconds("t", &task("new", 0.5), &c), 7.0);
         assert_eq!(History::default().seconds("s", &task("new", 0.5), &c), 0.5);
+    }
+
+    #[test]
+    fn a_task_on_several_threads_costs_its_wall_time_times_its_threads() {
+        let mut history = History::default();
+        let large = label("Simulate", "torus 512", "0.1");
+        history.learn(&Timeline {
+            records: vec![on_threads("large", &large, 6.0, 1.0, 2)],
+            ..Timeline::default()
+        });
+        // 6 s on 2 threads: 12 worker-seconds, measured and as its scenario's ratio.
+        assert_eq!(history.seconds("s", &task("large", 1.0), &large), 12.0);
+        assert_eq!(history.seconds("s", &task("other", 0.5), &large), 6.0);
     }
 
     #[test]
