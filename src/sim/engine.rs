@@ -51,11 +51,14 @@
 //! instead, in channel order, so that the per-channel and per-VC arrays (a channel's V VCs are
 //! adjacent, and a channel's upstream channels are walked in step with it) are read front to
 //! back rather than in insertion order, which at 65,536 nodes missed the caches on nearly
-//! every access. Results do not depend on the walk: each move carries its channel's position
-//! in `active` (`moves`: `pos << 32 | vc`), phase B updates the flit counts in walk order
-//! (sums), and applies the order-dependent effects (a header joining `pending`, whose order is
-//! the routing order and so the order of random draws; a release, which reorders `active` and
-//! may inject a queued message) in `active` order, directly when walking `active`, through the
+//! every access. The walk of `active` tests only the VCs that still have an upstream buffer
+//! (`ch_feed`), not those draining after their message's tail (`build::walks_active`).
+//! Results do not depend on the walk: walking the bitmap, each move carries its channel's
+//! position in `active` (`moves`: `pos << 32 | vc`; walking `active`, its source buffer in
+//! the high half instead, as its place in `moves` is its position), phase B updates the
+//! flit counts in walk order (sums), and applies the order-dependent effects (a header
+//! joining `pending`, whose order is the routing order and so the order of random draws; a
+//! release, which reorders `active` and may inject a queued message) in `active` order, directly when walking `active`, through the
 //! sorted `events` when walking the bitmap. Invariant (`check_invariants`): a channel is in
 //! `active` iff its bit is set iff its `ch_busy` is non-zero. With an input speedup phase A's
 //! order matters (port slots go first come, first served): it always walks `active`.
@@ -491,10 +494,11 @@ pub(crate) struct Engine {
     /// Headers waiting for an output VC, oldest first.
     pending: Vec<Pending>,
     /// Output VCs receiving a flit this cycle (phase A to phase B): `pos << 32 | vc`, `pos`
-    /// the position of the VC's channel in `active` at the start of the cycle (0 unless phase
-    /// A walked the bitmap: walked in `active` order, the moves are in that order). One slot
-    /// per channel (a channel moves at most one flit per cycle); this cycle's are the first
-    /// `n_moves`.
+    /// the position of the VC's channel in `active` at the start of the cycle where phase A
+    /// walked the bitmap. Walked in `active` order the moves are in that order, and the greedy
+    /// walk puts the VC's source buffer in the high half instead (the separable allocator, 0).
+    /// One slot per channel (a channel moves at most one flit per cycle); this cycle's are
+    /// the first `n_moves`.
     moves: Vec<u64>,
     n_moves: usize,
     /// Phase B's order-dependent effects (a header's arrival, a buffer's release) as
