@@ -58,8 +58,8 @@
 //! the high half instead, as its place in `moves` is its position), phase B updates the
 //! flit counts in walk order (sums), and applies the order-dependent effects (a header
 //! joining `pending`, whose order is the routing order and so the order of random draws; a
-//! release, which reorders `active` and may inject a queued message) in `active` order, directly when walking `active`, through the
-//! sorted `events` when walking the bitmap. Invariant (`check_invariants`): a channel is in
+//! release, which reorders `active` and may inject a queued message) in `active` order,
+//! directly when walking `active`, through the sorted `events` when walking the bitmap. Invariant (`check_invariants`): a channel is in
 //! `active` iff its bit is set iff its `ch_busy` is non-zero. With an input speedup phase A's
 //! order matters (port slots go first come, first served): it always walks `active`.
 //! `traverse` is monomorphised on the walk (`ACTIVE`, `PORTS`, `BITMAP`, or `ALLOC`, the
@@ -454,9 +454,10 @@ pub(crate) struct Engine {
     ch_busy: Vec<u64>,
     /// Bit v set while VC v has an upstream buffer feeding it (`vc_src` not `NONE`): the
     /// VCs phase A tests where it is the greedy walk of `active` (`build::walks_active`;
-    /// empty otherwise). A VC stays allocated (`ch_busy`) after its message's tail has entered it,
-    /// until its buffer drains; visiting it then costs a test that a branch predictor often
-    /// gets wrong (the 8 x 8 torus of `runner bench`: 3.4 such visits a cycle for 41.6 moves).
+    /// empty otherwise). A VC stays allocated (`ch_busy`) after its message's tail has
+    /// entered it, until its buffer drains; visiting it then costs a test that a branch
+    /// predictor often gets wrong (the 8 x 8 torus of `runner bench`: 3.4 such visits a
+    /// cycle for 41.6 moves).
     ch_feed: Vec<u64>,
     /// Round-robin pointer: the VC to consider first.
     ch_rr: Vec<u32>,

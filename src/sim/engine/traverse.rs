@@ -93,12 +93,13 @@ impl Engine {
         };
         // The slices are taken once: nothing in the loop resizes a vector (the moves go
         // to `moves`, sized for one per channel), so their addresses and lengths stay in
-        // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_busy` and
+        // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_vcs` and
         // `vc_src`, which they equal, so one bounds check covers both.
-        // The walk of `active` visits the fed VCs (`ch_feed`), the bitmap walk the busy ones
-        // (`ch_busy`), testing whether each is fed (`build::walks_active` says why).
-        let ch_busy: &[u64] = if W == BITMAP { ch_busy } else { ch_feed };
-        let ch_rr: &mut [u32] = &mut ch_rr[..ch_busy.len()];
+        // The VCs a channel tests: the walk of `active` the fed ones (`ch_feed`), the bitmap
+        // walk the busy ones (`ch_busy`), testing whether each is fed (`build::walks_active`
+        // says why).
+        let ch_vcs: &[u64] = if W == BITMAP { ch_busy } else { ch_feed };
+        let ch_rr: &mut [u32] = &mut ch_rr[..ch_vcs.len()];
         let vc_src: &[u32] = vc_src;
         let vc_count: &[u32] = &vc_count[..vc_src.len()];
         let vc_received: &[u32] = vc_received;
@@ -134,12 +135,12 @@ impl Engine {
             };
             // Picks, round-robin, a VC of the channel that can send a flit.
             let ch = channel as usize;
-            let busy = ch_busy[ch];
+            let vcs = ch_vcs[ch];
             let start = ch_rr[ch];
-            // The busy VCs from `start` up, then those below it (`start < V <= 64`): rotated
-            // right by `start`, bit `b` of `busy` sits at `(b - start) mod 64`, and the bits
-            // of `busy` (all below V) come in that order.
-            let mut rest = busy.rotate_right(start);
+            // The VCs from `start` up, then those below it (`start < V <= 64`): rotated right
+            // by `start`, bit `b` of `vcs` sits at `(b - start) mod 64`, and the bits of `vcs`
+            // (all below V) come in that order.
+            let mut rest = vcs.rotate_right(start);
             let base = ch * v as usize;
             while rest != 0 {
                 let vv = (rest.trailing_zeros() + start) & 63;
@@ -287,6 +288,9 @@ impl Engine {
             ..
         } = self;
         let vc_length: &[u32] = vc_length;
+        // The greedy walks of `active` pack the source buffer into their moves (`choose`),
+        // and `grant_output` notes the lengths at the VCs for them (`vc_length`).
+        let greedy = W == ACTIVE || W == PORTS;
         let moves: &[u64] = &moves[..n_moves];
         let vc_src: &[u32] = vc_src;
         let vc_count: &mut [u32] = vc_count;
@@ -312,12 +316,7 @@ impl Engine {
             // plus 1 for a tail (positions stay below 2^31: a network of 2^31 channels would
             // need 16 GB for `moves` alone).
             let key = if W == BITMAP { packed >> 32 << 33 } else { (k as u64) << 33 };
-            // `choose` packs the source buffer into the moves it makes in `active` order.
-            let src = if W == ACTIVE || W == PORTS {
-                (packed >> 32) as usize
-            } else {
-                vc_src[out] as usize
-            };
+            let src = if greedy { (packed >> 32) as usize } else { vc_src[out] as usize };
             vc_count[src] -= 1;
             vc_count[out] += 1;
             // Behind the front message (`reallocation`).
@@ -332,12 +331,15 @@ impl Engine {
             push_event(events, &mut n_events, key | out as u64, vc_received[out] == 0, W);
             vc_received[out] += 1;
             // The message leaving `src`: its front one, which is `out`'s unless buffers queue
-            // messages (`reallocation`, on the timed paths only).
-            // Without `T`, the length `grant_output` noted at `out` where phase A walks
-            // `active` (one load where the record is two, each on the move's chain).
-            let length = match T {
-                false if W == ACTIVE || W == PORTS => vc_length[out],
-                _ => messages[(if T { vc_owner[src] } else { vc_owner[out] }) as usize].length,
+            // messages (`reallocation`, on the timed paths only). Its length, where the
+            // greedy walk has it at `out`, is one load where the record is two, each on the
+            // move's chain.
+            let length = if T {
+                messages[vc_owner[src] as usize].length
+            } else if greedy {
+                vc_length[out]
+            } else {
+                messages[vc_owner[out] as usize].length
             };
             // Its tail has just left `src`: none of its flits is left and its tail had entered.
             // Whether the buffer is empty now is a coin toss where flits stream through it, so
