@@ -217,6 +217,7 @@ mod lengths;
 pub mod links;
 mod network;
 mod percentiles;
+mod prefetch;
 mod rng;
 mod routing;
 pub mod saturation;

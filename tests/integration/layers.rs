@@ -116,6 +116,34 @@ fn lower_layers_never_name_higher_ones() {
     assert!(problems.is_empty(), "the layers are broken:\n{}", problems.join("\n"));
 }
 
+/// The crate denies `unsafe` code (`Cargo.toml`, `src/lib.rs`), and one file allows it: the
+/// cache hint of `sim::prefetch`, whose module docs say why. Every other file, test code
+/// included, has no `unsafe` block, function or impl, and allows no lint that would let one in.
+#[test]
+fn unsafe_code_stays_in_the_cache_hint() {
+    const ALLOWED_UNSAFE: &str = "src/sim/prefetch.rs";
+    let mut problems = Vec::new();
+    let mut seen = false;
+    for path in source_files(Path::new("src")) {
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        let code = blank_comments_and_strings(&text);
+        let allowed = path == Path::new(ALLOWED_UNSAFE);
+        seen |= allowed;
+        for (n, line) in code.lines().enumerate() {
+            let words: Vec<&str> =
+                line.split(|c: char| !(c.is_alphanumeric() || c == '_')).collect();
+            let unsafe_word = words.contains(&"unsafe");
+            let lint =
+                line.contains("unsafe_code") && (line.contains("allow") || line.contains("expect"));
+            if (unsafe_word || lint) && !allowed {
+                problems.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(seen, "{ALLOWED_UNSAFE} is gone: update this test and Cargo.toml's lint");
+    assert!(problems.is_empty(), "unsafe code outside {ALLOWED_UNSAFE}:\n{}", problems.join("\n"));
+}
+
 /// Every `.rs` file under `dir`, sorted.
 fn source_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();

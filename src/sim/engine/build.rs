@@ -19,8 +19,8 @@ use super::super::trace::Feed;
 use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimError, rng::Rng};
 use super::{
-    BITMAP_VCS, EJECT, Engine, NONE, RunPlan, Window, allocator, broadcast, packets, reallocation,
-    replies, source, switching, timing, vc_allocator,
+    BITMAP_VCS, EJECT, Engine, NONE, PREFETCH_VCS, RunPlan, Window, allocator, broadcast, packets,
+    reallocation, replies, source, switching, timing, vc_allocator,
 };
 
 /// Whether phase A is the greedy walk of `active` (`Engine::step_with`): not the separable
@@ -49,6 +49,12 @@ pub(super) fn input_ports(scenario: &Scenario, geometry: &Geometry) -> (bool, bo
 /// the links that exist.
 pub(super) fn walks_bitmap(geometry: &Geometry, v: u32) -> bool {
     geometry.links() as usize * v as usize >= BITMAP_VCS
+}
+
+/// Whether the passes hint their misses ahead (`Engine::prefetching`): a network that walks
+/// the bitmap with at least [`PREFETCH_VCS`] VCs on the links that exist.
+pub(super) fn prefetches(geometry: &Geometry, v: u32) -> bool {
+    geometry.links() as usize * v as usize >= PREFETCH_VCS
 }
 
 impl Engine {
@@ -182,6 +188,7 @@ impl Engine {
             // dragonfly walk the bitmap and sort its events every cycle, 6% slower than
             // walking `active`; same results, either walk).
             walk_bitmap,
+            prefetching: walk_bitmap && prefetches(&geometry, v),
             split,
             queue_head: vec![NONE; nodes],
             queue_tail: vec![NONE; nodes],
@@ -266,6 +273,8 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn with_bitmap_walk(mut self, on: bool) -> Engine {
         self.walk_bitmap = on;
+        // The hints run wherever the bitmap is walked here, so that the tests cover them.
+        self.prefetching = on;
         let ports = !self.port_sent.is_empty();
         if walks_active(on, ports, self.allocator.is_some()) {
             self.vc_length = vec![0; self.network_vcs as usize];

@@ -17,6 +17,7 @@ use crate::scenario::Ejection;
 use super::super::network::hop::{Candidate, Header};
 use super::switching::{SCOUTING, WORMHOLE};
 use super::{EJECT, Engine, NONE, Pending, UNBLOCKED};
+use crate::sim::prefetch::{FAR, NEAR, prefetch};
 
 /// How a routing attempt ended (`Engine::try_route`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +40,11 @@ impl Engine {
         }
         let mut keep = 0;
         let listed = self.pending.len();
+        let ahead = self.prefetching;
         for i in 0..listed {
+            if ahead {
+                self.hint_headers(i);
+            }
             let mut p = self.pending[i];
             if p.ready <= self.now {
                 if S == WORMHOLE {
@@ -69,6 +74,23 @@ impl Engine {
         } else {
             // Keeps headers injected meanwhile (a dropped message frees its injection VC).
             self.pending.drain(keep..listed);
+        }
+    }
+
+    /// On the large networks, hints the lines of the pending headers ahead of `pending[i]`
+    /// (`prefetch`): the far one's owner, the near one's message, its router's first channel's
+    /// `ch_busy` and its release count. Out of line, so that the unhinted loop keeps its
+    /// registers.
+    #[inline(never)]
+    fn hint_headers(&self, i: usize) {
+        if let Some(q) = self.pending.get(i + FAR) {
+            prefetch(&self.vc_owner, q.vc as usize);
+        }
+        if let Some(&q) = self.pending.get(i + NEAR) {
+            prefetch(&self.messages, self.vc_owner[q.vc as usize] as usize);
+            let node = self.node_of(q.vc);
+            prefetch(&self.ch_busy, self.geometry.first_channel(node) as usize);
+            prefetch(&self.releases, node as usize);
         }
     }
 

@@ -35,6 +35,7 @@ use super::build::{input_ports, walks_bitmap};
 use super::switching::{WORMHOLE, wormhole::technique};
 use super::traverse::Sendable;
 use super::{Engine, Message, timing};
+use crate::sim::prefetch::{Ahead, FAR, NEAR, prefetch};
 use rayon::prelude::*;
 
 /// The threads of one engine and their scratch lists, one per range.
@@ -150,6 +151,7 @@ impl Engine {
             self.now,
         );
         let ch_rr = &mut self.ch_rr[..ch_busy.len()];
+        let hint = self.prefetching;
         let Split { pool, words, moves, .. } = split;
         let words = *words;
         pool.install(|| {
@@ -160,7 +162,7 @@ impl Engine {
                 .enumerate()
                 .for_each(|(k, ((bits, ch_rr), moves))| {
                     moves.clear();
-                    let walk = Walk { ch_busy, ch_pos, sendable, v };
+                    let walk = Walk { ch_busy, ch_pos, sendable, v, hint };
                     walk.range(bits, k * words, ch_rr, moves);
                 });
         });
@@ -180,6 +182,7 @@ impl Engine {
         #[cfg(test)]
         self.count_move_ports();
         let counting = self.window.open;
+        let hint = self.prefetching;
         let vcs = split.words * 64 * self.v as usize;
         let vc_src: &[u32] = &self.vc_src;
         let Split { pool, moves, headers, deferred, tails, .. } = &mut *split;
@@ -195,7 +198,26 @@ impl Engine {
                     let first = k * vcs;
                     headers.clear();
                     deferred.clear();
-                    for &packed in moves {
+                    for (j, &packed) in moves.iter().enumerate() {
+                        // The moves ahead, as in `Engine::apply` (`prefetch`).
+                        if hint && let Some(&far) = moves.get(j + FAR) {
+                            let o = (far as u32 as usize).saturating_sub(first);
+                            prefetch(vc_src, far as u32 as usize);
+                            prefetch(count, o);
+                            prefetch(received, o);
+                            if counting {
+                                prefetch(flits, o);
+                            }
+                        }
+                        if hint && let Some(&near) = moves.get(j + NEAR) {
+                            let src = vc_src[near as u32 as usize] as usize;
+                            // Only this range's: a line of another thread's is its to write.
+                            if let Some(s) = src.checked_sub(first)
+                                && s < count.len()
+                            {
+                                prefetch(count, s);
+                            }
+                        }
                         let out = packed as u32 as usize;
                         let src = vc_src[out] as usize;
                         let o = out - first;
@@ -225,6 +247,13 @@ impl Engine {
             moves.par_iter().zip(tails.par_iter_mut()).for_each(|(moves, tails)| {
                 tails.clear();
                 for (k, &packed) in moves.iter().enumerate() {
+                    if hint && let Some(&near) = moves.get(k + NEAR) {
+                        let out = near as u32 as usize;
+                        let src = vc_src[out] as usize;
+                        prefetch(messages, vc_owner[out] as usize);
+                        prefetch(vc_count, src);
+                        prefetch(vc_received, src);
+                    }
                     let out = packed as u32 as usize;
                     let src = vc_src[out] as usize;
                     let length = messages[vc_owner[out] as usize].length;
@@ -259,6 +288,8 @@ struct Walk<'a> {
     ch_pos: &'a [u32],
     sendable: Sendable<'a>,
     v: u32,
+    /// Hint the misses ahead (`Engine::prefetching`).
+    hint: bool,
 }
 
 impl Walk<'_> {
@@ -266,13 +297,38 @@ impl Walk<'_> {
     /// each busy channel picks, round-robin, a VC whose upstream buffer has a flit and whose
     /// own buffer has room.
     fn range(&self, bits: &[u64], first_word: usize, ch_rr: &mut [u32], moves: &mut Vec<u64>) {
-        let Walk { ch_busy, ch_pos, sendable, v } = *self;
+        let Walk { ch_busy, ch_pos, sendable, v, hint } = *self;
         let first = first_word * 64;
+        // The cursors ahead, as in `Engine::choose` (`prefetch`).
+        let (mut far, mut near) = (Ahead::default(), Ahead::default());
+        if hint {
+            for _ in 0..FAR {
+                far.advance(bits);
+            }
+            for _ in 0..NEAR {
+                near.advance(bits);
+            }
+        }
         for (w, &word) in bits.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let ch = (first_word + w) * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
+            let mut word = word;
+            while word != 0 {
+                let ch = (first_word + w) * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                if hint && let Some(c) = far.advance(bits) {
+                    let c = first + c as usize;
+                    prefetch(ch_busy, c);
+                    prefetch(ch_rr, c - first);
+                    prefetch(ch_pos, c);
+                    sendable.prefetch_channel(c * v as usize);
+                }
+                if hint && let Some(c) = near.advance(bits) {
+                    let c = first + c as usize;
+                    let mut busy = ch_busy[c];
+                    while busy != 0 {
+                        sendable.prefetch_source(c * v as usize + busy.trailing_zeros() as usize);
+                        busy &= busy - 1;
+                    }
+                }
                 let start = ch_rr[ch - first];
                 let mut rest = ch_busy[ch].rotate_right(start);
                 let base = ch * v as usize;
