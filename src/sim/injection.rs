@@ -24,20 +24,16 @@ use std::collections::BinaryHeap;
 
 use crate::scenario::InjectionProcess;
 
-use super::rng::{Rng, ln};
-
-/// `ln(1 - p)` for a geometric draw (`-inf` at p = 1).
-fn log_fail(p: f64) -> f64 {
-    if p >= 1.0 { f64::NEG_INFINITY } else { ln(1.0 - p) }
-}
+use super::rng::{Geometric, Rng};
 
 /// How a source's next message follows its last.
 #[derive(Clone, Debug)]
 enum Kind {
-    /// Geometric gaps: `ln(1 - p)`.
-    Bernoulli { log_fail: f64 },
-    /// Turn off after a message with probability `leave`; off periods have `ln(1 - b)`.
-    OnOff { leave: f64, log_fail: f64 },
+    /// Geometric gaps of success probability p.
+    Bernoulli { gaps: Geometric },
+    /// Turn off after a message with probability `leave`; off periods are geometric with
+    /// success probability b.
+    OnOff { leave: f64, off: Geometric },
 }
 
 /// The per-node sources of one run.
@@ -59,22 +55,22 @@ impl Sources {
     ) -> Option<Sources> {
         let kind = match process {
             InjectionProcess::Poisson => return None,
-            InjectionProcess::Bernoulli => Kind::Bernoulli { log_fail: log_fail(rate) },
+            InjectionProcess::Bernoulli => Kind::Bernoulli { gaps: Geometric::new(rate) },
             InjectionProcess::OnOff { burst_length } => {
                 let off_to_on = rate / (burst_length * (1.0 - rate));
-                Kind::OnOff { leave: 1.0 / burst_length, log_fail: log_fail(off_to_on) }
+                Kind::OnOff { leave: 1.0 / burst_length, off: Geometric::new(off_to_on) }
             }
         };
         let mut calendar = BinaryHeap::with_capacity(nodes as usize);
         if rate > 0.0 {
             for node in 0..nodes {
                 let first = match kind {
-                    Kind::Bernoulli { log_fail } => rng.geometric(log_fail, u64::MAX) - 1,
-                    Kind::OnOff { log_fail, .. } => {
+                    Kind::Bernoulli { gaps } => rng.geometric(gaps, u64::MAX) - 1,
+                    Kind::OnOff { off, .. } => {
                         if rng.open_unit() <= rate {
                             0
                         } else {
-                            rng.geometric(log_fail, u64::MAX)
+                            rng.geometric(off, u64::MAX)
                         }
                     }
                 };
@@ -94,10 +90,10 @@ impl Sources {
             return None;
         }
         let gap = match self.kind {
-            Kind::Bernoulli { log_fail } => rng.geometric(log_fail, u64::MAX),
-            Kind::OnOff { leave, log_fail } => {
+            Kind::Bernoulli { gaps } => rng.geometric(gaps, u64::MAX),
+            Kind::OnOff { leave, off } => {
                 if rng.open_unit() <= leave {
-                    1 + rng.geometric(log_fail, u64::MAX)
+                    1 + rng.geometric(off, u64::MAX)
                 } else {
                     1
                 }

@@ -16,7 +16,7 @@
 
 use crate::scenario::{MessageLengths, Scenario};
 
-use super::rng::{Rng, ln};
+use super::rng::{Geometric, Rng};
 
 /// The longest geometric length drawn, in flits.
 pub(crate) const GEOMETRIC_CAP: u32 = 1 << 26;
@@ -28,8 +28,8 @@ pub(crate) enum Lengths {
     Fixed(u32),
     /// `min + span` with probability `long / span`, else `min`.
     Bimodal { min: u32, span: u32, long: u32 },
-    /// Geometric with success probability 1/M: `log_fail = ln(1 - 1/M)`.
-    Geometric { log_fail: f64 },
+    /// Geometric with success probability 1/M.
+    Geometric(Geometric),
     /// `min + U{0..span}`, `span = max - min + 1`.
     Uniform { min: u32, span: u32 },
 }
@@ -46,9 +46,7 @@ impl Lengths {
                 long: mean.saturating_sub(min),
             },
             MessageLengths::Geometric if mean <= 1 => Lengths::Fixed(1),
-            MessageLengths::Geometric => {
-                Lengths::Geometric { log_fail: ln(1.0 - 1.0 / f64::from(mean)) }
-            }
+            MessageLengths::Geometric => Lengths::Geometric(Geometric::new(1.0 / f64::from(mean))),
             MessageLengths::Uniform { min, max } => {
                 Lengths::Uniform { min, span: max.saturating_sub(min) + 1 }
             }
@@ -67,9 +65,7 @@ impl Lengths {
                     min
                 }
             }
-            Lengths::Geometric { log_fail } => {
-                rng.geometric(log_fail, u64::from(GEOMETRIC_CAP)) as u32
-            }
+            Lengths::Geometric(law) => rng.geometric(law, u64::from(GEOMETRIC_CAP)) as u32,
             Lengths::Uniform { min, span } => min + rng.below(u64::from(span)) as u32,
         }
     }
@@ -80,7 +76,7 @@ impl Lengths {
         match *self {
             Lengths::Fixed(length) => length,
             Lengths::Bimodal { min, span, .. } => min + span,
-            Lengths::Geometric { .. } => GEOMETRIC_CAP,
+            Lengths::Geometric(_) => GEOMETRIC_CAP,
             Lengths::Uniform { min, span } => min + span - 1,
         }
     }
