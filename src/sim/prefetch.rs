@@ -52,6 +52,16 @@ pub(crate) struct Ahead {
 }
 
 impl Ahead {
+    /// A cursor `steps` set bits into `words`: the walk's lead.
+    #[inline(always)]
+    pub(crate) fn after(words: &[u64], steps: usize) -> Ahead {
+        let mut cursor = Ahead::default();
+        for _ in 0..steps {
+            cursor.advance(words);
+        }
+        cursor
+    }
+
     /// The next set bit's item, or `None` past the bitmap's end.
     #[inline(always)]
     pub(crate) fn advance(&mut self, words: &[u64]) -> Option<u32> {
@@ -76,6 +86,9 @@ mod tests {
         let items: Vec<u32> = std::iter::from_fn(|| cursor.advance(&words)).collect();
         assert_eq!(items, vec![1, 3, 128, 191]);
         assert_eq!(cursor.advance(&words), None);
+        let mut ahead = Ahead::after(&words, 2);
+        assert_eq!(ahead.advance(&words), Some(128));
+        assert_eq!(Ahead::after(&words, 9).advance(&words), None);
     }
 
     #[test]

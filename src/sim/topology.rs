@@ -460,6 +460,13 @@ impl Geometry {
         self.neighbor[channel as usize]
     }
 
+    /// Hints the line that [`Geometry::downstream`] of `channel` reads (`sim::prefetch`), for a
+    /// call a while later.
+    #[inline(always)]
+    pub(crate) fn hint_downstream(&self, channel: u32) {
+        super::prefetch::prefetch(&self.neighbor, channel as usize);
+    }
+
     /// Coordinate of `node` in dimension `d` (its digit `d` in radix `size.radix`).
     #[inline]
     pub(crate) fn coord(&self, node: u32, d: u32) -> u32 {

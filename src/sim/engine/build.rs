@@ -45,17 +45,20 @@ pub(super) fn input_ports(scenario: &Scenario, geometry: &Geometry) -> (bool, bo
     (channel, scenario.input_speedup.is_some() || channel)
 }
 
+/// The VCs on the links that exist: the size that decides phase A's walk
+/// ([`walks_bitmap`]) and the hints (`Engine::prefetching`).
+fn vcs_on_links(geometry: &Geometry, v: u32) -> usize {
+    geometry.links() as usize * v as usize
+}
+
 /// Whether phase A walks the bitmap (`Engine::walk_bitmap`): at least [`BITMAP_VCS`] VCs on
 /// the links that exist.
 pub(super) fn walks_bitmap(geometry: &Geometry, v: u32) -> bool {
-    geometry.links() as usize * v as usize >= BITMAP_VCS
+    vcs_on_links(geometry, v) >= BITMAP_VCS
 }
 
-/// Whether the passes hint their misses ahead (`Engine::prefetching`): a network that walks
-/// the bitmap with at least [`PREFETCH_VCS`] VCs on the links that exist.
-pub(super) fn prefetches(geometry: &Geometry, v: u32) -> bool {
-    geometry.links() as usize * v as usize >= PREFETCH_VCS
-}
+// A network that hints walks the bitmap, whose walks the hints are made for.
+const _: () = assert!(PREFETCH_VCS >= BITMAP_VCS);
 
 impl Engine {
     /// Builds the network for a scenario accepted by `check`.
@@ -188,7 +191,7 @@ impl Engine {
             // dragonfly walk the bitmap and sort its events every cycle, 6% slower than
             // walking `active`; same results, either walk).
             walk_bitmap,
-            prefetching: walk_bitmap && prefetches(&geometry, v),
+            prefetching: vcs_on_links(&geometry, v) >= PREFETCH_VCS,
             split,
             queue_head: vec![NONE; nodes],
             queue_tail: vec![NONE; nodes],

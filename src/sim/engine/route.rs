@@ -78,13 +78,17 @@ impl Engine {
     }
 
     /// On the large networks, hints the lines of the pending headers ahead of `pending[i]`
-    /// (`prefetch`): the far one's owner, the near one's message, its router's first channel's
-    /// `ch_busy` and its release count. Out of line, so that the unhinted loop keeps its
-    /// registers.
+    /// (`prefetch`): the far one's owner and its VC's downstream router, the near one's
+    /// message, its router's first channel's `ch_busy` and its release count. Out of line, so
+    /// that the unhinted loop keeps its registers.
     #[inline(never)]
     fn hint_headers(&self, i: usize) {
         if let Some(q) = self.pending.get(i + FAR) {
             prefetch(&self.vc_owner, q.vc as usize);
+            // `node_of` at the near distance reads it.
+            if q.vc < self.network_vcs {
+                self.geometry.hint_downstream(self.per_channel.div(q.vc));
+            }
         }
         if let Some(&q) = self.pending.get(i + NEAR) {
             prefetch(&self.messages, self.vc_owner[q.vc as usize] as usize);

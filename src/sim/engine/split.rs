@@ -300,15 +300,10 @@ impl Walk<'_> {
         let Walk { ch_busy, ch_pos, sendable, v, hint } = *self;
         let first = first_word * 64;
         // The cursors ahead, as in `Engine::choose` (`prefetch`).
-        let (mut far, mut near) = (Ahead::default(), Ahead::default());
-        if hint {
-            for _ in 0..FAR {
-                far.advance(bits);
-            }
-            for _ in 0..NEAR {
-                near.advance(bits);
-            }
-        }
+        let (mut far, mut near) = match hint {
+            true => (Ahead::after(bits, FAR), Ahead::after(bits, NEAR)),
+            false => (Ahead::default(), Ahead::default()),
+        };
         for (w, &word) in bits.iter().enumerate() {
             let mut word = word;
             while word != 0 {
@@ -323,11 +318,7 @@ impl Walk<'_> {
                 }
                 if hint && let Some(c) = near.advance(bits) {
                     let c = first + c as usize;
-                    let mut busy = ch_busy[c];
-                    while busy != 0 {
-                        sendable.prefetch_source(c * v as usize + busy.trailing_zeros() as usize);
-                        busy &= busy - 1;
-                    }
+                    sendable.prefetch_sources(c * v as usize, ch_busy[c]);
                 }
                 let start = ch_rr[ch - first];
                 let mut rest = ch_busy[ch].rotate_right(start);

@@ -124,16 +124,10 @@ impl Engine {
         // The bitmap walk's cursors ahead where it hints (`prefetch`): `far` the lines of a channel
         // and its VCs, `near`, whose lines `far` fetched, the upstream buffers' counts. The
         // first channels of a cycle go unhinted.
-        let mut far = Ahead::default();
-        let mut near = Ahead::default();
-        if hint {
-            for _ in 0..FAR {
-                far.advance(active_bits);
-            }
-            for _ in 0..NEAR {
-                near.advance(active_bits);
-            }
-        }
+        let (mut far, mut near) = match hint {
+            true => (Ahead::after(active_bits, FAR), Ahead::after(active_bits, NEAR)),
+            false => (Ahead::default(), Ahead::default()),
+        };
         'walk: loop {
             if hint {
                 if let Some(c) = far.advance(active_bits) {
@@ -141,19 +135,11 @@ impl Engine {
                     prefetch(ch_vcs, c);
                     prefetch(ch_rr, c);
                     prefetch(ch_pos, c);
-                    prefetch(vc_src, c * v as usize);
-                    prefetch(vc_count, c * v as usize);
+                    hint_vcs(vc_src, vc_count, c * v as usize);
                 }
                 if let Some(c) = near.advance(active_bits) {
                     let c = c as usize;
-                    let mut busy = ch_vcs[c];
-                    while busy != 0 {
-                        let src = vc_src[c * v as usize + busy.trailing_zeros() as usize];
-                        busy &= busy - 1;
-                        if src != NONE {
-                            prefetch(vc_count, src as usize);
-                        }
-                    }
+                    hint_sources(vc_src, vc_count, c * v as usize, ch_vcs[c]);
                 }
             }
             let (channel, pos) = if W != BITMAP {
@@ -705,17 +691,35 @@ impl<'a> Sendable<'a> {
     /// (`prefetch`).
     #[inline(always)]
     pub(super) fn prefetch_channel(&self, first: usize) {
-        prefetch(self.vc_src, first);
-        prefetch(self.vc_count, first);
+        hint_vcs(self.vc_src, self.vc_count, first);
     }
 
-    /// Hints the count [`Sendable::source`] reads at the buffer feeding `out`, if any
-    /// (`prefetch`; `vc_src[out]` is read, so it should be hinted first).
+    /// Hints the counts [`Sendable::source`] reads at the buffers feeding the VCs `busy` of
+    /// the channel whose first VC is `first` ([`hint_sources`]).
     #[inline(always)]
-    pub(super) fn prefetch_source(&self, out: usize) {
-        let src = self.vc_src[out];
+    pub(super) fn prefetch_sources(&self, first: usize, busy: u64) {
+        hint_sources(self.vc_src, self.vc_count, first, busy);
+    }
+}
+
+/// Hints the lines of a channel's VCs that phase A reads first, the channel's first VC being
+/// `first` (`prefetch`): its `vc_src` and its own `vc_count`.
+#[inline(always)]
+pub(super) fn hint_vcs(vc_src: &[u32], vc_count: &[u32], first: usize) {
+    prefetch(vc_src, first);
+    prefetch(vc_count, first);
+}
+
+/// Hints the upstream counts phase A tests for the VCs `busy` (bit v for VC v) of the channel
+/// whose first VC is `first` (`prefetch`): `vc_count` at each one's `vc_src`, which is read
+/// here, so [`hint_vcs`] should have hinted it a while before.
+#[inline(always)]
+pub(super) fn hint_sources(vc_src: &[u32], vc_count: &[u32], first: usize, mut busy: u64) {
+    while busy != 0 {
+        let src = vc_src[first + busy.trailing_zeros() as usize];
+        busy &= busy - 1;
         if src != NONE {
-            prefetch(self.vc_count, src as usize);
+            prefetch(vc_count, src as usize);
         }
     }
 }
