@@ -6,7 +6,9 @@
 //! scheduler (`runner run` of a 100,000-point model sweep, cold and cached, and the peak
 //! memory of `runner plan` on 1,000,000 tasks, each in a child process). A fourth, run only
 //! when asked (`--only threads`), times large tori on one thread and on several, alternated,
-//! and checks that their results are the same: it needs a machine whose cores are free.
+//! and checks that their results are the same: it needs a machine whose cores are free. A
+//! fifth (`--only booksim --booksim PATH`) runs BookSim 2 and runner side by side on the same
+//! workloads and gives the ratio of their CPU time per flit-hop.
 
 use std::time::Instant;
 
@@ -28,6 +30,10 @@ pub struct Args {
     /// available cores, at least 2).
     #[arg(long, value_name = "N")]
     threads: Option<u16>,
+    /// With `--only booksim`: the BookSim 2 executable to run beside runner (built from its
+    /// sources, `make` in `src/`).
+    #[arg(long, value_name = "PATH")]
+    booksim: Option<std::path::PathBuf>,
 }
 
 /// A benchmark group.
@@ -42,6 +48,9 @@ pub enum Group {
     /// One large network on one thread and on several (`--threads`), alternated; not in the
     /// default run.
     Threads,
+    /// BookSim 2 (`--booksim PATH`) and runner side by side on the same workloads, alternated:
+    /// CPU time per flit-hop and the ratio; not in the default run.
+    Booksim,
 }
 
 /// Runs the benchmarks and prints the figures.
@@ -51,7 +60,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             "warning: this is a debug build; benchmark with `cargo run --release -- bench`\n",
         );
     }
+    let booksim = match (args.only, &args.booksim) {
+        (Some(Group::Booksim), Some(path)) => Some(path.clone()),
+        (Some(Group::Booksim), None) => anyhow::bail!(
+            "`--only booksim` needs the BookSim 2 executable: `--booksim PATH` (build it from \
+             its sources with `make` in `src/`; docs/performance.md, \"Side by side\")"
+        ),
+        (_, Some(_)) => anyhow::bail!("`--booksim` goes with `--only booksim`"),
+        (_, None) => None,
+    };
     let mut results = serde_json::Map::new();
+    if let Some(path) = booksim {
+        results.insert("booksim".into(), bench_booksim(&path, args.json)?);
+    }
     if args.only.is_none_or(|g| g == Group::Sim) {
         results.insert("simulator".into(), bench_sim(args.json)?);
     }
@@ -343,6 +364,179 @@ fn bench_threads(threads: usize, quiet: bool) -> anyhow::Result<serde_json::Valu
     Ok(serde_json::Value::Array(out))
 }
 
+/// A workload of `--only booksim`: BookSim 2's configuration and runner's `simulate`
+/// arguments for the same network, pattern, injection process and load. Runner runs ten times
+/// as many cycles as BookSim (its runs are too short to time otherwise); both are charged per
+/// flit-hop of runner's count, scaled to BookSim's cycles.
+struct SideBySide {
+    name: &'static str,
+    /// BookSim's configuration, less its seed.
+    booksim: &'static str,
+    booksim_cycles: u64,
+    /// `runner simulate` arguments, less `--cycles` and `--json`.
+    runner: &'static [&'static str],
+    runner_cycles: u64,
+}
+
+/// The torus rows of docs/performance.md's "Side by side" (its dragonfly row needs a BookSim
+/// whose `dragonflynew` channels take one cycle, as runner's, which stock BookSim's do not).
+const SIDE_BY_SIDE: [SideBySide; 2] = [
+    SideBySide {
+        name: "torus8x8_dimension_order_v2_m32",
+        booksim:
+            "topology = torus; k = 8; n = 2; use_noc_latency = 0; routing_function = dim_order;
+num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 1; input_speedup = 2;
+traffic = uniform; injection_process = bernoulli; packet_size = 32;
+injection_rate = 0.005; injection_rate_uses_flits = 0; sim_type = latency;
+sample_period = 100000; warmup_periods = 0; max_samples = 1; latency_thres = 500.0;
+",
+        booksim_cycles: 100_000,
+        runner: &[
+            "topology=torus",
+            "radix=8",
+            "dimensions=2",
+            "routing=dimension_order",
+            "virtual_channels=2",
+            "buffer_depth=8",
+            "message_length=32",
+            "traffic=uniform_with_self",
+            "injection_process=bernoulli",
+            "--rate",
+            "0.005",
+            "--warmup-cycles",
+            "0",
+        ],
+        runner_cycles: 1_000_000,
+    },
+    SideBySide {
+        name: "torus8x8_booksim_router_m16",
+        booksim:
+            "topology = torus; k = 8; n = 2; use_noc_latency = 0; routing_function = dim_order;
+num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 0; input_speedup = 1;
+sw_allocator = islip; alloc_iters = 1; vc_allocator = islip;
+traffic = uniform; injection_process = bernoulli; packet_size = 16;
+injection_rate = 0.0122; injection_rate_uses_flits = 0; sim_type = latency;
+sample_period = 80000; warmup_periods = 0; max_samples = 1; latency_thres = 500.0;
+",
+        booksim_cycles: 80_000,
+        runner: &[
+            "router=booksim",
+            "topology=torus",
+            "radix=8",
+            "dimensions=2",
+            "routing=dimension_order",
+            "virtual_channels=2",
+            "message_length=16",
+            "traffic=uniform_with_self",
+            "injection_process=bernoulli",
+            "--rate",
+            "0.0122",
+            "--warmup-cycles",
+            "0",
+        ],
+        runner_cycles: 800_000,
+    },
+];
+
+/// Alternations of BookSim and runner per workload in `--only booksim`.
+const BOOKSIM_ROUNDS: usize = 3;
+
+/// Each of [`SIDE_BY_SIDE`] with BookSim (`booksim`, run in a scratch directory) and with this
+/// executable, alternated [`BOOKSIM_ROUNDS`] times: the median CPU time per flit-hop of each
+/// and their ratio.
+fn bench_booksim(booksim: &std::path::Path, quiet: bool) -> anyhow::Result<serde_json::Value> {
+    let booksim = std::fs::canonicalize(booksim)
+        .map_err(|e| anyhow::anyhow!("the BookSim executable {}: {e}", booksim.display()))?;
+    let dir = tempfile::tempdir()?;
+    let exe = std::env::current_exe()?;
+    let mut out = Vec::new();
+    for row in &SIDE_BY_SIDE {
+        let config = format!("{}seed = 1;\n", row.booksim);
+        std::fs::write(dir.path().join("workload.cfg"), config)?;
+        let cycles = row.runner_cycles.to_string();
+        let mut runner_args: Vec<&str> = vec!["simulate"];
+        runner_args.extend(row.runner);
+        runner_args.extend(["--cycles", &cycles, "--json"]);
+        let (mut theirs, mut ours) = (Vec::new(), Vec::new());
+        for _ in 0..BOOKSIM_ROUNDS {
+            let (booksim_cpu, _) = child_cpu_seconds(&booksim, &["workload.cfg"], dir.path())?;
+            let (runner_cpu, json) = child_cpu_seconds(&exe, &runner_args, dir.path())?;
+            let measured: serde_json::Value = serde_json::from_str(&json)?;
+            let hops = measured["flit_hops"].as_f64().filter(|&h| h > 0.0).ok_or_else(|| {
+                anyhow::anyhow!("{}: runner's run reported no flit-hops", row.name)
+            })?;
+            // BookSim's run is charged runner's flit-hops over BookSim's cycles.
+            let booksim_hops = hops * row.booksim_cycles as f64 / row.runner_cycles as f64;
+            theirs.push(booksim_cpu * 1e9 / booksim_hops);
+            ours.push(runner_cpu * 1e9 / hops);
+        }
+        let (theirs, ours) = (median(&mut theirs), median(&mut ours));
+        if !quiet {
+            outln!(
+                "booksim {:<38} BookSim {theirs:>7.1} ns/flit-hop  runner {ours:>6.2} ns/flit-hop  {:.1}x (CPU time, medians of {BOOKSIM_ROUNDS}; {} and {} cycles)",
+                row.name,
+                theirs / ours,
+                row.booksim_cycles,
+                row.runner_cycles
+            )?;
+        }
+        out.push(serde_json::json!({
+            "name": row.name, "rounds": BOOKSIM_ROUNDS,
+            "booksim_cycles": row.booksim_cycles, "runner_cycles": row.runner_cycles,
+            "booksim_ns_per_flit_hop": theirs, "runner_ns_per_flit_hop": ours,
+            "ratio": theirs / ours,
+        }));
+    }
+    Ok(serde_json::Value::Array(out))
+}
+
+/// Runs `program args` in `dir` to its end; returns the CPU seconds (user and system) it used
+/// and its standard output. Fails, with the end of its standard error, if it fails.
+fn child_cpu_seconds(
+    program: &std::path::Path,
+    args: &[&str],
+    dir: &std::path::Path,
+) -> anyhow::Result<(f64, String)> {
+    let before = children_cpu_seconds()?;
+    let output = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", program.display()))?;
+    let seconds = children_cpu_seconds()? - before;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: String = stderr.lines().rev().take(5).collect::<Vec<_>>().join(" | ");
+        anyhow::bail!(
+            "`{} {}` failed ({}): {tail}",
+            program.display(),
+            args.join(" "),
+            output.status
+        );
+    }
+    Ok((seconds, String::from_utf8_lossy(&output.stdout).into_owned()))
+}
+
+/// The CPU seconds of this process's children that have ended and been waited for (Linux
+/// `/proc/self/stat`: `cutime` and `cstime`).
+fn children_cpu_seconds() -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    children_cpu_of(&stat).ok_or_else(|| anyhow::anyhow!("no CPU times in /proc/self/stat"))
+}
+
+/// `cutime + cstime` of a `/proc/<pid>/stat` text, in seconds. The fields are counted after
+/// the command name's closing parenthesis (the name may hold spaces and parentheses); the
+/// times are in the kernel's user clock ticks, 100 per second on Linux (`USER_HZ`, fixed for
+/// this file's ABI).
+fn children_cpu_of(stat: &str) -> Option<f64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Field 3 (the state) is the first after the name: cutime is field 16, cstime field 17.
+    let ticks = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
+    Some((ticks(16)? + ticks(17)?) as f64 / 100.0)
+}
+
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
@@ -358,4 +552,39 @@ fn vm_hwm_mib(status: &str) -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_cpu_times_are_read_after_the_command_name() {
+        // A name with a space and a parenthesis; utime 7, stime 8, cutime 250, cstime 30.
+        let stat = "4242 (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 7 8 250 30 20 0 1 0 \
+                    12345 1000000 200 18446744073709551615";
+        assert_eq!(children_cpu_of(stat), Some(2.8));
+        assert_eq!(children_cpu_of("4242 (cut) S 1 2"), None);
+        assert!(children_cpu_seconds().is_ok_and(|s| s >= 0.0));
+    }
+
+    #[test]
+    fn side_by_side_workloads_are_the_same_on_both_sides() {
+        for row in &SIDE_BY_SIDE {
+            let value = |key: &str| {
+                row.booksim.split(';').map(str::trim).find_map(|kv| {
+                    let (k, v) = kv.split_once('=')?;
+                    (k.trim() == key).then(|| v.trim().to_string())
+                })
+            };
+            let has = |arg: &str| row.runner.contains(&arg);
+            let rate = row.runner.iter().skip_while(|a| **a != "--rate").nth(1);
+            assert_eq!(value("injection_rate").as_deref(), rate.copied(), "{}", row.name);
+            assert_eq!(value("k").map(|k| format!("radix={k}")).as_deref().map(has), Some(true));
+            assert!(has(&format!("message_length={}", value("packet_size").unwrap_or_default())));
+            assert_eq!(value("sample_period"), Some(row.booksim_cycles.to_string()));
+            assert_eq!(row.runner_cycles, 10 * row.booksim_cycles, "{}", row.name);
+            assert!(has("injection_process=bernoulli") && has("traffic=uniform_with_self"));
+        }
+    }
 }

@@ -513,12 +513,16 @@ fn a_second_run_of_the_same_experiment_waits_for_the_first() {
 fn bad_command_line_input_exits_2_with_a_message() {
     let scratch = Scratch::new();
     scratch.spec("m.yaml", MODEL_SPEC);
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 8] = [
         &["verify", "nowhere"],
         &["run", "m.yaml", "--only", "simulation"],
         &["run", "missing.yaml"],
         &["run", "m.yaml", "-j", "0"],
         &["solve", "fat_tre", "--rate", "0.001"],
+        // BookSim side by side: the group needs the executable, and the executable the group.
+        &["bench", "--only", "booksim"],
+        &["bench", "--booksim", "nowhere"],
+        &["bench", "--only", "booksim", "--booksim", "nowhere"],
     ];
     for args in cases {
         let output = scratch.run(args);
@@ -530,6 +534,11 @@ fn bad_command_line_input_exits_2_with_a_message() {
     assert!(
         stderr(&scratch.run(&["solve", "fat_tre", "--rate", "0.001"]))
             .contains("did you mean `fat_tree`?")
+    );
+    assert!(stderr(&scratch.run(&["bench", "--only", "booksim"])).contains("--booksim PATH"));
+    assert!(
+        stderr(&scratch.run(&["bench", "--only", "booksim", "--booksim", "nowhere"]))
+            .contains("the BookSim executable nowhere")
     );
 }
 
