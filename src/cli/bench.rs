@@ -370,73 +370,74 @@ fn bench_threads(threads: usize, quiet: bool) -> anyhow::Result<serde_json::Valu
 /// flit-hop of runner's count, scaled to BookSim's cycles.
 struct SideBySide {
     name: &'static str,
-    /// BookSim's configuration, less its seed.
+    /// BookSim's configuration of the router and the load; [`BOOKSIM_COMMON`], the cycles
+    /// and the seed are added.
     booksim: &'static str,
     booksim_cycles: u64,
-    /// `runner simulate` arguments, less `--cycles` and `--json`.
-    runner: &'static [&'static str],
+    /// `runner simulate` arguments of the router and the load; [`RUNNER_COMMON`], the cycles
+    /// and `--json` are added.
+    runner: &'static str,
     runner_cycles: u64,
 }
+
+/// What BookSim's side of every workload shares: the 8 x 8 torus with one-cycle channels,
+/// dimension-order routing, uniform traffic (the source included) from Bernoulli sources at
+/// `injection_rate` messages per node and cycle, one sample period with no warm-up.
+const BOOKSIM_COMMON: &str = "topology = torus; k = 8; n = 2; use_noc_latency = 0;
+routing_function = dim_order; traffic = uniform; injection_process = bernoulli;
+injection_rate_uses_flits = 0; sim_type = latency; warmup_periods = 0; max_samples = 1;
+latency_thres = 500.0;
+";
+
+/// The same on runner's side.
+const RUNNER_COMMON: &str = "topology=torus radix=8 dimensions=2 routing=dimension_order \
+                             traffic=uniform_with_self injection_process=bernoulli \
+                             --warmup-cycles 0";
 
 /// The torus rows of docs/performance.md's "Side by side" (its dragonfly row needs a BookSim
 /// whose `dragonflynew` channels take one cycle, as runner's, which stock BookSim's do not).
 const SIDE_BY_SIDE: [SideBySide; 2] = [
     SideBySide {
         name: "torus8x8_dimension_order_v2_m32",
-        booksim:
-            "topology = torus; k = 8; n = 2; use_noc_latency = 0; routing_function = dim_order;
-num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 1; input_speedup = 2;
-traffic = uniform; injection_process = bernoulli; packet_size = 32;
-injection_rate = 0.005; injection_rate_uses_flits = 0; sim_type = latency;
-sample_period = 100000; warmup_periods = 0; max_samples = 1; latency_thres = 500.0;
+        booksim: "num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 1; input_speedup = 2;
+packet_size = 32; injection_rate = 0.005;
 ",
         booksim_cycles: 100_000,
-        runner: &[
-            "topology=torus",
-            "radix=8",
-            "dimensions=2",
-            "routing=dimension_order",
-            "virtual_channels=2",
-            "buffer_depth=8",
-            "message_length=32",
-            "traffic=uniform_with_self",
-            "injection_process=bernoulli",
-            "--rate",
-            "0.005",
-            "--warmup-cycles",
-            "0",
-        ],
+        runner: "virtual_channels=2 buffer_depth=8 message_length=32 --rate 0.005",
         runner_cycles: 1_000_000,
     },
     SideBySide {
         name: "torus8x8_booksim_router_m16",
-        booksim:
-            "topology = torus; k = 8; n = 2; use_noc_latency = 0; routing_function = dim_order;
-num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 0; input_speedup = 1;
+        booksim: "num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 0; input_speedup = 1;
 sw_allocator = islip; alloc_iters = 1; vc_allocator = islip;
-traffic = uniform; injection_process = bernoulli; packet_size = 16;
-injection_rate = 0.0122; injection_rate_uses_flits = 0; sim_type = latency;
-sample_period = 80000; warmup_periods = 0; max_samples = 1; latency_thres = 500.0;
+packet_size = 16; injection_rate = 0.0122;
 ",
         booksim_cycles: 80_000,
-        runner: &[
-            "router=booksim",
-            "topology=torus",
-            "radix=8",
-            "dimensions=2",
-            "routing=dimension_order",
-            "virtual_channels=2",
-            "message_length=16",
-            "traffic=uniform_with_self",
-            "injection_process=bernoulli",
-            "--rate",
-            "0.0122",
-            "--warmup-cycles",
-            "0",
-        ],
+        runner: "router=booksim virtual_channels=2 message_length=16 --rate 0.0122",
         runner_cycles: 800_000,
     },
 ];
+
+impl SideBySide {
+    /// BookSim's whole configuration.
+    fn booksim_config(&self) -> String {
+        format!(
+            "{BOOKSIM_COMMON}{}sample_period = {};\nseed = 1;\n",
+            self.booksim, self.booksim_cycles
+        )
+    }
+
+    /// Runner's whole argument list.
+    fn runner_args(&self) -> Vec<String> {
+        let cycles = ["--cycles".to_string(), self.runner_cycles.to_string(), "--json".into()];
+        std::iter::once("simulate")
+            .chain(RUNNER_COMMON.split_whitespace())
+            .chain(self.runner.split_whitespace())
+            .map(String::from)
+            .chain(cycles)
+            .collect()
+    }
+}
 
 /// Alternations of BookSim and runner per workload in `--only booksim`.
 const BOOKSIM_ROUNDS: usize = 3;
@@ -451,12 +452,9 @@ fn bench_booksim(booksim: &std::path::Path, quiet: bool) -> anyhow::Result<serde
     let exe = std::env::current_exe()?;
     let mut out = Vec::new();
     for row in &SIDE_BY_SIDE {
-        let config = format!("{}seed = 1;\n", row.booksim);
-        std::fs::write(dir.path().join("workload.cfg"), config)?;
-        let cycles = row.runner_cycles.to_string();
-        let mut runner_args: Vec<&str> = vec!["simulate"];
-        runner_args.extend(row.runner);
-        runner_args.extend(["--cycles", &cycles, "--json"]);
+        std::fs::write(dir.path().join("workload.cfg"), row.booksim_config())?;
+        let runner_args = row.runner_args();
+        let runner_args: Vec<&str> = runner_args.iter().map(String::as_str).collect();
         let (mut theirs, mut ours) = (Vec::new(), Vec::new());
         for _ in 0..BOOKSIM_ROUNDS {
             let (booksim_cpu, _) = child_cpu_seconds(&booksim, &["workload.cfg"], dir.path())?;
@@ -571,20 +569,25 @@ mod tests {
     #[test]
     fn side_by_side_workloads_are_the_same_on_both_sides() {
         for row in &SIDE_BY_SIDE {
+            let config = row.booksim_config();
             let value = |key: &str| {
-                row.booksim.split(';').map(str::trim).find_map(|kv| {
+                config.split(';').map(str::trim).find_map(|kv| {
                     let (k, v) = kv.split_once('=')?;
                     (k.trim() == key).then(|| v.trim().to_string())
                 })
             };
-            let has = |arg: &str| row.runner.contains(&arg);
-            let rate = row.runner.iter().skip_while(|a| **a != "--rate").nth(1);
-            assert_eq!(value("injection_rate").as_deref(), rate.copied(), "{}", row.name);
-            assert_eq!(value("k").map(|k| format!("radix={k}")).as_deref().map(has), Some(true));
-            assert!(has(&format!("message_length={}", value("packet_size").unwrap_or_default())));
+            let args = row.runner_args();
+            let arg = |key: &str| args.iter().find_map(|a| a.strip_prefix(key)).map(String::from);
+            let rate = args.iter().skip_while(|a| *a != "--rate").nth(1).cloned();
+            assert_eq!(value("injection_rate"), rate, "{}", row.name);
+            assert_eq!(value("k"), arg("radix="), "{}", row.name);
+            assert_eq!(value("num_vcs"), arg("virtual_channels="), "{}", row.name);
+            assert_eq!(value("packet_size"), arg("message_length="), "{}", row.name);
             assert_eq!(value("sample_period"), Some(row.booksim_cycles.to_string()));
             assert_eq!(row.runner_cycles, 10 * row.booksim_cycles, "{}", row.name);
-            assert!(has("injection_process=bernoulli") && has("traffic=uniform_with_self"));
+            assert_eq!(arg("injection_process=").as_deref(), Some("bernoulli"));
+            assert_eq!(arg("traffic=").as_deref(), Some("uniform_with_self"));
+            assert_eq!(value("seed").as_deref(), Some("1"));
         }
     }
 }

@@ -132,7 +132,7 @@ const PORTS: u8 = 1;
 const BITMAP: u8 = 2;
 /// Phase A is the separable switch allocator (`allocator`), not a walk.
 const ALLOC: u8 = 3;
-/// Networks with at least this many VCs on existing links walk the bitmap (`Engine::walk_bitmap`).
+/// Networks with at least this many VCs on existing links walk the bitmap (`build::walk`).
 const BITMAP_VCS: usize = 1 << 15;
 /// Networks with at least this many VCs on existing links, which walk the bitmap, hint their
 /// misses ahead (`Engine::prefetching`). Below it (the 256 x 256 torus at V = 2 has half as
@@ -477,11 +477,12 @@ pub(crate) struct Engine {
     /// The same set as a bitmap by channel id (bit `c % 64` of word `c / 64`): phase A walks
     /// it in channel order, so the per-channel and per-VC arrays are read front to back.
     active_bits: Vec<u64>,
-    /// Phase A walks `active_bits` (large networks, no input speedup): the per-channel and
+    /// How phase A goes over the channels (`ACTIVE`, `PORTS`, `BITMAP` or `ALLOC`;
+    /// `build::walk`). `BITMAP` on large networks with no ports counted: their per-channel and
     /// per-VC arrays no longer fit in the caches, and memory order beats `active` order. A
     /// small network's state stays cached, and the walk in `active` order costs fewer
     /// instructions.
-    walk_bitmap: bool,
+    walk: u8,
     /// The passes of a cycle hint the cache lines they will read a few steps ahead (`prefetch`):
     /// a network that walks the bitmap with at least `PREFETCH_VCS` VCs, whose state is far
     /// beyond the caches.

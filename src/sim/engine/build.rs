@@ -19,21 +19,32 @@ use super::super::trace::Feed;
 use super::super::traffic::{Pattern, Traffic};
 use super::super::{SimError, rng::Rng};
 use super::{
-    BITMAP_VCS, EJECT, Engine, NONE, PREFETCH_VCS, RunPlan, Window, allocator, broadcast, packets,
-    reallocation, replies, source, switching, timing, vc_allocator,
+    ACTIVE, ALLOC, BITMAP, BITMAP_VCS, EJECT, Engine, NONE, PORTS, PREFETCH_VCS, RunPlan, Window,
+    allocator, broadcast, packets, reallocation, replies, source, switching, timing, vc_allocator,
 };
 
-/// Whether phase A is the greedy walk of `active` (`Engine::step_with`): not the separable
-/// switch allocator (`allocates`), and not the bitmap walk, which runs where the network
-/// asks for it (`walk_bitmap`) with no input ports counted (`ports`, whose slots go first
-/// come, first served in `active` order). The walk of `active` tests the fed VCs
-/// (`Engine::ch_feed`) and phase B reads the lengths at the VCs (`Engine::vc_length`).
-/// The others do without both: on the bitmap walk's large networks the stores that keep
-/// them up to date miss the caches (the 512 x 512 torus was 20% slower with them), and the
-/// allocator, with BookSim's reallocation, ends a VC's grant as its tail passes, so it has
-/// no VC to skip (BookSim's router was 2% slower with them).
-pub(super) fn walks_active(walk_bitmap: bool, ports: bool, allocates: bool) -> bool {
-    !allocates && (!walk_bitmap || ports)
+/// How phase A goes over the channels (`Engine::walk`, which `Engine::step_with` dispatches
+/// on): the separable switch allocator where the scenario has one (`allocates`); else the
+/// walk of `active` with its input ports counted (`ports`, whose slots go first come, first
+/// served in `active` order); else the bitmap walk where the network is large enough for it
+/// (`bitmap`, [`walks_bitmap`]); else the walk of `active`.
+pub(super) fn walk(bitmap: bool, ports: bool, allocates: bool) -> u8 {
+    match () {
+        _ if allocates => ALLOC,
+        _ if ports => PORTS,
+        _ if bitmap => BITMAP,
+        _ => ACTIVE,
+    }
+}
+
+/// Whether phase A is a greedy walk of `active` (`ACTIVE` or `PORTS`). Those test the fed VCs
+/// (`Engine::ch_feed`), and phase B reads the lengths at the VCs (`Engine::vc_length`). The
+/// others do without both: on the bitmap walk's large networks the stores that keep them up
+/// to date miss the caches (the 512 x 512 torus was 20% slower with them), and the allocator,
+/// with BookSim's reallocation, ends a VC's grant as its tail passes, so it has no VC to skip
+/// (BookSim's router was 2% slower with them).
+pub(super) fn walks_active(walk: u8) -> bool {
+    walk == ACTIVE || walk == PORTS
 }
 
 /// Whether `scenario`'s routers feed their local ports over an injection channel (one flit per
@@ -51,7 +62,7 @@ fn vcs_on_links(geometry: &Geometry, v: u32) -> usize {
     geometry.links() as usize * v as usize
 }
 
-/// Whether phase A walks the bitmap (`Engine::walk_bitmap`): at least [`BITMAP_VCS`] VCs on
+/// Whether the network is large enough for the bitmap walk ([`walk`]): at least [`BITMAP_VCS`] VCs on
 /// the links that exist.
 pub(super) fn walks_bitmap(geometry: &Geometry, v: u32) -> bool {
     vcs_on_links(geometry, v) >= BITMAP_VCS
@@ -118,9 +129,9 @@ impl Engine {
             Some(_) => class_atomic << (v / 2) | class_atomic,
             None => class_atomic,
         };
-        let walk_bitmap = walks_bitmap(&geometry, v);
         let allocates = scenario.switch_allocator == SwitchAllocator::Islip;
-        let walks_active = walks_active(walk_bitmap, ports, allocates);
+        let walk = walk(walks_bitmap(&geometry, v), ports, allocates);
+        let walks_active = walks_active(walk);
         let split = match plan.threads {
             threads if threads > 1 && super::split::eligible(scenario, &geometry) => Some(
                 Box::new(super::split::Split::new(threads, slots.div_ceil(64)).map_err(SimError)?),
@@ -190,7 +201,7 @@ impl Engine {
             // held one slot each, `topology::Geometry`, their padding made the p = 4
             // dragonfly walk the bitmap and sort its events every cycle, 6% slower than
             // walking `active`; same results, either walk).
-            walk_bitmap,
+            walk,
             prefetching: vcs_on_links(&geometry, v) >= PREFETCH_VCS,
             split,
             queue_head: vec![NONE; nodes],
@@ -275,11 +286,11 @@ impl Engine {
     /// Test builds: phase A walks the bitmap (or `active`) whatever the network's size.
     #[cfg(test)]
     pub(crate) fn with_bitmap_walk(mut self, on: bool) -> Engine {
-        self.walk_bitmap = on;
+        let ports = !self.port_sent.is_empty();
+        self.walk = walk(on, ports, self.allocator.is_some());
         // The hints run wherever the bitmap is walked here, so that the tests cover them.
         self.prefetching = on;
-        let ports = !self.port_sent.is_empty();
-        if walks_active(on, ports, self.allocator.is_some()) {
+        if walks_active(self.walk) {
             self.vc_length = vec![0; self.network_vcs as usize];
             self.ch_feed = vec![0; self.ch_busy.len()];
         } else {

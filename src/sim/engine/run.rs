@@ -274,18 +274,17 @@ impl Engine {
         // `injection: channel`: the sources choose what they feed their routers' local
         // ports this cycle (`source`); it enters the buffers after the traversal.
         let fed = self.source.is_some() && self.feed();
-        let ports = self.speedup.is_some() || self.injection_channel;
-        let mut moved = match (ports, self.walk_bitmap, self.timing.is_some()) {
-            _ if self.allocator.is_some() => match self.timing.is_some() {
+        let mut moved = match (self.walk, self.timing.is_some()) {
+            (ALLOC, timed) => match timed {
                 false => self.traverse_allocated::<S, false>(),
                 true => self.traverse_allocated::<S, true>() | self.advance_timing(),
             },
-            (true, _, false) => self.traverse::<S, PORTS, false>(),
-            (false, true, false) => self.traverse::<S, BITMAP, false>(),
-            (false, false, false) => self.traverse::<S, ACTIVE, false>(),
-            (true, _, true) => self.traverse::<S, PORTS, true>() | self.advance_timing(),
-            (false, true, true) => self.traverse::<S, BITMAP, true>() | self.advance_timing(),
-            (false, false, true) => self.traverse::<S, ACTIVE, true>() | self.advance_timing(),
+            (PORTS, false) => self.traverse::<S, PORTS, false>(),
+            (BITMAP, false) => self.traverse::<S, BITMAP, false>(),
+            (_, false) => self.traverse::<S, ACTIVE, false>(),
+            (PORTS, true) => self.traverse::<S, PORTS, true>() | self.advance_timing(),
+            (BITMAP, true) => self.traverse::<S, BITMAP, true>() | self.advance_timing(),
+            (_, true) => self.traverse::<S, ACTIVE, true>() | self.advance_timing(),
         };
         if fed {
             self.feed_due();
