@@ -38,11 +38,11 @@ pub(super) fn walk(bitmap: bool, ports: bool, allocates: bool) -> u8 {
 }
 
 /// Whether phase A is a greedy walk of `active` (`ACTIVE` or `PORTS`). Those test the fed VCs
-/// (`Engine::ch_feed`), and phase B reads the lengths at the VCs (`Engine::vc_length`). The
-/// others do without both: on the bitmap walk's large networks the stores that keep them up
-/// to date miss the caches (the 512 x 512 torus was 20% slower with them), and the allocator,
-/// with BookSim's reallocation, ends a VC's grant as its tail passes, so it has no VC to skip
-/// (BookSim's router was 2% slower with them).
+/// (`Engine::ch_feed`), and their untimed phase B reads the lengths at the VCs
+/// (`Engine::vc_length`). The others do without both: on the bitmap walk's large networks the
+/// stores that keep them up to date miss the caches (the 512 x 512 torus was 20% slower with
+/// them), and the allocator, with BookSim's reallocation, ends a VC's grant as its tail
+/// passes, so it has no VC to skip (BookSim's router was 2% slower with them).
 pub(super) fn walks_active(walk: u8) -> bool {
     walk == ACTIVE || walk == PORTS
 }
@@ -132,6 +132,7 @@ impl Engine {
         let allocates = scenario.switch_allocator == SwitchAllocator::Islip;
         let walk = walk(walks_bitmap(&geometry, v), ports, allocates);
         let walks_active = walks_active(walk);
+        let timing = timing::of(scenario, &geometry, total_vcs);
         let split = match plan.threads {
             threads if threads > 1 && super::split::eligible(scenario, &geometry) => Some(
                 Box::new(super::split::Split::new(threads, slots.div_ceil(64)).map_err(SimError)?),
@@ -188,7 +189,8 @@ impl Engine {
             vc_received: vec![0; total_vcs],
             vc_out: vec![NONE; total_vcs],
             vc_src: vec![NONE; total_vcs],
-            vc_length: if walks_active { vec![0; network_vcs] } else { vec![] },
+            // The timed phase B reads the length from the message record (`traverse`).
+            vc_length: if walks_active && timing.is_none() { vec![0; network_vcs] } else { vec![] },
             ch_busy: vec![0; slots],
             ch_feed: if walks_active { vec![0; slots] } else { vec![] },
             ch_rr: vec![0; slots],
@@ -246,7 +248,7 @@ impl Engine {
                 source_waits: Histogram::new(),
                 ..Window::default()
             },
-            timing: timing::of(scenario, &geometry, total_vcs),
+            timing,
             source: (scenario.injection == Injection::Channel).then(|| {
                 let classes = if scenario.reply_length.is_some() { 2 } else { 1 };
                 Box::new(source::Source::new(nodes, classes, v, channel))
@@ -291,7 +293,10 @@ impl Engine {
         // The hints run wherever the bitmap is walked here, so that the tests cover them.
         self.prefetching = on;
         if walks_active(self.walk) {
-            self.vc_length = vec![0; self.network_vcs as usize];
+            self.vc_length = match self.timing {
+                None => vec![0; self.network_vcs as usize],
+                Some(_) => vec![],
+            };
             self.ch_feed = vec![0; self.ch_busy.len()];
         } else {
             self.vc_length = vec![];
@@ -354,6 +359,7 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn with_timing(mut self, scenario: &Scenario) -> Engine {
         self.timing = Some(timing::build(scenario, &self.geometry, self.vc_owner.len()));
+        self.vc_length = vec![];
         self
     }
 
