@@ -405,12 +405,18 @@ impl Timeline {
         }
     }
 
-    /// Writes the timeline to a new file in `dir` (created if missing), named by the run's
-    /// start and this process's id, and removes the oldest beyond [`KEEP`]; returns its path.
+    /// Writes the timeline to a new file in `dir` (created if missing), named by the time it
+    /// is written and this process's id, and removes the oldest beyond [`KEEP`]; returns its
+    /// path.
     pub fn save(&self, dir: &Path) -> std::io::Result<PathBuf> {
         std::fs::create_dir_all(dir)?;
-        let stamp: String = self.started.chars().filter(char::is_ascii_alphanumeric).collect();
-        let path = dir.join(format!("{stamp}-{}.json", std::process::id()));
+        // Nanoseconds since 1970, zero-padded: the names sort as the runs ended. (The run's
+        // start, to the second, did not: two short runs can start in the same second, and
+        // their process ids then ordered them as text, "1003" before "998".)
+        let written = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = dir.join(format!("{written:020}-{}.json", std::process::id()));
         crate::files::write_atomic(&path, self.to_json().as_bytes())?;
         let mut saved = saved(dir);
         if saved.len() > KEEP {
@@ -453,7 +459,8 @@ impl Phases {
     }
 }
 
-/// The timelines saved in `dir`, oldest first (their names start with the run's start time).
+/// The timelines saved in `dir`, oldest first (their names start with the time they were
+/// written).
 pub fn saved(dir: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|entries| {
@@ -655,22 +662,24 @@ mod tests {
         assert!(Timeline::from_json("{}").is_err());
     }
 
+    /// The newest written is kept and listed last, whatever the runs' starts say: here each
+    /// run started earlier than the one before (as two runs started in the same second, their
+    /// names once sorted by process id as text).
     #[test]
     fn saving_keeps_the_newest() {
         let dir = std::env::temp_dir().join(format!("runner-timelines-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        for second in 0..KEEP + 3 {
-            let timeline =
-                Timeline { started: format!("2026-11-29T00:00:{second:02}Z"), ..diamond() };
-            timeline.save(&dir).unwrap();
+        let started = |n: usize| format!("2026-11-29T00:00:{:02}Z", 59 - n);
+        for n in 0..KEEP + 3 {
+            Timeline { started: started(n), ..diamond() }.save(&dir).unwrap();
         }
         let kept = saved(&dir);
         assert_eq!(kept.len(), KEEP);
-        let newest = std::fs::read_to_string(kept.last().unwrap()).unwrap();
-        assert_eq!(
-            Timeline::from_json(&newest).unwrap().started,
-            format!("2026-11-29T00:00:{:02}Z", KEEP + 2)
-        );
+        let read = |path: &PathBuf| {
+            Timeline::from_json(&std::fs::read_to_string(path).unwrap()).unwrap().started
+        };
+        assert_eq!(read(kept.last().unwrap()), started(KEEP + 2));
+        assert_eq!(read(&kept[0]), started(3));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
