@@ -29,11 +29,14 @@ use super::{
 /// served in `active` order); else the bitmap walk where the network is large enough for it
 /// (`bitmap`, [`walks_bitmap`]); else the walk of `active`.
 pub(super) fn walk(bitmap: bool, ports: bool, allocates: bool) -> u8 {
-    match () {
-        _ if allocates => ALLOC,
-        _ if ports => PORTS,
-        _ if bitmap => BITMAP,
-        _ => ACTIVE,
+    if allocates {
+        ALLOC
+    } else if ports {
+        PORTS
+    } else if bitmap {
+        BITMAP
+    } else {
+        ACTIVE
     }
 }
 
@@ -62,8 +65,8 @@ fn vcs_on_links(geometry: &Geometry, v: u32) -> usize {
     geometry.links() as usize * v as usize
 }
 
-/// Whether the network is large enough for the bitmap walk ([`walk`]): at least [`BITMAP_VCS`] VCs on
-/// the links that exist.
+/// Whether the network is large enough for the bitmap walk ([`walk`]): at least
+/// [`BITMAP_VCS`] VCs on the links that exist.
 pub(super) fn walks_bitmap(geometry: &Geometry, v: u32) -> bool {
     vcs_on_links(geometry, v) >= BITMAP_VCS
 }
