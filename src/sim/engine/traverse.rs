@@ -97,22 +97,24 @@ impl Engine {
         } = self;
         // A header just granted its VC and waiting `vc_allocation_delay` counts `HELD` in
         // `transit`, so the test of the oldest flit covers it.
+        let vcs = vc_src.len();
         let (transit, owed): (&[u32], &[u32]) = match timing.as_deref() {
-            Some(timing) if T => (&timing.transit, &timing.owed),
+            Some(timing) if T => (&timing.transit[..vcs], &timing.owed[..vcs]),
             _ => (&[], &[]),
         };
         // The slices are taken once: nothing in the loop resizes a vector (the moves go
         // to `moves`, sized for one per channel), so their addresses and lengths stay in
-        // registers. `ch_rr` and `vc_count` are cut to the lengths of `ch_vcs` and
-        // `vc_src`, which they equal, so one bounds check covers both.
+        // registers. `ch_rr` is cut to the length of `ch_vcs`, and the per-VC slices
+        // (`transit` and `owed` with `T`) to that of `vc_src`, which they equal, so that one
+        // bounds check covers each group.
         // The VCs a channel tests: the walk of `active` the fed ones (`ch_feed`), the bitmap
         // walk the busy ones (`ch_busy`), testing whether each is fed (`build::walks_active`
         // says why).
         let ch_vcs: &[u64] = if W == BITMAP { ch_busy } else { ch_feed };
         let ch_rr: &mut [u32] = &mut ch_rr[..ch_vcs.len()];
         let vc_src: &[u32] = vc_src;
-        let vc_count: &[u32] = &vc_count[..vc_src.len()];
-        let vc_received: &[u32] = vc_received;
+        let vc_count: &[u32] = &vc_count[..vcs];
+        let vc_received: &[u32] = &vc_received[..vcs];
         let gate: &[u64] = &switching.gate;
         let moves: &mut [u64] = moves;
         let mut n = 0;
@@ -323,10 +325,13 @@ impl Engine {
         // and `grant_output` notes the lengths at the VCs for them (`vc_length`).
         let greedy = W == ACTIVE || W == PORTS;
         let moves: &[u64] = &moves[..n_moves];
-        let vc_src: &[u32] = vc_src;
+        // `vc_received`, `vc_src` and `vc_owner` are cut to the length of `vc_count`, which
+        // they equal, so that one bounds check per VC covers them all.
         let vc_count: &mut [u32] = vc_count;
-        let vc_received: &mut [u32] = vc_received;
-        let vc_owner: &[u32] = vc_owner;
+        let vcs = vc_count.len();
+        let vc_src: &[u32] = &vc_src[..vcs];
+        let vc_received: &mut [u32] = &mut vc_received[..vcs];
+        let vc_owner: &[u32] = &vc_owner[..vcs];
         let messages: &[Message] = messages;
         let vc_flits: &mut [u64] = &mut window.vc_flits;
         // Buffers queue messages (`reallocation`) on the timed paths only.
@@ -661,11 +666,14 @@ impl<'a> Sendable<'a> {
         depth: u32,
         now: u64,
     ) -> Sendable<'a> {
+        // Every per-VC slice is cut to the length of `vc_src`, which they equal (with `T`),
+        // so that one bounds check per VC covers them all.
+        let vcs = vc_src.len();
         let (transit, owed): (&[u32], &[u32]) = match timing.as_deref() {
-            Some(timing) if T => (&timing.transit, &timing.owed),
+            Some(timing) if T => (&timing.transit[..vcs], &timing.owed[..vcs]),
             _ => (&[], &[]),
         };
-        let vc_count = &vc_count[..vc_src.len()];
+        let (vc_count, vc_received) = (&vc_count[..vcs], &vc_received[..vcs]);
         Sendable { vc_src, vc_count, vc_received, gate, transit, owed, depth, now }
     }
 
