@@ -40,8 +40,10 @@ enum Kind {
 #[derive(Clone, Debug)]
 pub(crate) struct Sources {
     kind: Kind,
-    /// (cycle of the node's next message, node), earliest first.
-    calendar: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The cycle of each node's next message and the node, as `cycle << 32 | node`
+    /// ([`entry`]), earliest first: one comparison of 128-bit integers orders them as the
+    /// pairs (cycle, node) would be, where a pair's comparison costs two.
+    calendar: BinaryHeap<Reverse<u128>>,
 }
 
 impl Sources {
@@ -74,7 +76,7 @@ impl Sources {
                         }
                     }
                 };
-                calendar.push(Reverse((first, node)));
+                calendar.push(Reverse(entry(first, node)));
             }
         }
         Some(Sources { kind, calendar })
@@ -85,7 +87,8 @@ impl Sources {
     #[inline]
     pub(crate) fn next(&mut self, until: u64, rng: &mut Rng) -> Option<u32> {
         let mut top = self.calendar.peek_mut()?;
-        let Reverse((cycle, node)) = *top;
+        let Reverse(next) = *top;
+        let (cycle, node) = ((next >> 32) as u64, next as u32);
         if cycle >= until {
             return None;
         }
@@ -99,9 +102,15 @@ impl Sources {
                 }
             }
         };
-        *top = Reverse((cycle.saturating_add(gap), node));
+        *top = Reverse(entry(cycle.saturating_add(gap), node));
         Some(node)
     }
+}
+
+/// A calendar entry: node `node`'s next message in cycle `cycle`.
+#[inline]
+fn entry(cycle: u64, node: u32) -> u128 {
+    u128::from(cycle) << 32 | u128::from(node)
 }
 
 #[cfg(test)]
