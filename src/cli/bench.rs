@@ -8,7 +8,8 @@
 //! when asked (`--only threads`), times large tori on one thread and on several, alternated,
 //! and checks that their results are the same: it needs a machine whose cores are free. A
 //! fifth (`--only booksim --booksim PATH`) runs BookSim 2 and runner side by side on the same
-//! workloads and gives the ratio of their CPU time per flit-hop.
+//! workloads and gives the ratio of their CPU time per flit-hop (the dragonfly's row too with
+//! `--booksim-dragonfly PATH`, a BookSim whose dragonfly channels take one cycle).
 
 use std::time::Instant;
 
@@ -34,6 +35,12 @@ pub struct Args {
     /// sources, `make` in `src/`).
     #[arg(long, value_name = "PATH")]
     booksim: Option<std::path::PathBuf>,
+    /// With `--only booksim`: also the dragonfly row, run on this BookSim 2 executable, built
+    /// with its `dragonflynew` channels taking one cycle as runner's do (stock BookSim gives
+    /// local channels 10 cycles and global ones 100: set both `SetLatency` calls in
+    /// `src/networks/dragonfly.cpp` to 1).
+    #[arg(long, value_name = "PATH")]
+    booksim_dragonfly: Option<std::path::PathBuf>,
 }
 
 /// A benchmark group.
@@ -69,9 +76,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         (_, Some(_)) => anyhow::bail!("`--booksim` goes with `--only booksim`"),
         (_, None) => None,
     };
+    if args.booksim_dragonfly.is_some() && booksim.is_none() {
+        anyhow::bail!(
+            "`--booksim-dragonfly` goes with `--only booksim --booksim PATH` (it adds the \
+             dragonfly's row to the torus rows)"
+        );
+    }
     let mut results = serde_json::Map::new();
     if let Some(path) = booksim {
-        results.insert("booksim".into(), bench_booksim(&path, args.json)?);
+        let dragonfly = args.booksim_dragonfly.as_deref();
+        results.insert("booksim".into(), bench_booksim(&path, dragonfly, args.json)?);
     }
     if args.only.is_none_or(|g| g == Group::Sim) {
         results.insert("simulator".into(), bench_sim(args.json)?);
@@ -370,51 +384,71 @@ fn bench_threads(threads: usize, quiet: bool) -> anyhow::Result<serde_json::Valu
 /// flit-hop of runner's count, scaled to BookSim's cycles.
 struct SideBySide {
     name: &'static str,
-    /// BookSim's configuration of the router and the load; [`BOOKSIM_COMMON`], the cycles
-    /// and the seed are added.
+    /// BookSim's configuration of the network, the router and the load; [`BOOKSIM_COMMON`],
+    /// the cycles and the seed are added.
     booksim: &'static str,
     booksim_cycles: u64,
-    /// `runner simulate` arguments of the router and the load; [`RUNNER_COMMON`], the cycles
-    /// and `--json` are added.
+    /// `runner simulate` arguments of the network, the router and the load;
+    /// [`RUNNER_COMMON`], the cycles and `--json` are added.
     runner: &'static str,
     runner_cycles: u64,
+    /// Whether the row needs a BookSim whose dragonfly channels take one cycle
+    /// (`--booksim-dragonfly`).
+    one_cycle_dragonfly: bool,
 }
 
-/// What BookSim's side of every workload shares: the 8 x 8 torus with one-cycle channels,
-/// dimension-order routing, uniform traffic (the source included) from Bernoulli sources at
-/// `injection_rate` messages per node and cycle, one sample period with no warm-up.
-const BOOKSIM_COMMON: &str = "topology = torus; k = 8; n = 2; use_noc_latency = 0;
-routing_function = dim_order; traffic = uniform; injection_process = bernoulli;
-injection_rate_uses_flits = 0; sim_type = latency; warmup_periods = 0; max_samples = 1;
-latency_thres = 500.0;
+/// What BookSim's side of every workload shares: one-cycle channels (on the torus; the
+/// dragonfly's take the cycles its source gives them), uniform traffic (the source included)
+/// from Bernoulli sources at `injection_rate` messages per node and cycle, one sample period
+/// with no warm-up.
+const BOOKSIM_COMMON: &str = "use_noc_latency = 0; traffic = uniform;
+injection_process = bernoulli; injection_rate_uses_flits = 0; sim_type = latency;
+warmup_periods = 0; max_samples = 1; latency_thres = 500.0;
 ";
 
 /// The same on runner's side.
-const RUNNER_COMMON: &str = "topology=torus radix=8 dimensions=2 routing=dimension_order \
-                             traffic=uniform_with_self injection_process=bernoulli \
-                             --warmup-cycles 0";
+const RUNNER_COMMON: &str =
+    "traffic=uniform_with_self injection_process=bernoulli --warmup-cycles 0";
 
-/// The torus rows of docs/performance.md's "Side by side" (its dragonfly row needs a BookSim
-/// whose `dragonflynew` channels take one cycle, as runner's, which stock BookSim's do not).
-const SIDE_BY_SIDE: [SideBySide; 2] = [
+/// The rows of docs/performance.md's "Side by side": the 8 x 8 torus with runner's router and
+/// with BookSim's, and the dragonfly p = 2 (72 terminals) under minimal routing.
+const SIDE_BY_SIDE: [SideBySide; 3] = [
     SideBySide {
         name: "torus8x8_dimension_order_v2_m32",
-        booksim: "num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 1; input_speedup = 2;
+        booksim: "topology = torus; k = 8; n = 2; routing_function = dim_order;
+num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 1; input_speedup = 2;
 packet_size = 32; injection_rate = 0.005;
 ",
         booksim_cycles: 100_000,
-        runner: "virtual_channels=2 buffer_depth=8 message_length=32 --rate 0.005",
+        runner: "topology=torus radix=8 dimensions=2 routing=dimension_order virtual_channels=2 \
+                 buffer_depth=8 message_length=32 --rate 0.005",
         runner_cycles: 1_000_000,
+        one_cycle_dragonfly: false,
     },
     SideBySide {
         name: "torus8x8_booksim_router_m16",
-        booksim: "num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 0; input_speedup = 1;
+        booksim: "topology = torus; k = 8; n = 2; routing_function = dim_order;
+num_vcs = 2; vc_buf_size = 8; wait_for_tail_credit = 0; input_speedup = 1;
 sw_allocator = islip; alloc_iters = 1; vc_allocator = islip;
 packet_size = 16; injection_rate = 0.0122;
 ",
         booksim_cycles: 80_000,
-        runner: "router=booksim virtual_channels=2 message_length=16 --rate 0.0122",
+        runner: "router=booksim topology=torus radix=8 dimensions=2 routing=dimension_order \
+                 virtual_channels=2 message_length=16 --rate 0.0122",
         runner_cycles: 800_000,
+        one_cycle_dragonfly: false,
+    },
+    SideBySide {
+        name: "dragonfly_p2_minimal_v3_m4",
+        booksim: "topology = dragonflynew; k = 2; n = 1; routing_function = min;
+num_vcs = 3; vc_buf_size = 8; wait_for_tail_credit = 1; input_speedup = 3;
+packet_size = 4; injection_rate = 0.0625;
+",
+        booksim_cycles: 100_000,
+        runner: "topology=dragonfly terminals_per_router=2 routing=minimal virtual_channels=3 \
+                 buffer_depth=8 message_length=4 --rate 0.0625",
+        runner_cycles: 1_000_000,
+        one_cycle_dragonfly: true,
     },
 ];
 
@@ -442,22 +476,36 @@ impl SideBySide {
 /// Alternations of BookSim and runner per workload in `--only booksim`.
 const BOOKSIM_ROUNDS: usize = 3;
 
-/// Each of [`SIDE_BY_SIDE`] with BookSim (`booksim`, run in a scratch directory) and with this
-/// executable, alternated [`BOOKSIM_ROUNDS`] times: the median CPU time per flit-hop of each
-/// and their ratio.
-fn bench_booksim(booksim: &std::path::Path, quiet: bool) -> anyhow::Result<serde_json::Value> {
-    let booksim = std::fs::canonicalize(booksim)
-        .map_err(|e| anyhow::anyhow!("the BookSim executable {}: {e}", booksim.display()))?;
+/// Each of [`SIDE_BY_SIDE`] with BookSim (`booksim`, or `dragonfly` for the row that needs
+/// one-cycle dragonfly channels, which is left out without it; run in a scratch directory)
+/// and with this executable, alternated [`BOOKSIM_ROUNDS`] times: the median CPU time per
+/// flit-hop of each and their ratio.
+fn bench_booksim(
+    booksim: &std::path::Path,
+    dragonfly: Option<&std::path::Path>,
+    quiet: bool,
+) -> anyhow::Result<serde_json::Value> {
+    let executable = |path: &std::path::Path| {
+        std::fs::canonicalize(path)
+            .map_err(|e| anyhow::anyhow!("the BookSim executable {}: {e}", path.display()))
+    };
+    let booksim = executable(booksim)?;
+    let dragonfly = dragonfly.map(executable).transpose()?;
     let dir = tempfile::tempdir()?;
     let exe = std::env::current_exe()?;
     let mut out = Vec::new();
     for row in &SIDE_BY_SIDE {
+        let booksim = match (row.one_cycle_dragonfly, &dragonfly) {
+            (false, _) => &booksim,
+            (true, Some(dragonfly)) => dragonfly,
+            (true, None) => continue,
+        };
         std::fs::write(dir.path().join("workload.cfg"), row.booksim_config())?;
         let runner_args = row.runner_args();
         let runner_args: Vec<&str> = runner_args.iter().map(String::as_str).collect();
         let (mut theirs, mut ours) = (Vec::new(), Vec::new());
         for _ in 0..BOOKSIM_ROUNDS {
-            let (booksim_cpu, _) = child_cpu_seconds(&booksim, &["workload.cfg"], dir.path())?;
+            let (booksim_cpu, _) = child_cpu_seconds(booksim, &["workload.cfg"], dir.path())?;
             let (runner_cpu, json) = child_cpu_seconds(&exe, &runner_args, dir.path())?;
             let measured: serde_json::Value = serde_json::from_str(&json)?;
             let hops = measured["flit_hops"].as_f64().filter(|&h| h > 0.0).ok_or_else(|| {
@@ -580,7 +628,25 @@ mod tests {
             let arg = |key: &str| args.iter().find_map(|a| a.strip_prefix(key)).map(String::from);
             let rate = args.iter().skip_while(|a| *a != "--rate").nth(1).cloned();
             assert_eq!(value("injection_rate"), rate, "{}", row.name);
-            assert_eq!(value("k"), arg("radix="), "{}", row.name);
+            // BookSim's `k` is the torus's radix, the dragonfly's terminals per router.
+            let k = if row.one_cycle_dragonfly { "terminals_per_router=" } else { "radix=" };
+            assert_eq!(value("k"), arg(k), "{}", row.name);
+            let network = (value("topology"), value("routing_function"));
+            let ours = (arg("topology="), arg("routing="));
+            let same = match (network.0.as_deref(), network.1.as_deref()) {
+                (Some("torus"), Some("dim_order")) => ("torus", "dimension_order"),
+                (Some("dragonflynew"), Some("min")) => ("dragonfly", "minimal"),
+                other => panic!("{}: no runner network for BookSim's {other:?}", row.name),
+            };
+            assert_eq!((ours.0.as_deref(), ours.1.as_deref()), (Some(same.0), Some(same.1)));
+            assert_eq!(same.0 == "dragonfly", row.one_cycle_dragonfly, "{}", row.name);
+            let preset = crate::scenario::RouterPreset::Booksim;
+            let depth = arg("buffer_depth=").or_else(|| {
+                (arg("router=").as_deref() == Some("booksim"))
+                    .then(|| preset.value::<u32>("buffer_depth").map(|d| d.to_string()))
+                    .flatten()
+            });
+            assert_eq!(value("vc_buf_size"), depth, "{}", row.name);
             assert_eq!(value("num_vcs"), arg("virtual_channels="), "{}", row.name);
             assert_eq!(value("packet_size"), arg("message_length="), "{}", row.name);
             assert_eq!(value("sample_period"), Some(row.booksim_cycles.to_string()));

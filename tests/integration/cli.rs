@@ -513,7 +513,7 @@ fn a_second_run_of_the_same_experiment_waits_for_the_first() {
 fn bad_command_line_input_exits_2_with_a_message() {
     let scratch = Scratch::new();
     scratch.spec("m.yaml", MODEL_SPEC);
-    let cases: [&[&str]; 8] = [
+    let cases: [&[&str]; 9] = [
         &["verify", "nowhere"],
         &["run", "m.yaml", "--only", "simulation"],
         &["run", "missing.yaml"],
@@ -523,6 +523,7 @@ fn bad_command_line_input_exits_2_with_a_message() {
         &["bench", "--only", "booksim"],
         &["bench", "--booksim", "nowhere"],
         &["bench", "--only", "booksim", "--booksim", "nowhere"],
+        &["bench", "--only", "sim", "--booksim-dragonfly", "nowhere"],
     ];
     for args in cases {
         let output = scratch.run(args);
@@ -539,6 +540,10 @@ fn bad_command_line_input_exits_2_with_a_message() {
     assert!(
         stderr(&scratch.run(&["bench", "--only", "booksim", "--booksim", "nowhere"]))
             .contains("the BookSim executable nowhere")
+    );
+    assert!(
+        stderr(&scratch.run(&["bench", "--booksim-dragonfly", "nowhere"]))
+            .contains("`--booksim-dragonfly` goes with `--only booksim --booksim PATH`")
     );
 }
 
