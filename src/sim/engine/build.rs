@@ -50,6 +50,13 @@ pub(super) fn walks_active(walk: u8) -> bool {
     walk == ACTIVE || walk == PORTS
 }
 
+/// `Engine::vc_length` for phase A's `walk` and `network_vcs` VCs on links: a length per VC
+/// where the walk is greedy (`walks_active`) and nothing is timed (`timed`; the timed phase B
+/// reads the length from the message record, `traverse`), none otherwise.
+fn vc_lengths(walk: u8, timed: bool, network_vcs: usize) -> Vec<u32> {
+    if walks_active(walk) && !timed { vec![0; network_vcs] } else { vec![] }
+}
+
 /// Whether `scenario`'s routers feed their local ports over an injection channel (one flit per
 /// cycle from a node's injection VCs), and whether input ports are counted: with an input
 /// speedup or such a channel. The families whose terminals are not routers have their
@@ -192,8 +199,7 @@ impl Engine {
             vc_received: vec![0; total_vcs],
             vc_out: vec![NONE; total_vcs],
             vc_src: vec![NONE; total_vcs],
-            // The timed phase B reads the length from the message record (`traverse`).
-            vc_length: if walks_active && timing.is_none() { vec![0; network_vcs] } else { vec![] },
+            vc_length: vc_lengths(walk, timing.is_some(), network_vcs),
             ch_busy: vec![0; slots],
             ch_feed: if walks_active { vec![0; slots] } else { vec![] },
             ch_rr: vec![0; slots],
@@ -295,16 +301,8 @@ impl Engine {
         self.walk = walk(on, ports, self.allocator.is_some());
         // The hints run wherever the bitmap is walked here, so that the tests cover them.
         self.prefetching = on;
-        if walks_active(self.walk) {
-            self.vc_length = match self.timing {
-                None => vec![0; self.network_vcs as usize],
-                Some(_) => vec![],
-            };
-            self.ch_feed = vec![0; self.ch_busy.len()];
-        } else {
-            self.vc_length = vec![];
-            self.ch_feed = vec![];
-        }
+        self.vc_length = vc_lengths(self.walk, self.timing.is_some(), self.network_vcs as usize);
+        self.ch_feed = if walks_active(self.walk) { vec![0; self.ch_busy.len()] } else { vec![] };
         self
     }
 
@@ -362,7 +360,7 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn with_timing(mut self, scenario: &Scenario) -> Engine {
         self.timing = Some(timing::build(scenario, &self.geometry, self.vc_owner.len()));
-        self.vc_length = vec![];
+        self.vc_length = vc_lengths(self.walk, true, self.network_vcs as usize);
         self
     }
 
