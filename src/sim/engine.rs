@@ -100,6 +100,7 @@ mod generate;
 #[cfg(test)]
 mod invariants;
 mod packets;
+mod radix;
 mod reallocation;
 mod replies;
 mod route;
@@ -516,6 +517,10 @@ pub(crate) struct Engine {
     /// `(pos << 1 | kind) << 32 | VC`, applied in `active` order once the flit counts are
     /// updated. Room for two per move; `apply` counts this cycle's, the rest is scratch.
     events: Vec<u64>,
+    /// The radix sort's space for the events and its buckets (`radix`), where phase A walks
+    /// the bitmap.
+    events_scratch: Vec<u64>,
+    event_counts: Vec<u32>,
     /// Scratch space for the routing function.
     candidates: Vec<Candidate>,
 

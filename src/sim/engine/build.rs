@@ -224,6 +224,8 @@ impl Engine {
             moves: vec![0; slots],
             n_moves: 0,
             events: Vec::new(),
+            events_scratch: Vec::new(),
+            event_counts: Vec::new(),
             candidates: Vec::with_capacity(2 * geometry.ports as usize),
             messages: Vec::with_capacity(nodes * 8),
             free: Vec::with_capacity(nodes * 8),

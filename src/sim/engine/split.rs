@@ -13,12 +13,14 @@
 //!   after the threads join. Sums do not depend on the order. Whether a move carries a
 //!   header into its output VC reads that VC's count of received flits before the move, which
 //!   no other move changes.
-//! - **Whether a move empties its source buffer for good** is tested once every count is in,
-//!   which gives what the one thread's test right after the move gives. A buffer that also
-//!   receives a flit this cycle has not received its tail before it, so it is not emptied for
-//!   good in either order (`Engine::apply`).
+//! - **Whether a move empties its source buffer for good** is tested right after the move
+//!   where the range holds the buffer, as the one thread tests it, and once every count is in
+//!   where another range does: both give the same answer, because a buffer that has received
+//!   its tail receives no flit this cycle, and a buffer that receives one has not received
+//!   its tail before it, so it is not emptied for good in either order (`Engine::apply`).
 //! - **The events** (a header arrived, an input emptied) are sorted by the channel's position
-//!   in `active` and the event's kind, as the one walk's are, and applied on this thread.
+//!   in `active` and the event's kind (`radix`), as the one walk's are, and applied on this
+//!   thread.
 //!
 //! Only the untimed wormhole engine on the networks that walk the bitmap splits (`traverse`,
 //! [`eligible`]); any other run ignores the threads and starts none. The run itself is one of
@@ -34,7 +36,7 @@ use super::super::topology::Geometry;
 use super::build::{input_ports, walks_bitmap};
 use super::switching::{WORMHOLE, wormhole::technique};
 use super::traverse::Sendable;
-use super::{Engine, Message, timing};
+use super::{Engine, Message, radix, timing};
 use crate::sim::prefetch::{Ahead, FAR, NEAR, prefetch};
 use rayon::prelude::*;
 
@@ -47,9 +49,10 @@ pub(crate) struct Split {
     moves: Vec<Vec<u64>>,
     /// Per range: the header events of its moves.
     headers: Vec<Vec<u64>>,
-    /// Per range: the source VCs of its moves that belong to other ranges.
+    /// Per range: the indices of its moves whose source VC belongs to another range.
     deferred: Vec<Vec<u32>>,
-    /// Per range: the indices of its moves that emptied their source buffer for good.
+    /// Per range: the indices of its moves from its own buffers that emptied their source
+    /// buffer for good.
     tails: Vec<Vec<u32>>,
     /// The fewest active channels for which a cycle splits ([`Split::pays`]).
     min_active: usize,
@@ -162,21 +165,32 @@ impl Engine {
                 .enumerate()
                 .for_each(|(k, ((bits, ch_rr), moves))| {
                     moves.clear();
-                    let walk = Walk { ch_busy, ch_pos, sendable, v, hint };
-                    walk.range(bits, k * words, ch_rr, moves);
+                    let walk = Walk { ch_busy, ch_pos, sendable, v };
+                    // The hinted walk is a monomorphisation of its own, as in `traverse`.
+                    match hint {
+                        true => walk.range::<true>(bits, k * words, ch_rr, moves),
+                        false => walk.range::<false>(bits, k * words, ch_rr, moves),
+                    }
                 });
         });
-        let mut n = 0;
-        for range in moves.iter() {
-            self.moves[n..n + range.len()].copy_from_slice(range);
-            n += range.len();
+        // Phase B reads each range's own moves; only the test builds' port count reads them
+        // from `moves`.
+        self.n_moves = moves.iter().map(Vec::len).sum();
+        #[cfg(test)]
+        {
+            let mut n = 0;
+            for range in moves.iter() {
+                self.moves[n..n + range.len()].copy_from_slice(range);
+                n += range.len();
+            }
         }
-        self.n_moves = n;
     }
 
     /// Phase B on the split's threads (see `Engine::apply`, whose untimed wormhole case this
-    /// is, walking the bitmap): the flit counts by ranges, then the events in `active` order
-    /// on this thread.
+    /// is, walking the bitmap): the flit counts by ranges, each range testing the moves from
+    /// its own buffers for a tail that left for good; the moves from another range's buffers
+    /// are tested once every count is in, and the events are applied in `active` order on
+    /// this thread.
     pub(super) fn apply_split<const S: u8>(&mut self) {
         let Some(mut split) = self.split.take() else { return };
         #[cfg(test)]
@@ -185,6 +199,8 @@ impl Engine {
         let hint = self.prefetching;
         let vcs = split.words * 64 * self.v as usize;
         let vc_src: &[u32] = &self.vc_src;
+        let vc_owner: &[u32] = &self.vc_owner;
+        let messages: &[Message] = &self.messages;
         let Split { pool, moves, headers, deferred, tails, .. } = &mut *split;
         pool.install(|| {
             self.vc_count
@@ -192,90 +208,95 @@ impl Engine {
                 .zip(self.vc_received.par_chunks_mut(vcs))
                 .zip(self.window.vc_flits.par_chunks_mut(vcs))
                 .zip(moves.par_iter())
-                .zip(headers.par_iter_mut().zip(deferred.par_iter_mut()))
+                .zip(headers.par_iter_mut().zip(deferred.par_iter_mut().zip(tails.par_iter_mut())))
                 .enumerate()
-                .for_each(|(k, ((((count, received), flits), moves), (headers, deferred)))| {
-                    let first = k * vcs;
-                    headers.clear();
-                    deferred.clear();
-                    for (j, &packed) in moves.iter().enumerate() {
-                        // The moves ahead, as in `Engine::apply` (`prefetch`).
-                        if hint && let Some(&far) = moves.get(j + FAR) {
-                            let o = (far as u32 as usize).saturating_sub(first);
-                            prefetch(vc_src, far as u32 as usize);
-                            prefetch(count, o);
-                            prefetch(received, o);
+                .for_each(
+                    |(k, ((((count, received), flits), moves), (headers, (deferred, tails))))| {
+                        let first = k * vcs;
+                        headers.clear();
+                        deferred.clear();
+                        tails.clear();
+                        for (j, &packed) in moves.iter().enumerate() {
+                            // The moves ahead, as in `Engine::apply` (`prefetch`).
+                            if hint && let Some(&far) = moves.get(j + FAR) {
+                                let o = (far as u32 as usize).saturating_sub(first);
+                                prefetch(vc_src, far as u32 as usize);
+                                prefetch(count, o);
+                                prefetch(received, o);
+                                if counting {
+                                    prefetch(flits, o);
+                                }
+                            }
+                            if hint && let Some(&near) = moves.get(j + NEAR) {
+                                let src = vc_src[near as u32 as usize] as usize;
+                                // Only this range's: a line of another thread's is its to write.
+                                if let Some(s) = src.checked_sub(first)
+                                    && s < count.len()
+                                {
+                                    prefetch(count, s);
+                                }
+                                prefetch(messages, vc_owner[near as u32 as usize] as usize);
+                            }
+                            let out = packed as u32 as usize;
+                            let src = vc_src[out] as usize;
+                            let o = out - first;
+                            count[o] += 1;
                             if counting {
-                                prefetch(flits, o);
+                                flits[o] += 1;
+                            }
+                            if received[o] == 0 {
+                                headers.push(packed >> 32 << 33 | out as u64);
+                            }
+                            received[o] += 1;
+                            // Whether the move emptied its source buffer for good: tested at
+                            // once where the buffer is this range's, as the one thread tests
+                            // it (a buffer that has received its tail receives no flit this
+                            // cycle, so no later move changes the answer); after the join
+                            // where it is another range's, once its count is in.
+                            match src.checked_sub(first) {
+                                Some(s) if s < count.len() => {
+                                    count[s] -= 1;
+                                    if count[s] == 0
+                                        && received[s] == messages[vc_owner[out] as usize].length
+                                    {
+                                        tails.push(j as u32);
+                                    }
+                                }
+                                _ => deferred.push(j as u32),
                             }
                         }
-                        if hint && let Some(&near) = moves.get(j + NEAR) {
-                            let src = vc_src[near as u32 as usize] as usize;
-                            // Only this range's: a line of another thread's is its to write.
-                            if let Some(s) = src.checked_sub(first)
-                                && s < count.len()
-                            {
-                                prefetch(count, s);
-                            }
-                        }
-                        let out = packed as u32 as usize;
-                        let src = vc_src[out] as usize;
-                        let o = out - first;
-                        count[o] += 1;
-                        if counting {
-                            flits[o] += 1;
-                        }
-                        if received[o] == 0 {
-                            headers.push(packed >> 32 << 33 | out as u64);
-                        }
-                        received[o] += 1;
-                        match src.checked_sub(first) {
-                            Some(s) if s < count.len() => count[s] -= 1,
-                            _ => deferred.push(src as u32),
-                        }
-                    }
-                });
+                    },
+                );
         });
-        for &src in deferred.iter().flatten() {
-            self.vc_count[src as usize] -= 1;
+        for (moves, deferred) in moves.iter().zip(deferred.iter()) {
+            for &j in deferred {
+                self.vc_count[vc_src[moves[j as usize] as u32 as usize] as usize] -= 1;
+            }
         }
-        // Whether each move emptied its source buffer for good, on the final counts.
-        let (vc_count, vc_received, vc_owner): (&[u32], &[u32], &[u32]) =
-            (&self.vc_count, &self.vc_received, &self.vc_owner);
-        let messages: &[Message] = &self.messages;
-        pool.install(|| {
-            moves.par_iter().zip(tails.par_iter_mut()).for_each(|(moves, tails)| {
-                tails.clear();
-                for (k, &packed) in moves.iter().enumerate() {
-                    if hint && let Some(&near) = moves.get(k + NEAR) {
-                        let out = near as u32 as usize;
-                        let src = vc_src[out] as usize;
-                        prefetch(messages, vc_owner[out] as usize);
-                        prefetch(vc_count, src);
-                        prefetch(vc_received, src);
-                    }
-                    let out = packed as u32 as usize;
-                    let src = vc_src[out] as usize;
-                    let length = messages[vc_owner[out] as usize].length;
-                    if vc_count[src] == 0 && vc_received[src] == length {
-                        tails.push(k as u32);
-                    }
-                }
-            });
-        });
+        let (vc_count, vc_received): (&[u32], &[u32]) = (&self.vc_count, &self.vc_received);
         let events = &mut self.events;
         events.clear();
-        for (moves, (headers, tails)) in moves.iter().zip(headers.iter().zip(tails.iter())) {
-            events.extend_from_slice(headers);
-            events.extend(tails.iter().map(|&k| {
-                let packed = moves[k as usize];
+        for (moves, (headers, (tails, deferred))) in
+            moves.iter().zip(headers.iter().zip(tails.iter().zip(deferred.iter())))
+        {
+            let tail = |j: u32| {
+                let packed = moves[j as usize];
                 packed >> 32 << 33 | 1 << 32 | u64::from(packed as u32)
+            };
+            events.extend_from_slice(headers);
+            events.extend(tails.iter().map(|&j| tail(j)));
+            // The moves from another range's buffers, now that its counts are in.
+            events.extend(deferred.iter().filter_map(|&j| {
+                let out = moves[j as usize] as u32 as usize;
+                let src = vc_src[out] as usize;
+                let length = messages[vc_owner[out] as usize].length;
+                (vc_count[src] == 0 && vc_received[src] == length).then(|| tail(j))
             }));
         }
         self.split = Some(split);
-        // In `active` order (`Engine::apply`).
+        // In `active` order (`Engine::apply`): the tails came out of order.
         if !self.events.is_sorted() {
-            self.events.sort_unstable();
+            radix::sort_events(&mut self.events, &mut self.events_scratch, &mut self.event_counts);
         }
         self.apply_events::<S, false>(self.events.len(), counting);
     }
@@ -288,16 +309,21 @@ struct Walk<'a> {
     ch_pos: &'a [u32],
     sendable: Sendable<'a>,
     v: u32,
-    /// Hint the misses ahead (`Engine::prefetching`).
-    hint: bool,
 }
 
 impl Walk<'_> {
     /// Walks the bitmap words `bits` (word `first_word` on), `ch_rr` their channels' pointers:
     /// each busy channel picks, round-robin, a VC whose upstream buffer has a flit and whose
-    /// own buffer has room.
-    fn range(&self, bits: &[u64], first_word: usize, ch_rr: &mut [u32], moves: &mut Vec<u64>) {
-        let Walk { ch_busy, ch_pos, sendable, v, hint } = *self;
+    /// own buffer has room. `H`: hint the misses ahead (`Engine::prefetching`).
+    fn range<const H: bool>(
+        &self,
+        bits: &[u64],
+        first_word: usize,
+        ch_rr: &mut [u32],
+        moves: &mut Vec<u64>,
+    ) {
+        let Walk { ch_busy, ch_pos, sendable, v } = *self;
+        let hint = H;
         let first = first_word * 64;
         // The cursors ahead, as in `Engine::choose` (`prefetch`).
         let (mut far, mut near) = match hint {

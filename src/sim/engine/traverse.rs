@@ -4,10 +4,10 @@
 
 use crate::scenario::Ejection;
 
-use super::split;
 use super::switching::{CIRCUIT, WORMHOLE};
 use super::timing::Timing;
 use super::{ACTIVE, ALLOC, BITMAP, Engine, Message, NONE, PORTS, Pending, before};
+use super::{radix, split};
 use crate::sim::prefetch::{Ahead, FAR, NEAR, prefetch};
 
 impl Engine {
@@ -416,7 +416,7 @@ impl Engine {
         // kind), so the VC in the low bits never decides the order.
         let events = &mut self.events[..n_events];
         if W == BITMAP && !events.is_sorted() {
-            events.sort_unstable();
+            radix::sort_events(events, &mut self.events_scratch, &mut self.event_counts);
         }
         self.apply_events::<S, T>(n_events, counting);
     }
