@@ -45,15 +45,8 @@ pub(crate) struct Split {
     pool: std::sync::Arc<rayon::ThreadPool>,
     /// Bitmap words per range (the last range may have fewer).
     words: usize,
-    /// Per range: its moves (`position << 32 | output VC`, in channel order).
-    moves: Vec<Vec<u64>>,
-    /// Per range: the header events of its moves.
-    headers: Vec<Vec<u64>>,
-    /// Per range: the indices of its moves whose source VC belongs to another range.
-    deferred: Vec<Vec<u32>>,
-    /// Per range: the indices of its moves from its own buffers that emptied their source
-    /// buffer for good.
-    tails: Vec<Vec<u32>>,
+    /// Per range: its moves and what phase B found in them.
+    ranges: Vec<Range>,
     /// The fewest active channels for which a cycle splits ([`Split::pays`]).
     min_active: usize,
     /// Test builds: split every other cycle whatever the active channels, to hold the two
@@ -64,6 +57,26 @@ pub(crate) struct Split {
     pub(super) asked: u64,
     #[cfg(test)]
     pub(super) split: u64,
+}
+
+/// One range's scratch lists. Each only grows, to the most the range has needed: its first
+/// `n_*` entries are this cycle's. Written by index with the count in a register (through
+/// `Vec::push`, the two threads of the 256 x 256 torus ran 3% more instructions).
+#[derive(Clone, Default)]
+struct Range {
+    /// The moves (`position << 32 | output VC`, in channel order).
+    moves: Vec<u64>,
+    n_moves: usize,
+    /// The header events of its moves.
+    headers: Vec<u64>,
+    n_headers: usize,
+    /// The indices of its moves whose source VC belongs to another range.
+    deferred: Vec<u32>,
+    n_deferred: usize,
+    /// The indices of its moves from its own buffers that emptied their source buffer for
+    /// good.
+    tails: Vec<u32>,
+    n_tails: usize,
 }
 
 /// Active channels per thread below which a cycle runs on one thread: a split cycle costs
@@ -96,10 +109,7 @@ impl Split {
         Ok(Split {
             pool,
             words: bitmap_words.div_ceil(threads).max(1),
-            moves: vec![Vec::new(); threads],
-            headers: vec![Vec::new(); threads],
-            deferred: vec![Vec::new(); threads],
-            tails: vec![Vec::new(); threads],
+            ranges: vec![Range::default(); threads],
             min_active,
             #[cfg(test)]
             every_other: false,
@@ -137,8 +147,8 @@ impl Split {
 
 impl Engine {
     /// Phase A on the split's threads: each walks its range of the bitmap's words (see
-    /// `Engine::choose`, whose untimed wormhole walk this is); the moves go to
-    /// `moves[..n_moves]` in channel order.
+    /// `Engine::choose`, whose untimed wormhole walk this is); the moves go to each range's
+    /// list, in channel order, and `n_moves` counts them all.
     pub(super) fn choose_split(&mut self) {
         let Some(split) = self.split.as_deref_mut() else { return };
         let v = self.v;
@@ -155,33 +165,38 @@ impl Engine {
         );
         let ch_rr = &mut self.ch_rr[..ch_busy.len()];
         let hint = self.prefetching;
-        let Split { pool, words, moves, .. } = split;
+        let Split { pool, words, ranges, .. } = split;
         let words = *words;
+        // A range moves at most one flit per active channel.
+        let most = self.active.len();
         pool.install(|| {
             self.active_bits
                 .par_chunks(words)
                 .zip(ch_rr.par_chunks_mut(words * 64))
-                .zip(moves.par_iter_mut())
+                .zip(ranges.par_iter_mut())
                 .enumerate()
-                .for_each(|(k, ((bits, ch_rr), moves))| {
-                    moves.clear();
+                .for_each(|(k, ((bits, ch_rr), range))| {
+                    if range.moves.len() < most {
+                        range.moves.resize(most, 0);
+                    }
                     let walk = Walk { ch_busy, ch_pos, sendable, v };
                     // The hinted walk is a monomorphisation of its own, as in `traverse`.
-                    match hint {
-                        true => walk.range::<true>(bits, k * words, ch_rr, moves),
-                        false => walk.range::<false>(bits, k * words, ch_rr, moves),
-                    }
+                    range.n_moves = match hint {
+                        true => walk.range::<true>(bits, k * words, ch_rr, &mut range.moves),
+                        false => walk.range::<false>(bits, k * words, ch_rr, &mut range.moves),
+                    };
                 });
         });
         // Phase B reads each range's own moves; only the test builds' port count reads them
         // from `moves`.
-        self.n_moves = moves.iter().map(Vec::len).sum();
+        self.n_moves = ranges.iter().map(|r| r.n_moves).sum();
         #[cfg(test)]
         {
             let mut n = 0;
-            for range in moves.iter() {
-                self.moves[n..n + range.len()].copy_from_slice(range);
-                n += range.len();
+            for range in ranges.iter() {
+                let moves = &range.moves[..range.n_moves];
+                self.moves[n..n + moves.len()].copy_from_slice(moves);
+                n += moves.len();
             }
         }
     }
@@ -201,92 +216,41 @@ impl Engine {
         let vc_src: &[u32] = &self.vc_src;
         let vc_owner: &[u32] = &self.vc_owner;
         let messages: &[Message] = &self.messages;
-        let Split { pool, moves, headers, deferred, tails, .. } = &mut *split;
+        let Split { pool, ranges, .. } = &mut *split;
+        let counts = Counts { vc_src, vc_owner, messages, counting };
         pool.install(|| {
             self.vc_count
                 .par_chunks_mut(vcs)
                 .zip(self.vc_received.par_chunks_mut(vcs))
                 .zip(self.window.vc_flits.par_chunks_mut(vcs))
-                .zip(moves.par_iter())
-                .zip(headers.par_iter_mut().zip(deferred.par_iter_mut().zip(tails.par_iter_mut())))
+                .zip(ranges.par_iter_mut())
                 .enumerate()
-                .for_each(
-                    |(k, ((((count, received), flits), moves), (headers, (deferred, tails))))| {
-                        let first = k * vcs;
-                        headers.clear();
-                        deferred.clear();
-                        tails.clear();
-                        for (j, &packed) in moves.iter().enumerate() {
-                            // The moves ahead, as in `Engine::apply` (`prefetch`).
-                            if hint && let Some(&far) = moves.get(j + FAR) {
-                                let o = (far as u32 as usize).saturating_sub(first);
-                                prefetch(vc_src, far as u32 as usize);
-                                prefetch(count, o);
-                                prefetch(received, o);
-                                if counting {
-                                    prefetch(flits, o);
-                                }
-                            }
-                            if hint && let Some(&near) = moves.get(j + NEAR) {
-                                let src = vc_src[near as u32 as usize] as usize;
-                                // Only this range's: a line of another thread's is its to write.
-                                if let Some(s) = src.checked_sub(first)
-                                    && s < count.len()
-                                {
-                                    prefetch(count, s);
-                                }
-                                prefetch(messages, vc_owner[near as u32 as usize] as usize);
-                            }
-                            let out = packed as u32 as usize;
-                            let src = vc_src[out] as usize;
-                            let o = out - first;
-                            count[o] += 1;
-                            if counting {
-                                flits[o] += 1;
-                            }
-                            if received[o] == 0 {
-                                headers.push(packed >> 32 << 33 | out as u64);
-                            }
-                            received[o] += 1;
-                            // Whether the move emptied its source buffer for good: tested at
-                            // once where the buffer is this range's, as the one thread tests
-                            // it (a buffer that has received its tail receives no flit this
-                            // cycle, so no later move changes the answer); after the join
-                            // where it is another range's, once its count is in.
-                            match src.checked_sub(first) {
-                                Some(s) if s < count.len() => {
-                                    count[s] -= 1;
-                                    if count[s] == 0
-                                        && received[s] == messages[vc_owner[out] as usize].length
-                                    {
-                                        tails.push(j as u32);
-                                    }
-                                }
-                                _ => deferred.push(j as u32),
-                            }
-                        }
-                    },
-                );
+                .for_each(|(k, (((count, received), flits), range))| {
+                    let buffers = Buffers { first: k * vcs, count, received, flits };
+                    match hint {
+                        true => counts.range::<true>(buffers, range),
+                        false => counts.range::<false>(buffers, range),
+                    }
+                });
         });
-        for (moves, deferred) in moves.iter().zip(deferred.iter()) {
-            for &j in deferred {
-                self.vc_count[vc_src[moves[j as usize] as u32 as usize] as usize] -= 1;
+        for range in ranges.iter() {
+            for &j in &range.deferred[..range.n_deferred] {
+                self.vc_count[vc_src[range.moves[j as usize] as u32 as usize] as usize] -= 1;
             }
         }
         let (vc_count, vc_received): (&[u32], &[u32]) = (&self.vc_count, &self.vc_received);
         let events = &mut self.events;
         events.clear();
-        for (moves, (headers, (tails, deferred))) in
-            moves.iter().zip(headers.iter().zip(tails.iter().zip(deferred.iter())))
-        {
+        for range in ranges.iter() {
+            let moves = &range.moves[..range.n_moves];
             let tail = |j: u32| {
                 let packed = moves[j as usize];
                 packed >> 32 << 33 | 1 << 32 | u64::from(packed as u32)
             };
-            events.extend_from_slice(headers);
-            events.extend(tails.iter().map(|&j| tail(j)));
+            events.extend_from_slice(&range.headers[..range.n_headers]);
+            events.extend(range.tails[..range.n_tails].iter().map(|&j| tail(j)));
             // The moves from another range's buffers, now that its counts are in.
-            events.extend(deferred.iter().filter_map(|&j| {
+            events.extend(range.deferred[..range.n_deferred].iter().filter_map(|&j| {
                 let out = moves[j as usize] as u32 as usize;
                 let src = vc_src[out] as usize;
                 let length = messages[vc_owner[out] as usize].length;
@@ -302,6 +266,99 @@ impl Engine {
     }
 }
 
+/// What phase B's counts read on every range's thread (`Engine::apply_split`).
+struct Counts<'a> {
+    vc_src: &'a [u32],
+    vc_owner: &'a [u32],
+    messages: &'a [Message],
+    /// Whether the window is open (`vc_flits` counts).
+    counting: bool,
+}
+
+/// A range's own per-VC counts, from VC `first` on.
+struct Buffers<'a> {
+    first: usize,
+    count: &'a mut [u32],
+    received: &'a mut [u32],
+    flits: &'a mut [u64],
+}
+
+impl Counts<'_> {
+    /// Applies the flit counts of `range`'s moves to the buffers of the range, and finds the
+    /// header events and the moves that emptied their source buffer for good (`range`'s
+    /// `headers`, `tails` and, where the buffer is another range's, `deferred`). `H`: hint the
+    /// misses ahead (`Engine::prefetching`).
+    fn range<const H: bool>(&self, buffers: Buffers<'_>, range: &mut Range) {
+        let Counts { vc_src, vc_owner, messages, counting } = *self;
+        let Buffers { first, count, received, flits } = buffers;
+        let n = range.n_moves;
+        for list in [&mut range.deferred, &mut range.tails] {
+            if list.len() < n {
+                list.resize(n, 0);
+            }
+        }
+        if range.headers.len() < n {
+            range.headers.resize(n, 0);
+        }
+        let moves: &[u64] = &range.moves[..n];
+        let (headers, deferred, tails) =
+            (&mut range.headers, &mut range.deferred, &mut range.tails);
+        let (mut n_headers, mut n_deferred, mut n_tails) = (0, 0, 0);
+        for (j, &packed) in moves.iter().enumerate() {
+            // The moves ahead, as in `Engine::apply` (`prefetch`).
+            if H && let Some(&far) = moves.get(j + FAR) {
+                let o = (far as u32 as usize).saturating_sub(first);
+                prefetch(vc_src, far as u32 as usize);
+                prefetch(count, o);
+                prefetch(received, o);
+                if counting {
+                    prefetch(flits, o);
+                }
+            }
+            if H && let Some(&near) = moves.get(j + NEAR) {
+                let src = vc_src[near as u32 as usize] as usize;
+                // Only this range's: a line of another thread's is its to write.
+                if let Some(s) = src.checked_sub(first)
+                    && s < count.len()
+                {
+                    prefetch(count, s);
+                }
+                prefetch(messages, vc_owner[near as u32 as usize] as usize);
+            }
+            let out = packed as u32 as usize;
+            let src = vc_src[out] as usize;
+            let o = out - first;
+            count[o] += 1;
+            if counting {
+                flits[o] += 1;
+            }
+            if received[o] == 0 {
+                headers[n_headers] = packed >> 32 << 33 | out as u64;
+                n_headers += 1;
+            }
+            received[o] += 1;
+            // Whether the move emptied its source buffer for good: tested at once where the
+            // buffer is this range's, as the one thread tests it (a buffer that has received
+            // its tail receives no flit this cycle, so no later move changes the answer);
+            // after the join where it is another range's, once its count is in.
+            match src.checked_sub(first) {
+                Some(s) if s < count.len() => {
+                    count[s] -= 1;
+                    if count[s] == 0 && received[s] == messages[vc_owner[out] as usize].length {
+                        tails[n_tails] = j as u32;
+                        n_tails += 1;
+                    }
+                }
+                _ => {
+                    deferred[n_deferred] = j as u32;
+                    n_deferred += 1;
+                }
+            }
+        }
+        (range.n_headers, range.n_deferred, range.n_tails) = (n_headers, n_deferred, n_tails);
+    }
+}
+
 /// What a range's walk reads: the channels' busy VCs and positions in `active`, and the
 /// untimed wormhole test of whether a VC can send (`Sendable`).
 struct Walk<'a> {
@@ -314,16 +371,18 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// Walks the bitmap words `bits` (word `first_word` on), `ch_rr` their channels' pointers:
     /// each busy channel picks, round-robin, a VC whose upstream buffer has a flit and whose
-    /// own buffer has room. `H`: hint the misses ahead (`Engine::prefetching`).
+    /// own buffer has room; returns how many of `moves` it wrote. `H`: hint the misses ahead
+    /// (`Engine::prefetching`).
     fn range<const H: bool>(
         &self,
         bits: &[u64],
         first_word: usize,
         ch_rr: &mut [u32],
-        moves: &mut Vec<u64>,
-    ) {
+        moves: &mut [u64],
+    ) -> usize {
         let Walk { ch_busy, ch_pos, sendable, v } = *self;
         let hint = H;
+        let mut n = 0;
         let first = first_word * 64;
         // The cursors ahead, as in `Engine::choose` (`prefetch`).
         let (mut far, mut near) = match hint {
@@ -354,13 +413,15 @@ impl Walk<'_> {
                     rest &= rest - 1;
                     let out = base + vv as usize;
                     if sendable.source::<WORMHOLE, false>(out).is_some() {
-                        moves.push(u64::from(ch_pos[ch]) << 32 | out as u64);
+                        moves[n] = u64::from(ch_pos[ch]) << 32 | out as u64;
+                        n += 1;
                         ch_rr[ch - first] = if vv + 1 == v { 0 } else { vv + 1 };
                         break;
                     }
                 }
             }
         }
+        n
     }
 }
 
