@@ -167,8 +167,6 @@ impl Engine {
         let hint = self.prefetching;
         let Split { pool, words, ranges, .. } = split;
         let words = *words;
-        // A range moves at most one flit per active channel.
-        let most = self.active.len();
         pool.install(|| {
             self.active_bits
                 .par_chunks(words)
@@ -176,6 +174,8 @@ impl Engine {
                 .zip(ranges.par_iter_mut())
                 .enumerate()
                 .for_each(|(k, ((bits, ch_rr), range))| {
+                    // At most one move per active channel of the range's.
+                    let most = bits.iter().map(|w| w.count_ones() as usize).sum();
                     if range.moves.len() < most {
                         range.moves.resize(most, 0);
                     }
