@@ -233,12 +233,7 @@ impl Engine {
                     }
                 });
         });
-        for range in ranges.iter() {
-            for &j in &range.deferred[..range.n_deferred] {
-                self.vc_count[vc_src[range.moves[j as usize] as u32 as usize] as usize] -= 1;
-            }
-        }
-        let (vc_count, vc_received): (&[u32], &[u32]) = (&self.vc_count, &self.vc_received);
+        let (vc_count, vc_received) = (&mut self.vc_count, &self.vc_received);
         let events = &mut self.events;
         events.clear();
         for range in ranges.iter() {
@@ -249,13 +244,17 @@ impl Engine {
             };
             events.extend_from_slice(&range.headers[..range.n_headers]);
             events.extend(range.tails[..range.n_tails].iter().map(|&j| tail(j)));
-            // The moves from another range's buffers, now that its counts are in.
-            events.extend(range.deferred[..range.n_deferred].iter().filter_map(|&j| {
+            // The moves from another range's buffers, now that its thread's counts are in:
+            // the flit out of the buffer taken, then tested as `Counts::range` tests its own.
+            for &j in &range.deferred[..range.n_deferred] {
                 let out = moves[j as usize] as u32 as usize;
                 let src = vc_src[out] as usize;
-                let length = messages[vc_owner[out] as usize].length;
-                (vc_count[src] == 0 && vc_received[src] == length).then(|| tail(j))
-            }));
+                vc_count[src] -= 1;
+                if vc_count[src] == 0 && vc_received[src] == messages[vc_owner[out] as usize].length
+                {
+                    events.push(tail(j));
+                }
+            }
         }
         self.split = Some(split);
         // In `active` order (`Engine::apply`): the tails came out of order.
@@ -381,11 +380,10 @@ impl Walk<'_> {
         moves: &mut [u64],
     ) -> usize {
         let Walk { ch_busy, ch_pos, sendable, v } = *self;
-        let hint = H;
         let mut n = 0;
         let first = first_word * 64;
         // The cursors ahead, as in `Engine::choose` (`prefetch`).
-        let (mut far, mut near) = match hint {
+        let (mut far, mut near) = match H {
             true => (Ahead::after(bits, FAR), Ahead::after(bits, NEAR)),
             false => (Ahead::default(), Ahead::default()),
         };
@@ -394,14 +392,14 @@ impl Walk<'_> {
             while word != 0 {
                 let ch = (first_word + w) * 64 + word.trailing_zeros() as usize;
                 word &= word - 1;
-                if hint && let Some(c) = far.advance(bits) {
+                if H && let Some(c) = far.advance(bits) {
                     let c = first + c as usize;
                     prefetch(ch_busy, c);
                     prefetch(ch_rr, c - first);
                     prefetch(ch_pos, c);
                     sendable.prefetch_channel(c * v as usize);
                 }
-                if hint && let Some(c) = near.advance(bits) {
+                if H && let Some(c) = near.advance(bits) {
                     let c = first + c as usize;
                     sendable.prefetch_sources(c * v as usize, ch_busy[c]);
                 }
