@@ -18,8 +18,11 @@ impl Engine {
         // the pool's other threads wait between them. Handed to the pool from outside each
         // time, the phases would wake threads that then compete for the cores with the one
         // left waiting here (`split`'s module docs).
+        // The pool's other threads stay awake between the phases (`split::with_helpers`).
         if let Some(pool) = self.split.as_ref().map(|split| split.pool()) {
-            return pool.install(|| self.run_on_this_thread(plan, progress));
+            return pool.install(|| {
+                super::split::with_helpers(|| self.run_on_this_thread(plan, progress))
+            });
         }
         self.run_on_this_thread(plan, progress)
     }

@@ -25,10 +25,11 @@
 //! Only the untimed wormhole engine on the networks that walk the bitmap splits (`traverse`,
 //! [`eligible`]); any other run ignores the threads and starts none. The run itself is one of
 //! the pool's N threads (`Engine::run`): each split phase is then a `join` that this thread
-//! takes part in, and no thread waits, or spins, on a core that another needs. (Handed to the
-//! pool from outside, as at first, each phase woke N threads beside the waiting one: on two
-//! cores the 64 x 64 torus ran 1.5x slower on two threads than on one, and the 512 x 512
-//! gained 1.3x instead of 1.6x; docs/performance.md, "One network on several threads".)
+//! takes part in. (Handed to the pool from outside, as at first, each phase woke N threads
+//! beside the waiting one: on two cores the 64 x 64 torus ran 1.5x slower on two threads than
+//! on one, and the 512 x 512 gained 1.3x instead of 1.6x; docs/performance.md, "One network on
+//! several threads".) The pool's other N - 1 threads poll for the phases' jobs between them
+//! instead of sleeping ([`with_helpers`]), so that a phase does not wait for a thread to wake.
 
 use crate::scenario::{Scenario, SwitchAllocator};
 
@@ -39,6 +40,8 @@ use super::traverse::Sendable;
 use super::{Engine, Message, radix, timing};
 use crate::sim::prefetch::{Ahead, FAR, NEAR, prefetch};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// The threads of one engine and their scratch lists, one per range.
 pub(crate) struct Split {
@@ -79,12 +82,15 @@ struct Range {
     n_tails: usize,
 }
 
-/// Active channels per thread below which a cycle runs on one thread: a split cycle costs
-/// a hand-over of tens of microseconds on a machine whose threads sleep between phases, and
-/// the walk and the counts of 4,096 channels take about as long. Measured on two cores: a
-/// 64 x 64 torus (2,000 to 4,000 active channels) ran 1.1-1.6x slower split every cycle, a
-/// 128 x 128 one (14,000) 1.35x faster (docs/performance.md, "One network on several
-/// threads"). Test builds split from 64, so that the tests' networks take both paths.
+/// Active channels per thread below which a cycle runs on one thread: the walk and the
+/// counts of 4,096 channels take tens of microseconds, and the threads' cores then trade the
+/// lines that the one thread would have kept in its cache. Measured on two cores: a 64 x 64
+/// torus (2,000 to 4,000 active channels) ran 1.1-1.6x slower split every cycle, a 128 x 128
+/// one (14,000) 1.35x faster (docs/performance.md, "One network on several threads"). With
+/// the helpers ([`with_helpers`]) a split from 1,024 ran the 64 x 64 torus at 0.0005 in
+/// 0.6 s in most runs against 0.8 s on one thread, but in a third of them in 1.1-1.4 s
+/// ("Threads that stay awake"). Test builds split from 64, so that the tests' networks take
+/// both paths.
 const MIN_ACTIVE_PER_THREAD: usize = if cfg!(test) { 64 } else { 4096 };
 
 impl Split {
@@ -142,6 +148,76 @@ impl Split {
     /// The pool, for a run to start on it (`Engine::run`).
     pub(crate) fn pool(&self) -> std::sync::Arc<rayon::ThreadPool> {
         std::sync::Arc::clone(&self.pool)
+    }
+}
+
+/// Runs `run` on the calling thread, one of a pool's, with the pool's other threads kept
+/// awake for it ([`help`]) until it returns (or panics).
+///
+/// Left to themselves, the pool's threads sleep as soon as a split phase is over, and the
+/// next phase has to wake them: on this 2-core virtual machine a phase then cost 30-55 us
+/// more than its work (a loop of a serial and a split phase, two threads, 150 us each),
+/// against 3-8 us with helpers (docs/performance.md, "Threads that stay awake"). The
+/// 256 x 256 torus splits two phases per cycle of about a millisecond.
+pub(crate) fn with_helpers<R: Send>(run: impl FnOnce() -> R + Send) -> R {
+    let stop = &AtomicBool::new(false);
+    rayon::scope(|scope| {
+        // The run's own thread (this one, in a pool): its copy of the helper returns at once.
+        let own = rayon::current_thread_index();
+        // One helper per thread, in the thread's own queue: no thread takes two.
+        scope.spawn_broadcast(move |_, context| {
+            if Some(context.index()) != own {
+                help(stop);
+            }
+        });
+        // Stops the helpers however `run` ends, so that the scope's wait for them ends.
+        let _stop = Stop(stop);
+        run()
+    })
+}
+
+/// Sets the flag that stops the helpers when dropped ([`with_helpers`]).
+struct Stop<'a>(&'a AtomicBool);
+
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// How long a helper polls without finding work before it naps between polls: longer than
+/// the serial part of a cycle where a hand-over counts (under a millisecond at 256 x 256, a
+/// few at 512 x 512), so that it naps only while the run is not splitting or where a cycle
+/// is long (tens of milliseconds at 1024 x 1024, against a nap of a fraction of one).
+const AWAKE: Duration = Duration::from_millis(5);
+
+/// A helper's nap between polls once it has found no work for [`AWAKE`].
+const NAP: Duration = Duration::from_micros(200);
+
+/// A helper: runs the split phases' jobs as they come, polling for them in between, until
+/// `stop` is set. Polls with a spin hint, yielding the core now and then to whatever else
+/// wants it; naps once it has found no work for a while.
+fn help(stop: &AtomicBool) {
+    let mut last_work = Instant::now();
+    let mut polls = 0u32;
+    while !stop.load(Ordering::Acquire) {
+        match rayon::yield_now() {
+            Some(rayon::Yield::Executed) => {
+                last_work = Instant::now();
+                polls = 0;
+            }
+            Some(rayon::Yield::Idle) => {
+                polls = polls.wrapping_add(1);
+                if !polls.is_multiple_of(64) {
+                    std::hint::spin_loop();
+                } else if last_work.elapsed() < AWAKE {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(NAP);
+                }
+            }
+            None => return,
+        }
     }
 }
 
@@ -438,4 +514,30 @@ pub(super) fn eligible(scenario: &Scenario, geometry: &Geometry) -> bool {
     let allocated = scenario.switch_allocator == SwitchAllocator::Islip;
     let bitmap = walks_bitmap(geometry, scenario.virtual_channels);
     splits(technique(scenario.switching), bitmap && !ports && !allocated, timing::timed(scenario))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_helpers;
+    use rayon::prelude::*;
+
+    /// The run's result comes back, its split phases run on the pool, and the helpers stop
+    /// when it ends, whether it returns or panics (the scope waits for them, so a helper
+    /// left polling would hang the test).
+    #[test]
+    fn the_helpers_stop_when_the_run_returns_or_panics() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let sum = pool.install(|| {
+            with_helpers(|| {
+                (0..100).map(|_| (0..10_000u64).into_par_iter().sum::<u64>()).sum::<u64>()
+            })
+        });
+        assert_eq!(sum, 100 * (10_000 * 9_999 / 2));
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| with_helpers(|| -> u64 { panic!("the run failed") }))
+        }));
+        assert!(panicked.is_err());
+        // Outside a pool, the run goes to the global one.
+        assert_eq!(with_helpers(|| 7), 7);
+    }
 }
