@@ -339,8 +339,8 @@ fn threads_configurations() -> Vec<(&'static str, Scenario, f64, sim::SimOptions
 const THREADS_ROUNDS: usize = 3;
 
 /// Each of [`threads_configurations`] on one thread and on `threads`, alternated
-/// [`THREADS_ROUNDS`] times: the median wall seconds of each and the speed-up. Fails if the
-/// results of any run differ from the first's in any field.
+/// [`THREADS_ROUNDS`] times: the median wall seconds of each, the speed-up of the medians and
+/// each round's. Fails if the results of any run differ from the first's in any field.
 fn bench_threads(threads: usize, quiet: bool) -> anyhow::Result<serde_json::Value> {
     let mut out = Vec::new();
     for (name, scenario, rate, options) in threads_configurations() {
@@ -362,17 +362,22 @@ fn bench_threads(threads: usize, quiet: bool) -> anyhow::Result<serde_json::Valu
                 if count == 1 { one.push(seconds) } else { many.push(seconds) }
             }
         }
+        // Each round's own ratio too: on a machine whose speed drifts from run to run, the two
+        // runs of a round, back to back, share more of the drift than the medians do.
+        let per_round: Vec<f64> = one.iter().zip(&many).map(|(one, many)| one / many).collect();
+        let (low, high) =
+            per_round.iter().fold((f64::MAX, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
         let (one, many) = (median(&mut one), median(&mut many));
         if !quiet {
             outln!(
-                "threads {name:<38} 1 thread {one:>6.2} s  {threads} threads {many:>6.2} s  {:.2}x (medians of {THREADS_ROUNDS}; results identical)",
+                "threads {name:<38} 1 thread {one:>6.2} s  {threads} threads {many:>6.2} s  {:.2}x (medians of {THREADS_ROUNDS}; per round {low:.2}-{high:.2}x; results identical)",
                 one / many
             )?;
         }
         out.push(serde_json::json!({
             "name": name, "threads": threads, "rounds": THREADS_ROUNDS,
             "one_thread_seconds": one, "threads_seconds": many, "speed_up": one / many,
-            "results_identical": true,
+            "speed_up_per_round": per_round, "results_identical": true,
         }));
     }
     Ok(serde_json::Value::Array(out))

@@ -159,7 +159,14 @@ impl Split {
 /// more than its work (a loop of a serial and a split phase, two threads, 150 us each),
 /// against 3-8 us with helpers (docs/performance.md, "Threads that stay awake"). The
 /// 256 x 256 torus splits two phases per cycle of about a millisecond.
+///
+/// Only where each of the pool's threads can have a core: with more threads than cores, a
+/// polling helper would take the core the run's serial part needs.
 pub(crate) fn with_helpers<R: Send>(run: impl FnOnce() -> R + Send) -> R {
+    let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
+    if rayon::current_num_threads() > cores {
+        return run();
+    }
     let stop = &AtomicBool::new(false);
     rayon::scope(|scope| {
         // The run's own thread (this one, in a pool): its copy of the helper returns at once.
@@ -526,7 +533,8 @@ mod tests {
     /// left polling would hang the test).
     #[test]
     fn the_helpers_stop_when_the_run_returns_or_panics() {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        // Two threads: more than the cores would run without helpers (`with_helpers`).
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let sum = pool.install(|| {
             with_helpers(|| {
                 (0..100).map(|_| (0..10_000u64).into_par_iter().sum::<u64>()).sum::<u64>()
