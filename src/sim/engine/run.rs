@@ -15,10 +15,9 @@ impl Engine {
     ) -> Outcome {
         // With threads (`split`), the whole run is one of the pool's threads: each cycle's
         // split phases then run on the pool with this thread taking a range of its own, and
-        // the pool's other threads wait between them. Handed to the pool from outside each
-        // time, the phases would wake threads that then compete for the cores with the one
-        // left waiting here (`split`'s module docs).
-        // The pool's other threads stay awake between the phases (`split::with_helpers`).
+        // the pool's other threads poll for their jobs between them (`split::with_helpers`).
+        // Handed to the pool from outside each time, the phases would wake threads that then
+        // compete for the cores with the one left waiting here (`split`'s module docs).
         if let Some(pool) = self.split.as_ref().map(|split| split.pool()) {
             return pool.install(|| {
                 super::split::with_helpers(|| self.run_on_this_thread(plan, progress))

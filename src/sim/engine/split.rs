@@ -155,7 +155,7 @@ impl Split {
 /// awake for it ([`help`]) until it returns (or panics).
 ///
 /// Left to themselves, the pool's threads sleep as soon as a split phase is over, and the
-/// next phase has to wake them: on this 2-core virtual machine a phase then cost 30-55 us
+/// next phase has to wake them: on this 2-core virtual machine a phase then cost 28-58 us
 /// more than its work (a loop of a serial and a split phase, two threads, 150 us each),
 /// against 3-8 us with helpers (docs/performance.md, "Threads that stay awake"). The
 /// 256 x 256 torus splits two phases per cycle of about a millisecond.
