@@ -138,7 +138,8 @@ const BITMAP_VCS: usize = 1 << 15;
 /// Networks with at least this many VCs on existing links, which walk the bitmap, hint their
 /// misses ahead (`Engine::prefetching`). Below it (the 256 x 256 torus at V = 2 has half as
 /// many, about 50 MB of state) the state stays mostly in a 32 MB shared cache and the hints
-/// only add instructions: the 64 x 64 torus ran 38% slower with them.
+/// only add instructions: the 64 x 64 torus ran 38% slower with them. Routing's hints run
+/// from `BITMAP_VCS` up (`Engine::hints_routing`).
 const PREFETCH_VCS: usize = 1 << 20;
 
 /// Stores `item` in a slab (`items` with the free list `free` of reusable ids); returns its id.
@@ -488,6 +489,13 @@ pub(crate) struct Engine {
     /// a network that walks the bitmap with at least `PREFETCH_VCS` VCs, whose state is far
     /// beyond the caches.
     prefetching: bool,
+    /// Routing hints the lines of the headers ahead (`route::hint_headers`): every network
+    /// that walks the bitmap (at least `BITMAP_VCS` VCs), a wider set than `prefetching`'s.
+    /// Routing's misses (the message record, the router's busy bits) are scattered over the
+    /// whole state even where most of it stays in the shared cache, and a network of short
+    /// messages routes often (the p = 8 dragonfly, 192 Ki VCs, about 10% faster with them);
+    /// on the tori from 64 x 64 up they changed nothing measurable.
+    hints_routing: bool,
     /// The threads that walk the bitmap and count the moves' flits by ranges of channels
     /// (`plan.threads > 1` on a network that walks the bitmap; `split`).
     split: Option<Box<split::Split>>,

@@ -10,6 +10,8 @@
 //! Each pass of a cycle therefore hints, [`FAR`] steps ahead, the lines it can name from the
 //! step alone, and [`NEAR`] steps ahead, the lines named by values the far hint fetched (a
 //! VC's upstream buffer, a message's record). A hint changes no value, so no result moves.
+//! Routing hints its headers' lines on every network that walks the bitmap (2^15 VCs and up,
+//! `Engine::hints_routing`): its misses are scattered even where the rest stays cached.
 //!
 //! This module is the crate's one exception to `#![forbid(unsafe_code)]`: `_mm_prefetch` is
 //! an `unsafe` intrinsic, and no safe operation starts a load without waiting for it (a plain

@@ -67,7 +67,7 @@ pub(super) fn input_ports(scenario: &Scenario, geometry: &Geometry) -> (bool, bo
 }
 
 /// The VCs on the links that exist: the size that decides phase A's walk
-/// ([`walks_bitmap`]) and the hints (`Engine::prefetching`).
+/// ([`walks_bitmap`]) and the hints (`Engine::prefetching`, `Engine::hints_routing`).
 fn vcs_on_links(geometry: &Geometry, v: u32) -> usize {
     geometry.links() as usize * v as usize
 }
@@ -214,6 +214,7 @@ impl Engine {
             // walking `active`; same results, either walk).
             walk,
             prefetching: vcs_on_links(&geometry, v) >= PREFETCH_VCS,
+            hints_routing: walks_bitmap(&geometry, v),
             split,
             queue_head: vec![NONE; nodes],
             queue_tail: vec![NONE; nodes],
@@ -303,6 +304,7 @@ impl Engine {
         self.walk = walk(on, ports, self.allocator.is_some());
         // The hints run wherever the bitmap is walked here, so that the tests cover them.
         self.prefetching = on;
+        self.hints_routing = on;
         self.vc_length = vc_lengths(self.walk, self.timing.is_some(), self.network_vcs as usize);
         self.ch_feed = if walks_active(self.walk) { vec![0; self.ch_busy.len()] } else { vec![] };
         self

@@ -40,7 +40,7 @@ impl Engine {
         }
         let mut keep = 0;
         let listed = self.pending.len();
-        let ahead = self.prefetching;
+        let ahead = self.hints_routing;
         for i in 0..listed {
             if ahead {
                 self.hint_headers(i);
@@ -77,10 +77,10 @@ impl Engine {
         }
     }
 
-    /// On the large networks, hints the lines of the pending headers ahead of `pending[i]`
-    /// (`prefetch`): the far one's owner and its VC's downstream router, the near one's
-    /// message, its router's first channel's `ch_busy` and its release count. Out of line, so
-    /// that the unhinted loop keeps its registers.
+    /// On the networks that walk the bitmap (`Engine::hints_routing`), hints the lines of the
+    /// pending headers ahead of `pending[i]` (`prefetch`): the far one's owner and its VC's
+    /// downstream router, the near one's message, its router's first channel's `ch_busy` and
+    /// its release count. Out of line, so that the unhinted loop keeps its registers.
     #[inline(never)]
     fn hint_headers(&self, i: usize) {
         if let Some(q) = self.pending.get(i + FAR) {
