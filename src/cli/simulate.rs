@@ -94,8 +94,8 @@ pub struct Args {
     fault_seed: Option<u64>,
     /// Threads for one large network (one that walks its channels' bitmap: about 32,768 VCs
     /// and up) under untimed wormhole switching: phase A and phase B's flit counts are split
-    /// by ranges of channels. The results are those of one thread, bit for bit; other runs
-    /// use one thread [default: 1].
+    /// by ranges of channels, in the cycles where the run's clock finds that faster. The
+    /// results are those of one thread, bit for bit; other runs use one thread [default: 1].
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
     /// Print JSON.

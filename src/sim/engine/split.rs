@@ -23,13 +23,16 @@
 //!   thread.
 //!
 //! Only the untimed wormhole engine on the networks that walk the bitmap splits (`traverse`,
-//! [`eligible`]); any other run ignores the threads and starts none. The run itself is one of
-//! the pool's N threads (`Engine::run`): each split phase is then a `join` that this thread
-//! takes part in. (Handed to the pool from outside, as at first, each phase woke N threads
-//! beside the waiting one: on two cores the 64 x 64 torus ran 1.5x slower on two threads than
-//! on one, and the 512 x 512 gained 1.3x instead of 1.6x; docs/performance.md, "One network on
-//! several threads".) The pool's other N - 1 threads poll for the phases' jobs between them
-//! instead of sleeping ([`with_helpers`]), so that a phase does not wait for a thread to wake.
+//! [`eligible`]); any other run ignores the threads and starts none. Of its cycles, those with
+//! enough active channels split ([`Split::pays`]) where the clock finds split cycles the
+//! faster ones on this run (`tuner`): the choice cannot move a result, only the time. The run
+//! itself is one of the pool's N threads (`Engine::run`): each split phase is then a `join`
+//! that this thread takes part in. (Handed to the pool from outside, as at first, each phase
+//! woke N threads beside the waiting one: on two cores the 64 x 64 torus ran 1.5x slower on
+//! two threads than on one, and the 512 x 512 gained 1.3x instead of 1.6x;
+//! docs/performance.md, "One network on several threads".) The pool's other N - 1 threads
+//! poll for the phases' jobs between them instead of sleeping ([`with_helpers`]), so that a
+//! phase does not wait for a thread to wake.
 
 use crate::scenario::{Scenario, SwitchAllocator};
 
@@ -43,6 +46,8 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+mod tuner;
+
 /// The threads of one engine and their scratch lists, one per range.
 pub(crate) struct Split {
     pool: std::sync::Arc<rayon::ThreadPool>,
@@ -52,6 +57,10 @@ pub(crate) struct Split {
     ranges: Vec<Range>,
     /// The fewest active channels for which a cycle splits ([`Split::pays`]).
     min_active: usize,
+    /// Above that bound, whether a cycle splits: the faster kind by the clock
+    /// ([`tuner::Tuner`]), timed from `started`.
+    tuner: tuner::Tuner,
+    started: Instant,
     /// Test builds: split every other cycle whatever the active channels, to hold the two
     /// paths' mix to one thread's results; and the cycles asked and split so far.
     #[cfg(test)]
@@ -117,6 +126,8 @@ impl Split {
             words: bitmap_words.div_ceil(threads).max(1),
             ranges: vec![Range::default(); threads],
             min_active,
+            tuner: tuner::Tuner::new(),
+            started: Instant::now(),
             #[cfg(test)]
             every_other: false,
             #[cfg(test)]
@@ -126,8 +137,11 @@ impl Split {
         })
     }
 
-    /// Whether a cycle with `active` active channels splits. Either way the cycle's results
-    /// are the same; only its time differs.
+    /// Whether a cycle with `active` active channels splits: not below the bound, and above
+    /// it where the clock says split cycles are the faster ones on this run
+    /// ([`tuner::Tuner`]). Either way the cycle's results are the same; only its time differs.
+    /// Test builds split every cycle above the bound (or every other cycle), so that the
+    /// tests take both paths whatever the clock says.
     pub(crate) fn pays(&mut self, active: usize) -> bool {
         #[cfg(test)]
         {
@@ -141,8 +155,19 @@ impl Split {
         }
         #[cfg(not(test))]
         {
-            active >= self.min_active
+            self.timed(active)
         }
+    }
+
+    /// [`Split::pays`] as the clock decides it.
+    #[cfg_attr(test, allow(dead_code))]
+    fn timed(&mut self, active: usize) -> bool {
+        if active < self.min_active {
+            self.tuner.skipped();
+            return false;
+        }
+        let now = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.tuner.split_next(now)
     }
 
     /// The pool, for a run to start on it (`Engine::run`).
