@@ -79,6 +79,9 @@ pub(super) struct Allocator {
     /// Per VC: its index in its channel or node (`vc % V`, kept to spare a division).
     vc_of: Vec<u8>,
     requests: Vec<Request>,
+    /// One iteration's grants (`allocate_once`): room for one per active channel and per
+    /// ejecting VC, grown as needed; this cycle's are the first ones.
+    grants: Vec<Request>,
     /// Runs one iteration through the full request list (`allocate`) rather than the folded
     /// grant (`allocate_once`): more than one iteration, or a test comparing the two.
     pub(super) all_requests: bool,
@@ -123,6 +126,7 @@ impl Allocator {
             input_of,
             vc_of: (0..(slots + nodes) * v).map(|vc| (vc % v) as u8).collect(),
             requests: Vec::new(),
+            grants: Vec::new(),
             all_requests: iterations > 1,
         }
     }
@@ -282,11 +286,24 @@ impl Engine {
     fn allocate_once<const S: u8, const T: bool>(&mut self, alloc: &mut Allocator) {
         let v = self.v;
         let sendable = self.sendable::<T>();
-        let Engine { active, ch_busy, .. } = &*self;
-        let Allocator { grant_ptr, vc_ptr, input_of, vc_of, requests: grants, .. } = alloc;
+        // Room for a grant per active channel and per ejecting VC, made when it grows: the
+        // grants are written by index with their count in a register (pushed, each `Vec`'s
+        // length went through memory per grant, and the engine's vectors were reloaded
+        // after each store).
+        let room = self.active.len() + self.ejecting.len();
+        if alloc.grants.len() < room {
+            alloc.grants.resize(room, Request { output: 0, input: NONE, src: 0, out: 0, vc: 0 });
+        }
+        let active: &[u32] = &self.active;
+        let ch_busy: &[u64] = &self.ch_busy;
+        let Allocator { grant_ptr, vc_ptr, input_of, vc_of, grants, .. } = alloc;
+        // `input_of` and `vc_of` cut to the length of `vc_src`, which they equal, so that the
+        // bounds check of a source VC in `Sendable::source` covers them too.
+        let vcs = self.vc_src.len();
         let (grant_ptr, vc_ptr, input_of, vc_of): (&[u32], &[u32], &[u32], &[u8]) =
-            (grant_ptr, vc_ptr, input_of, vc_of);
-        grants.clear();
+            (grant_ptr, vc_ptr, &input_of[..vcs], &vc_of[..vcs]);
+        let grants: &mut [Request] = grants;
+        let mut n_grants = 0;
         for &channel in active {
             let ptr = grant_ptr[channel as usize];
             let mut best = Request { output: channel, input: NONE, src: 0, out: 0, vc: 0 };
@@ -305,10 +322,11 @@ impl Engine {
                 }
             }
             if best.input != NONE {
-                grants.push(best);
+                grants[n_grants] = best;
+                n_grants += 1;
             }
         }
-        let channel_grants = grants.len();
+        let channel_grants = n_grants;
         // Ejection ports: the best request of each node's so far is at `best_grant[output]`.
         for k in 0..self.ejecting.len() {
             let Some(request) = self.ejection_request::<T>(alloc, self.ejecting[k]) else {
@@ -317,17 +335,18 @@ impl Engine {
             let (input, output) = (request.input, request.output);
             match alloc.best_grant[output as usize] {
                 NONE => {
-                    alloc.best_grant[output as usize] = alloc.requests.len() as u32;
-                    alloc.requests.push(request);
+                    alloc.best_grant[output as usize] = n_grants as u32;
+                    alloc.grants[n_grants] = request;
+                    n_grants += 1;
                 }
                 k => {
-                    let best = alloc.requests[k as usize];
+                    let best = alloc.grants[k as usize];
                     let ptr = alloc.grant_ptr[output as usize];
                     if before(input, best.input, ptr)
                         || (input == best.input
                             && before(request.vc, best.vc, alloc.vc_ptr[input as usize]))
                     {
-                        alloc.requests[k as usize] = request;
+                        alloc.grants[k as usize] = request;
                     }
                 }
             }
@@ -340,14 +359,14 @@ impl Engine {
             vc_ptr,
             best_grant,
             best_accept,
-            requests: grants,
+            grants,
             ..
         } = alloc;
         let (speedup, slots) = (*speedup, *slots);
         let (inputs, outputs) = (accept_ptr.len() as u32, grant_ptr.len() as u32);
         // Slices, taken once: a store through a `Vec` could alias the `Vec`s' own fields as
         // far as the compiler can tell, so it reloaded their addresses after every store.
-        let grants: &[Request] = grants;
+        let grants: &[Request] = &grants[..n_grants];
         let best_accept: &mut [u32] = best_accept;
         let best_grant: &mut [u32] = best_grant;
         let grant_ptr: &mut [u32] = grant_ptr;
@@ -363,32 +382,37 @@ impl Engine {
             }
         }
         // The accepted grants, channels in `active` order, then the ejections; the pointers
-        // move past them (each input and output is matched once, so in any order).
-        let mut n = 0;
-        let moves: &mut [u64] = &mut self.moves;
-        for (k, r) in grants.iter().enumerate() {
+        // move past them (each input and output is matched once, so in any order). Two
+        // loops, so that the channels' holds none of the ejections' vectors in its registers.
+        let mut accepted = |k: usize, r: &Request| {
             let i = r.input as usize;
-            if k >= channel_grants {
-                best_grant[r.output as usize] = NONE;
-            }
             if best_accept[i] != k as u32 {
-                continue;
+                return false;
             }
             best_accept[i] = NONE;
             grant_ptr[r.output as usize] = past(r.input, inputs);
             accept_ptr[i] = past(r.output, outputs);
             let next = r.vc + speedup;
             vc_ptr[i] = if next >= v { next - v } else { next };
-            if k < channel_grants {
+            true
+        };
+        let mut n = 0;
+        let moves: &mut [u64] = &mut self.moves;
+        for (k, r) in grants[..channel_grants].iter().enumerate() {
+            if accepted(k, r) {
                 moves[n] = u64::from(r.out);
                 n += 1;
-            } else {
+            }
+        }
+        self.n_moves = n;
+        for (k, r) in grants.iter().enumerate().skip(channel_grants) {
+            best_grant[r.output as usize] = NONE;
+            if accepted(k, r) {
                 let node = r.output - slots;
                 eject_pick[node as usize] = r.src;
                 self.eject_picked.push(node);
             }
         }
-        self.n_moves = n;
     }
 
     /// The request of ejecting VC `vc` for its node's ejection port, if it can eject a flit

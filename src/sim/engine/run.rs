@@ -18,9 +18,9 @@ impl Engine {
         // the pool's other threads poll for their jobs between them (`split::with_helpers`).
         // Handed to the pool from outside each time, the phases would wake threads that then
         // compete for the cores with the one left waiting here (`split`'s module docs).
-        if let Some(pool) = self.split.as_ref().map(|split| split.pool()) {
+        if let Some((pool, resting)) = self.split.as_ref().map(|split| split.pool()) {
             return pool.install(|| {
-                super::split::with_helpers(|| self.run_on_this_thread(plan, progress))
+                super::split::with_helpers(&resting, || self.run_on_this_thread(plan, progress))
             });
         }
         self.run_on_this_thread(plan, progress)

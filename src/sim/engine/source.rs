@@ -54,8 +54,10 @@ pub(super) struct Source {
     feeding: Vec<u32>,
     listed: Vec<bool>,
     /// This cycle's flits to feed, chosen before the traversal and fed after it:
-    /// (node, class, slot, VC).
+    /// (node, class, slot, VC), the first `n_due`; room for one per listed node, grown as
+    /// needed.
     due: Vec<(u32, u32, u32, u32)>,
+    n_due: usize,
     /// Message classes: 2 with request-reply traffic (requests, replies), else 1.
     classes: u32,
     /// Whether the flits are fed over the channel (the nodes are routers); else the terminal's
@@ -75,6 +77,7 @@ impl Source {
             feeding: Vec::with_capacity(n),
             listed: vec![false; n],
             due: Vec::with_capacity(n),
+            n_due: 0,
             classes,
             feeds,
         }
@@ -124,11 +127,63 @@ impl Engine {
     pub(super) fn feed(&mut self) -> bool {
         // Taken out for the walk: nothing it calls reads the sources.
         let Some(mut source) = self.source.take() else { return false };
+        // Room for a flit per listed node, made when it grows; this cycle's are the first
+        // `n_due`.
+        if source.due.len() < source.feeding.len() {
+            source.due.resize(source.feeding.len(), (0, 0, 0, 0));
+        }
+        let fed = match source.classes {
+            1 => self.feed_one_class(&mut source),
+            _ => self.feed_classes(&mut source),
+        };
+        self.source = Some(source);
+        fed
+    }
+
+    /// [`Engine::feed`] with one message class: per listed node, the class's one slot (the
+    /// node's), with no round-robin over classes (`last_class` stays 0).
+    fn feed_one_class(&mut self, source: &mut Source) -> bool {
+        let mut fed = false;
+        let mut n = 0;
+        let mut i = 0;
+        while let Some(&node) = source.feeding.get(i) {
+            let slot = node as usize;
+            match source.vc[slot] {
+                NONE => {
+                    // Nothing queued or being fed at the node.
+                    source.listed[slot] = false;
+                    source.feeding.swap_remove(i);
+                    continue;
+                }
+                WAITING => {
+                    if let Some(vc) = self.start_message(source, node, 0, slot) {
+                        source.due[n] = (node, 0, node, vc);
+                        n += 1;
+                        fed = true;
+                    }
+                }
+                vc => {
+                    // The message being fed sends its next flit if the buffer has room by its
+                    // credits: a coin toss to a branch predictor where the router drains the
+                    // buffer about as fast as it fills, so the flit is written whatever and
+                    // kept by counting.
+                    let room = self.has_credit(vc);
+                    source.due[n] = (node, 0, node, vc);
+                    n += usize::from(room);
+                    fed |= room;
+                }
+            }
+            i += 1;
+        }
+        source.n_due = n;
+        fed
+    }
+
+    /// [`Engine::feed`] with request-reply traffic's two classes, round-robin from the one
+    /// after the class that sent last.
+    fn feed_classes(&mut self, source: &mut Source) -> bool {
         let classes = source.classes;
         let mut fed = false;
-        // Room for a flit per listed node; this cycle's are the first `n`.
-        source.due.clear();
-        source.due.resize(source.feeding.len(), (0, 0, 0, 0));
         let mut n = 0;
         let mut i = 0;
         while let Some(&node) = source.feeding.get(i) {
@@ -142,22 +197,10 @@ impl Engine {
                     NONE => continue,
                     WAITING => {
                         idle = false;
-                        match self.start_message(&mut source, node, class, slot) {
+                        match self.start_message(source, node, class, slot) {
                             Some(vc) => vc,
                             None => continue,
                         }
-                    }
-                    vc if classes == 1 => {
-                        // The one class's message being fed sends its next flit if the buffer
-                        // has room by its credits: a coin toss to a branch predictor where the
-                        // router drains the buffer about as fast as it fills, so the flit is
-                        // written whatever and kept by counting (`last_class` stays 0).
-                        idle = false;
-                        let room = self.has_credit(vc);
-                        source.due[n] = (node, class, slot as u32, vc);
-                        n += usize::from(room);
-                        fed |= room;
-                        break;
                     }
                     vc => {
                         idle = false;
@@ -181,8 +224,7 @@ impl Engine {
             }
             i += 1;
         }
-        source.due.truncate(n);
-        self.source = Some(source);
+        source.n_due = n;
         fed
     }
 
@@ -240,11 +282,11 @@ impl Engine {
     /// After the traversal: the flits chosen by [`Engine::feed`] enter their buffers.
     pub(super) fn feed_due(&mut self) {
         let Some(mut source) = self.source.take() else { return };
-        for k in 0..source.due.len() {
+        for k in 0..source.n_due {
             let (node, class, slot, vc) = source.due[k];
             self.feed_flit(&mut source, node, class, slot as usize, vc);
         }
-        source.due.clear();
+        source.n_due = 0;
         self.source = Some(source);
     }
 

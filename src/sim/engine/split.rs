@@ -43,6 +43,7 @@ use super::traverse::Sendable;
 use super::{Engine, Message, radix, timing};
 use crate::sim::prefetch::{Ahead, FAR, NEAR, prefetch};
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -50,7 +51,10 @@ mod tuner;
 
 /// The threads of one engine and their scratch lists, one per range.
 pub(crate) struct Split {
-    pool: std::sync::Arc<rayon::ThreadPool>,
+    pool: Arc<rayon::ThreadPool>,
+    /// Set while the tuner runs cycles on one thread: the helpers nap between their polls at
+    /// once ([`with_helpers`]).
+    resting: Arc<AtomicBool>,
     /// Bitmap words per range (the last range may have fewer).
     words: usize,
     /// Per range: its moves and what phase B found in them.
@@ -123,6 +127,7 @@ impl Split {
             .into();
         Ok(Split {
             pool,
+            resting: Arc::new(AtomicBool::new(false)),
             words: bitmap_words.div_ceil(threads).max(1),
             ranges: vec![Range::default(); threads],
             min_active,
@@ -167,17 +172,23 @@ impl Split {
             return false;
         }
         let now = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.tuner.split_next(now)
+        let split = self.tuner.split_next(now);
+        let resting = self.tuner.resting();
+        if resting != self.resting.load(Ordering::Relaxed) {
+            self.resting.store(resting, Ordering::Relaxed);
+        }
+        split
     }
 
-    /// The pool, for a run to start on it (`Engine::run`).
-    pub(crate) fn pool(&self) -> std::sync::Arc<rayon::ThreadPool> {
-        std::sync::Arc::clone(&self.pool)
+    /// The pool, for a run to start on it, and the flag its helpers rest by (`Engine::run`).
+    pub(crate) fn pool(&self) -> (Arc<rayon::ThreadPool>, Arc<AtomicBool>) {
+        (Arc::clone(&self.pool), Arc::clone(&self.resting))
     }
 }
 
 /// Runs `run` on the calling thread, one of a pool's, with the pool's other threads kept
-/// awake for it ([`help`]) until it returns (or panics).
+/// awake for it ([`help`]) until it returns (or panics); while `resting` is set (the run's
+/// cycles are on its own thread for a while, `tuner`), they nap between their polls.
 ///
 /// Left to themselves, the pool's threads sleep as soon as a split phase is over, and the
 /// next phase has to wake them: on this 2-core virtual machine a phase then cost 28-58 us
@@ -187,7 +198,7 @@ impl Split {
 ///
 /// Only where each of the pool's threads can have a core: with more threads than cores, a
 /// polling helper would take the core the run's serial part needs.
-pub(crate) fn with_helpers<R: Send>(run: impl FnOnce() -> R + Send) -> R {
+pub(crate) fn with_helpers<R: Send>(resting: &AtomicBool, run: impl FnOnce() -> R + Send) -> R {
     let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
     if rayon::current_num_threads() > cores {
         return run();
@@ -199,7 +210,7 @@ pub(crate) fn with_helpers<R: Send>(run: impl FnOnce() -> R + Send) -> R {
         // One helper per thread, in the thread's own queue: no thread takes two.
         scope.spawn_broadcast(move |_, context| {
             if Some(context.index()) != own {
-                help(stop);
+                help(stop, resting);
             }
         });
         // Stops the helpers however `run` ends, so that the scope's wait for them ends.
@@ -228,8 +239,10 @@ const NAP: Duration = Duration::from_micros(200);
 
 /// A helper: runs the split phases' jobs as they come, polling for them in between, until
 /// `stop` is set. Polls with a spin hint, yielding the core now and then to whatever else
-/// wants it; naps once it has found no work for a while.
-fn help(stop: &AtomicBool) {
+/// wants it; naps once it has found no work for a while, or at once while `resting` is set.
+/// (A polling helper is not free where the host's two virtual CPUs share a core: a run
+/// whose cycles are on one thread lost time beside it, docs/performance.md.)
+fn help(stop: &AtomicBool, resting: &AtomicBool) {
     let mut last_work = Instant::now();
     let mut polls = 0u32;
     while !stop.load(Ordering::Acquire) {
@@ -240,7 +253,9 @@ fn help(stop: &AtomicBool) {
             }
             Some(rayon::Yield::Idle) => {
                 polls = polls.wrapping_add(1);
-                if !polls.is_multiple_of(64) {
+                if resting.load(Ordering::Relaxed) {
+                    std::thread::sleep(NAP);
+                } else if !polls.is_multiple_of(64) {
                     std::hint::spin_loop();
                 } else if last_work.elapsed() < AWAKE {
                     std::thread::yield_now();
@@ -552,6 +567,7 @@ pub(super) fn eligible(scenario: &Scenario, geometry: &Geometry) -> bool {
 mod tests {
     use super::with_helpers;
     use rayon::prelude::*;
+    use std::sync::atomic::AtomicBool;
 
     /// The run's result comes back, its split phases run on the pool, and the helpers stop
     /// when it ends, whether it returns or panics (the scope waits for them, so a helper
@@ -560,17 +576,18 @@ mod tests {
     fn the_helpers_stop_when_the_run_returns_or_panics() {
         // Two threads: more than the cores would run without helpers (`with_helpers`).
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let awake = AtomicBool::new(false);
         let sum = pool.install(|| {
-            with_helpers(|| {
+            with_helpers(&awake, || {
                 (0..100).map(|_| (0..10_000u64).into_par_iter().sum::<u64>()).sum::<u64>()
             })
         });
         assert_eq!(sum, 100 * (10_000 * 9_999 / 2));
         let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            pool.install(|| with_helpers(|| -> u64 { panic!("the run failed") }))
+            pool.install(|| with_helpers(&awake, || -> u64 { panic!("the run failed") }))
         }));
         assert!(panicked.is_err());
         // Outside a pool, the run goes to the global one.
-        assert_eq!(with_helpers(|| 7), 7);
+        assert_eq!(with_helpers(&AtomicBool::new(true), || 7), 7);
     }
 }

@@ -94,6 +94,11 @@ impl Tuner {
         }
     }
 
+    /// Whether the tuner is in a run of one-thread cycles, until the next trial.
+    pub(crate) fn resting(&self) -> bool {
+        matches!(self.stage, Stage::Run { split: false, .. })
+    }
+
     /// A cycle below the bound ran on one thread: the cycle before it is not timed.
     pub(crate) fn skipped(&mut self) {
         self.timing = None;
@@ -170,7 +175,12 @@ mod tests {
         let (mut tuner, mut clock) = (Tuner::new(), 0);
         let trial = BLOCKS * BLOCK;
         drive(&mut tuner, &mut clock, trial, 1_000, 1_200);
-        assert!(drive(&mut tuner, &mut clock, FIRST_RUN, 1_000, 1_200).iter().all(|&k| !k));
+        assert!(!tuner.resting());
+        // The helpers rest through a run on one thread, and wake for the next trial.
+        assert!(!tuner.split_next(clock) && tuner.resting());
+        clock += 1_000;
+        assert!(drive(&mut tuner, &mut clock, FIRST_RUN - 1, 1_000, 1_200).iter().all(|&k| !k));
+        assert!(!tuner.resting());
         drive(&mut tuner, &mut clock, trial, 1_000, 1_200);
         // The trial is decided at the next question.
         let run = drive(&mut tuner, &mut clock, 2 * FIRST_RUN, 1_000, 1_200);
