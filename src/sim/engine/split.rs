@@ -240,8 +240,8 @@ const NAP: Duration = Duration::from_micros(200);
 /// A helper: runs the split phases' jobs as they come, polling for them in between, until
 /// `stop` is set. Polls with a spin hint, yielding the core now and then to whatever else
 /// wants it; naps once it has found no work for a while, or at once while `resting` is set.
-/// (A polling helper is not free where the host's two virtual CPUs share a core: a run
-/// whose cycles are on one thread lost time beside it, docs/performance.md.)
+/// (Resting saves the CPU time a helper would spend polling through a run of one-thread
+/// cycles; no change in wall time was measurable, docs/performance.md.)
 fn help(stop: &AtomicBool, resting: &AtomicBool) {
     let mut last_work = Instant::now();
     let mut polls = 0u32;
