@@ -43,11 +43,11 @@
 //! each a list of VCs whose counter drops (in any order, as counters do), and one of the
 //! events whose order matters (a VC's release, the end of a header's `vc_allocation_delay`),
 //! applied in the order they were scheduled. Where every link has the same delays, a cycle's
-//! moves go to one slot of each of the first two at once (`Timing::sent`). An event due in
-//! cycle t' is applied at the end of cycle t' - 1 (after `traverse`), which is where the
-//! default engine applies the same effects (in phase B): with every latency 1 and no credit
-//! delay the timed engine gives the default engine's results exactly (a test holds it to
-//! that).
+//! moves go to one slot of each of the first two, recorded by phase B as it applies them
+//! (`Timing::open_sent`). An event due in cycle t' is applied at the end of cycle t' - 1
+//! (after `traverse`), which is where the default engine applies the same effects (in
+//! phase B): with every latency 1 and no credit delay the timed engine gives the default
+//! engine's results exactly (a test holds it to that).
 
 use crate::scenario::{Injection, Scenario};
 
@@ -176,11 +176,11 @@ impl Timing {
         count > self.transit[vc as usize]
     }
 
-    /// The flits of this cycle's moves were sent in cycle `now`: each is on its way into its
-    /// output VC (`moves[k]`'s low 32 bits) and its credit on its way back from the buffer it
-    /// left (`vc_src` of the output VC; an injection VC's credit only where the source feeds
-    /// it). Where every link has the same delays, the moves fill one slot of each wheel, with
-    /// room made once for all of them.
+    /// The flits of this cycle's moves were sent in cycle `now`, where the links' delays
+    /// differ (else phase B records them itself, [`Timing::open_sent`]): each is on its way
+    /// into its output VC (`moves[k]`'s low 32 bits) and its credit on its way back from the
+    /// buffer it left (`vc_src` of the output VC; an injection VC's credit only where the
+    /// source feeds it).
     pub(super) fn sent(
         &mut self,
         now: u64,
@@ -189,49 +189,64 @@ impl Timing {
         network_vcs: u32,
         per_channel: Divisor,
     ) {
-        let Some(delays) = self.uniform else {
-            for &packed in moves {
-                let out = packed as u32;
-                let src = vc_src[out as usize];
-                let latency = self.delays[per_channel.div(out) as usize].latency;
-                let slot = self.slot(now, latency);
-                self.arrivals[slot].push(out);
-                self.transit[out as usize] += 1;
-                self.departed(now, src, network_vcs, per_channel);
-            }
-            return;
-        };
+        for &packed in moves {
+            let out = packed as u32;
+            let src = vc_src[out as usize];
+            let latency = self.delays[per_channel.div(out) as usize].latency;
+            let slot = self.slot(now, latency);
+            self.arrivals[slot].push(out);
+            self.transit[out as usize] += 1;
+            self.departed(now, src, network_vcs, per_channel);
+        }
+    }
+
+    /// Whether every link has the same delays (`uniform`).
+    #[inline(always)]
+    pub(super) fn uniform(&self) -> bool {
+        self.uniform.is_some()
+    }
+
+    /// Where every link has the same delays: room for `moves` moves sent in cycle `now` in one
+    /// slot of each wheel, to be filled by phase B's own loop over the moves
+    /// ([`Sent::record`]) and closed by [`Timing::close_sent`]; `None` where the delays differ
+    /// (phase B then calls [`Timing::sent`]). The slots are filled through slices of room for
+    /// every move, their lengths counted in registers: pushed one by one, each `Vec`'s
+    /// length went through memory per move, a chain of stores and loads across the loop.
+    #[inline(always)]
+    pub(super) fn open_sent(
+        &mut self,
+        now: u64,
+        moves: usize,
+        network_vcs: u32,
+    ) -> Option<Sent<'_>> {
+        let delays = self.uniform?;
         let (arrival_slot, credit_slot) =
             (self.slot(now, delays.latency), self.slot(now, delays.credit));
         let Timing { transit, owed, arrivals, credits, source_credit, .. } = self;
-        let transit: &mut [u32] = transit;
-        let owed: &mut [u32] = owed;
-        // The slots are filled through slices of room for every move, their lengths counted
-        // in registers: pushed one by one, each `Vec`'s length went through memory per move,
-        // a chain of stores and loads across the loop.
         let arrived = &mut arrivals[arrival_slot];
         let start = arrived.len();
-        arrived.resize(start + moves.len(), 0);
-        for (slot, &packed) in arrived[start..].iter_mut().zip(moves) {
-            let out = packed as u32;
-            transit[out as usize] += 1;
-            *slot = out;
-        }
-        let feeds = *source_credit > 0;
-        let start = credits[credit_slot].len();
-        credits[credit_slot].resize(start + moves.len(), 0);
-        let credited: &mut [u32] = &mut credits[credit_slot];
-        let mut n = start;
-        for &packed in moves {
-            // Without a branch: where the sources do not feed, whether a move left an injection
-            // VC (which owes nothing) is a coin toss to a branch predictor.
-            let src = vc_src[packed as u32 as usize];
-            let owes = src < network_vcs || feeds;
-            owed[src as usize] += u32::from(owes);
-            credited[n] = src;
-            n += usize::from(owes);
-        }
-        credits[credit_slot].truncate(n);
+        arrived.resize(start + moves, 0);
+        let credited = &mut credits[credit_slot];
+        let credit_start = credited.len();
+        credited.resize(credit_start + moves, 0);
+        Some(Sent {
+            transit,
+            owed,
+            arrived: &mut arrived[start..],
+            credited: &mut credited[credit_start..],
+            n_credited: 0,
+            credit_slot,
+            credit_start,
+            network_vcs,
+            feeds: *source_credit > 0,
+        })
+    }
+
+    /// Ends what [`Timing::open_sent`] opened: the credit slot keeps the credits recorded
+    /// (`Sent::end`).
+    #[inline(always)]
+    pub(super) fn close_sent(&mut self, credit_slot: usize, end: usize) {
+        self.credits[credit_slot].truncate(end);
     }
 
     /// A flit left VC `vc` in cycle `now`: a network VC's credit goes back to the upstream
@@ -259,6 +274,45 @@ impl Timing {
     /// back, the buffer depth a VC needs to stream at one flit per cycle.
     fn longest_loop(&self) -> u32 {
         self.delays.iter().map(|d| d.latency + d.credit).max().unwrap_or(2)
+    }
+}
+
+/// A cycle's moves recorded into one slot of each wheel as phase B walks them, where every
+/// link has the same delays ([`Timing::open_sent`]): [`Timing::sent`]'s work done in phase B's
+/// own loop, which has each move's VCs in registers already.
+pub(super) struct Sent<'a> {
+    transit: &'a mut [u32],
+    owed: &'a mut [u32],
+    /// Room for every move's arrival, and for its credit.
+    arrived: &'a mut [u32],
+    credited: &'a mut [u32],
+    n_credited: usize,
+    /// Where the credits go: the wheel's slot and the first entry of this cycle's.
+    pub(super) credit_slot: usize,
+    pub(super) credit_start: usize,
+    network_vcs: u32,
+    /// Whether the sources feed their injection VCs (which then owe credits too).
+    feeds: bool,
+}
+
+impl Sent<'_> {
+    /// Move `k` of the cycle sent a flit from VC `src` into VC `out`: the flit is on its way
+    /// into `out`'s buffer and its credit on its way back from `src`'s (an injection VC's
+    /// only where the source feeds it: without a branch, as whether a move left an injection
+    /// VC is a coin toss to a branch predictor).
+    #[inline(always)]
+    pub(super) fn record(&mut self, k: usize, out: usize, src: usize) {
+        self.transit[out] += 1;
+        self.arrived[k] = out as u32;
+        let owes = (src as u32) < self.network_vcs || self.feeds;
+        self.owed[src] += u32::from(owes);
+        self.credited[self.n_credited] = src as u32;
+        self.n_credited += usize::from(owes);
+    }
+
+    /// The end of this cycle's credits in their slot.
+    pub(super) fn end(&self) -> usize {
+        self.credit_start + self.n_credited
     }
 }
 

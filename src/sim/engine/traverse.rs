@@ -336,8 +336,15 @@ impl Engine {
         let vc_flits: &mut [u64] = &mut window.vc_flits;
         // Buffers queue messages (`reallocation`) on the timed paths only.
         let mut queues = if T { queues.as_deref_mut() } else { None };
+        // Where every link has the same delays, the moves are recorded into the timing's
+        // wheels by the loop below (`Sent`), which has their VCs at hand; else all at once here.
+        let mut sent = None;
         if T && let Some(timing) = timing.as_deref_mut() {
-            timing.sent(now, moves, vc_src, network_vcs, per_channel);
+            if timing.uniform() {
+                sent = timing.open_sent(now, moves.len(), network_vcs);
+            } else {
+                timing.sent(now, moves, vc_src, network_vcs, per_channel);
+            }
         }
         // Room for a move's two possible events (`push_event`); `events` is scratch whose
         // length only grows, to twice the most moves a cycle has had.
@@ -376,6 +383,9 @@ impl Engine {
             let src = if greedy { (packed >> 32) as usize } else { vc_src[out] as usize };
             vc_count[src] -= 1;
             vc_count[out] += 1;
+            if T && let Some(sent) = sent.as_mut() {
+                sent.record(k, out, src);
+            }
             // Behind the front message (`reallocation`).
             if let Some(q) = queues.as_deref_mut()
                 && q.fifo[out].back != NONE
@@ -411,6 +421,12 @@ impl Engine {
                 None => (vc_count[src] == 0) & (vc_received[src] == length),
             };
             push_event(events, &mut n_events, key | 1 << 32 | out as u64, left, W);
+        }
+        if let Some(sent) = sent {
+            let (slot, end) = (sent.credit_slot, sent.end());
+            if let Some(timing) = timing.as_deref_mut() {
+                timing.close_sent(slot, end);
+            }
         }
         // In `active` order: no two events share a key (a move's position and the event's
         // kind), so the VC in the low bits never decides the order.
