@@ -59,7 +59,8 @@ pub(super) struct Allocator {
     /// Per output: the input the grant arbiter considers first.
     grant_ptr: Vec<u32>,
     /// Per input: the output the accept arbiter considers first, and the VC (`src % V`) the
-    /// request arbiter considers first.
+    /// request arbiter considers first. The grant and accept pointers may be one past the
+    /// last id (`allocate_once` does not wrap them), which orders the ids as 0 does.
     accept_ptr: Vec<u32>,
     vc_ptr: Vec<u32>,
     /// Per input and per output: the output or input matched this cycle, or `NONE`.
@@ -296,13 +297,17 @@ impl Engine {
         }
         let active: &[u32] = &self.active;
         let ch_busy: &[u64] = &self.ch_busy;
-        let Allocator { grant_ptr, vc_ptr, input_of, vc_of, grants, .. } = alloc;
+        let Allocator {
+            grant_ptr, vc_ptr, input_of, vc_of, grants, best_accept, accept_ptr, ..
+        } = alloc;
         // `input_of` and `vc_of` cut to the length of `vc_src`, which they equal, so that the
         // bounds check of a source VC in `Sendable::source` covers them too.
         let vcs = self.vc_src.len();
         let (grant_ptr, vc_ptr, input_of, vc_of): (&[u32], &[u32], &[u32], &[u8]) =
             (grant_ptr, vc_ptr, &input_of[..vcs], &vc_of[..vcs]);
         let grants: &mut [Request] = grants;
+        let best_accept: &mut [u32] = best_accept;
+        let accept_ptr: &[u32] = accept_ptr;
         let mut n_grants = 0;
         for &channel in active {
             let ptr = grant_ptr[channel as usize];
@@ -322,6 +327,14 @@ impl Engine {
                 }
             }
             if best.input != NONE {
+                // Accept, as the grant is made: the input takes the grant first from its
+                // accept pointer (each output grants once, so the order the grants come in
+                // does not matter); the ejections' grants are final only after their loop.
+                let i = best.input as usize;
+                let taken = best_accept[i];
+                if taken == NONE || before(channel, grants[taken as usize].output, accept_ptr[i]) {
+                    best_accept[i] = n_grants as u32;
+                }
                 grants[n_grants] = best;
                 n_grants += 1;
             }
@@ -363,7 +376,6 @@ impl Engine {
             ..
         } = alloc;
         let (speedup, slots) = (*speedup, *slots);
-        let (inputs, outputs) = (accept_ptr.len() as u32, grant_ptr.len() as u32);
         // Slices, taken once: a store through a `Vec` could alias the `Vec`s' own fields as
         // far as the compiler can tell, so it reloaded their addresses after every store.
         let grants: &[Request] = &grants[..n_grants];
@@ -373,8 +385,9 @@ impl Engine {
         let accept_ptr: &mut [u32] = accept_ptr;
         let vc_ptr: &mut [u32] = vc_ptr;
         let eject_pick: &mut [u32] = &mut self.eject_pick;
-        // Accept: each input takes the grant first from its accept pointer.
-        for (k, r) in grants.iter().enumerate() {
+        // Accept the ejections' grants: each input takes the grant first from its accept
+        // pointer (the channels' were taken as they were made).
+        for (k, r) in grants.iter().enumerate().skip(channel_grants) {
             let i = r.input as usize;
             let best = best_accept[i];
             if best == NONE || before(r.output, grants[best as usize].output, accept_ptr[i]) {
@@ -390,8 +403,10 @@ impl Engine {
                 return false;
             }
             best_accept[i] = NONE;
-            grant_ptr[r.output as usize] = past(r.input, inputs);
-            accept_ptr[i] = past(r.output, outputs);
+            // Past the input and the output, unwrapped: a pointer one past the last id orders
+            // the ids as 0 does (`before` compares differences that wrap).
+            grant_ptr[r.output as usize] = r.input + 1;
+            accept_ptr[i] = r.output + 1;
             let next = r.vc + speedup;
             vc_ptr[i] = if next >= v { next - v } else { next };
             true
