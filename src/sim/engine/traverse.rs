@@ -51,7 +51,10 @@ impl Engine {
             }
         }
         let mut moved = self.n_moves > 0;
-        moved |= self.eject::<W, T>(interleaved);
+        moved |= match interleaved {
+            true => self.eject::<W, T, true>(),
+            false => self.eject::<W, T, false>(),
+        };
         if split {
             self.apply_split::<S>();
         } else if hint {
@@ -228,16 +231,19 @@ impl Engine {
         )
     }
 
-    /// Ejection: every ejecting VC with a flit (with interleaved ejection, each node's pick;
-    /// with an input speedup, unless held) hands one to its node; a message whose tail is
-    /// handed over is complete. Returns whether a flit was ejected.
+    /// Ejection: every ejecting VC with a flit (with interleaved ejection, `I`, each node's
+    /// pick; with an input speedup, unless held) hands one to its node; a message whose tail
+    /// is handed over is complete. Returns whether a flit was ejected. Monomorphised on `I`,
+    /// so that the other ejection modes carry no trace of the picks.
     #[inline(always)]
-    fn eject<const W: u8, const T: bool>(&mut self, interleaved: bool) -> bool {
+    fn eject<const W: u8, const T: bool, const I: bool>(&mut self) -> bool {
         let mut moved = false;
         let mut i = 0;
         while i < self.ejecting.len() {
             let vc = self.ejecting[i];
-            if interleaved && self.eject_pick[self.node_of(vc) as usize] != vc {
+            // The VC's node, where interleaved ejection needs it (found once).
+            let node = if I { self.node_of(vc) as usize } else { 0 };
+            if I && self.eject_pick[node] != vc {
                 i += 1;
                 continue;
             }
@@ -251,8 +257,7 @@ impl Engine {
                 self.count_port_flit(vc);
                 #[cfg(test)]
                 self.count_node_ejection(vc);
-                if interleaved {
-                    let node = self.node_of(vc) as usize;
+                if I {
                     self.eject_rr[node] = vc.wrapping_add(1);
                 }
                 moved = true;
@@ -275,7 +280,7 @@ impl Engine {
             }
             i += 1;
         }
-        if interleaved {
+        if I {
             for &node in &self.eject_picked {
                 self.eject_pick[node as usize] = NONE;
             }
