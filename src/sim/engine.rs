@@ -450,10 +450,12 @@ pub(crate) struct Engine {
     vc_out: Vec<u32>,
     /// Buffer feeding this VC, or `NONE` once the tail has left it.
     vc_src: Vec<u32>,
-    /// Per network VC, where phase A is the greedy walk of `active` and no link or pipeline
-    /// is timed (`build::vc_lengths`; empty otherwise): the length of the message last granted
-    /// the VC (`grant_output`), so that phase B finds whether a move took a message's tail
-    /// without going through `vc_owner` and the message record, two loads on the move's chain.
+    /// Per network VC, wherever phase A does not walk the bitmap (`build::vc_lengths`; empty
+    /// otherwise): the length of the message last granted the VC (`grant_output`), which is
+    /// the message every flit moving into it belongs to (with `tail_sent` reallocation too:
+    /// the VC is granted again only once the tail has left for it), so that phase B finds
+    /// whether a move took a message's tail without going through `vc_owner` and the message
+    /// record, two loads on the move's chain.
     vc_length: Vec<u32>,
 
     // Per physical channel.

@@ -403,13 +403,14 @@ impl Engine {
             push_event(events, &mut n_events, key | out as u64, vc_received[out] == 0, W);
             vc_received[out] += 1;
             // The message leaving `src`: its front one, which is `out`'s unless buffers queue
-            // messages (`reallocation`, on the timed paths only). Its length, where the
-            // greedy walk has it at `out`, is one load where the record is two, each on the
-            // move's chain.
-            let length = if T {
-                messages[vc_owner[src] as usize].length
-            } else if greedy {
+            // messages (`reallocation`, on the timed paths only). It holds `out`'s grant (a VC
+            // is granted again only once the tail has left for it), so its length is the one
+            // `grant_output` noted at `out`: one load where the record is two, each on the
+            // move's chain. The bitmap walk's large networks keep no lengths at the VCs.
+            let length = if W != BITMAP {
                 vc_length[out]
+            } else if T {
+                messages[vc_owner[src] as usize].length
             } else {
                 messages[vc_owner[out] as usize].length
             };
