@@ -367,7 +367,6 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn with_timing(mut self, scenario: &Scenario) -> Engine {
         self.timing = Some(timing::build(scenario, &self.geometry, self.vc_owner.len()));
-        self.vc_length = vc_lengths(self.walk, self.network_vcs as usize);
         self
     }
 
